@@ -1,0 +1,190 @@
+/* hw/fp — bit-exact minifloat formats of the LampAttention datapath.
+ *
+ * One generic descriptor (lsfp_format) covers every format the accelerator and its baselines use:
+ * e4m3, e4m11, ue5m3/ue5m11 in their shift and exponential roles, bf16, fp16, fp32 and the
+ * paper-simulation family PS(mu). Values travel as float: every format here is a subset of fp32,
+ * so a rounded value is exact in a float and decoding is lossless.
+ *
+ * Rounding follows numerics.md A.1: quantum q(x) = 2^(max(floor(log2|x|), emin) - m), RNE/RTZ/
+ * stochastic to a multiple of q, then the overflow policy. The scalar functions are the
+ * definition; the array and accumulation kernels (fp_kernels.c) are branch-free and give
+ * bit-identical results.
+ */
+#ifndef LAMPSIM_HW_FP_H
+#define LAMPSIM_HW_FP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which codes are special. */
+typedef enum {
+    LSFP_SPECIAL_OCP,    /* only the all-ones magnitude code is NaN, no Inf (OCP E4M3FN style) */
+    LSFP_SPECIAL_IEEE,   /* top exponent reserved: Inf (mantissa 0) and NaN (otherwise) */
+    LSFP_SPECIAL_FINITE  /* every code is a finite number (ue5m3 exponentials) */
+} lsfp_special;
+
+typedef enum {
+    LSFP_OVF_SATURATE,   /* clamp to +-max finite and count the event */
+    LSFP_OVF_NONSAT      /* NaN for OCP, Inf for IEEE; FINITE formats saturate regardless */
+} lsfp_overflow;
+
+typedef enum {
+    LSFP_RND_RNE,        /* round to nearest, ties to even */
+    LSFP_RND_RTZ,        /* toward zero (truncation) */
+    LSFP_RND_STOCHASTIC  /* up with probability (|x| - down)/q, seeded generator (lsfp_rng) */
+} lsfp_rounding;
+
+typedef struct lsfp_format {
+    char name[24];
+    int ebits;            /* exponent field width */
+    int mbits;            /* fraction field width */
+    int bias;
+    bool is_signed;
+    lsfp_special special;
+    bool subnormals;      /* false: magnitudes below min normal flush to zero (after rounding) */
+    lsfp_overflow overflow;
+    lsfp_rounding rounding;
+    /* Derived by lsfp_format_init. */
+    int emin;             /* 1 - bias: exponent of the smallest normal */
+    int emax;             /* exponent of the largest finite value */
+    int nbits;            /* code width = sign + ebits + mbits */
+    float max_finite;
+    float min_normal;
+    float min_subnormal;
+    bool fp32_range;      /* exponent range equals fp32's (bf16, PS(mu), fp32): bit-pattern rounding */
+} lsfp_format;
+
+/* Flags raised by one rounding; OR-ed together by array and accumulation kernels. */
+enum {
+    LSFP_FLAG_SATURATED = 1u << 0,  /* |x| exceeded max finite and was clamped */
+    LSFP_FLAG_OVERFLOW  = 1u << 1,  /* |x| exceeded max finite and became NaN/Inf */
+    LSFP_FLAG_SUBNORMAL = 1u << 2,  /* result is a nonzero subnormal */
+    LSFP_FLAG_UNDERFLOW = 1u << 3,  /* nonzero input rounded to zero */
+    LSFP_FLAG_NAN       = 1u << 4,  /* result is NaN */
+    LSFP_FLAG_INEXACT   = 1u << 5
+};
+
+/* Event counters kept by the kernels (the engine reports them). */
+typedef struct {
+    uint64_t saturations;   /* roundings clamped to max finite */
+    uint64_t overflows;     /* roundings that produced NaN/Inf */
+    uint64_t underflows;    /* nonzero values rounded to zero */
+    uint64_t exact_fixups;  /* accumulation steps that needed the exact slow path */
+} lsfp_events;
+
+/* Deterministic generator for stochastic rounding (splitmix64; never rand()). */
+typedef struct { uint64_t state; } lsfp_rng;
+void lsfp_rng_seed(lsfp_rng *rng, uint64_t seed);
+uint64_t lsfp_rng_next(lsfp_rng *rng);
+
+/* Fill the derived fields; returns 0, or -1 (with a message in err) for an impossible format. */
+int lsfp_format_init(lsfp_format *f, char *err, size_t errlen);
+
+/* Named formats with the spec's defaults (numerics.md A.2, G-3..G-6). */
+typedef enum {
+    LSFP_E4M3,      /* LP logit accumulator: OCP, bias 7, max 448, saturating */
+    LSFP_E4M11,     /* HP logit accumulator / running max: bias 7, max 511.75 */
+    LSFP_UE5M3_S,   /* LP shifted logit magnitude: unsigned, bias 22, max 896, 0xFF NaN */
+    LSFP_UE5M3_X,   /* LP exponential: unsigned, bias 31, all codes finite, 0xF8 = 1.0 */
+    LSFP_UE5M11_S,  /* HP shifted logit: unsigned, bias 22, max 1023.5 */
+    LSFP_UE5M11_X,  /* HP exponential: unsigned, bias 31, all finite, 0xF800 = 1.0 */
+    LSFP_BF16,
+    LSFP_FP16,
+    LSFP_FP32,
+    LSFP_NAMED_COUNT
+} lsfp_named;
+
+const lsfp_format *lsfp_named_format(lsfp_named id);
+/* PS(mu): fp32 exponent range, mantissa rounded to mu bits (1..23), Inf/NaN passed through,
+ * overflow to Inf (as the LAMP code's bit-pattern rounding). Writes into *out. */
+void lsfp_ps_format(lsfp_format *out, int mu);
+/* Look a format up by name: e4m3, e4m11, ue5m3s, ue5m3x, ue5m11s, ue5m11x, bf16, fp16, fp32,
+ * ps<mu> (e.g. ps3). Case-insensitive; returns 0 or -1. */
+int lsfp_format_by_name(const char *name, lsfp_format *out);
+/* Comma-separated list of accepted names, for error messages. */
+const char *lsfp_format_names(void);
+
+/* ---- Scalar operations: the definition every kernel must match. ---- */
+
+/* Round a float to the format's value set with its rounding mode and overflow policy.
+ * rng is used only for stochastic rounding (may be NULL otherwise); flags may be NULL. */
+float lsfp_round(const lsfp_format *f, float x, lsfp_rng *rng, unsigned *flags);
+/* Same for a double input (one rounding of the double's exact value; RNE/RTZ only). */
+float lsfp_round_double(const lsfp_format *f, double x, unsigned *flags);
+/* Code of a value already in the format's value set (round first). NaN -> canonical NaN code;
+ * for unsigned formats negative values are invalid and give the NaN code (or 0 if no NaN). */
+uint32_t lsfp_encode(const lsfp_format *f, float v);
+/* Value of a code (codes above 2^nbits - 1 are invalid: returns NaN). */
+float lsfp_decode(const lsfp_format *f, uint32_t code);
+/* Does the format have a NaN code, and which. */
+bool lsfp_has_nan(const lsfp_format *f);
+uint32_t lsfp_nan_code(const lsfp_format *f);
+
+/* Truncate a value toward zero onto another format's grid (e4m11 running max -> e4m3 shift base,
+ * numerics.md A.3); no saturation counting (the running max is always in range). */
+float lsfp_truncate_to(const lsfp_format *f, float x);
+
+/* ---- Array rounding (branch-free, AVX2 when the CPU has it; identical results). ---- */
+/* RNE/RTZ only (stochastic arrays go through lsfp_round). Returns the OR of flags; ev counts. */
+unsigned lsfp_round_array(const lsfp_format *f, const float *in, float *out, size_t n, lsfp_events *ev);
+
+/* ---- Accumulation. ---- */
+typedef enum {
+    LSFP_ACC_PAPER,  /* c <- round(fmaf(a, b, c)): fp32 FMA then round (the paper's Triton sim) */
+    LSFP_ACC_EXACT   /* c <- round(c + a*b) with a single correct rounding of the exact value */
+} lsfp_acc_model;
+
+typedef enum {
+    LSFP_ORDER_ASCENDING,   /* k = 0 .. d-1 (default) */
+    LSFP_ORDER_DESCENDING   /* k = d-1 .. 0 */
+} lsfp_acc_order;
+
+typedef struct {
+    const lsfp_format *fmt;  /* accumulator format (RNE or RTZ) */
+    lsfp_acc_model model;
+    lsfp_acc_order order;
+    int chunk_k;             /* 1: round after every product; K > 1: products of a chunk summed
+                                in fp32 (fmaf, in the chunk's order), then acc <- round(acc + chunk) */
+    lsfp_rng *rng;           /* generator for stochastic rounding (fmt->rounding); NULL = RNE */
+} lsfp_accum;
+
+/* One dot product sum_k a[k]*b[k] accumulated in spec's format, starting from 0. */
+float lsfp_dot(const lsfp_accum *spec, const float *a, const float *b, int n, lsfp_events *ev);
+
+/* A logit tile: Y[i*ldy + j] = dot(K row i, Q row j) for i < nk, j < nq, each accumulated as
+ * lsfp_dot would (same order and rounding). K is nk x d row-major (stride ldk); Qt is the query
+ * block transposed, d x nq (stride ldq), already pre-scaled by 1/sqrt(d). Vectorised over j. */
+void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const float *Qt, int ldq,
+                     int nk, int nq, int d, float *Y, int ldy, lsfp_events *ev);
+
+/* Native fp32 reference tile (plain C, fmaf-free sum), for benchmarks and comparisons. */
+void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq,
+                          int nk, int nq, int d, float *Y, int ldy);
+
+/* Force the scalar kernels even on AVX2 machines (tests compare both paths). */
+void lsfp_set_force_scalar(bool on);
+bool lsfp_have_avx2(void);
+
+/* ---- Exponential tables (built from the formats, never typed in). ---- */
+/* LP: 256-entry LUT from a ue5m3-S code of the shift s = mu - y >= 0 to the ue5m3-X code of the
+ * correctly rounded exp(-s). NaN input code maps to the output format's top code (0xFF). */
+typedef struct {
+    lsfp_format in;   /* shift format */
+    lsfp_format out;  /* exponential format */
+    uint8_t code[256];
+    float value[256]; /* decoded output, for the engine's hot path */
+} lsfp_exp_lut;
+int lsfp_exp_lut_build(lsfp_exp_lut *lut, const lsfp_format *in, const lsfp_format *out);
+/* Correctly rounded exp(-s) in format out, for any s >= 0 (the 16-bit SFU path: multi-cycle in
+ * hardware, a function here). */
+float lsfp_exp_neg(const lsfp_format *out, float s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,13 @@
+/* Private helpers shared by the fp library's translation units. */
+#ifndef LAMPSIM_HW_FP_INTERNAL_H
+#define LAMPSIM_HW_FP_INTERNAL_H
+#include "fp.h"
+
+/* Round a double with an explicit mode (stochastic needs rng). */
+float lsfp_round_mode(const lsfp_format *f, double x, lsfp_rounding mode, lsfp_rng *rng, unsigned *flags);
+
+/* The exact value a*b + c rounded to odd at double precision: a later RNE or RTZ rounding to any
+ * format with at most 51 significand bits is then the correct rounding of the exact value
+ * (round-to-odd followed by rounding is innocuous with two spare bits). */
+double lsfp_fma_round_odd(float a, float b, float c);
+#endif

@@ -1,0 +1,484 @@
+/* hw/fp/fp_kernels.c — branch-free rounding and accumulation kernels.
+ *
+ * Two families of formats, two tricks (performance.md):
+ *  - narrow formats (exponent range inside fp32's): r = (|x| + C) - C with C = 2^(e_q + 23), where
+ *    e_q is the exponent of the target quantum, lets the FPU's own RNE drop exactly the right bits,
+ *    subnormals included;
+ *  - fp32-range formats (bf16, PS(mu), fp32): integer rounding of the fp32 bit pattern, as the LAMP
+ *    reference code does.
+ * Selects are bit masks, so gcc never needs a branch and the AVX2 versions are a line-for-line
+ * transcription of the scalar ones. Both give the results of lsfp_round (fp.c), which defines them.
+ *
+ * Exact accumulation: fmaf(a, b, c) rounds once to fp32; a second rounding to the target can only
+ * differ from the correct single rounding when the fp32 result lies exactly on a decision boundary
+ * of the target (a midpoint for RNE, a grid point for RTZ), since fp32 rounding is monotone and
+ * every boundary is an fp32 number. Such steps (rare) are redone exactly via round-to-odd.
+ */
+#include "fp.h"
+#include "fp_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define LSFP_X86 1
+#endif
+
+static inline uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+/* Constants of one format for the kernels. */
+typedef struct {
+    int wide;            /* fp32-range format: bit-pattern rounding */
+    int rtz;
+    int is_signed;
+    int saturate;        /* overflow clamps to max finite */
+    int flush;           /* subnormal results flush to zero */
+    uint32_t emin_bits;  /* (emin + 127) << 23 */
+    uint32_t emax_bits;  /* (emax + 127) << 23 */
+    uint32_t c_off;      /* (23 - m) << 23: exponent distance from the quantum's C */
+    uint32_t half_off;   /* (m + 1) << 23: from |x|'s exponent to half a quantum */
+    uint32_t q_off;      /* m << 23: from |x|'s exponent to one quantum */
+    uint32_t low_mask;   /* wide: bits below the kept mantissa */
+    uint32_t half_bit;   /* wide: 1 << (k - 1) */
+    uint32_t ovf_bits;   /* value on overflow when not saturating (Inf or NaN) */
+    float max_finite;
+    float min_normal;
+} kparams;
+
+static void kparams_init(kparams *k, const lsfp_format *f)
+{
+    memset(k, 0, sizeof *k);
+    k->wide = f->fp32_range;
+    k->rtz = f->rounding == LSFP_RND_RTZ;
+    k->is_signed = f->is_signed;
+    k->saturate = f->overflow == LSFP_OVF_SATURATE || f->special == LSFP_SPECIAL_FINITE;
+    k->flush = !f->subnormals;
+    k->emin_bits = (uint32_t)(f->emin + 127) << 23;
+    k->emax_bits = (uint32_t)(f->emax + 127) << 23;
+    k->c_off = (uint32_t)(23 - f->mbits) << 23;
+    k->half_off = (uint32_t)(f->mbits + 1) << 23;
+    k->q_off = (uint32_t)f->mbits << 23;
+    int kb = 23 - f->mbits;
+    k->low_mask = kb > 0 ? (1u << kb) - 1u : 0u;
+    k->half_bit = kb > 0 ? 1u << (kb - 1) : 0u;
+    k->ovf_bits = f->special == LSFP_SPECIAL_IEEE ? 0x7F800000u : 0x7FC00000u;
+    k->max_finite = f->max_finite;
+    k->min_normal = f->min_normal;
+}
+
+/* Outcome of one rounding step. */
+typedef struct {
+    float r;         /* rounded value */
+    int sat;         /* clamped to max finite */
+    int boundary;    /* input sat exactly on a decision boundary of the target */
+} step_out;
+
+static inline uint32_t sel(uint32_t m, uint32_t a, uint32_t b) { return (a & m) | (b & ~m); }
+static inline uint32_t mask_of(int c) { return (uint32_t)0 - (uint32_t)(c != 0); }
+
+/* Scalar branch-free rounding: the exact transcription of the AVX2 code below. */
+static inline step_out round_scalar(const kparams *k, float x)
+{
+    step_out o;
+    uint32_t xb = f2u(x), ab = xb & 0x7FFFFFFFu, rb, bnd;
+    float a = u2f(ab);
+    if (!k->wide) {
+        uint32_t ef = xb & 0x7F800000u;
+        ef = ef > k->emin_bits ? ef : k->emin_bits;
+        ef = ef < k->emax_bits ? ef : k->emax_bits;
+        float c = u2f(ef + k->c_off);
+        float r = (a + c) - c;
+        float q = u2f(ef - k->q_off);
+        float half = u2f(ef - k->half_off);
+        float dev = fabsf(a - r);
+        if (k->rtz) {
+            r = u2f(f2u(r) - (f2u(q) & mask_of(r > a)));
+            bnd = mask_of(r == a && ab != 0);
+        } else {
+            bnd = mask_of(dev == half);
+        }
+        rb = f2u(r);
+    } else {
+        uint32_t special = mask_of(ab >= 0x7F800000u);
+        uint32_t up = k->rtz ? 0u : k->half_bit - 1u + ((ab & (k->low_mask + 1u)) ? 1u : 0u);
+        uint32_t low = ab & k->low_mask;
+        rb = sel(special, ab, (ab + up) & ~k->low_mask);
+        bnd = ~special & (k->rtz ? mask_of(low == 0 && ab != 0) : mask_of(low == k->half_bit && k->low_mask));
+    }
+    /* subnormal flush, overflow, sign */
+    uint32_t isnan_in = mask_of(ab > 0x7F800000u);
+    if (k->flush) rb &= ~mask_of(rb < f2u(k->min_normal));
+    uint32_t gt = mask_of(rb > f2u(k->max_finite)) & ~isnan_in;
+    rb = sel(gt, k->saturate ? f2u(k->max_finite) : k->ovf_bits, rb);
+    if (k->is_signed) rb |= xb & 0x80000000u;
+    else rb = sel(mask_of((xb >> 31) && ab), 0x7FC00000u, rb);
+    o.r = u2f(rb);
+    o.sat = (int)(gt & 1u) & k->saturate;
+    o.boundary = (int)(bnd & 1u);
+    return o;
+}
+
+/* Force-scalar switch for tests. */
+static int g_force_scalar;
+void lsfp_set_force_scalar(bool on) { g_force_scalar = on; }
+
+bool lsfp_have_avx2(void)
+{
+#ifdef LSFP_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
+
+static int use_avx2(void)
+{
+    static int cached = -1;
+    if (cached < 0) cached = lsfp_have_avx2() ? 1 : 0;
+    return cached && !g_force_scalar;
+}
+
+/* ---- Array rounding ---- */
+
+static unsigned round_array_scalar(const kparams *k, const float *in, float *out, size_t n, lsfp_events *ev)
+{
+    uint64_t sat = 0, unf = 0;
+    for (size_t i = 0; i < n; i++) {
+        step_out o = round_scalar(k, in[i]);
+        float r = o.r;
+        if (r != r) r = u2f(0x7FC00000u);   /* canonical NaN, as lsfp_round */
+        sat += (uint64_t)o.sat;
+        unf += (uint64_t)(r == 0.0f && in[i] != 0.0f);
+        out[i] = r;
+    }
+    if (ev) { ev->saturations += sat; ev->underflows += unf; }
+    return (sat ? LSFP_FLAG_SATURATED : 0u) | (unf ? LSFP_FLAG_UNDERFLOW : 0u);
+}
+
+#ifdef LSFP_X86
+/* 8 lanes of round_scalar; sat gets the lanes that saturated, bnd the boundary lanes. */
+/* wide/rtz are passed separately so callers can make them compile-time constants. */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256
+round8_spec(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd, const int wide, const int rtz)
+{
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    __m256 a = _mm256_and_ps(x, absm);
+    __m256i ab = _mm256_castps_si256(a);
+    __m256i rb;
+    if (!wide) {
+        __m256i ef = _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x7F800000));
+        ef = _mm256_max_epi32(ef, _mm256_set1_epi32((int)k->emin_bits));
+        ef = _mm256_min_epi32(ef, _mm256_set1_epi32((int)k->emax_bits));
+        __m256 c = _mm256_castsi256_ps(_mm256_add_epi32(ef, _mm256_set1_epi32((int)k->c_off)));
+        __m256 r = _mm256_sub_ps(_mm256_add_ps(a, c), c);
+        if (rtz) {
+            __m256 q = _mm256_castsi256_ps(_mm256_sub_epi32(ef, _mm256_set1_epi32((int)k->q_off)));
+            r = _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_castps_si256(r),
+                    _mm256_castps_si256(_mm256_and_ps(q, _mm256_cmp_ps(r, a, _CMP_GT_OQ)))));
+            if (bnd) *bnd = _mm256_and_ps(_mm256_cmp_ps(r, a, _CMP_EQ_OQ),
+                                          _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NEQ_OQ));
+        } else if (bnd) {
+            __m256 half = _mm256_castsi256_ps(_mm256_sub_epi32(ef, _mm256_set1_epi32((int)k->half_off)));
+            __m256 dev = _mm256_and_ps(_mm256_sub_ps(a, r), absm);
+            *bnd = _mm256_cmp_ps(dev, half, _CMP_EQ_OQ);
+        }
+        rb = _mm256_castps_si256(r);
+    } else {
+        /* unsigned compares via the sign-flip trick are unnecessary: ab < 2^31 */
+        __m256i special = _mm256_cmpgt_epi32(ab, _mm256_set1_epi32(0x7F7FFFFF));
+        __m256i lowm = _mm256_set1_epi32((int)k->low_mask);
+        __m256i low = _mm256_and_si256(ab, lowm);
+        __m256i up = _mm256_setzero_si256();
+        if (!rtz) {
+            __m256i odd = _mm256_and_si256(ab, _mm256_set1_epi32((int)(k->low_mask + 1u)));
+            __m256i isodd = _mm256_xor_si256(_mm256_cmpeq_epi32(odd, _mm256_setzero_si256()),
+                                             _mm256_set1_epi32(-1));
+            up = _mm256_sub_epi32(_mm256_set1_epi32((int)(k->half_bit - 1u)), isodd);
+        }
+        __m256i rounded = _mm256_andnot_si256(lowm, _mm256_add_epi32(ab, up));
+        rb = _mm256_blendv_epi8(rounded, ab, special);
+        if (bnd) {
+            __m256i b;
+            if (rtz)
+                b = _mm256_andnot_si256(_mm256_cmpeq_epi32(ab, _mm256_setzero_si256()),
+                                        _mm256_cmpeq_epi32(low, _mm256_setzero_si256()));
+            else
+                b = k->low_mask ? _mm256_cmpeq_epi32(low, _mm256_set1_epi32((int)k->half_bit))
+                                : _mm256_setzero_si256();
+            *bnd = _mm256_castsi256_ps(_mm256_andnot_si256(special, b));
+        }
+    }
+    __m256i isnan_in = _mm256_cmpgt_epi32(ab, _mm256_set1_epi32(0x7F800000));
+    if (k->flush)
+        rb = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)f2u(k->min_normal)), rb), rb);
+    __m256i gt = _mm256_andnot_si256(isnan_in, _mm256_cmpgt_epi32(rb, _mm256_set1_epi32((int)f2u(k->max_finite))));
+    rb = _mm256_blendv_epi8(rb, _mm256_set1_epi32((int)(k->saturate ? f2u(k->max_finite) : k->ovf_bits)), gt);
+    __m256i xb = _mm256_castps_si256(x);
+    if (k->is_signed) {
+        rb = _mm256_or_si256(rb, _mm256_and_si256(xb, _mm256_set1_epi32((int)0x80000000u)));
+    } else {
+        __m256i neg = _mm256_andnot_si256(_mm256_cmpeq_epi32(ab, _mm256_setzero_si256()),
+                                          _mm256_cmpgt_epi32(_mm256_setzero_si256(), xb));
+        rb = _mm256_blendv_epi8(rb, _mm256_set1_epi32(0x7FC00000), neg);
+    }
+    if (sat) *sat = k->saturate ? gt : _mm256_setzero_si256();
+    return _mm256_castsi256_ps(rb);
+}
+
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256
+round8(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd)
+{
+    return round8_spec(k, x, sat, bnd, k->wide, k->rtz);
+}
+
+__attribute__((target("avx2,fma"))) static unsigned round_array_avx2(const kparams *k, const float *in, float *out,
+                                                                      size_t n, lsfp_events *ev)
+{
+    __m256i satc = _mm256_setzero_si256(), unfc = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_loadu_ps(in + i);
+        __m256i s;
+        __m256 r = round8(k, x, &s, NULL);
+        __m256 isnan_r = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
+        r = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), isnan_r);
+        __m256 unf = _mm256_and_ps(_mm256_cmp_ps(r, _mm256_setzero_ps(), _CMP_EQ_OQ),
+                                   _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+        satc = _mm256_sub_epi32(satc, s);
+        unfc = _mm256_sub_epi32(unfc, _mm256_castps_si256(unf));
+        _mm256_storeu_ps(out + i, r);
+    }
+    uint32_t sv[8], uv[8];
+    _mm256_storeu_si256((__m256i *)sv, satc);
+    _mm256_storeu_si256((__m256i *)uv, unfc);
+    lsfp_events tail = {0};
+    unsigned flags = round_array_scalar(k, in + i, out + i, n - i, &tail);
+    uint64_t sat = tail.saturations, unf = tail.underflows;
+    for (int l = 0; l < 8; l++) { sat += sv[l]; unf += uv[l]; }
+    if (ev) { ev->saturations += sat; ev->underflows += unf; }
+    return flags | (sat ? LSFP_FLAG_SATURATED : 0u) | (unf ? LSFP_FLAG_UNDERFLOW : 0u);
+}
+#endif
+
+unsigned lsfp_round_array(const lsfp_format *f, const float *in, float *out, size_t n, lsfp_events *ev)
+{
+    kparams k;
+    kparams_init(&k, f);
+    if (f->rounding == LSFP_RND_STOCHASTIC) k.rtz = 0;   /* arrays: stochastic falls back to RNE */
+#ifdef LSFP_X86
+    if (use_avx2()) return round_array_avx2(&k, in, out, n, ev);
+#endif
+    return round_array_scalar(&k, in, out, n, ev);
+}
+
+/* ---- Accumulation ---- */
+
+typedef struct {
+    kparams k;
+    const lsfp_format *fmt;
+    int exact;
+    int stochastic;
+    lsfp_rng *rng;
+} acc_ctx;
+
+static void acc_ctx_init(acc_ctx *c, const lsfp_accum *spec)
+{
+    kparams_init(&c->k, spec->fmt);
+    c->fmt = spec->fmt;
+    c->exact = spec->model == LSFP_ACC_EXACT;
+    c->stochastic = spec->fmt->rounding == LSFP_RND_STOCHASTIC && spec->rng != NULL;
+    if (spec->fmt->rounding == LSFP_RND_STOCHASTIC) c->k.rtz = 0;
+    c->rng = spec->rng;
+}
+
+/* Exact single rounding of a*b + c, and whether it saturated. */
+static float exact_step(const acc_ctx *c, float a, float b, float acc, int *sat)
+{
+    unsigned fl = 0;
+    float r = lsfp_round_double(c->fmt, lsfp_fma_round_odd(a, b, acc), &fl);
+    *sat = (fl & LSFP_FLAG_SATURATED) != 0;
+    return r;
+}
+
+/* acc <- round(acc + a*b) under the context's model; counts saturations. */
+static inline float acc_step(const acc_ctx *c, float acc, float a, float b, uint64_t *sat, uint64_t *fix)
+{
+    if (c->stochastic) {
+        unsigned fl = 0;
+        double x = c->exact ? lsfp_fma_round_odd(a, b, acc) : (double)fmaf(a, b, acc);
+        float r = lsfp_round_mode(c->fmt, x, LSFP_RND_STOCHASTIC, c->rng, &fl);
+        *sat += (fl & LSFP_FLAG_SATURATED) != 0;
+        return r;
+    }
+    step_out o = round_scalar(&c->k, fmaf(a, b, acc));
+    if (c->exact && o.boundary) {
+        int s;
+        ++*fix;
+        o.r = exact_step(c, a, b, acc, &s);
+        o.sat = s;
+    }
+    *sat += (uint64_t)o.sat;
+    return o.r;
+}
+
+/* One dot product with strides (a[i*sa], b[i*sb]). */
+static float dot_strided(const acc_ctx *c, const lsfp_accum *spec, const float *a, int sa, const float *b, int sb,
+                         int n, uint64_t *sat, uint64_t *fix)
+{
+    float acc = 0.0f;
+    int chunk = spec->chunk_k > 1 ? spec->chunk_k : 1;
+    int desc = spec->order == LSFP_ORDER_DESCENDING;
+    for (int s = 0; s < n; s += chunk) {
+        int len = n - s < chunk ? n - s : chunk;
+        if (chunk == 1) {
+            int i = desc ? n - 1 - s : s;
+            acc = acc_step(c, acc, a[(long)i * sa], b[(long)i * sb], sat, fix);
+        } else {
+            float cs = 0.0f;   /* the chunk's plain fp32 sum, in the chunk's order */
+            for (int t = 0; t < len; t++) {
+                int i = desc ? n - 1 - (s + t) : s + t;
+                cs = fmaf(a[(long)i * sa], b[(long)i * sb], cs);
+            }
+            acc = acc_step(c, acc, cs, 1.0f, sat, fix);
+        }
+    }
+    return acc;
+}
+
+float lsfp_dot(const lsfp_accum *spec, const float *a, const float *b, int n, lsfp_events *ev)
+{
+    acc_ctx c;
+    acc_ctx_init(&c, spec);
+    uint64_t sat = 0, fix = 0;
+    float r = dot_strided(&c, spec, a, 1, b, 1, n, &sat, &fix);
+    if (ev) { ev->saturations += sat; ev->exact_fixups += fix; }
+    return r;
+}
+
+#ifdef LSFP_X86
+/* R rows x V vectors of 8 queries, per-product rounding, one order. Inlined with constant R, V. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+tile_block_avx2(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int d, int desc,
+                float *Y, int ldy, const int R, const int V, const int wide, const int rtz, const int exact,
+                uint64_t *sat, uint64_t *fix)
+{
+    __m256 acc[4][2];
+    __m256i satc = _mm256_setzero_si256();
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) acc[r][v] = _mm256_setzero_ps();
+    for (int s = 0; s < d; s++) {
+        int t = desc ? d - 1 - s : s;
+        __m256 q[2];
+        for (int v = 0; v < V; v++) q[v] = _mm256_loadu_ps(Qt + (long)t * ldq + 8 * v);
+        __m256 nw[4][2], anyb = _mm256_setzero_ps();
+        for (int r = 0; r < R; r++) {
+            __m256 kb = _mm256_broadcast_ss(K + (long)r * ldk + t);
+            for (int v = 0; v < V; v++) {
+                __m256i sm;
+                __m256 bm;
+                nw[r][v] = round8_spec(&c->k, _mm256_fmadd_ps(kb, q[v], acc[r][v]), &sm, exact ? &bm : NULL,
+                                       wide, rtz);
+                satc = _mm256_sub_epi32(satc, sm);
+                if (exact) anyb = _mm256_or_ps(anyb, bm);
+            }
+        }
+        if (exact && !_mm256_testz_ps(anyb, anyb)) {
+            /* rare: some lane's fp32 sum sat on a decision boundary; redo those lanes exactly */
+            for (int r = 0; r < R; r++)
+                for (int v = 0; v < V; v++) {
+                    float prev[8], cur[8], qv[8];
+                    float kv = K[(long)r * ldk + t];
+                    _mm256_storeu_ps(prev, acc[r][v]);
+                    _mm256_storeu_ps(cur, nw[r][v]);
+                    _mm256_storeu_ps(qv, q[v]);
+                    int changed = 0;
+                    for (int l = 0; l < 8; l++) {
+                        step_out o = round_scalar(&c->k, fmaf(kv, qv[l], prev[l]));
+                        if (!o.boundary) continue;
+                        int es;
+                        ++*fix;
+                        cur[l] = exact_step(c, kv, qv[l], prev[l], &es);
+                        *sat += (uint64_t)es - (uint64_t)o.sat;   /* replace the fast path's count */
+                        changed = 1;
+                    }
+                    if (changed) nw[r][v] = _mm256_loadu_ps(cur);
+                }
+        }
+        for (int r = 0; r < R; r++)
+            for (int v = 0; v < V; v++) acc[r][v] = nw[r][v];
+    }
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) _mm256_storeu_ps(Y + (long)r * ldy + 8 * v, acc[r][v]);
+    uint32_t sv[8];
+    _mm256_storeu_si256((__m256i *)sv, satc);
+    for (int l = 0; l < 8; l++) *sat += sv[l];
+}
+
+/* The whole tile for one (wide, rtz, exact) combination; R x V blocks plus row tails. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+logit_tile_avx2_spec(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d,
+                     int desc, float *Y, int ldy, const int wide, const int rtz, const int exact,
+                     uint64_t *sat, uint64_t *fix)
+{
+    int nq16 = nq / 16 * 16, nq8 = nq / 8 * 8;
+    int i = 0;
+#define LSFP_BLOCK(R, V, J) tile_block_avx2(c, K + (long)i * ldk, ldk, Qt + (J), ldq, d, desc, \
+        Y + (long)i * ldy + (J), ldy, R, V, wide, rtz, exact, sat, fix)
+    for (; i + 4 <= nk; i += 4) {
+        for (int j = 0; j < nq16; j += 16) LSFP_BLOCK(4, 2, j);
+        if (nq8 > nq16) LSFP_BLOCK(4, 1, nq16);
+    }
+    for (; i < nk; i++) {
+        for (int j = 0; j < nq16; j += 16) LSFP_BLOCK(1, 2, j);
+        if (nq8 > nq16) LSFP_BLOCK(1, 1, nq16);
+    }
+#undef LSFP_BLOCK
+}
+
+__attribute__((target("avx2,fma"))) static void
+logit_tile_avx2(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d,
+                int desc, float *Y, int ldy, uint64_t *sat, uint64_t *fix)
+{
+    int wide = c->k.wide, rtz = c->k.rtz, exact = c->exact;
+#define LSFP_SPEC(W, T, E) if (wide == W && rtz == T && exact == E) { \
+        logit_tile_avx2_spec(c, K, ldk, Qt, ldq, nk, nq, d, desc, Y, ldy, W, T, E, sat, fix); return; }
+    LSFP_SPEC(0, 0, 1) LSFP_SPEC(0, 0, 0) LSFP_SPEC(0, 1, 1) LSFP_SPEC(0, 1, 0)
+    LSFP_SPEC(1, 0, 1) LSFP_SPEC(1, 0, 0) LSFP_SPEC(1, 1, 1) LSFP_SPEC(1, 1, 0)
+#undef LSFP_SPEC
+}
+#endif
+
+void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const float *Qt, int ldq,
+                     int nk, int nq, int d, float *Y, int ldy, lsfp_events *ev)
+{
+    acc_ctx c;
+    acc_ctx_init(&c, spec);
+    uint64_t sat = 0, fix = 0;
+    int j0 = 0;
+#ifdef LSFP_X86
+    if (use_avx2() && spec->chunk_k <= 1 && !c.stochastic) {
+        logit_tile_avx2(&c, K, ldk, Qt, ldq, nk, nq, d, spec->order == LSFP_ORDER_DESCENDING, Y, ldy, &sat, &fix);
+        j0 = nq / 8 * 8;
+    }
+#endif
+    for (int i = 0; i < nk; i++)
+        for (int j = j0; j < nq; j++)
+            Y[(long)i * ldy + j] = dot_strided(&c, spec, K + (long)i * ldk, 1, Qt + j, ldq, d, &sat, &fix);
+    if (ev) { ev->saturations += sat; ev->exact_fixups += fix; }
+}
+
+void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d, float *Y, int ldy)
+{
+    for (int i = 0; i < nk; i++) {
+        float *y = Y + (long)i * ldy;
+        for (int j = 0; j < nq; j++) y[j] = 0.0f;
+        for (int t = 0; t < d; t++) {
+            float kv = K[(long)i * ldk + t];
+            const float *q = Qt + (long)t * ldq;
+            for (int j = 0; j < nq; j++) y[j] += kv * q[j];   /* vectorises over j */
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/* hw/fp/fp_lut.c — exponential tables derived from the formats (numerics.md F-23, G-6, G-7).
+ *
+ * exp(-s) is evaluated in long double (64-bit significand) and rounded once to the output format
+ * (at most 12 significand bits). That is the correctly rounded value unless exp(-s) lies within
+ * the long double's error of a rounding boundary of the output; exp of a nonzero rational is
+ * transcendental, so it never sits exactly on one, and tests/fp proves the margin for every entry.
+ */
+#include "fp.h"
+#include "fp_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+float lsfp_exp_neg(const lsfp_format *out, float s)
+{
+    if (isnan(s)) return NAN;
+    /* s < 0 (exp above one) never comes from the LP path; the HP path may ask (G-15). */
+    long double e = expl(-(long double)s);
+    int ex;
+    (void)frexpl(e, &ex);                                /* e in [2^(ex-1), 2^ex) */
+    int qe = (ex - 1 > out->emin ? ex - 1 : out->emin) - out->mbits;
+    long double n = ldexpl(e, -qe), lo = floorl(n), frac = n - lo, k;
+    if (out->rounding == LSFP_RND_RTZ) k = lo;
+    else k = (frac > 0.5L || (frac == 0.5L && fmodl(lo, 2.0L) != 0.0L)) ? lo + 1.0L : lo;
+    /* k * 2^qe is exact in a double; lsfp_round_double then only applies overflow and flush. */
+    return lsfp_round_double(out, (double)ldexpl(k, qe), NULL);
+}
+
+int lsfp_exp_lut_build(lsfp_exp_lut *lut, const lsfp_format *in, const lsfp_format *out)
+{
+    if (in->nbits > 8 || out->nbits > 8) return -1;
+    memset(lut, 0, sizeof *lut);
+    lut->in = *in;
+    lut->out = *out;
+    uint32_t ncodes = 1u << in->nbits;
+    for (uint32_t c = 0; c < 256; c++) {
+        float s = c < ncodes ? lsfp_decode(in, c) : NAN;
+        uint32_t oc;
+        if (isnan(s)) oc = lsfp_nan_code(out);           /* NaN in, top code out (F-23: 0xFF -> 0xFF) */
+        else oc = lsfp_encode(out, lsfp_exp_neg(out, s));
+        lut->code[c] = (uint8_t)oc;
+        lut->value[c] = lsfp_decode(out, oc);
+    }
+    return 0;
+}

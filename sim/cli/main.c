@@ -1,0 +1,42 @@
+/* lampsim — command-line entry point: dispatches to one subcommand per file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "lampsim_version.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command k_commands[] = {
+    {"fp", lscli_fp, "explore the number formats: round, encode, decode, table, lut, dot"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: lampsim [--version] <command> [args]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", k_commands[i].name, k_commands[i].summary);
+    fprintf(out, "\n'lampsim <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { usage(stderr); return 2; }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("lampsim %s (git %s)\n", LAMPSIM_VERSION, LAMPSIM_GIT_REV);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+        if (!strcmp(argv[1], k_commands[i].name)) return k_commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "lampsim: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,24 @@
+/* The attention problem handed from a workload (synthetic or traced) to the engine. */
+#ifndef LAMPSIM_SIM_ATTN_INPUTS_H
+#define LAMPSIM_SIM_ATTN_INPUTS_H
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Q is [batch][heads_q][seq_q][dim], K and V are [batch][heads_kv][seq_k][dim], float32, C order.
+ * heads_q is a multiple of heads_kv (grouped-query attention: query head h reads KV head
+ * h / (heads_q / heads_kv)). Causal masking is bottom-right aligned as in FlashAttention-2:
+ * query i may see key j iff j <= i + (seq_k - seq_q). */
+typedef struct ls_attn_inputs {
+    int batch, heads_q, heads_kv, seq_q, seq_k, dim;
+    bool causal;
+    float *q, *k, *v;
+    /* Who owns the storage: release(owner) frees it (malloc'ed buffers or file mappings). */
+    void (*release)(struct ls_attn_inputs *self);
+    void *owner;
+} ls_attn_inputs;
+
+static inline void ls_attn_inputs_release(ls_attn_inputs *in)
+{
+    if (in && in->release) in->release(in);
+}
+#endif
