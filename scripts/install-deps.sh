@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install the Debian packages lampsim needs that this machine lacks. Fast no-op when all are present.
+# Usage: scripts/install-deps.sh            (as root, or with sudo available)
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git       # toolchain
+  libsystemc-dev                             # SystemC 2.3.4 + TLM-2.0 (built for C++17)
+  libyaml-dev                                # YAML configuration
+  python3 python3-numpy python3-matplotlib   # scripts/ (plots), run by /usr/bin/python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "install-deps: need root or sudo to install: ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
