@@ -73,7 +73,10 @@ enum {
 typedef struct {
     uint64_t saturations;   /* roundings clamped to max finite */
     uint64_t overflows;     /* roundings that produced NaN/Inf */
-    uint64_t underflows;    /* nonzero values rounded to zero */
+    uint64_t underflows;    /* nonzero values rounded to zero: counted by lsfp_round_array only; the
+                               accumulation kernels leave it alone (it would cost the hot loop a
+                               compare per step and a vanishing addend is the accumulator's normal
+                               swamping, not an event) */
     uint64_t exact_fixups;  /* accumulation steps that needed the exact slow path */
 } lsfp_events;
 
@@ -116,12 +119,14 @@ const char *lsfp_format_names(void);
 float lsfp_round(const lsfp_format *f, float x, lsfp_rng *rng, unsigned *flags);
 /* Same for a double input (one rounding of the double's exact value; RNE/RTZ only). */
 float lsfp_round_double(const lsfp_format *f, double x, unsigned *flags);
-/* Code of a value already in the format's value set (round first). NaN -> canonical NaN code;
- * for unsigned formats negative values are invalid and give the NaN code (or 0 if no NaN). */
+/* Code of a value (rounded first with the format's mode, stochastic as RNE). NaN -> lsfp_nan_code;
+ * for unsigned formats negative values are invalid and encode like NaN. A format without a NaN
+ * (ue5m3x, ue5m11x) has no right answer: it gets its top code, as the LUT maps its NaN input
+ * (numerics.md F-23: 0xFF -> 0xFF). */
 uint32_t lsfp_encode(const lsfp_format *f, float v);
 /* Value of a code (codes above 2^nbits - 1 are invalid: returns NaN). */
 float lsfp_decode(const lsfp_format *f, uint32_t code);
-/* Does the format have a NaN code, and which. */
+/* Does the format have a NaN code, and which (formats without one: the top code). */
 bool lsfp_has_nan(const lsfp_format *f);
 uint32_t lsfp_nan_code(const lsfp_format *f);
 

@@ -43,6 +43,8 @@ typedef struct {
     uint32_t low_mask;   /* wide: bits below the kept mantissa */
     uint32_t half_bit;   /* wide: 1 << (k - 1) */
     uint32_t ovf_bits;   /* value on overflow when not saturating (Inf or NaN) */
+    uint32_t quiet_above;/* |x| bit patterns above this are passed through, not events: NaN, and Inf
+                            in a non-saturating IEEE format */
     float max_finite;
     float min_normal;
 } kparams;
@@ -64,6 +66,7 @@ static void kparams_init(kparams *k, const lsfp_format *f)
     k->low_mask = kb > 0 ? (1u << kb) - 1u : 0u;
     k->half_bit = kb > 0 ? 1u << (kb - 1) : 0u;
     k->ovf_bits = f->special == LSFP_SPECIAL_IEEE ? 0x7F800000u : 0x7FC00000u;
+    k->quiet_above = (!k->saturate && f->special == LSFP_SPECIAL_IEEE) ? 0x7F7FFFFFu : 0x7F800000u;
     k->max_finite = f->max_finite;
     k->min_normal = f->min_normal;
 }
@@ -71,7 +74,7 @@ static void kparams_init(kparams *k, const lsfp_format *f)
 /* Outcome of one rounding step. */
 typedef struct {
     float r;         /* rounded value */
-    int sat;         /* clamped to max finite */
+    int gt;          /* exceeded max finite: saturated, or NaN/Inf when not saturating */
     int boundary;    /* input sat exactly on a decision boundary of the target */
 } step_out;
 
@@ -94,7 +97,7 @@ static inline step_out round_scalar(const kparams *k, float x)
         float half = u2f(ef - k->half_off);
         float dev = fabsf(a - r);
         if (k->rtz) {
-            r = u2f(f2u(r) - (f2u(q) & mask_of(r > a)));
+            r = r - u2f(f2u(q) & mask_of(r > a));   /* one quantum down where RNE went up */
             bnd = mask_of(r == a && ab != 0);
         } else {
             bnd = mask_of(dev == half);
@@ -102,20 +105,21 @@ static inline step_out round_scalar(const kparams *k, float x)
         rb = f2u(r);
     } else {
         uint32_t special = mask_of(ab >= 0x7F800000u);
-        uint32_t up = k->rtz ? 0u : k->half_bit - 1u + ((ab & (k->low_mask + 1u)) ? 1u : 0u);
+        uint32_t up = (k->rtz || !k->low_mask) ? 0u : k->half_bit - 1u + ((ab & (k->low_mask + 1u)) ? 1u : 0u);
         uint32_t low = ab & k->low_mask;
         rb = sel(special, ab, (ab + up) & ~k->low_mask);
         bnd = ~special & (k->rtz ? mask_of(low == 0 && ab != 0) : mask_of(low == k->half_bit && k->low_mask));
     }
     /* subnormal flush, overflow, sign */
-    uint32_t isnan_in = mask_of(ab > 0x7F800000u);
+    /* inputs that are not overflow events: NaN, and Inf that a non-saturating IEEE format keeps */
+    uint32_t quiet_in = mask_of(ab > k->quiet_above);
     if (k->flush) rb &= ~mask_of(rb < f2u(k->min_normal));
-    uint32_t gt = mask_of(rb > f2u(k->max_finite)) & ~isnan_in;
+    uint32_t gt = mask_of(rb > f2u(k->max_finite)) & ~quiet_in;
     rb = sel(gt, k->saturate ? f2u(k->max_finite) : k->ovf_bits, rb);
     if (k->is_signed) rb |= xb & 0x80000000u;
     else rb = sel(mask_of((xb >> 31) && ab), 0x7FC00000u, rb);
     o.r = u2f(rb);
-    o.sat = (int)(gt & 1u) & k->saturate;
+    o.gt = (int)(gt & 1u);
     o.boundary = (int)(bnd & 1u);
     return o;
 }
@@ -141,25 +145,35 @@ static int use_avx2(void)
     return cached && !g_force_scalar;
 }
 
+/* Values above max finite either saturated or overflowed, by the format's policy. */
+static unsigned count_above_max(const kparams *k, uint64_t n, lsfp_events *ev)
+{
+    if (!n) return 0u;
+    if (k->saturate) {
+        if (ev) ev->saturations += n;
+        return LSFP_FLAG_SATURATED;
+    }
+    if (ev) ev->overflows += n;
+    return LSFP_FLAG_OVERFLOW | (k->ovf_bits == 0x7F800000u ? 0u : LSFP_FLAG_NAN);
+}
+
 /* ---- Array rounding ---- */
 
-static unsigned round_array_scalar(const kparams *k, const float *in, float *out, size_t n, lsfp_events *ev)
+/* Rounds n values; adds the lanes above max finite to *above and underflows to *unf. */
+static void round_array_scalar(const kparams *k, const float *in, float *out, size_t n, uint64_t *above, uint64_t *unf)
 {
-    uint64_t sat = 0, unf = 0;
     for (size_t i = 0; i < n; i++) {
         step_out o = round_scalar(k, in[i]);
         float r = o.r;
         if (r != r) r = u2f(0x7FC00000u);   /* canonical NaN, as lsfp_round */
-        sat += (uint64_t)o.sat;
-        unf += (uint64_t)(r == 0.0f && in[i] != 0.0f);
+        *above += (uint64_t)o.gt;
+        *unf += (uint64_t)(r == 0.0f && in[i] != 0.0f);
         out[i] = r;
     }
-    if (ev) { ev->saturations += sat; ev->underflows += unf; }
-    return (sat ? LSFP_FLAG_SATURATED : 0u) | (unf ? LSFP_FLAG_UNDERFLOW : 0u);
 }
 
 #ifdef LSFP_X86
-/* 8 lanes of round_scalar; sat gets the lanes that saturated, bnd the boundary lanes. */
+/* 8 lanes of round_scalar; sat gets the lanes above max finite, bnd the boundary lanes. */
 /* wide/rtz are passed separately so callers can make them compile-time constants. */
 __attribute__((target("avx2,fma"), always_inline)) static inline __m256
 round8_spec(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd, const int wide, const int rtz)
@@ -176,8 +190,7 @@ round8_spec(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd, const int wid
         __m256 r = _mm256_sub_ps(_mm256_add_ps(a, c), c);
         if (rtz) {
             __m256 q = _mm256_castsi256_ps(_mm256_sub_epi32(ef, _mm256_set1_epi32((int)k->q_off)));
-            r = _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_castps_si256(r),
-                    _mm256_castps_si256(_mm256_and_ps(q, _mm256_cmp_ps(r, a, _CMP_GT_OQ)))));
+            r = _mm256_sub_ps(r, _mm256_and_ps(q, _mm256_cmp_ps(r, a, _CMP_GT_OQ)));
             if (bnd) *bnd = _mm256_and_ps(_mm256_cmp_ps(r, a, _CMP_EQ_OQ),
                                           _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NEQ_OQ));
         } else if (bnd) {
@@ -192,7 +205,7 @@ round8_spec(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd, const int wid
         __m256i lowm = _mm256_set1_epi32((int)k->low_mask);
         __m256i low = _mm256_and_si256(ab, lowm);
         __m256i up = _mm256_setzero_si256();
-        if (!rtz) {
+        if (!rtz && k->low_mask) {
             __m256i odd = _mm256_and_si256(ab, _mm256_set1_epi32((int)(k->low_mask + 1u)));
             __m256i isodd = _mm256_xor_si256(_mm256_cmpeq_epi32(odd, _mm256_setzero_si256()),
                                              _mm256_set1_epi32(-1));
@@ -211,10 +224,10 @@ round8_spec(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd, const int wid
             *bnd = _mm256_castsi256_ps(_mm256_andnot_si256(special, b));
         }
     }
-    __m256i isnan_in = _mm256_cmpgt_epi32(ab, _mm256_set1_epi32(0x7F800000));
+    __m256i quiet_in = _mm256_cmpgt_epi32(ab, _mm256_set1_epi32((int)k->quiet_above));
     if (k->flush)
         rb = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)f2u(k->min_normal)), rb), rb);
-    __m256i gt = _mm256_andnot_si256(isnan_in, _mm256_cmpgt_epi32(rb, _mm256_set1_epi32((int)f2u(k->max_finite))));
+    __m256i gt = _mm256_andnot_si256(quiet_in, _mm256_cmpgt_epi32(rb, _mm256_set1_epi32((int)f2u(k->max_finite))));
     rb = _mm256_blendv_epi8(rb, _mm256_set1_epi32((int)(k->saturate ? f2u(k->max_finite) : k->ovf_bits)), gt);
     __m256i xb = _mm256_castps_si256(x);
     if (k->is_signed) {
@@ -224,7 +237,7 @@ round8_spec(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd, const int wid
                                           _mm256_cmpgt_epi32(_mm256_setzero_si256(), xb));
         rb = _mm256_blendv_epi8(rb, _mm256_set1_epi32(0x7FC00000), neg);
     }
-    if (sat) *sat = k->saturate ? gt : _mm256_setzero_si256();
+    if (sat) *sat = gt;
     return _mm256_castsi256_ps(rb);
 }
 
@@ -234,8 +247,8 @@ round8(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd)
     return round8_spec(k, x, sat, bnd, k->wide, k->rtz);
 }
 
-__attribute__((target("avx2,fma"))) static unsigned round_array_avx2(const kparams *k, const float *in, float *out,
-                                                                      size_t n, lsfp_events *ev)
+__attribute__((target("avx2,fma"))) static void round_array_avx2(const kparams *k, const float *in, float *out,
+                                                                  size_t n, uint64_t *above, uint64_t *unf)
 {
     __m256i satc = _mm256_setzero_si256(), unfc = _mm256_setzero_si256();
     size_t i = 0;
@@ -245,21 +258,17 @@ __attribute__((target("avx2,fma"))) static unsigned round_array_avx2(const kpara
         __m256 r = round8(k, x, &s, NULL);
         __m256 isnan_r = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
         r = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), isnan_r);
-        __m256 unf = _mm256_and_ps(_mm256_cmp_ps(r, _mm256_setzero_ps(), _CMP_EQ_OQ),
-                                   _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+        __m256 unf8 = _mm256_and_ps(_mm256_cmp_ps(r, _mm256_setzero_ps(), _CMP_EQ_OQ),
+                                    _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NEQ_UQ));
         satc = _mm256_sub_epi32(satc, s);
-        unfc = _mm256_sub_epi32(unfc, _mm256_castps_si256(unf));
+        unfc = _mm256_sub_epi32(unfc, _mm256_castps_si256(unf8));
         _mm256_storeu_ps(out + i, r);
     }
-    uint32_t sv[8], uv[8];
+    uint32_t sv[8], uv[8];   /* per-lane counts: at most n/8 each, no overflow for n < 2^35 */
     _mm256_storeu_si256((__m256i *)sv, satc);
     _mm256_storeu_si256((__m256i *)uv, unfc);
-    lsfp_events tail = {0};
-    unsigned flags = round_array_scalar(k, in + i, out + i, n - i, &tail);
-    uint64_t sat = tail.saturations, unf = tail.underflows;
-    for (int l = 0; l < 8; l++) { sat += sv[l]; unf += uv[l]; }
-    if (ev) { ev->saturations += sat; ev->underflows += unf; }
-    return flags | (sat ? LSFP_FLAG_SATURATED : 0u) | (unf ? LSFP_FLAG_UNDERFLOW : 0u);
+    for (int l = 0; l < 8; l++) { *above += sv[l]; *unf += uv[l]; }
+    round_array_scalar(k, in + i, out + i, n - i, above, unf);
 }
 #endif
 
@@ -268,10 +277,14 @@ unsigned lsfp_round_array(const lsfp_format *f, const float *in, float *out, siz
     kparams k;
     kparams_init(&k, f);
     if (f->rounding == LSFP_RND_STOCHASTIC) k.rtz = 0;   /* arrays: stochastic falls back to RNE */
+    uint64_t above = 0, unf = 0;
 #ifdef LSFP_X86
-    if (use_avx2()) return round_array_avx2(&k, in, out, n, ev);
+    if (use_avx2()) round_array_avx2(&k, in, out, n, &above, &unf);
+    else
 #endif
-    return round_array_scalar(&k, in, out, n, ev);
+        round_array_scalar(&k, in, out, n, &above, &unf);
+    if (ev) ev->underflows += unf;
+    return count_above_max(&k, above, ev) | (unf ? LSFP_FLAG_UNDERFLOW : 0u);
 }
 
 /* ---- Accumulation ---- */
@@ -299,7 +312,7 @@ static float exact_step(const acc_ctx *c, float a, float b, float acc, int *sat)
 {
     unsigned fl = 0;
     float r = lsfp_round_double(c->fmt, lsfp_fma_round_odd(a, b, acc), &fl);
-    *sat = (fl & LSFP_FLAG_SATURATED) != 0;
+    *sat = (fl & (LSFP_FLAG_SATURATED | LSFP_FLAG_OVERFLOW)) != 0;
     return r;
 }
 
@@ -310,7 +323,7 @@ static inline float acc_step(const acc_ctx *c, float acc, float a, float b, uint
         unsigned fl = 0;
         double x = c->exact ? lsfp_fma_round_odd(a, b, acc) : (double)fmaf(a, b, acc);
         float r = lsfp_round_mode(c->fmt, x, LSFP_RND_STOCHASTIC, c->rng, &fl);
-        *sat += (fl & LSFP_FLAG_SATURATED) != 0;
+        *sat += (fl & (LSFP_FLAG_SATURATED | LSFP_FLAG_OVERFLOW)) != 0;
         return r;
     }
     step_out o = round_scalar(&c->k, fmaf(a, b, acc));
@@ -318,9 +331,9 @@ static inline float acc_step(const acc_ctx *c, float acc, float a, float b, uint
         int s;
         ++*fix;
         o.r = exact_step(c, a, b, acc, &s);
-        o.sat = s;
+        o.gt = s;
     }
-    *sat += (uint64_t)o.sat;
+    *sat += (uint64_t)o.gt;
     return o.r;
 }
 
@@ -354,7 +367,8 @@ float lsfp_dot(const lsfp_accum *spec, const float *a, const float *b, int n, ls
     acc_ctx_init(&c, spec);
     uint64_t sat = 0, fix = 0;
     float r = dot_strided(&c, spec, a, 1, b, 1, n, &sat, &fix);
-    if (ev) { ev->saturations += sat; ev->exact_fixups += fix; }
+    count_above_max(&c.k, sat, ev);
+    if (ev) ev->exact_fixups += fix;
     return r;
 }
 
@@ -401,7 +415,7 @@ tile_block_avx2(const acc_ctx *c, const float *K, int ldk, const float *Qt, int 
                         int es;
                         ++*fix;
                         cur[l] = exact_step(c, kv, qv[l], prev[l], &es);
-                        *sat += (uint64_t)es - (uint64_t)o.sat;   /* replace the fast path's count */
+                        *sat += (uint64_t)es - (uint64_t)o.gt;   /* replace the fast path's count */
                         changed = 1;
                     }
                     if (changed) nw[r][v] = _mm256_loadu_ps(cur);
@@ -467,7 +481,8 @@ void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const floa
     for (int i = 0; i < nk; i++)
         for (int j = j0; j < nq; j++)
             Y[(long)i * ldy + j] = dot_strided(&c, spec, K + (long)i * ldk, 1, Qt + j, ldq, d, &sat, &fix);
-    if (ev) { ev->saturations += sat; ev->exact_fixups += fix; }
+    count_above_max(&c.k, sat, ev);
+    if (ev) ev->exact_fixups += fix;
 }
 
 void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d, float *Y, int ldy)

@@ -15,7 +15,7 @@ static long check_count_ = 0;
     fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 /* Bitwise float equality (distinguishes -0 from +0; any NaN equals any NaN). */
 #define CHECK_FEQ(a, b) do { float a_ = (a), b_ = (b); ++check_count_; \
-    if (!((a_ != a_ && b_ != b_) || (a_ == b_ && (signbit(a_) == signbit(b_))))) { ++check_failures_; \
+    if (!((a_ != a_ && b_ != b_) || (a_ == b_ && (!signbit(a_) == !signbit(b_))))) { ++check_failures_; \
     fprintf(stderr, "%s:%d: %s = %.9g, expected %s = %.9g\n", __FILE__, __LINE__, #a, (double)a_, #b, (double)b_); } } while (0)
 #define CHECK_DONE() do { if (check_failures_) { \
     fprintf(stderr, "%d of %ld checks failed\n", check_failures_, check_count_); return 1; } \

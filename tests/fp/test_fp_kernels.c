@@ -1,0 +1,179 @@
+/* fp_kernels — the vectorised kernels (AVX2 when present) and the scalar kernels must be
+ * bit-identical, and the tile kernel must equal lsfp_dot element by element (fp.h: "each
+ * accumulated as lsfp_dot would") and the independent reference ref_dot:
+ *  - lsfp_round_array with lsfp_set_force_scalar(true/false): random arrays of awkward lengths and
+ *    offsets, e4m3/e4m11/ue5m3-S/bf16/fp16, RNE and RTZ: same outputs, flags and event counts;
+ *  - lsfp_logit_tile for e4m3 and e4m11 (and PS(3), PS(11), bf16 accumulators), PAPER and EXACT, RNE and RTZ, chunk_k 1 and 16, ascending
+ *    and descending, shapes that are not multiples of 8 and leading dimensions larger than the
+ *    widths: scalar == vector bitwise, == lsfp_dot per element, == ref_dot per element, padding
+ *    of Y beyond nq left untouched, identical event counters;
+ *  - lsfp_logit_tile_fp32 equals a plain fp32 multiply-add loop. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "fp_test_util.h"
+
+static void check_round_array(void)
+{
+    static const lsfp_named ids[] = {LSFP_E4M3, LSFP_E4M11, LSFP_UE5M3_S, LSFP_BF16, LSFP_FP16};
+    static const size_t lens[] = {1, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1023, 4096 + 5};
+    trng g;
+    trng_seed(&g, 31);
+    float *in = malloc(8192 * sizeof(float)), *o1 = malloc(8192 * sizeof(float)), *o2 = malloc(8192 * sizeof(float));
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        for (int rtz = 0; rtz < 2; rtz++) {
+            lsfp_format f = *lsfp_named_format(ids[i]);
+            f.rounding = rtz ? LSFP_RND_RTZ : LSFP_RND_RNE;
+            ref_fmt r;
+            ref_fmt_from(&r, &f);
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+                for (size_t off = 0; off < 3; off++) {
+                    size_t n = lens[li];
+                    for (size_t k = 0; k < n + off; k++) {
+                        uint32_t kind = trng_u32(&g) % 4;
+                        in[k] = kind == 0 ? bits_f(trng_u32(&g)) : rand_in_range(&g, &r);
+                        if (!f.is_signed) in[k] = fabsf(in[k]);
+                    }
+                    lsfp_events e1 = {0}, e2 = {0};
+                    lsfp_set_force_scalar(true);
+                    unsigned f1 = lsfp_round_array(&f, in + off, o1, n, &e1);
+                    lsfp_set_force_scalar(false);
+                    unsigned f2 = lsfp_round_array(&f, in + off, o2, n, &e2);
+                    long bad = 0;
+                    for (size_t k = 0; k < n; k++) bad += !same_float(o1[k], o2[k]);
+                    CHECK_MSG(bad == 0 && f1 == f2, "%s rtz=%d n=%zu off=%zu: %ld differences, flags %#x vs %#x", f.name,
+                              rtz, n, off, bad, f1, f2);
+                    CHECK(e1.saturations == e2.saturations && e1.underflows == e2.underflows &&
+                          e1.overflows == e2.overflows);
+                }
+        }
+    free(in);
+    free(o1);
+    free(o2);
+}
+
+typedef struct { int nk, nq, d, ldk_pad, ldq_pad, ldy_pad; } shape;
+
+static long g_tiles;
+
+static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, trng *g, const char *label)
+{
+    int ldk = sh->d + sh->ldk_pad, ldq = sh->nq + sh->ldq_pad, ldy = sh->nq + sh->ldy_pad;
+    float *K = malloc(sizeof(float) * (size_t)sh->nk * ldk), *Qt = malloc(sizeof(float) * (size_t)sh->d * ldq);
+    float *Y1 = malloc(sizeof(float) * (size_t)sh->nk * ldy), *Y2 = malloc(sizeof(float) * (size_t)sh->nk * ldy);
+    float *col = malloc(sizeof(float) * (size_t)sh->d);
+    double qs = scale / sqrt((double)sh->d);
+    for (int i = 0; i < sh->nk * ldk; i++) K[i] = (float)trng_gauss(g);
+    for (int i = 0; i < sh->d * ldq; i++) Qt[i] = (float)(trng_gauss(g) * qs);
+    const float sentinel = -12345.0f;
+    for (int i = 0; i < sh->nk * ldy; i++) Y1[i] = Y2[i] = sentinel;
+    lsfp_events e1 = {0}, e2 = {0};
+    lsfp_set_force_scalar(true);
+    lsfp_logit_tile(spec, K, ldk, Qt, ldq, sh->nk, sh->nq, sh->d, Y1, ldy, &e1);
+    lsfp_set_force_scalar(false);
+    lsfp_logit_tile(spec, K, ldk, Qt, ldq, sh->nk, sh->nq, sh->d, Y2, ldy, &e2);
+    ref_fmt r;
+    ref_fmt_from(&r, spec->fmt);
+    long bad_sv = 0, bad_dot = 0, bad_ref = 0, bad_pad = 0;
+    for (int i = 0; i < sh->nk; i++) {
+        for (int j = sh->nq; j < ldy; j++) bad_pad += !same_float(Y1[i * ldy + j], sentinel) + !same_float(Y2[i * ldy + j], sentinel);
+        for (int j = 0; j < sh->nq; j++) {
+            float y1 = Y1[i * ldy + j], y2 = Y2[i * ldy + j];
+            for (int k = 0; k < sh->d; k++) col[k] = Qt[k * ldq + j];
+            float yd = lsfp_dot(spec, K + (size_t)i * ldk, col, sh->d, NULL);
+            float yr = ref_dot(&r, ref_mode_of(spec->fmt->rounding), spec->model, spec->order, spec->chunk_k,
+                               K + (size_t)i * ldk, col, sh->d);
+            if (!same_float(y1, y2) && bad_sv++ < 3)
+                fprintf(stderr, "%s [%d,%d]: scalar %a, vector %a\n", label, i, j, (double)y1, (double)y2);
+            if (!same_float(y1, yd) && bad_dot++ < 3)
+                fprintf(stderr, "%s [%d,%d]: tile %a, lsfp_dot %a\n", label, i, j, (double)y1, (double)yd);
+            if (!same_float(yd, yr) && bad_ref++ < 3)
+                fprintf(stderr, "%s [%d,%d]: lsfp_dot %a, reference %a\n", label, i, j, (double)yd, (double)yr);
+        }
+    }
+    CHECK_MSG(bad_sv == 0, "%s: %ld scalar/vector differences", label, bad_sv);
+    CHECK_MSG(bad_dot == 0, "%s: %ld tile/dot differences", label, bad_dot);
+    CHECK_MSG(bad_ref == 0, "%s: %ld dot/reference differences", label, bad_ref);
+    CHECK_MSG(bad_pad == 0, "%s: %ld writes beyond nq", label, bad_pad);
+    CHECK_MSG(e1.saturations == e2.saturations && e1.underflows == e2.underflows && e1.overflows == e2.overflows,
+              "%s: events differ scalar/vector (sat %llu/%llu, unf %llu/%llu)", label,
+              (unsigned long long)e1.saturations, (unsigned long long)e2.saturations,
+              (unsigned long long)e1.underflows, (unsigned long long)e2.underflows);
+    g_tiles++;
+    free(K); free(Qt); free(Y1); free(Y2); free(col);
+}
+
+static void check_tiles(void)
+{
+    static const shape shapes[] = {
+        {1, 1, 1, 0, 0, 0}, {3, 5, 7, 1, 3, 2}, {8, 8, 16, 0, 0, 0}, {9, 13, 33, 2, 5, 3},
+        {16, 17, 64, 4, 1, 7}, {5, 24, 128, 0, 8, 0}, {11, 7, 130, 3, 2, 1}, {2, 40, 20, 1, 0, 9}};
+    static const float scales[] = {1.0f, 6.0f, 40.0f};  /* 40: e4m3 saturates often */
+    trng g;
+    trng_seed(&g, 41);
+    /* e4m3/e4m11 (native ranges) plus fp32-range accumulators: PS(3), PS(11) (paper_sim mode) and bf16. */
+    lsfp_format fmts[5];
+    fmts[0] = *lsfp_named_format(LSFP_E4M3);
+    fmts[1] = *lsfp_named_format(LSFP_E4M11);
+    lsfp_ps_format(&fmts[2], 3);
+    lsfp_ps_format(&fmts[3], 11);
+    fmts[4] = *lsfp_named_format(LSFP_BF16);
+    for (int fi = 0; fi < 5; fi++)
+        for (int rtz = 0; rtz < 2; rtz++)
+            for (int model = 0; model < 2; model++)
+                for (int chunk = 0; chunk < 2; chunk++)
+                    for (int order = 0; order < 2; order++) {
+                        lsfp_format f = fmts[fi];
+                        f.rounding = rtz ? LSFP_RND_RTZ : LSFP_RND_RNE;
+                        lsfp_accum spec = {.fmt = &f, .model = (lsfp_acc_model)model,
+                                           .order = (lsfp_acc_order)order, .chunk_k = chunk ? 16 : 1};
+                        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+                            if (fi >= 2 && s % 2) continue;  /* fewer shapes for the extra formats */
+                            char label[128];
+                            float sc = scales[(s + (size_t)model) % 3];
+                            snprintf(label, sizeof label, "%s %s %s chunk%d %s %dx%dx%d scale %g", f.name,
+                                     rtz ? "rtz" : "rne", model ? "exact" : "paper", spec.chunk_k,
+                                     order ? "desc" : "asc", shapes[s].nk, shapes[s].nq, shapes[s].d, (double)sc);
+                            check_tile(&spec, &shapes[s], sc, &g, label);
+                        }
+                    }
+}
+
+/* lsfp_logit_tile_fp32: plain fp32 multiply and add, ascending k (compiled with -ffp-contract=off). */
+static void check_tile_fp32(void)
+{
+    enum { NK = 13, NQ = 19, D = 37, LDK = 40, LDQ = 21, LDY = 23 };
+    float K[NK * LDK], Qt[D * LDQ], Y[NK * LDY];
+    trng g;
+    trng_seed(&g, 43);
+    for (int i = 0; i < NK * LDK; i++) K[i] = (float)trng_gauss(&g);
+    for (int i = 0; i < D * LDQ; i++) Qt[i] = (float)trng_gauss(&g);
+    for (int i = 0; i < NK * LDY; i++) Y[i] = -1.0f;
+    lsfp_logit_tile_fp32(K, LDK, Qt, LDQ, NK, NQ, D, Y, LDY);
+    long bad = 0;
+    for (int i = 0; i < NK; i++) {
+        for (int j = 0; j < NQ; j++) {
+            float s = 0.0f;
+            for (int k = 0; k < D; k++) {
+                volatile float p = K[i * LDK + k] * Qt[k * LDQ + j];
+                s = s + p;
+            }
+            bad += !same_float(Y[i * LDY + j], s);
+        }
+        for (int j = NQ; j < LDY; j++) bad += Y[i * LDY + j] != -1.0f;
+    }
+    CHECK_MSG(bad == 0, "lsfp_logit_tile_fp32: %ld entries differ from the plain fp32 loop", bad);
+}
+
+int main(void)
+{
+    double t0 = now_s();
+    printf("AVX2 available: %d\n", (int)lsfp_have_avx2());
+    check_round_array();
+    check_tiles();
+    check_tile_fp32();
+    lsfp_set_force_scalar(false);
+    printf("fp_kernels: %ld tiles, %.2f s\n", g_tiles, now_s() - t0);
+    CHECK_DONE();
+}
