@@ -1,0 +1,286 @@
+/* sim/engine/engine.c — parameters, validation, the thread pool over (batch, head, query block)
+ * work items and the fixed-order merge of their statistics. */
+#define _POSIX_C_SOURCE 200809L
+#include "engine_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void ls_engine_params_default(ls_engine_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->mode = LSE_MODE_LAMP;
+    p->arithmetic = LSE_ARITH_HARDWARE;
+    p->acc_model = LSE_ACC_AUTO;
+    p->b_q = 32; p->n_q = 4; p->b_k = 16; p->n_k = 4;
+    p->tau = 0.5;
+    p->delta = 1.0 / 256.0;
+    p->stage1 = true; p->stage2 = true;
+    p->rounding = LSE_ROUND_RNE;
+    p->overflow = LSE_OVERFLOW_SATURATE;
+    p->mu_lp_shift = LSE_MU_TRUNC_E4M3;
+    p->hp_shift = LSE_HP_SHIFT_UE5M11;
+    p->scale_point = LSE_SCALE_PRE_FP32;
+    p->acc_order = LSE_ORDER_ASCENDING;
+    p->chunk_k = 1;
+    p->knapsack_tiebreak = LSE_TIE_WORST_QUERY;
+    p->disruptive_numerics = LSE_DISRUPT_FLAGGED_ONLY;
+    p->above_one = LSE_ABOVE_KEEP;
+    p->state_precision = LSE_STATE_FP32;
+    p->lamp_code_tau = 1.5;
+    p->random_rate = 0.1;
+    p->seed = 0;
+    p->threads = 1;
+    p->compute_reference = true;
+    p->keep_reference = false;
+    p->keep_tile_records = false;
+    p->query_block_order = 0;
+}
+
+const char *ls_engine_mode_name(ls_engine_mode m)
+{
+    switch (m) {
+    case LSE_MODE_LAMP: return "lamp";
+    case LSE_MODE_FA2_FP32: return "fa2_fp32";
+    case LSE_MODE_FA2_16BIT: return "fa2_16bit";
+    case LSE_MODE_PURE_8BIT: return "pure_8bit";
+    case LSE_MODE_LAMP_CODE: return "lamp_code";
+    case LSE_MODE_RANDOM: return "random";
+    }
+    return "?";
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, const char *a)
+{
+    if (err && errlen) snprintf(err, errlen, fmt, a);
+    return -1;
+}
+
+/* Map the engine parameters onto the tile procedure's configuration. */
+static int build_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen)
+{
+    lslamp_cfg_default(c);
+    c->b_q = p->b_q; c->b_k = p->b_k; c->n_k = p->n_k; c->d = dim;
+    c->delta = p->delta; c->tau = p->tau;
+    c->stage1 = p->stage1; c->stage2 = p->stage2;
+    c->arith = p->arithmetic == LSE_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
+    if (p->acc_model == LSE_ACC_PAPER) c->acc_model = LSFP_ACC_PAPER;
+    else if (p->acc_model == LSE_ACC_EXACT) c->acc_model = LSFP_ACC_EXACT;
+    else c->acc_model = p->arithmetic == LSE_ARITH_PAPER ? LSFP_ACC_PAPER : LSFP_ACC_EXACT;
+    c->rounding = p->rounding == LSE_ROUND_RTZ ? LSFP_RND_RTZ : p->rounding == LSE_ROUND_STOCHASTIC ? LSFP_RND_STOCHASTIC : LSFP_RND_RNE;
+    c->overflow = p->overflow == LSE_OVERFLOW_NAN ? LSFP_OVF_NONSAT : LSFP_OVF_SATURATE;
+    c->mu_shift = p->mu_lp_shift == LSE_MU_RNE_E4M3 ? LSLAMP_MU_RNE : p->mu_lp_shift == LSE_MU_EXACT ? LSLAMP_MU_EXACT : LSLAMP_MU_TRUNC;
+    c->hp_shift = p->hp_shift == LSE_HP_SHIFT_EXACT ? LSLAMP_HPSHIFT_EXACT : LSLAMP_HPSHIFT_ROUNDED;
+    c->scale_point = p->scale_point == LSE_SCALE_PRE_BF16 ? LSLAMP_SCALE_PRE_BF16 : p->scale_point == LSE_SCALE_POST ? LSLAMP_SCALE_POST : LSLAMP_SCALE_PRE_FP32;
+    c->acc_order = p->acc_order == LSE_ORDER_DESCENDING ? LSFP_ORDER_DESCENDING : LSFP_ORDER_ASCENDING;
+    c->chunk_k = p->chunk_k;
+    c->tiebreak = p->knapsack_tiebreak == LSE_TIE_LEXICOGRAPHIC ? LSLAMP_TIE_LEXICOGRAPHIC : LSLAMP_TIE_WORST_QUERY;
+    c->disruptive = p->disruptive_numerics == LSE_DISRUPT_FULL_TILE_HP ? LSLAMP_DISRUPT_FULL_TILE : LSLAMP_DISRUPT_FLAGGED;
+    c->above_one = p->above_one == LSE_ABOVE_RAISE ? LSLAMP_ABOVE_RAISE : LSLAMP_ABOVE_KEEP;
+    c->state_fp64 = p->state_precision == LSE_STATE_FP64;
+    c->random_rate = p->random_rate;
+    c->no_tables = p->mode == LSE_MODE_FA2_FP32;   /* nothing emulated: skip the LUT and the SFU table */
+    switch (p->mode) {
+    case LSE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;
+    case LSE_MODE_PURE_8BIT: c->policy = &lslamp_policy_none; break;
+    case LSE_MODE_RANDOM: c->policy = &lslamp_policy_random; break;
+    default: c->policy = &lslamp_policy_lamp; break;
+    }
+    return lslamp_cfg_finalize(c, err, errlen);
+}
+
+typedef struct {
+    const eng_ctx *x;
+    atomic_int *next;
+    atomic_int *failed;
+} pool_arg;
+
+static void *worker(void *arg)
+{
+    pool_arg *a = arg;
+    eng_ws w;
+    if (eng_ws_init(&w, a->x) != 0) {
+        atomic_store(a->failed, 1);
+        return NULL;
+    }
+    for (;;) {
+        int k = atomic_fetch_add(a->next, 1);
+        if (k >= a->x->nitems || atomic_load(a->failed)) break;
+        /* test hook: process query blocks in descending order (results must not change) */
+        int item = a->x->p->query_block_order ? a->x->nitems - 1 - k : k;
+        eng_run_item(a->x, &w, item);
+    }
+    eng_ws_free(&w);
+    return NULL;
+}
+
+static int ncores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+void ls_engine_result_free(ls_engine_result *r)
+{
+    if (!r) return;
+    free(r->o);
+    free(r->o_ref);
+    free(r->tiles.hp_subblocks_hist);
+    free(r->records);
+    memset(r, 0, sizeof *r);
+}
+
+static void merge(const eng_ctx *x, ls_engine_result *r)
+{
+    const ls_engine_params *p = x->p;
+    int hl = p->n_k + 1;
+    eng_item_stats t;
+    memset(&t, 0, sizeof t);
+    for (int i = 0; i < x->nitems; i++) {     /* fixed order: identical for any thread count */
+        const eng_item_stats *s = &x->items[i];
+        t.executed += s->executed; t.masked += s->masked; t.stage1 += s->stage1; t.stage2 += s->stage2;
+        t.sub_active += s->sub_active; t.logits_unmasked += s->logits_unmasked;
+        t.logits_hp1 += s->logits_hp1; t.logits_hp2 += s->logits_hp2;
+        t.ev.lp_saturations += s->ev.lp_saturations; t.ev.hp_saturations += s->ev.hp_saturations;
+        t.ev.overflows_nan += s->ev.overflows_nan; t.ev.exp_underflows += s->ev.exp_underflows;
+        t.ev.exp_above_one += s->ev.exp_above_one; t.ev.exact_fixups += s->ev.exact_fixups;
+        t.kl_sum += s->kl_sum; t.l1_sum += s->l1_sum; t.abs_sum += s->abs_sum; t.diff2 += s->diff2;
+        t.ref2 += s->ref2; t.rrl2_sum += s->rrl2_sum;
+        if (s->kl_max > t.kl_max) t.kl_max = s->kl_max;
+        if (s->l1_max > t.l1_max) t.l1_max = s->l1_max;
+        if (s->abs_max > t.abs_max) t.abs_max = s->abs_max;
+        if (s->rrl2_max > t.rrl2_max) t.rrl2_max = s->rrl2_max;
+        t.kl_inf += s->kl_inf; t.rows += s->rows; t.flips += s->flips; t.elems += s->elems;
+        for (int h = 0; h < hl; h++) r->tiles.hp_subblocks_hist[h] += x->hist[(size_t)i * hl + h];
+    }
+    r->tiles.executed = t.executed;
+    r->tiles.masked_skipped = t.masked;
+    uint64_t dis = 0;
+    for (int h = 2; h < hl; h++) dis += r->tiles.hp_subblocks_hist[h];
+    r->tiles.disruptive_rate = t.executed ? (double)dis / (double)t.executed : 0.0;
+    ls_recompute_stats *rc = &r->recompute;
+    rc->stage1_subblocks = t.stage1;
+    rc->stage2_subblocks = t.stage2;
+    rc->subblocks_active = t.sub_active;
+    rc->logits_unmasked = t.logits_unmasked;
+    rc->logits_hp = t.logits_hp1 + t.logits_hp2;
+    double lu = (double)t.logits_unmasked;
+    rc->logit_rate = lu > 0 ? (double)rc->logits_hp / lu : 0.0;
+    rc->logit_rate_stage1 = lu > 0 ? (double)t.logits_hp1 / lu : 0.0;
+    rc->logit_rate_stage2 = lu > 0 ? (double)t.logits_hp2 / lu : 0.0;
+    rc->subblock_rate = t.sub_active ? (double)(t.stage1 + t.stage2) / (double)t.sub_active : 0.0;
+    r->events.e4m3_saturations = t.ev.lp_saturations;
+    r->events.hp_saturations = t.ev.hp_saturations;
+    r->events.overflows_nan = t.ev.overflows_nan;
+    r->events.exp_underflows = t.ev.exp_underflows;
+    r->events.exp_above_one = t.ev.exp_above_one;
+    r->events.exact_fixups = t.ev.exact_fixups;
+    ls_accuracy_stats *a = &r->accuracy;
+    a->valid = x->accuracy;
+    if (x->accuracy) {
+        double rows = (double)t.rows;
+        a->rows = t.rows;
+        a->kl_mean = rows > 0 ? t.kl_sum / rows : 0.0;
+        a->kl_max = t.kl_max;
+        a->kl_inf_count = t.kl_inf;
+        a->l1_mean = rows > 0 ? t.l1_sum / rows : 0.0;
+        a->l1_max = t.l1_max;
+        a->o_max_abs_err = t.abs_max;
+        a->o_mean_abs_err = t.elems ? t.abs_sum / (double)t.elems : 0.0;
+        a->o_rel_fro_err = t.ref2 > 0 ? sqrt(t.diff2 / t.ref2) : 0.0;
+        a->row_rel_l2_mean = rows > 0 ? t.rrl2_sum / rows : 0.0;
+        a->row_rel_l2_max = t.rrl2_max;
+        a->argmax_flip_rate = rows > 0 ? (double)t.flips / rows : 0.0;
+    }
+}
+
+int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_result *r,
+                  char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (!p || !in) return fail(err, errlen, "%s", "null parameters or inputs");
+    if (in->batch < 1 || in->heads_q < 1 || in->heads_kv < 1 || in->seq_q < 1 || in->seq_k < 1 || in->dim < 1)
+        return fail(err, errlen, "%s", "inputs: batch, heads, sequence lengths and dim must be >= 1");
+    if (in->heads_q % in->heads_kv != 0)
+        return fail(err, errlen, "%s", "inputs: heads_q must be a multiple of heads_kv");
+    if (!in->q || !in->k || !in->v) return fail(err, errlen, "%s", "inputs: missing Q, K or V");
+    if (p->b_q < 1 || p->n_q < 1 || p->b_k < 1 || p->n_k < 1)
+        return fail(err, errlen, "%s", "b_q, n_q, b_k and n_k must be >= 1");
+    if (p->n_k > LSLAMP_MAX_NK) return fail(err, errlen, "%s", "n_k must be <= 16");
+    if (p->n_q > 64) return fail(err, errlen, "%s", "n_q must be <= 64");
+    if (p->threads < 0) return fail(err, errlen, "%s", "threads must be >= 0");
+    if (p->mode == LSE_MODE_LAMP_CODE && p->rounding == LSE_ROUND_STOCHASTIC)
+        return fail(err, errlen, "%s", "lamp_code mode does not support stochastic rounding");
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    lslamp_cfg *cfg = malloc(sizeof *cfg);
+    if (!cfg) return fail(err, errlen, "%s", "out of memory");
+    if (build_cfg(p, in->dim, cfg, err, errlen) != 0) { free(cfg); return -1; }
+
+    eng_ctx x;
+    memset(&x, 0, sizeof x);
+    x.p = p; x.in = in; x.cfg = cfg;
+    x.br = p->b_q * p->n_q;
+    x.bc = p->b_k * p->n_k;
+    x.nqb = (in->seq_q + x.br - 1) / x.br;
+    x.nkt = (in->seq_k + x.bc - 1) / x.bc;
+    x.group = in->heads_q / in->heads_kv;
+    x.accuracy = p->compute_reference;
+    x.nitems = in->batch * in->heads_q * x.nqb;
+    size_t nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
+    int hl = p->n_k + 1;
+    r->batch = in->batch; r->heads_q = in->heads_q; r->seq_q = in->seq_q; r->dim = in->dim;
+    r->n_qblocks = x.nqb; r->n_ktiles = x.nkt; r->n_q = p->n_q;
+    r->tiles.hist_len = hl;
+    r->o = calloc(nout, sizeof(float));
+    r->tiles.hp_subblocks_hist = calloc((size_t)hl, sizeof(uint64_t));
+    x.items = calloc((size_t)x.nitems, sizeof *x.items);
+    x.hist = calloc((size_t)x.nitems * hl, sizeof(uint64_t));
+    if (p->compute_reference && p->keep_reference) r->o_ref = calloc(nout, sizeof(float));
+    if (p->keep_tile_records) {
+        r->n_records = (size_t)x.nitems * p->n_q * x.nkt;
+        r->records = calloc(r->n_records, sizeof *r->records);
+    }
+    x.o = r->o; x.o_ref = r->o_ref; x.records = r->records;
+    int rc = 0;
+    if (!r->o || !r->tiles.hp_subblocks_hist || !x.items || !x.hist ||
+        (p->compute_reference && p->keep_reference && !r->o_ref) || (p->keep_tile_records && !r->records)) {
+        rc = fail(err, errlen, "%s", "out of memory");
+    } else {
+        int nt = p->threads == 0 ? ncores() : p->threads;
+        if (nt > x.nitems) nt = x.nitems;
+        if (nt < 1) nt = 1;
+        atomic_int next, failed;
+        atomic_init(&next, 0);
+        atomic_init(&failed, 0);
+        pool_arg arg = { &x, &next, &failed };
+        pthread_t *th = calloc((size_t)nt, sizeof *th);
+        int started = 0;
+        if (th) {
+            for (int i = 1; i < nt; i++) {
+                if (pthread_create(&th[i], NULL, worker, &arg) != 0) break;
+                started++;
+            }
+            worker(&arg);
+            for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+            free(th);
+        } else {
+            atomic_store(&failed, 1);
+        }
+        if (atomic_load(&failed)) rc = fail(err, errlen, "%s", "out of memory (engine workspace)");
+        else merge(&x, r);
+    }
+    free(x.items);
+    free(x.hist);
+    free(cfg);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return rc;
+}

@@ -1,0 +1,153 @@
+/* sim/engine — the golden LampAttention engine: FlashAttention-2 forward over batch x heads (GQA),
+ * query blocks and key tiles, with the block-LAMP procedure of hw/lamp per (warp, key tile), the
+ * baselines, the fp64 reference, accuracy metrics and per-tile records. See docs/engine.md. */
+#ifndef LAMPSIM_SIM_ENGINE_H
+#define LAMPSIM_SIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attn_inputs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    LSE_MODE_LAMP,        /* LampAttention: two-stage block-LAMP (default) */
+    LSE_MODE_FA2_FP32,    /* vanilla FlashAttention-2 in fp32 */
+    LSE_MODE_FA2_16BIT,   /* the 16-bit machine: e4m11 logits, ue5m11 exponentials everywhere */
+    LSE_MODE_PURE_8BIT,   /* no recompute, running max from LP maxima (G-23) */
+    LSE_MODE_LAMP_CODE,   /* LAMP reference-code rule (B.2) on the materialised softmax */
+    LSE_MODE_RANDOM       /* random sub-block recompute at random_rate (the LAMP paper's control) */
+} ls_engine_mode;
+typedef enum { LSE_ARITH_HARDWARE, LSE_ARITH_PAPER } ls_arith;
+typedef enum { LSE_ACC_AUTO, LSE_ACC_PAPER, LSE_ACC_EXACT } ls_acc_model;
+typedef enum { LSE_ROUND_RNE, LSE_ROUND_RTZ, LSE_ROUND_STOCHASTIC } ls_rounding;
+typedef enum { LSE_OVERFLOW_SATURATE, LSE_OVERFLOW_NAN } ls_overflow;
+typedef enum { LSE_MU_TRUNC_E4M3, LSE_MU_RNE_E4M3, LSE_MU_EXACT } ls_mu_lp_shift;
+typedef enum { LSE_HP_SHIFT_UE5M11, LSE_HP_SHIFT_EXACT } ls_hp_shift;
+typedef enum { LSE_SCALE_PRE_FP32, LSE_SCALE_PRE_BF16, LSE_SCALE_POST } ls_scale_point;
+typedef enum { LSE_ORDER_ASCENDING, LSE_ORDER_DESCENDING } ls_acc_order;
+typedef enum { LSE_TIE_WORST_QUERY, LSE_TIE_LEXICOGRAPHIC } ls_knapsack_tiebreak;
+typedef enum { LSE_DISRUPT_FLAGGED_ONLY, LSE_DISRUPT_FULL_TILE_HP } ls_disruptive_numerics;
+typedef enum { LSE_ABOVE_KEEP, LSE_ABOVE_RAISE } ls_above_one;
+typedef enum { LSE_STATE_FP32, LSE_STATE_FP64 } ls_state_precision;
+
+typedef struct ls_engine_params {
+    ls_engine_mode mode;
+    ls_arith arithmetic;
+    ls_acc_model acc_model;
+    int b_q, n_q, b_k, n_k;
+    double tau, delta;
+    bool stage1, stage2;
+    ls_rounding rounding;
+    ls_overflow overflow;
+    ls_mu_lp_shift mu_lp_shift;
+    ls_hp_shift hp_shift;
+    ls_scale_point scale_point;
+    ls_acc_order acc_order;
+    int chunk_k;
+    ls_knapsack_tiebreak knapsack_tiebreak;
+    ls_disruptive_numerics disruptive_numerics;
+    ls_above_one above_one;
+    ls_state_precision state_precision;
+    double lamp_code_tau;
+    double random_rate;
+    uint64_t seed;
+    int threads;              /* 0 = all cores */
+    bool compute_reference;   /* fp64 reference + accuracy metrics (default on) */
+    bool keep_reference;      /* keep the reference O in the result (for saving) */
+    bool keep_tile_records;   /* per-tile records (default off) */
+    int query_block_order;    /* test hook: 0 ascending, 1 descending work-item order (results identical) */
+} ls_engine_params;
+
+void ls_engine_params_default(ls_engine_params *p);
+const char *ls_engine_mode_name(ls_engine_mode m);
+
+/* Per (batch, head, query block, warp, key tile): what the timing model replays. */
+typedef struct {
+    uint16_t stage1_mask;     /* sub-blocks HP before the exponentials (stage 1 / policy choice) */
+    uint16_t stage2_mask;     /* sub-blocks recomputed in stage 2 */
+    uint8_t n_hp;             /* popcount of both */
+    uint8_t flags;            /* bit 0: fully masked (skipped); bit 1: whole tile HP (G-16 option);
+                                 bit 2: an exponential above one (G-15); bit 3: the warp does
+                                 not exist (queries past seq_q in the last query block) */
+} ls_tile_record;
+
+typedef struct {
+    uint64_t executed;            /* (warp, key tile) pairs executed */
+    uint64_t masked_skipped;      /* (warp, key tile) pairs skipped as fully masked */
+    uint64_t *hp_subblocks_hist;  /* [n_k + 1]: executed tiles with 0..n_k HP sub-blocks */
+    int hist_len;                 /* n_k + 1 */
+    double disruptive_rate;       /* share of executed tiles with >= 2 HP sub-blocks */
+} ls_tile_stats;
+
+typedef struct {
+    double logit_rate;            /* HP unmasked logits / unmasked logits (both stages) */
+    double logit_rate_stage1, logit_rate_stage2;
+    double subblock_rate;         /* HP sub-blocks / active sub-blocks of executed tiles */
+    uint64_t stage1_subblocks, stage2_subblocks;
+    uint64_t subblocks_active;
+    uint64_t logits_unmasked, logits_hp;
+} ls_recompute_stats;
+
+typedef struct {
+    bool valid;                   /* computed (compute_reference on) */
+    double kl_mean, kl_max;       /* KL(p_ref || p_test), natural log, per row; mean and max */
+    uint64_t kl_inf_count;        /* rows with p_test = 0 where p_ref > 0 (clamped at 1e-45) */
+    double l1_mean, l1_max;       /* ||p_test - p_ref||_1 per row */
+    double o_max_abs_err, o_mean_abs_err, o_rel_fro_err;
+    double row_rel_l2_mean, row_rel_l2_max;
+    double argmax_flip_rate;
+    uint64_t rows;                /* rows measured (rows with at least one visible key) */
+} ls_accuracy_stats;
+
+typedef struct {
+    uint64_t e4m3_saturations;    /* LP accumulator roundings clamped to +-448 */
+    uint64_t hp_saturations;      /* HP accumulator roundings clamped */
+    uint64_t overflows_nan;       /* accumulator overflows to NaN (overflow = nan) */
+    uint64_t exp_underflows;      /* unmasked logits whose exponential is zero */
+    uint64_t exp_above_one;       /* exponentials above one (G-15) */
+    uint64_t exact_fixups;        /* exact slow-path accumulation steps (fp library) */
+} ls_event_stats;
+
+typedef struct ls_engine_result {
+    /* O: [batch][heads_q][seq_q][dim], float32, same layout as Q. */
+    float *o;
+    float *o_ref;                 /* fp64 reference rounded to fp32 (keep_reference), else NULL */
+    int batch, heads_q, seq_q, dim;
+    ls_tile_stats tiles;
+    ls_recompute_stats recompute;
+    ls_accuracy_stats accuracy;
+    ls_event_stats events;
+    /* Per-tile records, [batch][heads_q][n_qblocks][n_q][n_ktiles] (keep_tile_records). */
+    ls_tile_record *records;
+    size_t n_records;
+    int n_qblocks, n_ktiles, n_q;
+    double wall_seconds;
+} ls_engine_result;
+
+/* Run the engine. Returns 0, or -1 with a message in err. result must be released with
+ * ls_engine_result_free (also after a failure). */
+int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_result *r,
+                  char *err, size_t errlen);
+void ls_engine_result_free(ls_engine_result *r);
+
+/* Save O (path_o) and, if non-NULL and kept, the reference O (path_ref) as .npy float32 arrays of
+ * shape [batch, heads_q, seq_q, dim]; the records as a float32 .npy [n_records, 4] if path_records
+ * is non-NULL (columns: stage1_mask, stage2_mask, n_hp, flags; small integers, exact), record order
+ * [batch][heads_q][n_qblocks][n_q][n_ktiles]. NULL paths are skipped. Returns 0 or -1. */
+int ls_engine_save_npy(const ls_engine_result *r, const char *path_o, const char *path_ref,
+                       const char *path_records, char *err, size_t errlen);
+
+/* Native fp32 FlashAttention-2 of one head in plain C, same tiling (Br x Bc), no emulation: the
+ * benchmark's yardstick. q: seq_q x dim, k/v: seq_k x dim, o: seq_q x dim. */
+void ls_fa2_native_head(const float *q, const float *k, const float *v, float *o, int seq_q, int seq_k,
+                        int dim, bool causal, int br, int bc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,442 @@
+/* sim/engine/engine_item.c — one work item (batch, head, query block): the LampAttention /
+ * baseline tile loop over key tiles and warps, the fp32 FA2 and LAMP-code paths, and the fp64
+ * reference with the accuracy metrics of numerics.md E. */
+#include "engine_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline int imin(int a, int b) { return a < b ? a : b; }
+
+int eng_ws_init(eng_ws *w, const eng_ctx *x)
+{
+    memset(w, 0, sizeof *w);
+    const ls_engine_params *p = x->p;
+    size_t br = (size_t)x->br, bc = (size_t)x->bc, d = (size_t)x->in->dim, nkt = (size_t)x->nkt;
+    size_t sk = (size_t)x->in->seq_k;
+    bool code = p->mode == LSE_MODE_LAMP_CODE;
+    w->Qt = malloc(d * br * sizeof(float));
+    w->Y = malloc(bc * br * sizeof(float));
+    w->mu = malloc(br * sizeof(float));
+    w->om32 = malloc(br * sizeof(float));
+    w->O32 = malloc(br * d * sizeof(float));
+    w->om64 = malloc(br * sizeof(double));
+    w->O64 = malloc(br * d * sizeof(double));
+    int bad = !w->Qt || !w->Y || !w->mu || !w->om32 || !w->O32 || !w->om64 || !w->O64;
+    if (lslamp_ws_init(&w->ws, x->cfg) != 0) bad = 1;
+    if (x->accuracy) {
+        w->Ebuf = malloc(nkt * bc * br * sizeof(float));
+        w->muh = malloc(nkt * br * sizeof(float));
+        w->dref = malloc(sk * sizeof(double));
+        w->dtest = malloc(sk * sizeof(double));
+        w->dlog = malloc(sk * sizeof(double));
+        w->oref = malloc(d * sizeof(double));
+        bad |= !w->Ebuf || !w->muh || !w->dref || !w->dtest || !w->dlog || !w->oref;
+    }
+    if (code) {
+        w->Yall = malloc(nkt * bc * br * sizeof(float));
+        w->Yallhp = malloc(nkt * bc * br * sizeof(float));
+        w->dz = malloc(sk * sizeof(double));
+        if (!w->dtest) w->dtest = malloc(sk * sizeof(double));
+        w->sel = malloc(sk);
+        w->zi = malloc(sk * sizeof(lslamp_zi));
+        w->tmask = malloc((size_t)p->n_q * nkt * sizeof(uint16_t));
+        bad |= !w->Yall || !w->Yallhp || !w->dz || !w->dtest || !w->sel || !w->zi || !w->tmask;
+    }
+    if (bad) { eng_ws_free(w); return -1; }
+    return 0;
+}
+
+void eng_ws_free(eng_ws *w)
+{
+    free(w->Qt); free(w->Y); free(w->mu); free(w->om32); free(w->O32); free(w->om64); free(w->O64);
+    lslamp_ws_free(&w->ws);
+    free(w->Ebuf); free(w->muh); free(w->Yall); free(w->Yallhp);
+    free(w->dz); free(w->dref); free(w->dtest); free(w->dlog); free(w->oref);
+    free(w->sel); free(w->zi); free(w->tmask);
+    memset(w, 0, sizeof *w);
+}
+
+/* Item geometry. */
+typedef struct {
+    int b, hq, hkv, qb, q0, nqv;
+    const float *Q, *K, *V;
+    float *O, *Oref;
+    int64_t shift;
+} item_geo;
+
+static void geo_of(const eng_ctx *x, int item, item_geo *g)
+{
+    const ls_attn_inputs *in = x->in;
+    int d = in->dim;
+    g->qb = item % x->nqb;
+    int bh = item / x->nqb;
+    g->hq = bh % in->heads_q;
+    g->b = bh / in->heads_q;
+    g->hkv = g->hq / x->group;
+    g->q0 = g->qb * x->br;
+    g->nqv = imin(x->br, in->seq_q - g->q0);
+    size_t qoff = (((size_t)g->b * in->heads_q + g->hq) * in->seq_q + g->q0) * d;
+    size_t koff = ((size_t)g->b * in->heads_kv + g->hkv) * in->seq_k * d;
+    g->Q = in->q + qoff;
+    g->K = in->k + koff;
+    g->V = in->v + koff;
+    g->O = x->o + qoff;
+    g->Oref = x->o_ref ? x->o_ref + qoff : NULL;
+    g->shift = (int64_t)in->seq_k - in->seq_q;
+}
+
+/* Warp wi's (key tile kt) operands; returns the number of valid queries of the warp. */
+static int warp_io(const eng_ctx *x, eng_ws *w, const item_geo *g, int wi, int kt, lslamp_tile_io *io)
+{
+    const ls_engine_params *p = x->p;
+    int d = x->in->dim, key0 = kt * x->bc;
+    int nqw = g->nqv - wi * p->b_q;
+    nqw = nqw < 0 ? 0 : imin(nqw, p->b_q);
+    memset(io, 0, sizeof *io);
+    io->K = g->K + (size_t)key0 * d; io->ldk = d;
+    io->V = g->V + (size_t)key0 * d; io->ldv = d;
+    io->Qt = w->Qt + wi * p->b_q; io->ldq = x->br;
+    io->nkeys = imin(x->bc, x->in->seq_k - key0);
+    io->nq = nqw;
+    io->ncols = p->b_q;
+    io->key0 = key0;
+    io->query0 = g->q0 + wi * p->b_q;
+    io->causal_shift = g->shift;
+    io->causal = x->in->causal;
+    io->Y = w->Y + wi * p->b_q; io->ldy = x->br;
+    return nqw;
+}
+
+/* ---- fp64 reference and the metrics of one row ---- */
+static void row_metrics(const eng_ctx *x, eng_ws *w, eng_item_stats *st, const item_geo *g, int j,
+                        const float *otest)
+{
+    const ls_attn_inputs *in = x->in;
+    int d = in->dim, sk = in->seq_k;
+    int64_t qi = g->q0 + j;
+    int kmax = sk;
+    if (in->causal) {
+        int64_t last = qi + g->shift;
+        if (last < 0) return;                       /* row sees no key: not measured */
+        if (last + 1 < kmax) kmax = (int)(last + 1);
+    }
+    const float *qr = g->Q + (size_t)j * d;
+    double sc = 1.0 / sqrt((double)d), mx = -INFINITY;
+    for (int k = 0; k < kmax; k++) {
+        const float *kr = g->K + (size_t)k * d;
+        double s = 0.0;
+        for (int t = 0; t < d; t++) s += (double)qr[t] * (double)kr[t];
+        w->dlog[k] = s * sc;
+        if (w->dlog[k] > mx) mx = w->dlog[k];
+    }
+    double Z = 0.0;
+    for (int k = 0; k < kmax; k++) { w->dref[k] = exp(w->dlog[k] - mx); Z += w->dref[k]; }
+    for (int k = 0; k < kmax; k++) w->dref[k] /= Z;
+    for (int k = kmax; k < sk; k++) w->dref[k] = 0.0;
+    for (int t = 0; t < d; t++) w->oref[t] = 0.0;
+    for (int k = 0; k < kmax; k++) {
+        const float *vr = g->V + (size_t)k * d;
+        double pk = w->dref[k];
+        for (int t = 0; t < d; t++) w->oref[t] += pk * (double)vr[t];
+    }
+    if (g->Oref)
+        for (int t = 0; t < d; t++) g->Oref[(size_t)j * d + t] = (float)w->oref[t];
+    /* probability metrics */
+    double l1 = 0.0, kl = 0.0;
+    int inf = 0, am_ref = 0, am_test = 0;
+    for (int k = 0; k < sk; k++) {
+        double pr = w->dref[k], pt = w->dtest[k];
+        l1 += fabs(pt - pr);
+        if (pr > 0) {
+            if (!(pt > 0)) inf = 1;
+            double ptc = pt > 1e-45 ? pt : 1e-45;
+            kl += pr * (log(pr) - log(ptc));
+        }
+        if (pr > w->dref[am_ref]) am_ref = k;
+        if (pt > w->dtest[am_test]) am_test = k;
+    }
+    st->rows++;
+    st->l1_sum += l1;
+    if (l1 > st->l1_max) st->l1_max = l1;
+    st->kl_sum += kl;
+    if (kl > st->kl_max) st->kl_max = kl;
+    st->kl_inf += (uint64_t)inf;
+    st->flips += am_ref != am_test;
+    /* output metrics */
+    double dn = 0.0, rn = 0.0;
+    for (int t = 0; t < d; t++) {
+        double e = (double)otest[t] - w->oref[t];
+        double ae = fabs(e);
+        st->abs_sum += ae;
+        if (ae > st->abs_max || isnan(ae)) st->abs_max = isnan(ae) ? INFINITY : ae > st->abs_max ? ae : st->abs_max;
+        dn += e * e;
+        rn += w->oref[t] * w->oref[t];
+    }
+    st->elems += (uint64_t)d;
+    st->diff2 += dn;
+    st->ref2 += rn;
+    double rr = rn > 0 ? sqrt(dn / rn) : sqrt(dn);
+    st->rrl2_sum += rr;
+    if (rr > st->rrl2_max) st->rrl2_max = rr;
+}
+
+/* Rebuild p_test of row j from the final exponentials of each tile (numerics.md E):
+ * p_i = E_i * exp(mu_hat_t - mu_final) / omega_final, in float64. */
+static void rebuild_row(const eng_ctx *x, eng_ws *w, int j, double mu_final, double omega_final)
+{
+    int sk = x->in->seq_k, br = x->br, bc = x->bc;
+    for (int k = 0; k < sk; k++) {
+        float e = w->Ebuf[(size_t)k * br + j];
+        if (e == 0.0f || !(omega_final > 0)) { w->dtest[k] = 0.0; continue; }
+        double mt = w->muh[(size_t)(k / bc) * br + j];
+        w->dtest[k] = (double)e * exp(mt - mu_final) / omega_final;
+    }
+}
+
+/* ---- LampAttention and the tile-procedure baselines ---- */
+static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const item_geo *g, eng_item_stats *st, uint64_t *hist,
+                     ls_tile_record *rec)
+{
+    const ls_engine_params *p = x->p;
+    const lslamp_cfg *cfg = x->cfg;
+    int d = x->in->dim, br = x->br, bc = x->bc, nq_w = p->n_q;
+    bool allhp = p->mode == LSE_MODE_FA2_16BIT;
+    lslamp_prepare_qt(cfg, g->Q, d, g->nqv, br, w->Qt, br);
+    for (int j = 0; j < br; j++) { w->mu[j] = -INFINITY; w->om32[j] = 0.0f; w->om64[j] = 0.0; }
+    memset(w->O32, 0, (size_t)br * d * sizeof(float));
+    memset(w->O64, 0, (size_t)br * d * sizeof(double));
+    if (x->accuracy) memset(w->Ebuf, 0, (size_t)x->nkt * bc * br * sizeof(float));
+    for (int kt = 0; kt < x->nkt; kt++) {
+        lslamp_tile_io io[64];
+        int wlo = -1, whi = -1;
+        unsigned char run[64];
+        for (int wi = 0; wi < nq_w && wi < 64; wi++) {
+            int nqw = warp_io(x, w, g, wi, kt, &io[wi]);
+            run[wi] = 0;
+            if (nqw == 0) {                                         /* padding warp: does not exist */
+                if (rec) rec[(size_t)wi * x->nkt + kt].flags = LSLAMP_REC_ABSENT;
+                continue;
+            }
+            if (lslamp_tile_fully_masked(cfg, &io[wi])) {
+                st->masked++;
+                if (rec) rec[(size_t)wi * x->nkt + kt].flags = LSLAMP_REC_MASKED;
+                continue;
+            }
+            run[wi] = 1;
+            if (wlo < 0) wlo = wi;
+            whi = wi + 1;
+        }
+        if (wlo < 0) continue;
+        /* Step 1 for the warps that run: LP logits (HP for the 16-bit machine), whole block at once. */
+        lslamp_tile_io bio = io[wlo];
+        bio.ncols = (whi - wlo) * p->b_q;
+        bio.nq = imin(g->nqv - wlo * p->b_q, bio.ncols);
+        uint64_t base = lslamp_mix64(p->seed ^ lslamp_mix64(((uint64_t)item * 64 + 63) * (uint64_t)x->nkt + (uint64_t)kt));
+        lsfp_rng brng;
+        lsfp_rng_seed(&brng, base);
+        lslamp_logits(cfg, allhp, &bio, 0, bc, &brng, &st->ev);
+        for (int wi = wlo; wi < whi; wi++) {
+            if (!run[wi]) continue;
+            lslamp_tile_io *iw = &io[wi];
+            iw->y_is_hp = allhp;
+            iw->tile_seed = lslamp_mix64(p->seed ^ lslamp_mix64(((uint64_t)item * 64 + (uint64_t)wi) * (uint64_t)x->nkt + (uint64_t)kt));
+            lslamp_state sv = { w->mu + wi * p->b_q, w->om32 + wi * p->b_q, w->O32 + (size_t)wi * p->b_q * d,
+                                w->om64 + wi * p->b_q, w->O64 + (size_t)wi * p->b_q * d, d };
+            lslamp_tile_record tr;
+            lslamp_tile_counts tc;
+            lslamp_warp_tile(cfg, iw, &sv, &w->ws, &tr, &tc, &st->ev,
+                             x->accuracy ? w->Ebuf + (size_t)kt * bc * br + wi * p->b_q : NULL, br,
+                             x->accuracy ? w->muh + (size_t)kt * br + wi * p->b_q : NULL);
+            st->executed++;
+            hist[tr.n_hp]++;
+            st->stage1 += (uint64_t)__builtin_popcount(tr.stage1_mask);
+            st->stage2 += (uint64_t)__builtin_popcount(tr.stage2_mask);
+            st->sub_active += (uint64_t)tc.subblocks_active;
+            st->logits_unmasked += (uint64_t)tc.logits_unmasked;
+            st->logits_hp1 += (uint64_t)tc.logits_hp_stage1;
+            st->logits_hp2 += (uint64_t)tc.logits_hp_stage2;
+            if (rec) {
+                ls_tile_record *r = &rec[(size_t)wi * x->nkt + kt];
+                r->stage1_mask = tr.stage1_mask; r->stage2_mask = tr.stage2_mask;
+                r->n_hp = tr.n_hp; r->flags = tr.flags;
+            }
+        }
+    }
+    for (int wi = 0; wi < nq_w; wi++) {
+        int nqw = imin(g->nqv - wi * p->b_q, p->b_q);
+        if (nqw <= 0) break;
+        lslamp_state sv = { w->mu + wi * p->b_q, w->om32 + wi * p->b_q, w->O32 + (size_t)wi * p->b_q * d,
+                            w->om64 + wi * p->b_q, w->O64 + (size_t)wi * p->b_q * d, d };
+        lslamp_finalize(cfg, &sv, nqw, g->O + (size_t)wi * p->b_q * d, d);
+    }
+    if (x->accuracy) {
+        for (int j = 0; j < g->nqv; j++) {
+            double om = cfg->state_fp64 ? w->om64[j] : (double)w->om32[j];
+            rebuild_row(x, w, j, (double)w->mu[j], om);
+            row_metrics(x, w, st, g, j, g->O + (size_t)j * d);
+        }
+    }
+}
+
+/* ---- vanilla fp32 FlashAttention-2 ---- */
+static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const item_geo *g, eng_item_stats *st, ls_tile_record *rec)
+{
+    (void)item;
+    const ls_engine_params *p = x->p;
+    int d = x->in->dim, br = x->br;
+    float scale = (float)(1.0 / sqrt((double)d));
+    for (int t = 0; t < d; t++)
+        for (int j = 0; j < br; j++) w->Qt[(size_t)t * br + j] = j < g->nqv ? g->Q[(size_t)j * d + t] * scale : 0.0f;
+    for (int j = 0; j < br; j++) { w->mu[j] = -INFINITY; w->om32[j] = 0.0f; }
+    memset(w->O32, 0, (size_t)br * d * sizeof(float));
+    if (x->accuracy) memset(w->Ebuf, 0, (size_t)x->nkt * x->bc * br * sizeof(float));
+    /* tile accounting by geometry, as for the other modes */
+    for (int kt = 0; kt < x->nkt; kt++)
+        for (int wi = 0; wi < p->n_q; wi++) {
+            lslamp_tile_io io;
+            if (warp_io(x, w, g, wi, kt, &io) == 0) {
+                if (rec) rec[(size_t)wi * x->nkt + kt].flags = LSLAMP_REC_ABSENT;
+                continue;
+            }
+            bool m = lslamp_tile_fully_masked(x->cfg, &io);
+            if (m) st->masked++;
+            else st->executed++;
+            if (rec && m) rec[(size_t)wi * x->nkt + kt].flags = LSLAMP_REC_MASKED;
+        }
+    eng_fa2_fp32_block(w->Qt, br, g->nqv, g->q0, g->K, g->V, x->in->seq_k, d, x->bc, x->in->causal, g->shift,
+                       w->Y, w->mu, w->om32, w->O32, x->accuracy ? w->Ebuf : NULL, x->accuracy ? w->muh : NULL);
+    for (int j = 0; j < g->nqv; j++) {
+        float l = w->om32[j];
+        for (int t = 0; t < d; t++) g->O[(size_t)j * d + t] = l == 0.0f ? 0.0f : w->O32[(size_t)j * d + t] / l;
+    }
+    if (x->accuracy)
+        for (int j = 0; j < g->nqv; j++) {
+            rebuild_row(x, w, j, (double)w->mu[j], (double)w->om32[j]);
+            row_metrics(x, w, st, g, j, g->O + (size_t)j * d);
+        }
+}
+
+/* ---- LAMP reference-code rule on the materialised softmax (numerics.md B.2, A.4) ---- */
+static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const item_geo *g, eng_item_stats *st,
+                         uint64_t *hist, ls_tile_record *rec)
+{
+    (void)item;
+    const ls_engine_params *p = x->p;
+    const lslamp_cfg *cfg = x->cfg;
+    int d = x->in->dim, br = x->br, bc = x->bc, sk = x->in->seq_k, nkt = x->nkt;
+    lslamp_prepare_qt(cfg, g->Q, d, g->nqv, br, w->Qt, br);
+    /* LP and HP logits of the whole block, through the same logit step as the tile procedure. */
+    for (int kt = 0; kt < nkt; kt++) {
+        lslamp_tile_io bio;
+        warp_io(x, w, g, 0, kt, &bio);
+        bio.ncols = br;
+        bio.nq = g->nqv;
+        bio.query0 = g->q0;
+        bio.Y = w->Yall + (size_t)kt * bc * br;
+        lslamp_logits(cfg, false, &bio, 0, bc, NULL, &st->ev);
+        bio.Y = w->Yallhp + (size_t)kt * bc * br;
+        lslamp_logits(cfg, true, &bio, 0, bc, NULL, &st->ev);
+    }
+    memset(w->tmask, 0, (size_t)p->n_q * nkt * sizeof(uint16_t));
+    for (int j = 0; j < g->nqv; j++) {
+        int wi = j / p->b_q;
+        float *o = g->O + (size_t)j * d;
+        double mx = -INFINITY;
+        for (int k = 0; k < sk; k++) {
+            double y = w->Yall[(size_t)k * br + j];
+            if (y > mx) mx = y;
+        }
+        if (mx == -INFINITY) {
+            for (int t = 0; t < d; t++) o[t] = 0.0f;
+            continue;
+        }
+        double Z = 0.0;
+        for (int k = 0; k < sk; k++) {
+            float y = w->Yall[(size_t)k * br + j];
+            w->dz[k] = y == -INFINITY ? 0.0 : exp((double)y - mx);
+            Z += w->dz[k];
+        }
+        for (int k = 0; k < sk; k++) w->dz[k] /= Z;
+        lslamp_lampcode_mask(w->dz, sk, p->lamp_code_tau, w->sel, w->zi);
+        /* replace the selected logits by HP ones; masked entries stay -inf */
+        float m2 = -INFINITY;
+        for (int k = 0; k < sk; k++) {
+            size_t ix = (size_t)k * br + j;
+            float y = w->Yall[ix];
+            if (y == -INFINITY) continue;
+            st->logits_unmasked++;
+            if (w->sel[k]) {
+                y = w->Yallhp[ix];
+                w->Yall[ix] = y;
+                st->logits_hp2++;
+                int kt = k / bc, th = (k % bc) / p->b_k;
+                w->tmask[(size_t)wi * nkt + kt] |= (uint16_t)(1u << th);
+            }
+            if (y > m2) m2 = y;
+        }
+        /* fp32 softmax and P.V (ascending keys) */
+        float S = 0.0f;
+        for (int k = 0; k < sk; k++) {
+            float y = w->Yall[(size_t)k * br + j];
+            float e = y == -INFINITY ? 0.0f : (float)exp((double)y - (double)m2);
+            w->dz[k] = e;
+            S = S + e;
+        }
+        for (int t = 0; t < d; t++) o[t] = 0.0f;
+        for (int k = 0; k < sk; k++) {
+            float pk = (float)w->dz[k] / S;
+            if (w->dtest) w->dtest[k] = pk;
+            if (pk == 0.0f) continue;
+            const float *v = g->V + (size_t)k * d;
+            for (int t = 0; t < d; t++) o[t] = o[t] + pk * v[t];
+        }
+        if (x->accuracy) row_metrics(x, w, st, g, j, o);
+    }
+    /* per (warp, key tile) records and statistics */
+    for (int kt = 0; kt < nkt; kt++)
+        for (int wi = 0; wi < p->n_q; wi++) {
+            lslamp_tile_io io;
+            int nqw = warp_io(x, w, g, wi, kt, &io);
+            ls_tile_record *r = rec ? &rec[(size_t)wi * nkt + kt] : NULL;
+            if (nqw == 0) {
+                if (r) r->flags = LSLAMP_REC_ABSENT;
+                continue;
+            }
+            if (lslamp_tile_fully_masked(cfg, &io)) {
+                st->masked++;
+                if (r) r->flags = LSLAMP_REC_MASKED;
+                continue;
+            }
+            st->executed++;
+            for (int th = 0; th < p->n_k; th++) {
+                int act = 0;
+                for (int i = th * p->b_k; i < (th + 1) * p->b_k && !act; i++) {
+                    const float *y = w->Yallhp + ((size_t)kt * bc + i) * br + wi * p->b_q;
+                    for (int jj = 0; jj < nqw; jj++) if (y[jj] != -INFINITY) { act = 1; break; }
+                }
+                st->sub_active += (uint64_t)act;
+            }
+            uint16_t m = w->tmask[(size_t)wi * nkt + kt];
+            int n = __builtin_popcount(m);
+            hist[n]++;
+            st->stage2 += (uint64_t)n;
+            if (r) { r->stage2_mask = m; r->n_hp = (uint8_t)n; }
+        }
+}
+
+void eng_run_item(const eng_ctx *x, eng_ws *w, int item)
+{
+    item_geo g;
+    geo_of(x, item, &g);
+    eng_item_stats *st = &x->items[item];
+    memset(st, 0, sizeof *st);
+    uint64_t *hist = x->hist + (size_t)item * (x->p->n_k + 1);
+    ls_tile_record *rec = x->records ? x->records + (size_t)item * x->p->n_q * x->nkt : NULL;
+    switch (x->p->mode) {
+    case LSE_MODE_FA2_FP32: run_fp32(x, w, item, &g, st, rec); break;
+    case LSE_MODE_LAMP_CODE: run_lampcode(x, w, item, &g, st, hist, rec); break;
+    default: run_lamp(x, w, item, &g, st, hist, rec); break;
+    }
+}
