@@ -4,5 +4,8 @@
 #define LAMPSIM_CLI_COMMANDS_H
 
 int lscli_fp(int argc, char **argv);
+int lscli_run(int argc, char **argv);
+int lscli_validate(int argc, char **argv);
+int lscli_config(int argc, char **argv);
 
 #endif

@@ -12,6 +12,9 @@ typedef struct {
 } command;
 
 static const command k_commands[] = {
+    {"run", lscli_run, "run a configuration (default: the embedded one) and report"},
+    {"validate", lscli_validate, "check configuration files without running them"},
+    {"config", lscli_config, "show the resolved configuration (--dump) or explain a key (--explain)"},
     {"fp", lscli_fp, "explore the number formats: round, encode, decode, table, lut, dot"},
 };
 

@@ -1,0 +1,23 @@
+/* The report of one run: every figure the engine measured, the workload facts, and the resolved
+ * configuration with the seed and lampsim version, as one ordered field list (fields.h) written to
+ * report.json and report.csv. Deterministic: the same configuration gives byte-identical reports
+ * (host-dependent measurements such as wall time go to run_info.json, never here). */
+#ifndef LAMPSIM_REPORT_REPORT_H
+#define LAMPSIM_REPORT_REPORT_H
+#include <stdio.h>
+
+#include "config.h"
+#include "engine.h"
+#include "fields.h"
+#include "workload.h"
+
+#define LS_REPORT_SCHEMA_VERSION 1
+
+/* Appends the report's fields (schema_version, lampsim.*, workload.*, tiles.*, recompute.*,
+ * accuracy.*, events.*, config.*) in that order. */
+void ls_report_fields(ls_fields *fs, const ls_config *cfg, const ls_workload_info *wl, const ls_engine_result *r);
+/* Only the configuration as config.<key> fields, by the schema table. */
+void ls_report_config_fields(ls_fields *fs, const ls_config *cfg);
+/* A compact human summary. */
+void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *wl, const ls_engine_result *r);
+#endif

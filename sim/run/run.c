@@ -1,0 +1,180 @@
+#define _POSIX_C_SOURCE 200809L  /* mkdir, gethostname */
+#include "run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "fields.h"
+#include "json.h"
+#include "lampsim_version.h"
+#include "report.h"
+#include "workload.h"
+
+void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
+{
+    const ls_cfg_algorithm *a = &cfg->algorithm;
+    ls_engine_params_default(p);
+    /* Enumerations share their order with the schema (tests/engine checks it at compile time). */
+    p->mode = (ls_engine_mode)a->mode;
+    p->arithmetic = (ls_arith)a->arithmetic;
+    p->acc_model = (ls_acc_model)a->acc_model;
+    p->b_q = a->b_q;
+    p->n_q = a->n_q;
+    p->b_k = a->b_k;
+    p->n_k = a->n_k;
+    p->tau = a->tau;
+    p->delta = a->delta;
+    p->stage1 = a->stage1;
+    p->stage2 = a->stage2;
+    p->rounding = (ls_rounding)a->rounding;
+    p->overflow = (ls_overflow)a->overflow;
+    p->mu_lp_shift = (ls_mu_lp_shift)a->mu_lp_shift;
+    p->hp_shift = (ls_hp_shift)a->hp_shift;
+    p->scale_point = (ls_scale_point)a->scale_point;
+    p->acc_order = (ls_acc_order)a->acc_order;
+    p->chunk_k = a->chunk_k;
+    p->knapsack_tiebreak = (ls_knapsack_tiebreak)a->knapsack_tiebreak;
+    p->disruptive_numerics = (ls_disruptive_numerics)a->disruptive_numerics;
+    p->above_one = (ls_above_one)a->above_one;
+    p->state_precision = (ls_state_precision)a->state_precision;
+    p->lamp_code_tau = a->lamp_code_tau;
+    p->random_rate = a->random_rate;
+    p->seed = (uint64_t)cfg->seed;
+    p->threads = a->threads;
+}
+
+/* Creates dir (and parents); refuses a non-empty one unless force. */
+static int prepare_out_dir(const char *dir, bool force, char *err, size_t errlen)
+{
+    char path[LS_CFG_PATH_MAX];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
+            return 2;
+        }
+        *p = '/';
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
+        return 2;
+    }
+    DIR *d = opendir(path);
+    if (!d) {
+        snprintf(err, errlen, "%s: not a directory: %s", path, strerror(errno));
+        return 2;
+    }
+    int entries = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) entries++;
+    closedir(d);
+    if (entries && !force) {
+        snprintf(err, errlen, "%s: output directory is not empty (use --force to overwrite)", path);
+        return 2;
+    }
+    return 0;
+}
+
+static int write_text(const char *dir, const char *name, const char *text, char *err, size_t errlen)
+{
+    char path[LS_CFG_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return ls_atomic_write_file(path, text, strlen(text), err, errlen) ? 1 : 0;
+}
+
+/* Host-dependent facts of the run, kept apart from the deterministic report. */
+static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, int threads)
+{
+    ls_json j;
+    char host[256] = "";
+    ls_json_init(&j);
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    ls_json_begin_object(&j, NULL);
+    ls_json_string(&j, "lampsim_version", LAMPSIM_VERSION);
+    ls_json_string(&j, "git", LAMPSIM_GIT_REV);
+    ls_json_string(&j, "config_source", cfg->source);
+    ls_json_string(&j, "host", host);
+    ls_json_int(&j, "threads", threads);
+    ls_json_double(&j, "wall_seconds", r->wall_seconds);
+    ls_json_end_object(&j);
+    const char *t = ls_json_text(&j);
+    char *out = t ? strdup(t) : NULL;
+    ls_json_free(&j);
+    return out;
+}
+
+static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const ls_workload_info *wl,
+                         const ls_engine_result *res, const ls_engine_params *ep, char *err, size_t errlen)
+{
+    const char *dir = o->out_dir;
+    char path[LS_CFG_PATH_MAX + 64];
+    ls_fields fs;
+    ls_json j;
+    int rc = 1;
+    ls_fields_init(&fs);
+    ls_json_init(&j);
+    ls_report_fields(&fs, cfg, wl, res);
+    ls_fields_to_json(&fs, &j);
+    char *csv = ls_fields_to_csv(&fs);
+    char *info = run_info_json(cfg, res, ep->threads);
+    const char *json = ls_json_text(&j);
+    if (!csv || !json || !info) {
+        snprintf(err, errlen, "out of memory while writing the report");
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/config.resolved.yaml", dir);
+    if (ls_config_write_resolved_file(cfg, path, err, errlen)) goto out;
+    if (o->save_o) {
+        char po[LS_CFG_PATH_MAX + 64], pr[LS_CFG_PATH_MAX + 64];
+        snprintf(po, sizeof po, "%s/O.npy", dir);
+        snprintf(pr, sizeof pr, "%s/O_ref.npy", dir);
+        if (ls_engine_save_npy(res, po, res->o_ref ? pr : NULL, NULL, err, errlen)) goto out;
+    }
+    if (write_text(dir, "report.csv", csv, err, errlen) || write_text(dir, "run_info.json", info, err, errlen))
+        goto out;
+    /* report.json last: its presence marks a complete run directory */
+    if (write_text(dir, "report.json", json, err, errlen)) goto out;
+    rc = 0;
+out:
+    free(csv);
+    free(info);
+    ls_json_free(&j);
+    ls_fields_free(&fs);
+    return rc;
+}
+
+int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
+{
+    ls_engine_params ep;
+    ls_engine_params_from_config(cfg, &ep);
+    ep.keep_reference = o->save_o;
+    if (o->out_dir) {
+        int rc = prepare_out_dir(o->out_dir, o->force, err, errlen);
+        if (rc) return rc;
+    }
+    ls_attn_inputs in;
+    ls_workload_info wl;
+    memset(&in, 0, sizeof in);
+    if (ls_workload_build(cfg, NULL, &in, &wl, err, errlen)) return 2;
+    ls_engine_result res;
+    memset(&res, 0, sizeof res);
+    int rc = 0;
+    if (ls_engine_run(&ep, &in, &res, err, errlen)) rc = 1;
+    if (!rc && !o->quiet) {
+        FILE *out = o->summary ? o->summary : stdout;
+        ls_report_summary(out, cfg, &wl, &res);
+        fprintf(out, "wall      %.3f s%s%s\n", res.wall_seconds, o->out_dir ? ", results in " : "",
+                o->out_dir ? o->out_dir : "");
+    }
+    if (!rc && o->out_dir) rc = write_outputs(cfg, o, &wl, &res, &ep, err, errlen);
+    ls_engine_result_free(&res);
+    ls_attn_inputs_release(&in);
+    return rc;
+}

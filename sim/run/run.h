@@ -1,0 +1,28 @@
+/* One lampsim run, from a resolved configuration to its outputs: builds the workload, maps the
+ * configuration onto the engine, runs it, and writes the run directory atomically. The CLI's
+ * `run` and (later) sweep workers call this, so a point of a sweep is exactly a `lampsim run`. */
+#ifndef LAMPSIM_RUN_RUN_H
+#define LAMPSIM_RUN_RUN_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "engine.h"
+
+typedef struct {
+    const char *out_dir;   /* NULL: print the summary only, write nothing */
+    bool force;            /* allow writing into a non-empty out_dir */
+    bool save_o;           /* also write O.npy (and O_ref.npy) */
+    bool quiet;            /* no summary on stdout */
+    FILE *summary;         /* where the summary goes (default stdout) */
+} ls_run_opts;
+
+/* The engine parameters a configuration asks for. */
+void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p);
+
+/* Runs cfg. Returns 0; 2 for bad input (workload, out_dir refused) with a message in err; 1 for a
+ * run or I/O failure. Nothing is left half-written: each file is written to a temporary name
+ * and renamed. */
+int ls_run(const ls_config *cfg, const ls_run_opts *opts, char *err, size_t errlen);
+#endif
