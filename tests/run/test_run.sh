@@ -4,6 +4,7 @@
 # --force, bad configuration -> exit 2 with file:line:col and nothing written, CSV/JSON agree.
 set -u
 lampsim=$1
+docs=$2
 py=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -39,6 +40,18 @@ row = next(csv.DictReader(open(d + '/report.csv')))
 assert float(row['tiles.disruptive_rate']) == t['disruptive_rate']
 assert row['config.algorithm.mode'] == 'lamp' and int(row['tiles.executed']) == t['executed']
 PY" "report.json and report.csv carry version, seed, config and statistics consistently"
+# every report field (but the config echo) is documented in docs/reports.md
+check "$py - '$tmp/a/report.json' '$docs/reports.md' <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); doc = open(sys.argv[2]).read()
+def leaves(d, p=''):
+    for k, v in d.items():
+        if isinstance(v, dict):
+            if p + k != 'config': yield from leaves(v, p + k + '.')
+        else: yield p + k
+missing = [k for k in leaves(r) if '\x60' + k + '\x60' not in doc]
+assert not missing, missing
+PY" "every report field is documented in docs/reports.md"
 # refusal and --force
 "$lampsim" run "${small[@]}" -o "$tmp/a" --quiet 2>"$tmp/err"; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'not empty' '$tmp/err'" "refuses a non-empty output directory (rc $rc)"
