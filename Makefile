@@ -1,4 +1,5 @@
 # Convenience front end over CMake. `make run` and `make test` are the README's two commands.
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
@@ -17,7 +18,7 @@ build: configure
 # The main job on the embedded default configuration.
 run: build
 	@$(BUILD)/lampsim --version
-	@scripts/demo.sh $(BUILD)/lampsim
+	@$(BUILD)/lampsim run
 
 # The full default test suite (long tests excluded: see test-long).
 test: build
