@@ -25,6 +25,9 @@ test: build
 	@ctest --test-dir $(BUILD) -LE long --output-on-failure -j $(JOBS)
 
 test-long: build
+	@scripts/install-deps.sh --long
+	@cmake -S . -B $(BUILD) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
 	@ctest --test-dir $(BUILD) -L long --output-on-failure
 
 # ASan + UBSan build running the whole default suite.

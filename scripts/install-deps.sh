@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the Debian packages lampsim needs that this machine lacks. Fast no-op when all are present.
-# Usage: scripts/install-deps.sh            (as root, or with sudo available)
+# Usage: scripts/install-deps.sh [--long]   (as root, or with sudo available)
 set -euo pipefail
 
 packages=(
@@ -8,7 +8,12 @@ packages=(
   libsystemc-dev                             # SystemC 2.3.4 + TLM-2.0 (built for C++17)
   libyaml-dev                                # YAML configuration
   python3 python3-numpy python3-matplotlib   # scripts/ (plots), run by /usr/bin/python3
+  python3-torch                              # scripts/dump_qkv.py and its test (tiny CPU model)
 )
+# `--long`: also what the long tests need (libFuzzer targets are built with clang).
+if [ "${1:-}" = "--long" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

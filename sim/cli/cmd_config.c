@@ -1,0 +1,253 @@
+/* lampsim validate FILE... [--set key=value]... [--build]
+ * lampsim config --dump [FILE] [--set key=value]... [-o OUT]
+ * lampsim config --explain KEY | --list | --docs [OUT] */
+#include "cmd_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "config.h"
+#include "workload.h"
+
+static void print_warnings(const char *name, const ls_diag *d)
+{
+    for (int i = 0; i < d->n_warnings; ++i) fprintf(stderr, "%s: warning: %s\n", name, d->warnings[i]);
+}
+
+static void validate_usage(FILE *out)
+{
+    fputs("usage: lampsim validate FILE... [--set key.path=value]... [--build] [--quiet]\n"
+          "  Loads each configuration (includes, workload files and overrides applied) and reports\n"
+          "  every problem as file:line:column: key: message. --build also generates or loads the\n"
+          "  workload (trace files, QK-norm bound) and prints its summary.\n"
+          "  Exit code 0 when every file is valid, 2 otherwise.\n",
+          out);
+}
+
+/* Collects --set arguments; returns -1 on a usage error. */
+static int take_set(int *i, int argc, char **argv, const char **sets, int *nsets, int maxsets)
+{
+    const char *a = argv[*i];
+    const char *v = NULL;
+    if (!strcmp(a, "--set")) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "lampsim: --set needs key.path=value\n");
+            return -1;
+        }
+        v = argv[++*i];
+    } else if (!strncmp(a, "--set=", 6)) {
+        v = a + 6;
+    } else {
+        return 0;
+    }
+    if (*nsets >= maxsets) {
+        fprintf(stderr, "lampsim: too many --set options\n");
+        return -1;
+    }
+    sets[(*nsets)++] = v;
+    return 1;
+}
+
+int lscli_validate(int argc, char **argv)
+{
+    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    int nsets = 0, nfiles = 0, build = 0, quiet = 0, rc = 0;
+    if (!sets || !files) {
+        free(sets);
+        free(files);
+        return 1;
+    }
+    for (int i = 1; i < argc; ++i) {
+        int t = take_set(&i, argc, argv, sets, &nsets, argc);
+        if (t < 0) {
+            rc = 2;
+            goto out;
+        }
+        if (t) continue;
+        if (!strcmp(argv[i], "--build")) build = 1;
+        else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = 1;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            validate_usage(stdout);
+            goto out;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "lampsim validate: unknown option '%s'\n", argv[i]);
+            validate_usage(stderr);
+            rc = 2;
+            goto out;
+        } else files[nfiles++] = argv[i];
+    }
+    if (!nfiles) {
+        validate_usage(stderr);
+        rc = 2;
+        goto out;
+    }
+    for (int f = 0; f < nfiles; ++f) {
+        ls_config *cfg = malloc(sizeof *cfg);
+        ls_diag *d = malloc(sizeof *d);
+        if (!cfg || !d) {
+            free(cfg);
+            free(d);
+            rc = 1;
+            break;
+        }
+        if (ls_config_load(cfg, files[f], sets, nsets, d)) {
+            fprintf(stderr, "%s\n", d->message);
+            rc = 2;
+        } else {
+            print_warnings(files[f], d);
+            int ok = 1;
+            if (build) {
+                ls_attn_inputs in;
+                ls_workload_info info;
+                char err[2048];
+                if (ls_workload_build(cfg, NULL, &in, &info, err, sizeof err)) {
+                    fprintf(stderr, "%s: %s\n", files[f], err);
+                    rc = 2;
+                    ok = 0;
+                } else {
+                    if (!quiet) ls_workload_info_print(&info, stdout);
+                    ls_attn_inputs_release(&in);
+                }
+            }
+            if (ok && !quiet) printf("%s: ok\n", files[f]);
+        }
+        ls_config_free(cfg);
+        free(cfg);
+        free(d);
+    }
+out:
+    free(sets);
+    free(files);
+    return rc;
+}
+
+static void config_usage(FILE *out)
+{
+    fputs("usage: lampsim config --dump [FILE] [--set key.path=value]... [-o OUT]\n"
+          "       lampsim config --explain KEY\n"
+          "       lampsim config --list\n"
+          "       lampsim config --docs [OUT]\n"
+          "  --dump     print the resolved configuration (the embedded default when FILE is omitted);\n"
+          "             -o writes it atomically to OUT instead. Reloading it reproduces the run.\n"
+          "  --explain  type, default, allowed values and meaning of a key, or the keys of a section\n"
+          "  --list     every key with its type and default\n"
+          "  --docs     the Markdown reference (docs/config.md is exactly this text)\n",
+          out);
+}
+
+int lscli_config(int argc, char **argv)
+{
+    enum { NONE, DUMP, EXPLAIN, LIST, DOCS } action = NONE;
+    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    int nsets = 0, rc = 0;
+    const char *file = NULL, *key = NULL, *outpath = NULL;
+    if (!sets) return 1;
+    for (int i = 1; i < argc; ++i) {
+        int t = take_set(&i, argc, argv, sets, &nsets, argc);
+        if (t < 0) {
+            rc = 2;
+            goto out;
+        }
+        if (t) continue;
+        const char *a = argv[i];
+        if (!strcmp(a, "--dump")) action = DUMP;
+        else if (!strcmp(a, "--list")) action = LIST;
+        else if (!strcmp(a, "--docs")) action = DOCS;
+        else if (!strcmp(a, "--explain")) {
+            action = EXPLAIN;
+            if (i + 1 >= argc) {
+                fprintf(stderr, "lampsim config: --explain needs a key\n");
+                rc = 2;
+                goto out;
+            }
+            key = argv[++i];
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "lampsim config: %s needs a file name\n", a);
+                rc = 2;
+                goto out;
+            }
+            outpath = argv[++i];
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            config_usage(stdout);
+            goto out;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "lampsim config: unknown option '%s'\n", a);
+            config_usage(stderr);
+            rc = 2;
+            goto out;
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "lampsim config: unexpected argument '%s'\n", a);
+            rc = 2;
+            goto out;
+        }
+    }
+    switch (action) {
+    case NONE:
+        config_usage(stderr);
+        rc = 2;
+        break;
+    case EXPLAIN:
+        rc = ls_config_explain(key, stdout) ? 2 : 0;
+        break;
+    case LIST:
+        (void)ls_config_explain("", stdout);
+        break;
+    case DOCS: {
+        char *md = ls_config_docs_markdown();
+        if (!md) {
+            rc = 1;
+            break;
+        }
+        const char *dst = outpath ? outpath : file;
+        if (dst) {
+            char err[512];
+            if (ls_atomic_write_file(dst, md, strlen(md), err, sizeof err)) {
+                fprintf(stderr, "lampsim config: %s\n", err);
+                rc = 1;
+            }
+        } else {
+            fputs(md, stdout);
+        }
+        free(md);
+        break;
+    }
+    case DUMP: {
+        ls_config *cfg = malloc(sizeof *cfg);
+        ls_diag *d = malloc(sizeof *d);
+        if (!cfg || !d) {
+            free(cfg);
+            free(d);
+            rc = 1;
+            break;
+        }
+        if (ls_config_load(cfg, file, sets, nsets, d)) {
+            fprintf(stderr, "%s\n", d->message);
+            rc = 2;
+        } else {
+            print_warnings(file ? file : "<embedded default>", d);
+            if (outpath) {
+                char err[512];
+                if (ls_config_write_resolved_file(cfg, outpath, err, sizeof err)) {
+                    fprintf(stderr, "lampsim config: %s\n", err);
+                    rc = 1;
+                }
+            } else if (ls_config_write_resolved(cfg, stdout)) {
+                rc = 1;
+            }
+        }
+        ls_config_free(cfg);
+        free(cfg);
+        free(d);
+        break;
+    }
+    }
+out:
+    free(sets);
+    return rc;
+}

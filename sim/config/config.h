@@ -1,0 +1,177 @@
+/* lampsim configuration: a typed structure filled from YAML (libyaml) through one schema table.
+ *
+ * Layers, later ones win: schema defaults -> the file's includes (in order, recursively) -> the
+ * file itself -> --set overrides. A `workload.file` reference replaces the whole workload
+ * section by defaults + that workload file, then the other workload keys of the same mapping
+ * apply on top. Relative paths (includes, workload files, traces) are resolved against the
+ * directory of the file that names them. Every error names file:line:column, the key path and
+ * what was expected; loading never crashes on any input. */
+#ifndef LAMPSIM_CONFIG_CONFIG_H
+#define LAMPSIM_CONFIG_CONFIG_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define LS_CFG_NAME_MAX 128
+#define LS_CFG_TEXT_MAX 512
+#define LS_CFG_PATH_MAX 1024
+
+/* ---- enumerations (the YAML spelling is in the comment; order = schema order) ---- */
+typedef enum { LS_MODE_LAMP, LS_MODE_FA2_FP32, LS_MODE_FA2_16BIT, LS_MODE_PURE_8BIT, LS_MODE_LAMP_CODE,
+               LS_MODE_RANDOM } ls_cfg_mode; /* lamp fa2_fp32 fa2_16bit pure_8bit lamp_code random */
+typedef enum { LS_ARITH_HARDWARE, LS_ARITH_PAPER } ls_cfg_arith;            /* hardware paper */
+typedef enum { LS_ACC_AUTO, LS_ACC_PAPER, LS_ACC_EXACT } ls_cfg_acc_model;  /* auto paper exact */
+typedef enum { LS_ROUND_RNE, LS_ROUND_RTZ, LS_ROUND_STOCHASTIC } ls_cfg_rounding;
+typedef enum { LS_OVF_SATURATE, LS_OVF_NAN } ls_cfg_overflow;
+typedef enum { LS_MULP_TRUNC_E4M3, LS_MULP_RNE_E4M3, LS_MULP_EXACT } ls_cfg_mu_lp_shift;
+typedef enum { LS_HPS_UE5M11, LS_HPS_EXACT } ls_cfg_hp_shift;
+typedef enum { LS_SCALE_PRE_FP32, LS_SCALE_PRE_BF16, LS_SCALE_POST } ls_cfg_scale_point;
+typedef enum { LS_ORDER_ASCENDING, LS_ORDER_DESCENDING } ls_cfg_acc_order;
+typedef enum { LS_TIE_WORST_QUERY, LS_TIE_LEXICOGRAPHIC } ls_cfg_tiebreak;
+typedef enum { LS_DISR_FLAGGED_ONLY, LS_DISR_FULL_TILE_HP } ls_cfg_disruptive;
+typedef enum { LS_ABOVE_ONE_KEEP, LS_ABOVE_ONE_RAISE } ls_cfg_above_one;
+typedef enum { LS_STATE_FP32, LS_STATE_FP64 } ls_cfg_state_precision;
+typedef enum { LS_LAYOUT_COMPACT, LS_LAYOUT_FULL } ls_cfg_layout;
+typedef enum { LS_DTYPE_FP32, LS_DTYPE_BF16, LS_DTYPE_FP16 } ls_cfg_dtype;
+typedef enum { LS_GEN_GAUSSIAN, LS_GEN_QKNORM, LS_GEN_TRACE } ls_cfg_generator;
+
+typedef struct ls_cfg_unit {
+    int lanes;    /* operations issued per cycle per core */
+    int latency;  /* cycles from issue to result */
+} ls_cfg_unit;
+
+typedef struct ls_cfg_accelerator {
+    char name[LS_CFG_NAME_MAX];
+    int cores;
+    double clock_ghz;
+    int warp_size, max_warps, max_ctas;
+    struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, latency, promote_interval; } tensor;
+    struct { int lanes, latency, entries; } lut;
+    ls_cfg_unit sfu, vector;
+    struct { int sort_latency, subset_latency; } scheduler;
+    struct { int registers, subpartitions, max_regs_per_thread, alloc_granularity;
+             ls_cfg_layout layout; int max_contexts; } regfile;
+    struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
+             int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency; } memory;
+    struct { double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
+             double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
+             double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b; } energy;
+} ls_cfg_accelerator;
+
+typedef struct ls_cfg_algorithm {
+    ls_cfg_mode mode;
+    ls_cfg_arith arithmetic;
+    ls_cfg_acc_model acc_model;
+    int b_q, n_q, b_k, n_k;
+    double tau, delta;
+    bool stage1, stage2;
+    ls_cfg_rounding rounding;
+    ls_cfg_overflow overflow;
+    ls_cfg_mu_lp_shift mu_lp_shift;
+    ls_cfg_hp_shift hp_shift;
+    ls_cfg_scale_point scale_point;
+    ls_cfg_acc_order acc_order;
+    int chunk_k;
+    ls_cfg_tiebreak knapsack_tiebreak;
+    ls_cfg_disruptive disruptive_numerics;
+    ls_cfg_above_one above_one;
+    ls_cfg_state_precision state_precision;
+    double lamp_code_tau;
+    double random_rate;
+    int threads;
+} ls_cfg_algorithm;
+
+typedef struct ls_cfg_workload {
+    char file[LS_CFG_PATH_MAX];        /* consumed while loading; empty in a loaded config */
+    char name[LS_CFG_NAME_MAX];
+    char description[LS_CFG_TEXT_MAX];
+    int batch, heads_q, heads_kv, seq_q, seq_k, dim;
+    bool causal;
+    ls_cfg_dtype dtype;
+    ls_cfg_generator generator;
+    int64_t seed;                       /* -1: use the top-level seed */
+    double std, v_std, sharpness, head_variety, locality;
+    struct { double gain, gain_spread; bool enforce_bound; } qknorm;
+    struct { bool enabled; double base; } rope;
+    struct { int count; double strength; } sinks;
+    int64_t max_elements;               /* per operand tensor */
+    struct { char q[LS_CFG_PATH_MAX], k[LS_CFG_PATH_MAX], v[LS_CFG_PATH_MAX], safetensors[LS_CFG_PATH_MAX];
+             char q_name[LS_CFG_NAME_MAX], k_name[LS_CFG_NAME_MAX], v_name[LS_CFG_NAME_MAX]; } trace;
+} ls_cfg_workload;
+
+typedef struct ls_config {
+    char version[LS_CFG_NAME_MAX];      /* lampsim version that resolved this config */
+    char description[LS_CFG_TEXT_MAX];
+    int64_t seed;
+    ls_cfg_accelerator accelerator;
+    ls_cfg_algorithm algorithm;
+    ls_cfg_workload workload;
+    /* provenance, not part of the configuration proper (not compared, not dumped) */
+    char source[LS_CFG_PATH_MAX];          /* the top-level file, or "<embedded default>" */
+    char workload_source[LS_CFG_PATH_MAX]; /* the last workload file applied, if any */
+} ls_config;
+
+/* ---- diagnostics ---- */
+#define LS_DIAG_MAX_WARN 8
+typedef struct ls_diag {
+    char message[1536];    /* "file:line:col: key.path: what was wrong" (empty when no error) */
+    char file[LS_CFG_PATH_MAX];
+    int line, column;      /* 1-based; 0 when unknown (e.g. --set) */
+    char key[256];
+    int n_warnings;
+    char warnings[LS_DIAG_MAX_WARN][384];
+} ls_diag;
+
+/* ---- schema ---- */
+typedef enum { LS_T_INT, LS_T_INT64, LS_T_DOUBLE, LS_T_BOOL, LS_T_STRING, LS_T_PATH, LS_T_ENUM } ls_type;
+
+typedef struct ls_schema_entry {
+    const char *path;          /* "algorithm.tau" */
+    ls_type type;
+    size_t offset;             /* into ls_config */
+    size_t size;               /* for strings: capacity */
+    const char *def;           /* default, as YAML scalar text */
+    double min, max;           /* inclusive range for numbers */
+    const char *const *names;  /* enum spellings, NULL-terminated */
+    const char *help;
+    unsigned flags;
+} ls_schema_entry;
+
+#define LS_SF_NODUMP 1u   /* not written to the resolved YAML (workload.file) */
+
+const ls_schema_entry *ls_schema(size_t *count);
+const ls_schema_entry *ls_schema_find(const char *path);
+
+/* ---- API ---- */
+/* path NULL: the embedded default (configs/default.yaml compiled in). Overrides are
+ * "key.path=value" strings. Returns 0, or -1 with diag filled and cfg left at defaults. */
+int ls_config_load(ls_config *cfg, const char *path, const char *const *overrides, int n_overrides, ls_diag *diag);
+/* Same from a YAML text; name is used in messages and relative paths resolve against base_dir
+ * (NULL: the current directory). */
+int ls_config_load_string(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
+                          const char *const *overrides, int n_overrides, ls_diag *diag);
+/* Only the schema defaults (no YAML). */
+void ls_config_defaults(ls_config *cfg);
+/* Writes the resolved configuration as YAML; reloading it yields an identical config. */
+int ls_config_write_resolved(const ls_config *cfg, FILE *out);
+/* Writes it to path atomically (e.g. out/config.resolved.yaml). */
+int ls_config_write_resolved_file(const ls_config *cfg, const char *path, char *err, size_t errlen);
+/* 1 when every schema field is equal (provenance ignored). On a difference, names the first
+ * differing key in diff (may be NULL). */
+int ls_config_equal(const ls_config *a, const ls_config *b, char *diff, size_t difflen);
+void ls_config_free(ls_config *cfg);
+
+/* Explanation of one key (type, default, range/enum, help) or of every key under a section
+ * prefix. Returns 0, or -1 with a did-you-mean message in out. */
+int ls_config_explain(const char *key, FILE *out);
+/* The Markdown reference of every key (docs/config.md is exactly this text). */
+char *ls_config_docs_markdown(void);
+
+/* Enum helpers: spelling of value v of the enum-typed key, or NULL. */
+const char *ls_config_enum_name(const char *key, int v);
+/* The embedded default YAML text. */
+extern const char ls_config_default_yaml[];
+/* The lampsim version string stored in resolved configs. */
+const char *ls_config_version(void);
+#endif

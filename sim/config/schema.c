@@ -1,0 +1,234 @@
+/* The one schema table: every configuration key with its type, default, range and help text.
+ * Parsing, validation, --set, `config --explain`, the resolved dump and docs/config.md are all
+ * driven from it. Keep entries of one section contiguous (the YAML writer relies on it). */
+#include <float.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "config.h"
+
+#define F(field) offsetof(ls_config, field), sizeof(((ls_config *)0)->field)
+#define BIG 1e300
+
+static const char *const mode_names[] = {"lamp", "fa2_fp32", "fa2_16bit", "pure_8bit", "lamp_code", "random", NULL};
+static const char *const arith_names[] = {"hardware", "paper", NULL};
+static const char *const accm_names[] = {"auto", "paper", "exact", NULL};
+static const char *const round_names[] = {"rne", "rtz", "stochastic", NULL};
+static const char *const ovf_names[] = {"saturate", "nan", NULL};
+static const char *const mulp_names[] = {"trunc_e4m3", "rne_e4m3", "exact", NULL};
+static const char *const hps_names[] = {"ue5m11", "exact", NULL};
+static const char *const scale_names[] = {"pre_fp32", "pre_bf16", "post", NULL};
+static const char *const order_names[] = {"ascending", "descending", NULL};
+static const char *const tie_names[] = {"worst_query", "lexicographic", NULL};
+static const char *const disr_names[] = {"flagged_only", "full_tile_hp", NULL};
+static const char *const above_names[] = {"keep", "raise", NULL};
+static const char *const state_names[] = {"fp32", "fp64", NULL};
+static const char *const layout_names[] = {"compact", "full", NULL};
+static const char *const dtype_names[] = {"fp32", "bf16", "fp16", NULL};
+static const char *const gen_names[] = {"gaussian", "qknorm", "trace", NULL};
+
+#define I(p, f, d, lo, hi, h) {p, LS_T_INT, F(f), d, lo, hi, NULL, h, 0}
+#define I64(p, f, d, lo, hi, h) {p, LS_T_INT64, F(f), d, lo, hi, NULL, h, 0}
+#define D(p, f, d, lo, hi, h) {p, LS_T_DOUBLE, F(f), d, lo, hi, NULL, h, 0}
+#define B(p, f, d, h) {p, LS_T_BOOL, F(f), d, 0, 1, NULL, h, 0}
+#define S(p, f, d, h) {p, LS_T_STRING, F(f), d, 0, 0, NULL, h, 0}
+#define P(p, f, d, h) {p, LS_T_PATH, F(f), d, 0, 0, NULL, h, 0}
+#define EN(p, f, d, n, h) {p, LS_T_ENUM, F(f), d, 0, 0, n, h, 0}
+#define PJ(p, f, d, h) D(p, f, d, 0, 1e9, "Energy per operation in pJ (hardware.md section 5): " h)
+
+static const ls_schema_entry schema[] = {
+    S("version", version, "", "lampsim version that resolved this configuration. Written to config.resolved.yaml; "
+      "when it differs from the running binary a warning is issued (the value is informational)."),
+    S("description", description, "", "Free text describing the run or sweep point."),
+    I64("seed", seed, "1", 0, 9007199254740991.0, "Run seed: stochastic rounding and the `random` mode draw from it; "
+        "also the workload generator seed when workload.seed is -1."),
+
+    /* ---------------- accelerator ---------------- */
+    S("accelerator.name", accelerator.name, "lampattention", "Preset name, reported in results."),
+    I("accelerator.cores", accelerator.cores, "132", 1, 1e6, "Number of cores (SM-like units) working in parallel."),
+    D("accelerator.clock_ghz", accelerator.clock_ghz, "1.83", 1e-3, 1e3, "Core clock in GHz (H100 figures use 1.83 GHz)."),
+    I("accelerator.warp_size", accelerator.warp_size, "32", 1, 1024, "Threads (lanes) per warp."),
+    I("accelerator.max_warps", accelerator.max_warps, "64", 1, 65536, "Maximum resident warps per core."),
+    I("accelerator.max_ctas", accelerator.max_ctas, "32", 1, 65536, "Maximum resident thread blocks per core."),
+    I("accelerator.tensor.macs_per_cycle_8bit", accelerator.tensor.macs_per_cycle_8bit, "4096", 1, 1 << 24,
+      "Tensor-core multiply-accumulates per cycle per core with 8-bit (FP8) operands (H100: 8192 FLOP/clk/SM)."),
+    I("accelerator.tensor.macs_per_cycle_16bit", accelerator.tensor.macs_per_cycle_16bit, "2048", 1, 1 << 24,
+      "Tensor-core multiply-accumulates per cycle per core with 16-bit operands (H100: 4096 FLOP/clk/SM)."),
+    I("accelerator.tensor.latency", accelerator.tensor.latency, "32", 0, 1e6,
+      "Pipeline fill latency of one tensor-core MMA in cycles (placeholder, hardware.md section 1)."),
+    I("accelerator.tensor.promote_interval", accelerator.tensor.promote_interval, "128", 1, 65536,
+      "K depth after which 8-bit MMA partial sums are promoted to FP32 registers."),
+    I("accelerator.lut.lanes", accelerator.lut.lanes, "128", 0, 65536,
+      "LUT exponential lookups per cycle per core; 0 = no LUT unit (low-precision exponentials go to the SFU)."),
+    I("accelerator.lut.latency", accelerator.lut.latency, "1", 0, 1e6, "LUT lookup latency in cycles (fully pipelined)."),
+    I("accelerator.lut.entries", accelerator.lut.entries, "256", 2, 65536, "Entries of the exponential table (8-bit index = 256)."),
+    I("accelerator.sfu.lanes", accelerator.sfu.lanes, "16", 1, 65536,
+      "Special-function (MUFU) operations per cycle per core: high-precision exp, reciprocal."),
+    I("accelerator.sfu.latency", accelerator.sfu.latency, "20", 0, 1e6, "SFU latency in cycles (estimate)."),
+    I("accelerator.vector.lanes", accelerator.vector.lanes, "128", 1, 65536,
+      "FP32 vector lanes per core (max, subtract, row sums, conversions)."),
+    I("accelerator.vector.latency", accelerator.vector.latency, "4", 0, 1e6, "Vector pipeline latency in cycles."),
+    I("accelerator.scheduler.sort_latency", accelerator.scheduler.sort_latency, "4", 0, 1e6,
+      "Cycles for the recompute scheduler to sort the N_k sub-block threats (stage 1)."),
+    I("accelerator.scheduler.subset_latency", accelerator.scheduler.subset_latency, "16", 0, 1e6,
+      "Cycles for the stage 2 subset search (2^N_k subsets) per warp and key tile."),
+    I("accelerator.regfile.registers", accelerator.regfile.registers, "65536", 1, 1 << 24, "32-bit registers per core."),
+    I("accelerator.regfile.subpartitions", accelerator.regfile.subpartitions, "4", 1, 64,
+      "Register file sub-partitions (registers are split evenly)."),
+    I("accelerator.regfile.max_regs_per_thread", accelerator.regfile.max_regs_per_thread, "255", 1, 65536,
+      "Largest register allocation per thread."),
+    I("accelerator.regfile.alloc_granularity", accelerator.regfile.alloc_granularity, "256", 1, 65536,
+      "Registers are allocated per warp in multiples of this."),
+    EN("accelerator.regfile.layout", accelerator.regfile.layout, "compact", layout_names,
+       "Logit register layout: `compact` packs 4 x 8-bit per register plus room for one 16-bit sub-block "
+       "(disruptive tiles take a sequential 16-bit branch); `full` keeps every sub-block's 16-bit slot."),
+    I("accelerator.regfile.max_contexts", accelerator.regfile.max_contexts, "2", 1, 1024,
+      "Query thread blocks whose state can be resident in the register file of one core at once."),
+    D("accelerator.memory.bandwidth_gbps", accelerator.memory.bandwidth_gbps, "3350", 1e-3, 1e9,
+      "Off-chip (HBM) bandwidth of the whole chip in GB/s."),
+    I("accelerator.memory.latency", accelerator.memory.latency, "479", 0, 1e7, "Off-chip load latency in cycles."),
+    D("accelerator.memory.buffer_kib", accelerator.memory.buffer_kib, "228", 1e-3, 1e9,
+      "On-chip buffer (shared memory) per core for Q/K/V tiles, KiB."),
+    I("accelerator.memory.buffer_bytes_per_cycle", accelerator.memory.buffer_bytes_per_cycle, "128", 1, 1 << 24,
+      "On-chip buffer bandwidth per core, bytes per cycle."),
+    I("accelerator.memory.buffer_latency", accelerator.memory.buffer_latency, "29", 0, 1e6, "On-chip buffer load latency in cycles."),
+    I("accelerator.memory.pipeline_stages", accelerator.memory.pipeline_stages, "2", 1, 64,
+      "K/V tiles in flight (circular buffer stages)."),
+    D("accelerator.memory.l2_mib", accelerator.memory.l2_mib, "50", 0, 1e9, "L2 cache size in MiB (0 = none)."),
+    D("accelerator.memory.l2_bandwidth_gbps", accelerator.memory.l2_bandwidth_gbps, "12000", 0, 1e9, "L2 bandwidth of the chip in GB/s."),
+    I("accelerator.memory.l2_latency", accelerator.memory.l2_latency, "263", 0, 1e7, "L2 load latency in cycles."),
+    PJ("accelerator.energy.int_add_8", accelerator.energy.int_add_8, "0.03", "8-bit integer add."),
+    PJ("accelerator.energy.int_add_16", accelerator.energy.int_add_16, "0.05", "16-bit integer add."),
+    PJ("accelerator.energy.int_add_32", accelerator.energy.int_add_32, "0.1", "32-bit integer add."),
+    PJ("accelerator.energy.int_mul_8", accelerator.energy.int_mul_8, "0.2", "8-bit integer multiply."),
+    PJ("accelerator.energy.int_mul_32", accelerator.energy.int_mul_32, "3.1", "32-bit integer multiply."),
+    PJ("accelerator.energy.fp8_add", accelerator.energy.fp8_add, "0.2", "FP8 add (estimate)."),
+    PJ("accelerator.energy.fp8_mul", accelerator.energy.fp8_mul, "0.5", "FP8 multiply (estimate)."),
+    PJ("accelerator.energy.fp_add_16", accelerator.energy.fp_add_16, "0.4", "FP16 add."),
+    PJ("accelerator.energy.fp_add_32", accelerator.energy.fp_add_32, "0.9", "FP32 add."),
+    PJ("accelerator.energy.fp_mul_16", accelerator.energy.fp_mul_16, "1.1", "FP16 multiply."),
+    PJ("accelerator.energy.fp_mul_32", accelerator.energy.fp_mul_32, "3.7", "FP32 multiply."),
+    PJ("accelerator.energy.fma_16", accelerator.energy.fma_16, "1.4", "FP16 fused multiply-add (estimate)."),
+    PJ("accelerator.energy.fma_32", accelerator.energy.fma_32, "4.5", "FP32 fused multiply-add (estimate)."),
+    PJ("accelerator.energy.lut_lookup", accelerator.energy.lut_lookup, "0.15", "one LUT exponential lookup (estimate, ConSmax-scale unit)."),
+    PJ("accelerator.energy.sfu_exp", accelerator.energy.sfu_exp, "3.7", "one SFU exponential (estimate, FP32-multiply class)."),
+    PJ("accelerator.energy.regfile_access", accelerator.energy.regfile_access, "1", "one 32-bit register file access."),
+    PJ("accelerator.energy.sram_read_64b", accelerator.energy.sram_read_64b, "10", "64-bit read from an 8 KB SRAM."),
+    PJ("accelerator.energy.l2_word", accelerator.energy.l2_word, "50", "32-bit word from the last-level cache."),
+    PJ("accelerator.energy.dram_read_64b", accelerator.energy.dram_read_64b, "1300", "64-bit DRAM read (1300-2600 quoted)."),
+
+    /* ---------------- algorithm ---------------- */
+    EN("algorithm.mode", algorithm.mode, "lamp", mode_names,
+       "Engine mode: `lamp` (look-ahead mixed precision, stages 1 and 2), `fa2_fp32` (FlashAttention-2 in fp32), "
+       "`fa2_16bit` (16-bit logits and exponentials), `pure_8bit` (8-bit everything, no recompute), `lamp_code` "
+       "(the LAMP reference code's selection rule, threshold lamp_code_tau), `random` (recompute a random "
+       "random_rate share of sub-blocks)."),
+    EN("algorithm.arithmetic", algorithm.arithmetic, "hardware", arith_names,
+       "`hardware`: native formats (448 saturation, subnormals, LUT underflow); `paper`: the paper's simulation "
+       "(fp32 exponent range, mantissa rounding only)."),
+    EN("algorithm.acc_model", algorithm.acc_model, "auto", accm_names,
+       "Accumulation model of the low-precision dot products: `paper` (round after every product, fmaf then round), "
+       "`exact` (single rounding), `auto` (paper with arithmetic: paper, exact otherwise)."),
+    I("algorithm.b_q", algorithm.b_q, "32", 1, 1024, "Queries per warp (b_q)."),
+    I("algorithm.n_q", algorithm.n_q, "4", 1, 1024, "Warps per query thread block (N_q); b_q * N_q <= 1024."),
+    I("algorithm.b_k", algorithm.b_k, "16", 1, 1024, "Keys per sub-block (b_k)."),
+    I("algorithm.n_k", algorithm.n_k, "4", 1, 16,
+      "Sub-blocks per key tile (N_k); b_k * N_k <= 1024; at most 16 because stage 2 enumerates subsets."),
+    D("algorithm.tau", algorithm.tau, "0.5", 0, 1, "Stage 2 threshold tau (1 disables stage 2 recomputation)."),
+    D("algorithm.delta", algorithm.delta, "0.00390625", 0, DBL_MAX, "Stage 1 safety margin delta (paper: 2^-8, also 2^-4)."),
+    B("algorithm.stage1", algorithm.stage1, "true", "Enable stage 1 (safety-margin check against the running max)."),
+    B("algorithm.stage2", algorithm.stage2, "true", "Enable stage 2 (block-LAMP knapsack on the exponentials)."),
+    EN("algorithm.rounding", algorithm.rounding, "rne", round_names,
+       "Rounding of low-precision results: round to nearest even, toward zero, or stochastic (seeded per tile)."),
+    EN("algorithm.overflow", algorithm.overflow, "saturate", ovf_names, "e4m3 overflow: saturate to +-448 (counted) or produce NaN."),
+    EN("algorithm.mu_lp_shift", algorithm.mu_lp_shift, "trunc_e4m3", mulp_names,
+       "How the running max is narrowed for low-precision exponent shifts: truncate to e4m3 (paper), RNE to e4m3, or exact."),
+    EN("algorithm.hp_shift", algorithm.hp_shift, "ue5m11", hps_names,
+       "High-precision shift path: round (mu - y) to ue5m11 then exp, or exp of the exact fp32 difference."),
+    EN("algorithm.scale_point", algorithm.scale_point, "pre_fp32", scale_names,
+       "Where 1/sqrt(d) is applied: Q pre-scaled in fp32, pre-scaled in bf16, or after the dot product (LAMP code style)."),
+    EN("algorithm.acc_order", algorithm.acc_order, "ascending", order_names, "Order of accumulation over the head dimension."),
+    I("algorithm.chunk_k", algorithm.chunk_k, "1", 1, 4096,
+      "Products accumulated exactly before each low-precision rounding (LAMP code block_size_k); must divide workload.dim."),
+    EN("algorithm.knapsack_tiebreak", algorithm.knapsack_tiebreak, "worst_query", tie_names,
+       "Stage 2 tie-break among feasible subsets of equal size: minimal worst-query cost then lexicographic, or lexicographic only."),
+    EN("algorithm.disruptive_numerics", algorithm.disruptive_numerics, "flagged_only", disr_names,
+       "Numerics of disruptive tiles (2+ sub-blocks in 16-bit): recompute only the flagged sub-blocks, or the whole tile."),
+    EN("algorithm.above_one", algorithm.above_one, "keep", above_names,
+       "A recomputed logit above the running max: keep the max (exp may exceed 1, counted) or raise it and rescale."),
+    EN("algorithm.state_precision", algorithm.state_precision, "fp32", state_names,
+       "Precision of the running state (max, normaliser, output accumulator)."),
+    D("algorithm.lamp_code_tau", algorithm.lamp_code_tau, "1.5", 0, 2, "Threshold of the LAMP code rule (mode lamp_code), on its [1, 2] scale."),
+    D("algorithm.random_rate", algorithm.random_rate, "0.1", 0, 1, "Share of sub-blocks recomputed in mode random."),
+    I("algorithm.threads", algorithm.threads, "1", 0, 4096, "Worker threads of the golden engine (0 = all cores); results do not depend on it."),
+
+    /* ---------------- workload ---------------- */
+    {"workload.file", LS_T_PATH, F(workload.file), "", 0, 0, NULL,
+     "Workload YAML file (relative to the file that names it). Replaces the workload section by defaults + the "
+     "file's keys; other workload keys of the same mapping then apply on top. Consumed while loading.", LS_SF_NODUMP},
+    S("workload.name", workload.name, "default-qknorm", "Workload name, reported in results."),
+    S("workload.description", workload.description, "SYNTHETIC: QK-norm style random Q/K/V, not model activations",
+      "Free text; presets state whether the data is synthetic."),
+    I("workload.batch", workload.batch, "1", 1, 65536, "Batch size."),
+    I("workload.heads_q", workload.heads_q, "2", 1, 65536, "Query heads."),
+    I("workload.heads_kv", workload.heads_kv, "1", 1, 65536, "Key/value heads (grouped-query attention); must divide heads_q."),
+    I("workload.seq_q", workload.seq_q, "512", 1, 16777216, "Query sequence length (small for a decode-like case)."),
+    I("workload.seq_k", workload.seq_k, "512", 1, 16777216, "Key/value sequence length."),
+    I("workload.dim", workload.dim, "128", 1, 4096, "Head dimension d."),
+    B("workload.causal", workload.causal, "true", "Causal mask, bottom-right aligned: query i sees key j iff j <= i + seq_k - seq_q."),
+    EN("workload.dtype", workload.dtype, "bf16", dtype_names, "Operand dtype: Q, K, V are rounded (RNE) to it before the run."),
+    EN("workload.generator", workload.generator, "qknorm", gen_names,
+       "`gaussian` (i.i.d. normal), `qknorm` (RMS-normalised rows x per-channel gains, RoPE, sinks), `trace` (files)."),
+    I64("workload.seed", workload.seed, "-1", -1, 9007199254740991.0, "Generator seed; -1 = the top-level seed."),
+    D("workload.std", workload.std, "1", 0, 1e6, "Standard deviation of Q and K (gaussian) or of the pre-norm rows (qknorm)."),
+    D("workload.v_std", workload.v_std, "1", 0, 1e6, "Standard deviation of V (synthetic generators)."),
+    D("workload.sharpness", workload.sharpness, "1", 0, 1e6,
+      "Multiplies Q (inverse temperature of the softmax); for traces it corrects a model scale other than 1/sqrt(d)."),
+    D("workload.head_variety", workload.head_variety, "0.5", 0, 1,
+      "Per-head variation (0 = identical statistics in every head) of locality, sink strength and gains."),
+    D("workload.locality", workload.locality, "0.5", 0, 100,
+      "qknorm: weight of a component shared by the queries and keys of a head, so that with RoPE nearby tokens correlate."),
+    D("workload.qknorm.gain", workload.qknorm.gain, "2.5", 0, 1e6,
+      "qknorm: largest per-channel gain g; D.5 bound g <= sqrt(448/sqrt(d)) (6.29 at d = 128) keeps logits in e4m3 range."),
+    D("workload.qknorm.gain_spread", workload.qknorm.gain_spread, "0.5", 0, 1,
+      "qknorm: channel gains are g * (1 - spread * u), u uniform in [0, 1)."),
+    B("workload.qknorm.enforce_bound", workload.qknorm.enforce_bound, "false",
+      "qknorm: make a gain above the D.5 bound (including sharpness) an error instead of a reported fact."),
+    B("workload.rope.enabled", workload.rope.enabled, "true", "qknorm: apply rotary position embeddings (half-split pairs) after the norm."),
+    D("workload.rope.base", workload.rope.base, "1000000", 1, 1e12, "RoPE base theta (Qwen3: 1e6; Gemma 3 local layers: 1e4)."),
+    I("workload.sinks.count", workload.sinks.count, "1", 0, 16777216, "qknorm: number of attention-sink keys (the first keys)."),
+    D("workload.sinks.strength", workload.sinks.strength, "0.5", 0, 1e6,
+      "qknorm: weight of the sink direction in every query (the sink keys are that direction plus a little noise); "
+      "0.5 gives the sink about a quarter of the attention mass at the default gain."),
+    I64("workload.max_elements", workload.max_elements, "1073741824", 1, 1099511627776.0,
+        "Largest accepted Q, K or V tensor in elements (guards against accidental huge runs)."),
+    P("workload.trace.q", workload.trace.q, "", "trace: Q as .npy, shape [batch, heads_q, seq_q, dim] or [heads_q, seq_q, dim]."),
+    P("workload.trace.k", workload.trace.k, "", "trace: K as .npy, shape [batch, heads_kv, seq_k, dim] or [heads_kv, seq_k, dim]."),
+    P("workload.trace.v", workload.trace.v, "", "trace: V as .npy, same shape as K."),
+    P("workload.trace.safetensors", workload.trace.safetensors, "", "trace: one .safetensors file holding Q, K and V (instead of .npy files)."),
+    S("workload.trace.q_name", workload.trace.q_name, "q", "trace: tensor name of Q in the .safetensors file."),
+    S("workload.trace.k_name", workload.trace.k_name, "k", "trace: tensor name of K in the .safetensors file."),
+    S("workload.trace.v_name", workload.trace.v_name, "v", "trace: tensor name of V in the .safetensors file."),
+};
+
+const ls_schema_entry *ls_schema(size_t *count)
+{
+    if (count) *count = sizeof schema / sizeof schema[0];
+    return schema;
+}
+
+const ls_schema_entry *ls_schema_find(const char *path)
+{
+    for (size_t i = 0; i < sizeof schema / sizeof schema[0]; ++i)
+        if (!strcmp(schema[i].path, path)) return &schema[i];
+    return NULL;
+}
+
+const char *ls_config_enum_name(const char *key, int v)
+{
+    const ls_schema_entry *e = ls_schema_find(key);
+    if (!e || e->type != LS_T_ENUM || v < 0) return NULL;
+    for (int i = 0; e->names[i]; ++i)
+        if (i == v) return e->names[i];
+    return NULL;
+}

@@ -1,0 +1,28 @@
+/* .safetensors reader: an 8-byte little-endian header size, a JSON header naming each tensor's
+ * dtype, shape and byte range, then the raw data. Tensors of dtype F32, F16 or BF16 load as
+ * float32 into an ls_npy_array (large aligned F32 tensors are memory-mapped). The file is
+ * memory-mapped, the header validated in full (sizes, offsets, overlaps with the end of the
+ * file, shapes that disagree with the byte ranges) before anything is returned. */
+#ifndef LAMPSIM_IO_SAFETENSORS_H
+#define LAMPSIM_IO_SAFETENSORS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npy.h"
+
+typedef struct ls_st_file ls_st_file;
+
+/* Largest accepted JSON header. */
+#define LS_ST_MAX_HEADER ((size_t)64 << 20)
+
+int ls_st_open(const char *path, ls_st_file **out, char *err, size_t errlen);
+/* Parses an in-memory image (the buffer must outlive the handle; tensors are always copied). */
+int ls_st_open_mem(const void *buf, size_t len, ls_st_file **out, char *err, size_t errlen);
+void ls_st_close(ls_st_file *f);
+int ls_st_count(const ls_st_file *f);
+const char *ls_st_name(const ls_st_file *f, int i);
+/* Finds a tensor by name; -1 when absent. */
+int ls_st_find(const ls_st_file *f, const char *name);
+/* Loads the named tensor as float32. Errors name the file and tensor. */
+int ls_st_load_f32(const ls_st_file *f, const char *name, ls_npy_array *out, char *err, size_t errlen);
+#endif

@@ -1,0 +1,193 @@
+/* Traced inputs: Q, K, V from three .npy files or one .safetensors file. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_common.h"
+#include "npy.h"
+#include "safetensors.h"
+#include "workload_internal.h"
+
+typedef struct {
+    ls_npy_array a[3];
+} trace_owner;
+
+static void trace_release(ls_attn_inputs *in)
+{
+    trace_owner *o = in->owner;
+    if (o) {
+        for (int i = 0; i < 3; ++i) ls_npy_free(&o->a[i]);
+        free(o);
+    }
+    in->q = in->k = in->v = NULL;
+    in->owner = NULL;
+    in->release = NULL;
+}
+
+static void resolve(const char *base_dir, const char *p, char *out, size_t len)
+{
+    if (p[0] == '/' || !base_dir || !*base_dir) snprintf(out, len, "%s", p);
+    else snprintf(out, len, "%s/%s", base_dir, p);
+}
+
+/* [batch, heads, seq, dim] from a rank-3 or rank-4 array. */
+static int dims4(const ls_npy_array *a, const char *key, const char *what, int64_t d[4], char *err, size_t errlen)
+{
+    char sh[160];
+    ls_shape_str(a->shape, a->ndim, sh, sizeof sh);
+    if (a->ndim == 4) memcpy(d, a->shape, 4 * sizeof(int64_t));
+    else if (a->ndim == 3) {
+        d[0] = 1;
+        memcpy(d + 1, a->shape, 3 * sizeof(int64_t));
+    } else {
+        ls_io_err(err, errlen, "%s: %s: expected shape [batch, heads, seq, dim] or [heads, seq, dim], got %s", key, what, sh);
+        return -1;
+    }
+    for (int i = 0; i < 4; ++i)
+        if (d[i] < 1 || d[i] > (1 << 24)) {
+            ls_io_err(err, errlen, "%s: %s: shape %s has an empty or oversized dimension", key, what, sh);
+            return -1;
+        }
+    return 0;
+}
+
+static int check_finite(const ls_npy_array *a, const char *key, const char *what, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < a->count; ++i)
+        if (!isfinite(a->data[i])) {
+            /* multi-index of the offending element */
+            char idx[160];
+            size_t rem = i, pos = 0;
+            size_t mult[LS_NPY_MAX_DIMS];
+            size_t m = 1;
+            for (int d = a->ndim - 1; d >= 0; --d) {
+                mult[d] = m;
+                m *= (size_t)a->shape[d];
+            }
+            idx[0] = '\0';
+            for (int d = 0; d < a->ndim && pos < sizeof idx; ++d) {
+                pos += (size_t)snprintf(idx + pos, sizeof idx - pos, "%s%zu", d ? ", " : "", rem / mult[d]);
+                rem %= mult[d];
+            }
+            ls_io_err(err, errlen, "%s: %s: element [%s] is %s; inputs must be finite", key, what, idx,
+                      isnan(a->data[i]) ? "NaN" : "infinite");
+            return -1;
+        }
+    return 0;
+}
+
+int ls_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
+                  char *err, size_t errlen)
+{
+    const ls_cfg_workload *w = &cfg->workload;
+    trace_owner *o = calloc(1, sizeof *o);
+    if (!o) {
+        ls_io_err(err, errlen, "out of memory");
+        return -1;
+    }
+    static const char *const keys_npy[3] = {"workload.trace.q", "workload.trace.k", "workload.trace.v"};
+    char what[3][LS_CFG_PATH_MAX + LS_CFG_NAME_MAX + 16];
+    const char *keys[3];
+    int rc = -1;
+    if (w->trace.safetensors[0]) {
+        char p[2 * LS_CFG_PATH_MAX + 2];
+        resolve(base_dir, w->trace.safetensors, p, sizeof p);
+        ls_st_file *f;
+        char m[600];
+        if (ls_st_open(p, &f, m, sizeof m)) {
+            ls_io_err(err, errlen, "workload.trace.safetensors: %s", m);
+            goto done;
+        }
+        const char *names[3] = {w->trace.q_name, w->trace.k_name, w->trace.v_name};
+        static const char *const keys_st[3] = {"workload.trace.q_name", "workload.trace.k_name", "workload.trace.v_name"};
+        for (int i = 0; i < 3; ++i) {
+            keys[i] = keys_st[i];
+            ls_io_err(what[i], sizeof what[i], "%s['%s']", p, names[i]);
+            if (ls_st_load_f32(f, names[i], &o->a[i], m, sizeof m)) {
+                ls_io_err(err, errlen, "%s: %s", keys_st[i], m);
+                ls_st_close(f);
+                goto done;
+            }
+        }
+        ls_st_close(f);
+        snprintf(info->source, sizeof info->source, "%s", p);
+    } else {
+        const char *paths[3] = {w->trace.q, w->trace.k, w->trace.v};
+        size_t pos = 0;
+        for (int i = 0; i < 3; ++i) {
+            keys[i] = keys_npy[i];
+            resolve(base_dir, paths[i], what[i], sizeof what[i]);
+            char m[600];
+            if (ls_npy_load_f32(what[i], &o->a[i], m, sizeof m)) {
+                ls_io_err(err, errlen, "%s: %s", keys_npy[i], m);
+                goto done;
+            }
+            if (pos < sizeof info->source)
+                pos += (size_t)snprintf(info->source + pos, sizeof info->source - pos, "%s%s", i ? ", " : "", what[i]);
+        }
+    }
+    int64_t dq[4], dk[4], dv[4];
+    if (dims4(&o->a[0], keys[0], what[0], dq, err, errlen) || dims4(&o->a[1], keys[1], what[1], dk, err, errlen) ||
+        dims4(&o->a[2], keys[2], what[2], dv, err, errlen))
+        goto done;
+    if (memcmp(dk, dv, sizeof dk)) {
+        ls_io_err(err, errlen, "%s: V shape [%lld, %lld, %lld, %lld] differs from K shape [%lld, %lld, %lld, %lld]", keys[2],
+                  (long long)dv[0], (long long)dv[1], (long long)dv[2], (long long)dv[3], (long long)dk[0],
+                  (long long)dk[1], (long long)dk[2], (long long)dk[3]);
+        goto done;
+    }
+    if (dq[0] != dk[0] || dq[3] != dk[3]) {
+        ls_io_err(err, errlen, "%s: Q shape [%lld, %lld, %lld, %lld] and K shape [%lld, %lld, %lld, %lld] disagree in %s",
+                  keys[1], (long long)dq[0], (long long)dq[1], (long long)dq[2], (long long)dq[3], (long long)dk[0],
+                  (long long)dk[1], (long long)dk[2], (long long)dk[3], dq[0] != dk[0] ? "batch" : "head dimension");
+        goto done;
+    }
+    if (dq[1] % dk[1]) {
+        ls_io_err(err, errlen, "%s: %lld KV heads do not divide %lld query heads", keys[1], (long long)dk[1], (long long)dq[1]);
+        goto done;
+    }
+    if (dq[3] > 4096) {
+        ls_io_err(err, errlen, "%s: head dimension %lld exceeds 4096", keys[0], (long long)dq[3]);
+        goto done;
+    }
+    if (w->causal && dq[2] > dk[2]) {
+        ls_io_err(err, errlen, "workload.causal: causal attention needs seq_q <= seq_k, the trace has seq_q = %lld, seq_k = %lld",
+                  (long long)dq[2], (long long)dk[2]);
+        goto done;
+    }
+    if (dq[3] % cfg->algorithm.chunk_k) {
+        ls_io_err(err, errlen, "algorithm.chunk_k: %d does not divide the trace head dimension %lld", cfg->algorithm.chunk_k,
+                  (long long)dq[3]);
+        goto done;
+    }
+    for (int i = 0; i < 3; ++i) {
+        if ((int64_t)o->a[i].count > w->max_elements) {
+            ls_io_err(err, errlen, "%s: %s: %zu elements exceed workload.max_elements = %lld", keys[i], what[i], o->a[i].count,
+                      (long long)w->max_elements);
+            goto done;
+        }
+        if (check_finite(&o->a[i], keys[i], what[i], err, errlen)) goto done;
+    }
+    if (w->sharpness != 1.0)
+        for (size_t i = 0; i < o->a[0].count; ++i) o->a[0].data[i] = (float)(o->a[0].data[i] * w->sharpness);
+    out->batch = (int)dq[0];
+    out->heads_q = (int)dq[1];
+    out->heads_kv = (int)dk[1];
+    out->seq_q = (int)dq[2];
+    out->seq_k = (int)dk[2];
+    out->dim = (int)dq[3];
+    out->causal = w->causal;
+    out->q = o->a[0].data;
+    out->k = o->a[1].data;
+    out->v = o->a[2].data;
+    out->owner = o;
+    out->release = trace_release;
+    o = NULL;
+    rc = 0;
+done:
+    if (o) {
+        for (int i = 0; i < 3; ++i) ls_npy_free(&o->a[i]);
+        free(o);
+    }
+    return rc;
+}

@@ -1,0 +1,76 @@
+#!/bin/sh
+# CLI tests of `lampsim validate` / `lampsim config` through tests/config/lscli_driver.
+# usage: test_cli.sh DRIVER SOURCE_ROOT TMPDIR
+D=$1; R=$2; T=$3
+fail=0
+rm -rf "$T" && mkdir -p "$T" || exit 1
+check() { # check NAME EXPECTED_RC ACTUAL_RC
+  if [ "$2" != "$3" ]; then echo "FAIL: $1: exit code $3, expected $2"; fail=1; fi
+}
+grepf() { # grepf NAME PATTERN FILE
+  if ! grep -qF -- "$2" "$3"; then echo "FAIL: $1: '$2' not in $3:"; cat "$3"; fail=1; fi
+}
+
+"$D" validate "$R/configs/default.yaml" "$R/configs/lampattention.yaml" "$R/configs/h100.yaml" \
+  "$R/configs/examples/sweep_tau.yaml" "$R/configs/examples/decode_gemma3.yaml" > "$T/out" 2> "$T/err"
+check "validate presets" 0 $?
+grepf "validate presets" "configs/h100.yaml: ok" "$T/out"
+
+printf 'algorithm:\n  tua: 0.3\n' > "$T/bad.yaml"
+"$D" validate "$R/configs/default.yaml" "$T/bad.yaml" > "$T/out" 2> "$T/err"
+check "validate bad" 2 $?
+grepf "validate bad" "$T/bad.yaml:2:3: algorithm.tua: unknown key; did you mean 'algorithm.tau'?" "$T/err"
+
+"$D" validate "$R/configs/default.yaml" --set algorithm.tau=7 > "$T/out" 2> "$T/err"
+check "validate --set" 2 $?
+grepf "validate --set" "--set algorithm.tau=7: algorithm.tau: expected a finite number in [0, 1], got 7 (out of range)" "$T/err"
+
+"$D" validate --build "$R/configs/default.yaml" > "$T/out" 2> "$T/err"
+check "validate --build" 0 $?
+grepf "validate --build" "vs D.5 bound 6.293: respected" "$T/out"
+
+"$D" validate --build "$R/configs/default.yaml" --set workload.qknorm.gain=7 --set workload.qknorm.enforce_bound=true > "$T/out" 2> "$T/err"
+check "validate --build bound" 2 $?
+grepf "validate --build bound" "exceeds the D.5 bound" "$T/err"
+
+"$D" validate > "$T/out" 2> "$T/err"
+check "validate no args" 2 $?
+
+"$D" config --explain algorithm.delta > "$T/out" 2> "$T/err"
+check "explain" 0 $?
+grepf "explain" "default: 0.00390625" "$T/out"
+
+"$D" config --explain algorithm > "$T/out" 2> "$T/err"
+check "explain section" 0 $?
+grepf "explain section" "algorithm.knapsack_tiebreak" "$T/out"
+
+"$D" config --explain algorithm.detla > "$T/out" 2> "$T/err"
+check "explain unknown" 2 $?
+grepf "explain unknown" "did you mean 'algorithm.delta'?" "$T/out"
+
+# dump -> file -> validate -> dump again: identical apart from the source comment
+"$D" config --dump "$R/configs/examples/sweep_tau.yaml" --set algorithm.delta=0.0625 > "$T/resolved.yaml" 2> "$T/err"
+check "dump" 0 $?
+grepf "dump" "delta: 0.0625" "$T/resolved.yaml"
+"$D" config --dump "$T/resolved.yaml" -o "$T/resolved2.yaml" 2> "$T/err"
+check "dump -o" 0 $?
+grep -v '^# source\|^# workload from' "$T/resolved.yaml" > "$T/a"
+grep -v '^# source\|^# workload from' "$T/resolved2.yaml" > "$T/b"
+if ! cmp -s "$T/a" "$T/b"; then echo "FAIL: resolved dump does not reload identically"; diff "$T/a" "$T/b"; fail=1; fi
+
+"$D" config --dump "$T/bad.yaml" -o "$T/never.yaml" > "$T/out" 2> "$T/err"
+check "dump bad" 2 $?
+if [ -e "$T/never.yaml" ]; then echo "FAIL: a failed dump wrote its output"; fail=1; fi
+if ls -a "$T" | grep -q '^\.never'; then echo "FAIL: temporary file left behind"; fail=1; fi
+
+"$D" config --docs > "$T/config.md" 2> "$T/err"
+check "docs" 0 $?
+if ! cmp -s "$T/config.md" "$R/docs/config.md"; then echo "FAIL: docs/config.md is stale (lampsim config --docs docs/config.md)"; fail=1; fi
+
+"$D" config --bogus > "$T/out" 2> "$T/err"
+check "unknown option" 2 $?
+"$D" config > "$T/out" 2> "$T/err"
+check "no action" 2 $?
+
+[ $fail = 0 ] && echo "CLI tests passed"
+exit $fail

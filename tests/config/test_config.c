@@ -1,0 +1,407 @@
+/* Configuration tests: defaults and presets, every error class with its exact message,
+ * overrides, includes, workload files, the resolved-YAML round trip and docs/config.md. */
+#define _XOPEN_SOURCE 700
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "config.h"
+#include "workload.h"
+
+static const char *root, *tmp;
+
+static void write_text(const char *name, const char *text)
+{
+    char p[2048];
+    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    FILE *f = fopen(p, "wb");
+    if (!f) {
+        perror(p);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *tpath(const char *name)
+{
+    static char p[8][2048];
+    static int k = 0;
+    k = (k + 1) % 8;
+    snprintf(p[k], sizeof p[k], "%s/%s", tmp, name);
+    return p[k];
+}
+
+static char *rpath(const char *name)
+{
+    static char p[8][2048];
+    static int k = 0;
+    k = (k + 1) % 8;
+    snprintf(p[k], sizeof p[k], "%s/%s", root, name);
+    return p[k];
+}
+
+static ls_config cfg, cfg2;
+static ls_diag diag;
+
+/* Loads a YAML string named t.yaml (relative paths against tmp); returns the error message or "". */
+static const char *load_str(const char *text, const char *const *ov, int nov)
+{
+    memset(&diag, 0, sizeof diag);
+    int rc = ls_config_load_string(&cfg, text, strlen(text), "t.yaml", tmp, ov, nov, &diag);
+    if (rc == 0 && diag.message[0]) return "(rc 0 but message set)";
+    if (rc != 0 && !diag.message[0]) return "(rc -1 but no message)";
+    return diag.message;
+}
+
+#define EXPECT_ERR(text, msg) do { const char *m_ = load_str(text, NULL, 0); \
+    CHECK_MSG(!strcmp(m_, msg), "\n  got:      %s\n  expected: %s", m_, msg); } while (0)
+#define EXPECT_OK(text) do { const char *m_ = load_str(text, NULL, 0); CHECK_MSG(!*m_, "unexpected error: %s", m_); } while (0)
+
+static void test_defaults(void)
+{
+    ls_config def;
+    ls_config_defaults(&def);
+    char diff[512] = "";
+    CHECK(ls_config_load(&cfg, NULL, NULL, 0, &diag) == 0);
+    CHECK_MSG(ls_config_equal(&def, &cfg, diff, sizeof diff), "embedded default differs from the schema: %s", diff);
+    CHECK(ls_config_load(&cfg2, rpath("configs/default.yaml"), NULL, 0, &diag) == 0);
+    CHECK_MSG(ls_config_equal(&def, &cfg2, diff, sizeof diff), "configs/default.yaml differs from the schema: %s", diff);
+    CHECK(diag.n_warnings == 0);
+    /* the embedded text is the file */
+    FILE *f = fopen(rpath("configs/default.yaml"), "rb");
+    CHECK(f != NULL);
+    if (f) {
+        static char buf[1 << 16];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        fclose(f);
+        CHECK_MSG(!strcmp(buf, ls_config_default_yaml), "embedded default is stale");
+    }
+    CHECK(def.algorithm.mode == LS_MODE_LAMP && def.algorithm.b_q == 32 && def.algorithm.n_q == 4);
+    CHECK(def.algorithm.b_k == 16 && def.algorithm.n_k == 4 && def.algorithm.tau == 0.5);
+    CHECK(def.algorithm.delta == 0.00390625 && def.algorithm.stage1 && def.algorithm.stage2);
+    CHECK(def.algorithm.chunk_k == 1 && def.algorithm.threads == 1 && def.algorithm.lamp_code_tau == 1.5);
+    CHECK(def.accelerator.regfile.registers == 65536 && def.accelerator.regfile.layout == LS_LAYOUT_COMPACT);
+    CHECK(def.workload.generator == LS_GEN_QKNORM && def.workload.dim == 128 && def.workload.seq_k == 512);
+    CHECK(!strcmp(ls_config_enum_name("algorithm.mu_lp_shift", LS_MULP_RNE_E4M3), "rne_e4m3"));
+    CHECK(cfg.workload.seed == -1); /* -1: the top-level seed */
+}
+
+static void test_presets(void)
+{
+    const char *files[] = {"configs/default.yaml", "configs/lampattention.yaml", "configs/h100.yaml",
+                           "configs/examples/sweep_tau.yaml", "configs/examples/decode_gemma3.yaml"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+        int rc = ls_config_load(&cfg, rpath(files[i]), NULL, 0, &diag);
+        CHECK_MSG(rc == 0, "%s: %s", files[i], diag.message);
+    }
+    CHECK(ls_config_load(&cfg, rpath("configs/h100.yaml"), NULL, 0, &diag) == 0);
+    CHECK(!strcmp(cfg.accelerator.name, "h100") && cfg.accelerator.lut.lanes == 0);
+    CHECK(cfg.accelerator.regfile.layout == LS_LAYOUT_FULL && cfg.algorithm.mode == LS_MODE_FA2_16BIT);
+    CHECK(cfg.accelerator.sfu.lanes == 16); /* inherited */
+    CHECK(ls_config_load(&cfg, rpath("configs/examples/sweep_tau.yaml"), NULL, 0, &diag) == 0);
+    CHECK(cfg.algorithm.tau == 0.25 && cfg.workload.heads_q == 4 && cfg.workload.heads_kv == 1);
+    CHECK(cfg.workload.seq_q == 1024 && cfg.workload.dim == 128 && !strcmp(cfg.workload.name, "qwen3-8b-like"));
+    CHECK(cfg.workload.file[0] == 0 && strstr(cfg.workload_source, "workloads/qwen3_8b_like.yaml"));
+    CHECK(cfg.workload.rope.base == 1e6);
+    const char *wl[] = {"qwen3_8b_like.yaml", "qwen3_8b_like_decode.yaml", "gemma3_like.yaml", "gemma3_like_decode.yaml",
+                        "gaussian_small.yaml"};
+    for (size_t i = 0; i < sizeof wl / sizeof wl[0]; ++i) {
+        char text[512];
+        snprintf(text, sizeof text, "workload:\n  file: %s/workloads/%s\n", root, wl[i]);
+        const char *m = load_str(text, NULL, 0);
+        CHECK_MSG(!*m, "%s: %s", wl[i], m);
+        CHECK_MSG(cfg.workload.generator == LS_GEN_TRACE || strstr(cfg.workload.description, "SYNTHETIC"),
+                  "%s is not labelled synthetic", wl[i]);
+    }
+}
+
+static void test_errors(void)
+{
+    /* unknown keys, with suggestions */
+    EXPECT_ERR("algorithm:\n  tua: 0.3\n", "t.yaml:2:3: algorithm.tua: unknown key; did you mean 'algorithm.tau'?");
+    EXPECT_ERR("algorithm:\n  cores: 3\n", "t.yaml:2:3: algorithm.cores: unknown key; did you mean 'accelerator.cores'?");
+    EXPECT_ERR("acelerator:\n  cores: 3\n", "t.yaml:1:1: acelerator: unknown key; did you mean 'accelerator'?");
+    EXPECT_ERR("workload:\n  qknorm:\n    gian: 2\n",
+               "t.yaml:3:5: workload.qknorm.gian: unknown key; did you mean 'workload.qknorm.gain'?");
+    EXPECT_ERR("frobnicate: 1\n", "t.yaml:1:1: frobnicate: unknown key");
+    EXPECT_ERR("version: [1]\n", "t.yaml:1:10: version: expected a string, got a sequence");
+    /* wrong types */
+    EXPECT_ERR("algorithm:\n  b_q: \"32\"\n",
+               "t.yaml:2:8: algorithm.b_q: expected an integer in [1, 1024], got the quoted string \"32\" (remove the quotes)");
+    EXPECT_ERR("algorithm:\n  b_q: 32.0\n",
+               "t.yaml:2:8: algorithm.b_q: expected an integer in [1, 1024], got 32.0 (write it without a fraction or exponent)");
+    EXPECT_ERR("algorithm:\n  b_q: abc\n", "t.yaml:2:8: algorithm.b_q: expected an integer in [1, 1024], got abc");
+    EXPECT_ERR("algorithm:\n  tau: [1, 2]\n", "t.yaml:2:8: algorithm.tau: expected a finite number in [0, 1], got a sequence");
+    EXPECT_ERR("algorithm:\n  tau:\n    x: 1\n", "t.yaml:3:5: algorithm.tau: expected a finite number in [0, 1], got a mapping");
+    EXPECT_ERR("algorithm:\n  tau:\n", "t.yaml:2:7: algorithm.tau: expected a finite number in [0, 1], got an empty value");
+    EXPECT_ERR("algorithm:\n  stage1: yes\n", "t.yaml:2:11: algorithm.stage1: expected a boolean (true or false), got yes");
+    EXPECT_ERR("algorithm:\n  mode: lmap\n",
+               "t.yaml:2:9: algorithm.mode: expected one of lamp, fa2_fp32, fa2_16bit, pure_8bit, lamp_code, random, got lmap; "
+               "did you mean 'lamp'?");
+    EXPECT_ERR("algorithm: 3\n", "t.yaml:1:12: algorithm: is a section; expected a mapping of its keys, got a scalar");
+    EXPECT_ERR("- a\n- b\n", "t.yaml:1:1: expected a mapping of configuration keys at the top level, got a sequence");
+    /* out of range and non-finite */
+    EXPECT_ERR("algorithm:\n  tau: 1.5\n", "t.yaml:2:8: algorithm.tau: expected a finite number in [0, 1], got 1.5 (out of range)");
+    EXPECT_ERR("algorithm:\n  n_k: 17\n", "t.yaml:2:8: algorithm.n_k: expected an integer in [1, 16], got 17 (out of range)");
+    EXPECT_ERR("algorithm:\n  b_q: 99999999999999999999\n",
+               "t.yaml:2:8: algorithm.b_q: expected an integer in [1, 1024], got 99999999999999999999 (out of range)");
+    EXPECT_ERR("algorithm:\n  delta: -0.1\n", "t.yaml:2:10: algorithm.delta: expected a finite number >= 0, got -0.1 (out of range)");
+    EXPECT_ERR("algorithm:\n  tau: .nan\n",
+               "t.yaml:2:8: algorithm.tau: expected a finite number in [0, 1], got .nan (NaN and infinity are not allowed)");
+    EXPECT_ERR("algorithm:\n  delta: .inf\n",
+               "t.yaml:2:10: algorithm.delta: expected a finite number >= 0, got .inf (NaN and infinity are not allowed)");
+    EXPECT_ERR("algorithm:\n  delta: 1e999\n",
+               "t.yaml:2:10: algorithm.delta: expected a finite number >= 0, got 1e999 (NaN and infinity are not allowed)");
+    /* tiles and divisibility */
+    EXPECT_ERR("algorithm:\n  b_q: 64\n  n_q: 32\n",
+               "t.yaml:3:8: algorithm.n_q: query thread block b_q * n_q = 64 * 32 = 2048 exceeds the limit of 1024 queries");
+    EXPECT_ERR("algorithm:\n  b_k: 128\n  n_k: 16\n",
+               "t.yaml:3:8: algorithm.n_k: key tile b_k * n_k = 128 * 16 = 2048 exceeds the limit of 1024 keys");
+    EXPECT_ERR("algorithm:\n  chunk_k: 48\n", "t.yaml:2:12: algorithm.chunk_k: chunk_k = 48 does not divide workload.dim = 128");
+    EXPECT_ERR("workload:\n  heads_q: 6\n  heads_kv: 4\n",
+               "t.yaml:3:13: workload.heads_kv: heads_kv = 4 does not divide heads_q = 6 (grouped-query attention needs "
+               "heads_q = k * heads_kv)");
+    EXPECT_ERR("workload:\n  seq_q: 600\n",
+               "t.yaml:2:10: workload.seq_q: causal attention needs seq_q <= seq_k (got seq_q = 600, seq_k = 512): the first "
+               "queries would see no key");
+    EXPECT_ERR("workload:\n  dim: 127\n", "t.yaml:2:8: workload.dim: rotary embeddings need an even head dimension, got 127");
+    EXPECT_ERR("workload:\n  seq_q: 100000\n  seq_k: 100000\n  heads_q: 128\n  heads_kv: 1\n",
+               "t.yaml:2:10: workload.seq_q: Q tensor of 1638400000 elements exceeds workload.max_elements = 1073741824");
+    EXPECT_ERR("workload:\n  generator: trace\n",
+               "t.yaml:2:14: workload.generator: generator trace needs trace.q, trace.k and trace.v (.npy) or trace.safetensors");
+    EXPECT_ERR("workload:\n  generator: trace\n  trace:\n    q: q.npy\n",
+               "t.yaml:2:14: workload.generator: generator trace with .npy files needs workload.trace.k too");
+    /* YAML level */
+    EXPECT_ERR("algorithm:\n  tau: 0.5\n  tau: 0.6\n", "t.yaml:3:3: algorithm.tau: duplicate key (first defined at line 2, column 3)");
+    EXPECT_ERR("algorithm: [1\n",
+               "t.yaml:2:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence at line 1, column 12)");
+    EXPECT_ERR("algorithm:\n  tau: 0.5\n bad\n",
+               "t.yaml:3:2: YAML syntax error: did not find expected key (while parsing a block mapping at line 1, column 1)");
+    EXPECT_ERR("seed: 1\n---\nseed: 2\n", "t.yaml:2:1: more than one YAML document in the file (remove the '---' separator)");
+    EXPECT_ERR("a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+               "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n",
+               "t.yaml:4:29: document too large: more than 10000 nodes after expanding aliases");
+    EXPECT_ERR("a: *nope\n", "t.yaml:1:4: alias '*nope' refers to an undefined anchor");
+    EXPECT_ERR("algorithm: !!python/object 3\n", "t.yaml:1:12: unsupported tag 'tag:yaml.org,2002:python/object'");
+    {
+        char deep[400] = "";
+        for (int i = 0; i < 40; ++i) strcat(deep, "[");
+        for (int i = 0; i < 40; ++i) strcat(deep, "]");
+        strcat(deep, "\n");
+        EXPECT_ERR(deep, "t.yaml:1:33: nesting deeper than 32 levels");
+    }
+    /* aliases within the bound are fine */
+    EXPECT_OK("algorithm:\n  b_k: &t 16\n  b_q: *t\n");
+    CHECK(cfg.algorithm.b_q == 16);
+    /* strings */
+    {
+        static char longname[400];
+        snprintf(longname, sizeof longname, "accelerator:\n  name: %0200d\n", 0);
+        EXPECT_ERR(longname, "t.yaml:2:9: accelerator.name: expected a string of at most 127 characters, got 200");
+    }
+    /* includes */
+    write_text("inc_a.yaml", "include: inc_b.yaml\n");
+    write_text("inc_b.yaml", "include: [inc_c.yaml]\n");
+    write_text("inc_c.yaml", "include: inc_a.yaml\n");
+    write_text("inc_bad.yaml", "algorithm:\n  tau: 2\n");
+    char msg[4096];
+    CHECK(ls_config_load(&cfg, tpath("inc_a.yaml"), NULL, 0, &diag) == -1);
+    snprintf(msg, sizeof msg, "%s:1:10: include: include cycle: %s -> %s -> %s -> %s", tpath("inc_c.yaml"),
+             tpath("inc_a.yaml"), tpath("inc_b.yaml"), tpath("inc_c.yaml"), tpath("inc_a.yaml"));
+    CHECK_MSG(!strcmp(diag.message, msg), "\n  got:      %s\n  expected: %s", diag.message, msg);
+    load_str("include: missing.yaml\n", NULL, 0);
+    snprintf(msg, sizeof msg, "t.yaml:1:10: include: cannot open included file '%s': No such file or directory", tpath("missing.yaml"));
+    CHECK_MSG(!strcmp(diag.message, msg), "\n  got:      %s\n  expected: %s", diag.message, msg);
+    load_str("include: inc_bad.yaml\n", NULL, 0);
+    snprintf(msg, sizeof msg, "%s:2:8: algorithm.tau: expected a finite number in [0, 1], got 2 (out of range)", tpath("inc_bad.yaml"));
+    CHECK_MSG(!strcmp(diag.message, msg), "\n  got:      %s\n  expected: %s", diag.message, msg);
+    EXPECT_ERR("include:\n  a: 1\n", "t.yaml:2:3: include: expected a file name or a sequence of file names, got a mapping");
+    CHECK(ls_config_load(&cfg, tpath("does_not_exist.yaml"), NULL, 0, &diag) == -1);
+    snprintf(msg, sizeof msg, "%s: cannot open: No such file or directory", tpath("does_not_exist.yaml"));
+    CHECK_MSG(!strcmp(diag.message, msg), "got %s", diag.message);
+    /* a directory is not a config */
+    CHECK(ls_config_load(&cfg, tmp, NULL, 0, &diag) == -1);
+    snprintf(msg, sizeof msg, "%s: cannot read: not a regular file", tmp);
+    CHECK_MSG(!strcmp(diag.message, msg), "got %s", diag.message);
+    /* a later layer wins; includes apply before the file's own keys wherever written */
+    write_text("base.yaml", "algorithm:\n  tau: 0.125\n  b_q: 16\n");
+    EXPECT_OK("algorithm:\n  tau: 0.25\ninclude: base.yaml\n");
+    CHECK(cfg.algorithm.tau == 0.25 && cfg.algorithm.b_q == 16);
+    /* workload files */
+    write_text("wl.yaml", "name: w\nseq_q: 64\nseq_k: 64\ndim: 64\n");
+    write_text("wl_nested.yaml", "file: wl.yaml\n");
+    write_text("wl_bad.yaml", "seq_q: 64\nseqq: 3\n");
+    EXPECT_OK("workload:\n  seq_k: 128\n  file: wl.yaml\n");
+    CHECK(cfg.workload.seq_k == 128 && cfg.workload.seq_q == 64 && cfg.workload.dim == 64 && !strcmp(cfg.workload.name, "w"));
+    load_str("workload:\n  file: wl_nested.yaml\n", NULL, 0);
+    snprintf(msg, sizeof msg, "%s:1:1: workload.file: a workload file cannot name another workload file", tpath("wl_nested.yaml"));
+    CHECK_MSG(!strcmp(diag.message, msg), "got %s", diag.message);
+    load_str("workload:\n  file: wl_bad.yaml\n", NULL, 0);
+    snprintf(msg, sizeof msg, "%s:2:1: workload.seqq: unknown key; did you mean 'workload.seq_q'?", tpath("wl_bad.yaml"));
+    CHECK_MSG(!strcmp(diag.message, msg), "got %s", diag.message);
+    load_str("workload:\n  file: nowl.yaml\n", NULL, 0);
+    snprintf(msg, sizeof msg, "t.yaml:2:9: workload.file: cannot read workload file '%s': No such file or directory",
+             tpath("nowl.yaml"));
+    CHECK_MSG(!strcmp(diag.message, msg), "got %s", diag.message);
+    /* version mismatch is a warning */
+    EXPECT_OK("version: \"0.0.1+old\"\n");
+    CHECK(diag.n_warnings == 1 && strstr(diag.warnings[0], "written by lampsim 0.0.1+old"));
+    CHECK(!strcmp(cfg.version, ls_config_version()));
+    /* failed loads leave defaults */
+    load_str("algorithm:\n  b_q: 8\n  tau: 3\n", NULL, 0);
+    CHECK(cfg.algorithm.b_q == 32);
+}
+
+static void test_overrides(void)
+{
+    const char *ov1[] = {"algorithm.tau = 0.125", "algorithm.mode=fa2_fp32", "workload.seq_k=1024", "accelerator.name=my chip"};
+    CHECK(*load_str("algorithm:\n  tau: 0.25\n", ov1, 4) == 0);
+    CHECK(cfg.algorithm.tau == 0.125 && cfg.algorithm.mode == LS_MODE_FA2_FP32 && cfg.workload.seq_k == 1024);
+    CHECK(!strcmp(cfg.accelerator.name, "my chip"));
+    const char *ov2[] = {"algorithm.tau=2"};
+    CHECK(!strcmp(load_str("", ov2, 1),
+                  "--set algorithm.tau=2: algorithm.tau: expected a finite number in [0, 1], got 2 (out of range)"));
+    const char *ov3[] = {"algoritm.tau=0.1"};
+    CHECK(!strcmp(load_str("", ov3, 1), "--set algoritm.tau=0.1: algoritm.tau: unknown key; did you mean 'algorithm.tau'?"));
+    const char *ov4[] = {"algorithm.tau"};
+    CHECK(!strcmp(load_str("", ov4, 1), "--set algorithm.tau: expected key.path=value"));
+    const char *ov5[] = {"algorithm=3"};
+    CHECK(!strcmp(load_str("", ov5, 1),
+                  "--set algorithm=3: algorithm: is a section; --set needs a full key path such as 'algorithm.<key>'"));
+    const char *ov6[] = {"algorithm.b_q=64", "algorithm.n_q=32"};
+    CHECK(!strcmp(load_str("", ov6, 2),
+                  "--set algorithm.n_q=32: algorithm.n_q: query thread block b_q * n_q = 64 * 32 = 2048 exceeds the limit of 1024 queries"));
+    const char *ov_utf[] = {"workload.name=bad\xff"};
+    CHECK(!strcmp(load_str("", ov_utf, 1),
+                  "--set workload.name=bad\xff: workload.name: expected a string, got text that is not valid UTF-8"));
+    const char *ov7[] = {"algorithm.delta=nan"};
+    CHECK(!strcmp(load_str("", ov7, 1),
+                  "--set algorithm.delta=nan: algorithm.delta: expected a finite number >= 0, got nan (NaN and infinity are not allowed)"));
+    const char *ov8[] = {"workload.name=\"quoted\"", "algorithm.stage2=false", "seed=42"};
+    CHECK(*load_str("", ov8, 3) == 0);
+    CHECK(!strcmp(cfg.workload.name, "quoted") && !cfg.algorithm.stage2 && cfg.seed == 42 && cfg.workload.seed == -1);
+    char wl[2100];
+    snprintf(wl, sizeof wl, "workload.file=%s", tpath("wl.yaml"));
+    const char *ov9[] = {wl, "workload.seq_q=32"};
+    CHECK(*load_str("workload:\n  seq_q: 16\n", ov9, 2) == 0);
+    CHECK(cfg.workload.seq_q == 32 && cfg.workload.dim == 64);
+}
+
+static void roundtrip(const char *what)
+{
+    char path[2100];
+    snprintf(path, sizeof path, "%s", tpath("resolved.yaml"));
+    char err[512];
+    CHECK(ls_config_write_resolved_file(&cfg, path, err, sizeof err) == 0);
+    ls_diag d2;
+    int rc = ls_config_load(&cfg2, path, NULL, 0, &d2);
+    CHECK_MSG(rc == 0, "%s: reload failed: %s", what, d2.message);
+    char diff[512] = "";
+    CHECK_MSG(ls_config_equal(&cfg, &cfg2, diff, sizeof diff), "%s: reload differs: %s", what, diff);
+    CHECK_MSG(d2.n_warnings == 0, "%s: reload warns: %s", what, d2.warnings[0]);
+    /* dumping the reloaded config gives the same text (apart from the source comment) */
+    char *a = NULL, *b = NULL;
+    size_t la = 0, lb = 0;
+    FILE *fa = open_memstream(&a, &la), *fb = open_memstream(&b, &lb);
+    cfg.source[0] = cfg2.source[0] = 0;
+    cfg.workload_source[0] = cfg2.workload_source[0] = 0;
+    ls_config_write_resolved(&cfg, fa);
+    ls_config_write_resolved(&cfg2, fb);
+    fclose(fa);
+    fclose(fb);
+    CHECK_MSG(la == lb && !memcmp(a, b, la), "%s: second dump differs", what);
+    free(a);
+    free(b);
+}
+
+static void test_roundtrip(void)
+{
+    const char *files[] = {"configs/default.yaml", "configs/h100.yaml", "configs/examples/sweep_tau.yaml"};
+    for (size_t i = 0; i < 3; ++i) {
+        CHECK(ls_config_load(&cfg, rpath(files[i]), NULL, 0, &diag) == 0);
+        roundtrip(files[i]);
+    }
+    /* awkward values: shortest round-trip doubles, quotes, escapes, unicode, paths */
+    const char *ov[] = {"algorithm.tau=0.1", "algorithm.delta=1.0000000000000002e-7", "accelerator.clock_ghz=1.234567890123456789",
+                        "workload.rope.base=123456789012.5", "workload.sharpness=3e-300"};
+    const char *m = load_str("description: \"quote \\\" backslash \\\\ tab \\t newline \\n \\u00e9 \\x82 \\u0085 \\ufeff # not a comment\"\n"
+                             "accelerator:\n  name: \"yes\"\nworkload:\n  name: \"123\"\n  generator: trace\n"
+                             "  trace:\n    safetensors: dir with space/x.safetensors\n",
+                             ov, 5);
+    CHECK_MSG(!*m, "%s", m);
+    CHECK(!strcmp(cfg.accelerator.name, "yes") && !strcmp(cfg.workload.name, "123"));
+    CHECK(cfg.workload.trace.safetensors[0] == '/');
+    roundtrip("awkward values");
+    /* a run reproduces: same workload from the reloaded config */
+    CHECK(ls_config_load(&cfg, rpath("configs/default.yaml"), NULL, 0, &diag) == 0);
+    cfg.workload.seq_q = cfg.workload.seq_k = 64;
+    roundtrip("small default");
+    ls_attn_inputs a, b;
+    ls_workload_info ia, ib;
+    char err[512];
+    CHECK(ls_workload_build(&cfg, NULL, &a, &ia, err, sizeof err) == 0);
+    CHECK(ls_workload_build(&cfg2, NULL, &b, &ib, err, sizeof err) == 0);
+    CHECK(ia.hash == ib.hash);
+    ls_attn_inputs_release(&a);
+    ls_attn_inputs_release(&b);
+}
+
+static void test_docs(void)
+{
+    char *md = ls_config_docs_markdown();
+    CHECK(md != NULL);
+    FILE *f = fopen(rpath("docs/config.md"), "rb");
+    CHECK_MSG(f != NULL, "docs/config.md missing (generate it with `lampsim config --docs docs/config.md`)");
+    if (f && md) {
+        static char buf[1 << 18];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        CHECK_MSG(!strcmp(buf, md), "docs/config.md is stale: regenerate it with `lampsim config --docs docs/config.md`");
+    }
+    if (f) fclose(f);
+    /* every key is documented */
+    size_t n;
+    const ls_schema_entry *s = ls_schema(&n);
+    for (size_t i = 0; md && i < n; ++i) {
+        char k[300];
+        snprintf(k, sizeof k, "| `%s` |", s[i].path);
+        CHECK_MSG(strstr(md, k) != NULL, "%s not documented", s[i].path);
+        CHECK_MSG(s[i].help && strlen(s[i].help) > 10, "%s has no help text", s[i].path);
+    }
+    free(md);
+    /* explain */
+    char *out = NULL;
+    size_t len = 0;
+    FILE *fo = open_memstream(&out, &len);
+    CHECK(ls_config_explain("algorithm.tau", fo) == 0);
+    CHECK(ls_config_explain("algorithm.tua", fo) == -1);
+    fclose(fo);
+    CHECK(strstr(out, "algorithm.tau\n  type:    number (finite)\n  default: 0.5\n  allowed: 0 .. 1\n") != NULL);
+    CHECK(strstr(out, "algorithm.tua: unknown key; did you mean 'algorithm.tau'?") != NULL);
+    free(out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_config SOURCE_ROOT TMPDIR\n");
+        return 2;
+    }
+    root = argv[1];
+    static char t[2048];
+    snprintf(t, sizeof t, "%s/config_tmp", argv[2]);
+    mkdir(t, 0755);
+    tmp = t;
+    test_defaults();
+    test_presets();
+    test_errors();
+    test_overrides();
+    test_roundtrip();
+    test_docs();
+    CHECK_DONE();
+}
