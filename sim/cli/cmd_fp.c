@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "fp.h"
+#include "npy.h"
 
 static const char *k_fp_usage =
     "usage: lampsim fp <op> [options] ...\n"
@@ -16,7 +17,7 @@ static const char *k_fp_usage =
     "  decode FORMAT CODE...    value of a code (hex 0x.. or decimal)\n"
     "  table  FORMAT            every code of a format of at most 16 bits with its value\n"
     "  lut                      the 256-entry exponential LUT (ue5m3s shift -> ue5m3x exp)\n"
-    "  dot    --a V,V,.. --b V,V,..   accumulate a dot product\n"
+    "  dot    --a V,V,.. --b V,V,..   accumulate a dot product (or: dot A.npy B.npy, flattened)\n"
     "options: --rounding rne|rtz|stochastic  --overflow saturate|nan  --seed N  --json\n"
     "         dot: --acc FORMAT (default e4m3)  --chunk K (default 1)  --model paper|exact (default exact)\n"
     "              --order ascending|descending\n"
@@ -268,43 +269,75 @@ static float *parse_list(const char *s, int *n)
     return v;
 }
 
+/* The two operand vectors of `fp dot`: inline lists, or two .npy files (any shape, flattened). */
+static int dot_operands(const fp_opts *o, float **a, float **b, int *n, ls_npy_array *na, ls_npy_array *nb)
+{
+    if (o->npos == 2 && !o->a && !o->b) {
+        char err[512];
+        if (ls_npy_load_f32(o->pos[0], na, err, sizeof err) || ls_npy_load_f32(o->pos[1], nb, err, sizeof err)) {
+            fprintf(stderr, "lampsim fp: %s\n", err);
+            return 2;
+        }
+        if (na->count != nb->count || na->count > 0x7fffffff) {
+            fprintf(stderr, "lampsim fp: %s and %s hold %zu and %zu elements; dot needs equal counts\n",
+                    o->pos[0], o->pos[1], na->count, nb->count);
+            return 2;
+        }
+        *a = na->data;
+        *b = nb->data;
+        *n = (int)na->count;
+        return 0;
+    }
+    if (!o->a || !o->b || o->npos) return fail("dot takes A.npy B.npy, or --a V,V,.. and --b V,V,.. of equal length", NULL);
+    int la = 0, lb = 0;
+    *a = parse_list(o->a, &la);
+    *b = parse_list(o->b, &lb);
+    if (!*a || !*b || la != lb) return fail("--a and --b must be comma-separated numbers of equal length", NULL);
+    *n = la;
+    return 0;
+}
+
 static int op_dot(const fp_opts *o)
 {
     lsfp_format f;
     int rc = lookup_format(o->acc ? o->acc : "e4m3", &f, o);
     if (rc) return rc;
-    if (!o->a || !o->b || o->npos) return fail("dot takes --a V,V,.. and --b V,V,.. of equal length", NULL);
-    int na = 0, nb = 0;
-    float *a = parse_list(o->a, &na), *b = parse_list(o->b, &nb);
-    if (!a || !b || na != nb) {
-        free(a); free(b);
-        return fail("--a and --b must be comma-separated numbers of equal length", NULL);
-    }
-    lsfp_rng rng;
-    lsfp_rng_seed(&rng, o->seed);
-    lsfp_accum spec = {.fmt = &f, .model = LSFP_ACC_EXACT, .order = LSFP_ORDER_ASCENDING,
-                       .chunk_k = (int)o->chunk, .rng = &rng};
+    lsfp_accum spec = {.fmt = &f, .model = LSFP_ACC_EXACT, .order = LSFP_ORDER_ASCENDING, .chunk_k = (int)o->chunk};
     if (o->model && !strcmp(o->model, "paper")) spec.model = LSFP_ACC_PAPER;
-    else if (o->model && strcmp(o->model, "exact")) { free(a); free(b); return fail("--model takes paper or exact, not", o->model); }
+    else if (o->model && strcmp(o->model, "exact")) return fail("--model takes paper or exact, not", o->model);
     if (o->order && !strcmp(o->order, "descending")) spec.order = LSFP_ORDER_DESCENDING;
-    else if (o->order && strcmp(o->order, "ascending")) { free(a); free(b); return fail("--order takes ascending or descending, not", o->order); }
-    lsfp_events ev = {0};
-    float r = lsfp_dot(&spec, a, b, na, &ev);
-    double exact = 0.0;
-    for (int i = 0; i < na; i++) exact += (double)a[i] * (double)b[i];
-    if (o->json) {
-        printf("{\"format\":\"%s\",\"model\":\"%s\",\"chunk_k\":%d,\"n\":%d,\"result\":", f.name,
-               spec.model == LSFP_ACC_PAPER ? "paper" : "exact", spec.chunk_k, na);
-        print_json_value(stdout, r);
-        printf(",\"float64_sum\":%.17g,\"saturations\":%llu}\n", exact, (unsigned long long)ev.saturations);
-    } else {
-        printf("result\t");
-        print_exact(stdout, r);
-        printf("\nfloat64 sum\t%.17g\nsaturations\t%llu\n", exact, (unsigned long long)ev.saturations);
+    else if (o->order && strcmp(o->order, "ascending")) return fail("--order takes ascending or descending, not", o->order);
+    float *a = NULL, *b = NULL;
+    int n = 0;
+    ls_npy_array na = {0}, nb = {0};
+    rc = dot_operands(o, &a, &b, &n, &na, &nb);
+    if (rc == 0) {
+        lsfp_rng rng;
+        lsfp_rng_seed(&rng, o->seed);
+        spec.rng = &rng;
+        lsfp_events ev = {0};
+        float r = lsfp_dot(&spec, a, b, n, &ev);
+        double exact = 0.0;
+        for (int i = 0; i < n; i++) exact += (double)a[i] * (double)b[i];
+        if (o->json) {
+            printf("{\"format\":\"%s\",\"model\":\"%s\",\"chunk_k\":%d,\"n\":%d,\"result\":", f.name,
+                   spec.model == LSFP_ACC_PAPER ? "paper" : "exact", spec.chunk_k, n);
+            print_json_value(stdout, r);
+            printf(",\"float64_sum\":%.17g,\"saturations\":%llu}\n", exact, (unsigned long long)ev.saturations);
+        } else {
+            printf("result\t");
+            print_exact(stdout, r);
+            printf("\nfloat64 sum\t%.17g\nsaturations\t%llu\n", exact, (unsigned long long)ev.saturations);
+        }
     }
-    free(a);
-    free(b);
-    return 0;
+    if (na.data || nb.data) {
+        ls_npy_free(&na);
+        ls_npy_free(&nb);
+    } else {
+        free(a);
+        free(b);
+    }
+    return rc;
 }
 
 static int parse_opts(int argc, char **argv, fp_opts *o)

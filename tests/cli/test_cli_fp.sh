@@ -41,6 +41,13 @@ expect_out "dot chunked" $'result\t20\nfloat64 sum\t20\nsaturations\t0' \
   "$lampsim" fp dot --chunk 20 --a 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --b 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1
 expect_out "dot reverse order (F-15)" $'result\t4\nfloat64 sum\t3.84375\nsaturations\t0' \
   "$lampsim" fp dot --order descending --a 0.75,-1.25,0.5,2 --b 1.5,0.375,-0.625,1.75
+# .npy operands (any shape, flattened): vector 15 of the spec, reverse order final 4.0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+/usr/bin/python3 -c "import numpy as np; np.save('$tmp/a.npy', np.array([[0.75,-1.25],[0.5,2]], np.float32)); np.save('$tmp/b.npy', np.array([1.5,0.375,-0.625,1.75], np.float32))"
+expect_out "dot npy" $'result\t4\nfloat64 sum\t3.84375\nsaturations\t0' "$lampsim" fp dot --order descending "$tmp/a.npy" "$tmp/b.npy"
+/usr/bin/python3 -c "import numpy as np; np.save('$tmp/c.npy', np.zeros(3, np.float32))"
+expect_err "dot npy count mismatch" "dot needs equal counts" "$lampsim" fp dot "$tmp/a.npy" "$tmp/c.npy"
+expect_err "dot npy missing file" "nope.npy" "$lampsim" fp dot "$tmp/nope.npy" "$tmp/c.npy"
 checks=$((checks+1))
 if ! "$lampsim" --version | grep -Eq '^lampsim [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-f]+|unknown\)'; then
   fails=$((fails+1)); echo "FAIL --version format"
