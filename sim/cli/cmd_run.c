@@ -9,12 +9,13 @@
 
 static void run_usage(FILE *out)
 {
-    fputs("usage: lampsim run [CONFIG] [--set key.path=value]... [-o DIR] [--force] [--save-o] [--quiet]\n"
+    fputs("usage: lampsim run [CONFIG] [--set key.path=value]... [-o DIR] [--force] [--save-o] [--golden] [--quiet]\n"
           "  CONFIG         YAML configuration (default: the embedded configs/default.yaml)\n"
           "  --set K=V      override one key after the file (repeatable; `lampsim config --explain K`)\n"
           "  -o DIR         write config.resolved.yaml, report.json, report.csv, run_info.json to DIR\n"
           "  --force        allow DIR to be non-empty (files are replaced atomically)\n"
           "  --save-o       also write O.npy and the fp64 reference O_ref.npy\n"
+          "  --golden       run the golden engine only (same as --set timed.enabled=false)\n"
           "  --quiet        no summary on stdout\n",
           out);
 }
@@ -40,6 +41,7 @@ int lscli_run(int argc, char **argv)
             else sets[nsets++] = argv[++i];
         } else if (!strncmp(a, "--set=", 6)) sets[nsets++] = a + 6;
         else if (!strcmp(a, "--force")) opts.force = true;
+        else if (!strcmp(a, "--golden")) sets[nsets++] = "timed.enabled=false";
         else if (!strcmp(a, "--save-o")) opts.save_o = true;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) opts.quiet = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

@@ -100,6 +100,15 @@ typedef struct ls_cfg_workload {
              char q_name[LS_CFG_NAME_MAX], k_name[LS_CFG_NAME_MAX], v_name[LS_CFG_NAME_MAX]; } trace;
 } ls_cfg_workload;
 
+typedef struct ls_cfg_timed {
+    bool enabled;                       /* run the timed SystemC model (else the golden engine only) */
+    char program[LS_CFG_PATH_MAX];      /* user microprogram (.lasm), "" = the shipped one for the mode */
+    bool trace;                         /* write DIR/trace.json (Perfetto / Chrome timeline) */
+    int trace_first_tile, trace_tiles;
+    int64_t trace_max_events;
+    bool reuse_numerics;                /* timing-only replay from an in-process cache */
+} ls_cfg_timed;
+
 typedef struct ls_config {
     char version[LS_CFG_NAME_MAX];      /* lampsim version that resolved this config */
     char description[LS_CFG_TEXT_MAX];
@@ -107,6 +116,7 @@ typedef struct ls_config {
     ls_cfg_accelerator accelerator;
     ls_cfg_algorithm algorithm;
     ls_cfg_workload workload;
+    ls_cfg_timed timed;
     /* provenance, not part of the configuration proper (not compared, not dumped) */
     char source[LS_CFG_PATH_MAX];          /* the top-level file, or "<embedded default>" */
     char workload_source[LS_CFG_PATH_MAX]; /* the last workload file applied, if any */

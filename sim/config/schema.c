@@ -162,6 +162,21 @@ static const ls_schema_entry schema[] = {
     D("algorithm.random_rate", algorithm.random_rate, "0.1", 0, 1, "Share of sub-blocks recomputed in mode random."),
     I("algorithm.threads", algorithm.threads, "1", 0, 4096, "Worker threads of the golden engine (0 = all cores); results do not depend on it."),
 
+    /* ---------------- timed model ---------------- */
+    B("timed.enabled", timed.enabled, "true",
+      "Run the timed SystemC/TLM model (cycles, utilisation, occupancy, energy) for modes lamp, fa2_16bit and "
+      "pure_8bit; other modes, or false, run the golden engine only (numerics and accuracy, no timing)."),
+    P("timed.program", timed.program, "",
+      "User microprogram (.lasm, docs/isa.md) instead of the shipped one for algorithm.mode and the layout."),
+    B("timed.trace", timed.trace, "false",
+      "Write trace.json (Perfetto / Chrome JSON timeline of unit activity and occupancy) into the run directory."),
+    I("timed.trace_first_tile", timed.trace_first_tile, "0", 0, 1e9, "First key-tile ordinal of every context in the trace window."),
+    I("timed.trace_tiles", timed.trace_tiles, "4", 1, 1e6, "Key tiles per context in the trace window."),
+    I64("timed.trace_max_events", timed.trace_max_events, "200000", 1, 1e9, "Cap on unit-activity events in the trace."),
+    B("timed.reuse_numerics", timed.reuse_numerics, "false",
+      "Keep a run's numerics in an in-process cache and replay only the timing for later runs of the same process "
+      "whose numerics parameters, inputs and program are identical (results equal a full run)."),
+
     /* ---------------- workload ---------------- */
     {"workload.file", LS_T_PATH, F(workload.file), "", 0, 0, NULL,
      "Workload YAML file (relative to the file that names it). Replaces the workload section by defaults + the "

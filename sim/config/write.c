@@ -354,9 +354,9 @@ char *ls_config_docs_markdown(void)
     const ls_schema_entry *s = ls_schema(&n);
     sbuf b = {0};
     sb_put(&b, DOC_HEAD);
-    const char *sections[] = {"", "accelerator", "algorithm", "workload"};
-    const char *titles[] = {"Top level", "accelerator", "algorithm", "workload"};
-    for (int si = 0; si < 4; ++si) {
+    const char *sections[] = {"", "accelerator", "algorithm", "timed", "workload"};
+    const char *titles[] = {"Top level", "accelerator", "algorithm", "timed", "workload"};
+    for (int si = 0; si < 5; ++si) {
         sb_put(&b, "\n## ");
         sb_put(&b, titles[si]);
         sb_put(&b, "\n\n| key | type | default | allowed | description |\n|---|---|---|---|---|\n");

@@ -58,13 +58,15 @@ static void workload_fields(ls_fields *fs, const ls_workload_info *w)
     ls_fields_string(fs, "workload.hash", hash);
 }
 
-void ls_report_fields(ls_fields *fs, const ls_config *cfg, const ls_workload_info *wl, const ls_engine_result *r)
+void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, const ls_workload_info *wl,
+                      const ls_engine_result *r)
 {
     ls_fields_int(fs, "schema_version", LS_REPORT_SCHEMA_VERSION);
     ls_fields_string(fs, "lampsim.version", LAMPSIM_VERSION);
     ls_fields_string(fs, "lampsim.git", LAMPSIM_GIT_REV);
     ls_fields_int(fs, "seed", cfg->seed);
     ls_fields_string(fs, "mode", ls_engine_mode_name((ls_engine_mode)cfg->algorithm.mode));
+    ls_fields_string(fs, "model", model);
     workload_fields(fs, wl);
 
     ls_fields_uint(fs, "tiles.executed", r->tiles.executed);
@@ -102,8 +104,6 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const ls_workload_inf
     ls_fields_uint(fs, "events.exp_underflows", e->exp_underflows);
     ls_fields_uint(fs, "events.exp_above_one", e->exp_above_one);
     ls_fields_uint(fs, "events.exact_fixups", e->exact_fixups);
-
-    ls_report_config_fields(fs, cfg);
 }
 
 void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *wl, const ls_engine_result *r)

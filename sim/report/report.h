@@ -13,9 +13,11 @@
 
 #define LS_REPORT_SCHEMA_VERSION 1
 
-/* Appends the report's fields (schema_version, lampsim.*, workload.*, tiles.*, recompute.*,
- * accuracy.*, events.*, config.*) in that order. */
-void ls_report_fields(ls_fields *fs, const ls_config *cfg, const ls_workload_info *wl, const ls_engine_result *r);
+/* Appends the engine's report fields (schema_version, lampsim.*, seed, mode, model, workload.*,
+ * tiles.*, recompute.*, accuracy.*, events.*) in that order; model is "timed" or "golden". A run
+ * then appends the timed model's fields (if any) and, last, ls_report_config_fields. */
+void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, const ls_workload_info *wl,
+                      const ls_engine_result *r);
 /* Only the configuration as config.<key> fields, by the schema table. */
 void ls_report_config_fields(ls_fields *fs, const ls_config *cfg);
 /* A compact human summary. */

@@ -13,6 +13,7 @@
 #include "json.h"
 #include "lampsim_version.h"
 #include "report.h"
+#include "timed.h"
 #include "workload.h"
 
 void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
@@ -90,7 +91,7 @@ static int write_text(const char *dir, const char *name, const char *text, char 
 }
 
 /* Host-dependent facts of the run, kept apart from the deterministic report. */
-static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, int threads)
+static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, const ls_timed_result *tr, int threads)
 {
     ls_json j;
     char host[256] = "";
@@ -102,7 +103,13 @@ static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, int 
     ls_json_string(&j, "config_source", cfg->source);
     ls_json_string(&j, "host", host);
     ls_json_int(&j, "threads", threads);
-    ls_json_double(&j, "wall_seconds", r->wall_seconds);
+    if (tr) {
+        ls_json_double(&j, "wall_seconds", tr->wall_seconds);
+        ls_json_double(&j, "simulated_cycles_per_second", tr->cycles_per_second);
+        ls_json_bool(&j, "numerics_reused", tr->numerics_reused != 0);
+    } else {
+        ls_json_double(&j, "wall_seconds", r->wall_seconds);
+    }
     ls_json_end_object(&j);
     const char *t = ls_json_text(&j);
     char *out = t ? strdup(t) : NULL;
@@ -111,7 +118,8 @@ static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, int 
 }
 
 static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const ls_workload_info *wl,
-                         const ls_engine_result *res, const ls_engine_params *ep, char *err, size_t errlen)
+                         const ls_engine_result *res, const ls_timed_result *tr, const ls_engine_params *ep,
+                         char *err, size_t errlen)
 {
     const char *dir = o->out_dir;
     char path[LS_CFG_PATH_MAX + 64];
@@ -120,10 +128,12 @@ static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const ls_wo
     int rc = 1;
     ls_fields_init(&fs);
     ls_json_init(&j);
-    ls_report_fields(&fs, cfg, wl, res);
+    ls_report_fields(&fs, cfg, tr ? "timed" : "golden", wl, res);
+    if (tr) ls_timed_report_fields(&fs, tr);
+    ls_report_config_fields(&fs, cfg);
     ls_fields_to_json(&fs, &j);
     char *csv = ls_fields_to_csv(&fs);
-    char *info = run_info_json(cfg, res, ep->threads);
+    char *info = run_info_json(cfg, res, tr, ep->threads);
     const char *json = ls_json_text(&j);
     if (!csv || !json || !info) {
         snprintf(err, errlen, "out of memory while writing the report");
@@ -150,11 +160,22 @@ out:
     return rc;
 }
 
+/* Whether this configuration runs on the timed model (the shipped programs cover three modes). */
+static bool use_timed_model(const ls_config *cfg, const ls_engine_params *ep)
+{
+    return cfg->timed.enabled && ls_timed_program_for_mode(ep->mode) != NULL;
+}
+
 int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
 {
     ls_engine_params ep;
     ls_engine_params_from_config(cfg, &ep);
     ep.keep_reference = o->save_o;
+    FILE *out = o->summary ? o->summary : stdout;
+    bool timed = use_timed_model(cfg, &ep);
+    if (cfg->timed.enabled && !timed && !o->quiet)
+        fprintf(stderr, "note: the timed model runs modes lamp, fa2_16bit and pure_8bit; mode %s runs on the "
+                        "golden engine (numerics and accuracy, no cycles)\n", ls_engine_mode_name(ep.mode));
     if (o->out_dir) {
         int rc = prepare_out_dir(o->out_dir, o->force, err, errlen);
         if (rc) return rc;
@@ -164,16 +185,35 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     memset(&in, 0, sizeof in);
     if (ls_workload_build(cfg, NULL, &in, &wl, err, errlen)) return 2;
     ls_engine_result res;
+    ls_timed_result tr;
     memset(&res, 0, sizeof res);
+    memset(&tr, 0, sizeof tr);
+    char trace_path[LS_CFG_PATH_MAX + 64];
     int rc = 0;
-    if (ls_engine_run(&ep, &in, &res, err, errlen)) rc = 1;
-    if (!rc && !o->quiet) {
-        FILE *out = o->summary ? o->summary : stdout;
-        ls_report_summary(out, cfg, &wl, &res);
-        fprintf(out, "wall      %.3f s%s%s\n", res.wall_seconds, o->out_dir ? ", results in " : "",
-                o->out_dir ? o->out_dir : "");
+    if (timed) {
+        ls_timed_options to;
+        ls_timed_options_default(&to);
+        to.program_path = cfg->timed.program[0] ? cfg->timed.program : NULL;
+        if (cfg->timed.trace && o->out_dir) {
+            snprintf(trace_path, sizeof trace_path, "%s/trace.json", o->out_dir);
+            to.trace_path = trace_path;
+        }
+        to.trace_first_tile = cfg->timed.trace_first_tile;
+        to.trace_tiles = cfg->timed.trace_tiles;
+        to.trace_max_events = (long)cfg->timed.trace_max_events;
+        to.reuse_numerics = cfg->timed.reuse_numerics;
+        if (ls_timed_run_opts(cfg, &ep, &in, &to, &res, &tr, err, errlen)) rc = 1;
+    } else if (ls_engine_run(&ep, &in, &res, err, errlen)) {
+        rc = 1;
     }
-    if (!rc && o->out_dir) rc = write_outputs(cfg, o, &wl, &res, &ep, err, errlen);
+    if (!rc && !o->quiet) {
+        ls_report_summary(out, cfg, &wl, &res);
+        if (timed) ls_timed_summary(out, &tr);
+        fprintf(out, "wall      %.3f s%s%s\n", timed ? tr.wall_seconds : res.wall_seconds,
+                o->out_dir ? ", results in " : "", o->out_dir ? o->out_dir : "");
+    }
+    if (!rc && o->out_dir) rc = write_outputs(cfg, o, &wl, &res, timed ? &tr : NULL, &ep, err, errlen);
+    ls_timed_result_free(&tr);
     ls_engine_result_free(&res);
     ls_attn_inputs_release(&in);
     return rc;

@@ -1,0 +1,28 @@
+/* hw/mem — memory: Q/K/V tile loads and O stores between off-chip memory (DRAM channel and L2,
+ * bandwidth and latency shared by all cores) and each core's on-chip buffer (its own fill port).
+ * Loads are issued asynchronously; a K/V tile already brought on chip by another query block of
+ * the same head is served by L2 when the layer's K/V fits in it. */
+#ifndef LAMPSIM_HW_MEM_H
+#define LAMPSIM_HW_MEM_H
+#include "lsdp.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct {
+    lsunit_state dram, l2;           /* chip-wide channels */
+    uint8_t *seen;                   /* [batch * heads_kv * nkt] K/V tile already fetched once */
+    bool l2_holds_kv;
+    uint64_t dram_bytes, l2_bytes, buf_bytes, store_bytes;
+} lsmem_state;
+int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw);
+void lsmem_free(lsmem_state *m);
+/* Bytes of one K/V tile / of a context's Q block in memory. */
+uint64_t lsmem_tile_bytes(const lsdp_shape *sh, int kt);
+uint64_t lsmem_q_bytes(const lsdp_ctx *x);
+/* Prefetch depth: pipeline_stages bounded by what the buffer holds per resident context. */
+int lsmem_prefetch_depth(const lsdp_shape *sh, double buffer_bytes, int contexts, int stages);
+void lsmem_exec(lsunit *u, lsdp_txn *t);   /* u->impl is the lsmem_state; u->core the buffer ports */
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,102 @@
+/* hw/mem/mem.c — memory behaviour (query block preparation, hw/lamp) and timing. */
+#include "lsmem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw)
+{
+    memset(m, 0, sizeof *m);
+    size_t n = (size_t)sh->batch * sh->heads_kv * sh->nkt;
+    m->seen = calloc(n ? n : 1, 1);
+    double kv = 2.0 * sh->batch * sh->heads_kv * (double)sh->seq_k * sh->dim * sh->elem_bytes;
+    m->l2_holds_kv = hw->l2_bytes > 0 && kv <= hw->l2_bytes;
+    return m->seen ? 0 : -1;
+}
+
+void lsmem_free(lsmem_state *m)
+{
+    free(m->seen);
+    memset(m, 0, sizeof *m);
+}
+
+uint64_t lsmem_tile_bytes(const lsdp_shape *sh, int kt)
+{
+    int nkeys = sh->seq_k - kt * sh->bc;
+    if (nkeys > sh->bc) nkeys = sh->bc;
+    return 2ull * (uint64_t)nkeys * sh->dim * sh->elem_bytes;
+}
+
+uint64_t lsmem_q_bytes(const lsdp_ctx *x) { return (uint64_t)x->nqv * x->sh->dim * x->sh->elem_bytes; }
+
+int lsmem_prefetch_depth(const lsdp_shape *sh, double buffer_bytes, int contexts, int stages)
+{
+    double per = buffer_bytes / (contexts > 0 ? contexts : 1);
+    double tile = (double)lsmem_tile_bytes(sh, 0);
+    int fit = (int)floor(per / tile);
+    int dpt = stages < fit ? stages : fit;
+    return dpt < 1 ? 1 : dpt;
+}
+
+static uint64_t channel(lsunit_state *ch, uint64_t req, uint64_t bytes, double bpc, uint64_t lat)
+{
+    lsdp_txn t;
+    memset(&t, 0, sizeof t);
+    t.req = req;
+    lsunit_serve(ch, &t, (uint64_t)ceil((double)bytes / bpc - 1e-9), lat, bytes);
+    return t.end;
+}
+
+void lsmem_exec(lsunit *u, lsdp_txn *t)
+{
+    lsmem_state *m = u->impl;
+    const lsdp_hw *hw = u->hw;
+    lsdp_ctx *x = t->ctx;
+    const lsdp_shape *sh = x->sh;
+    uint64_t bytes = 0, end = t->req, dram = 0;
+    switch (t->op) {
+    case LSU_OP_LDQ:
+        if (!sh->replay) lslamp_prepare_qt(sh->cfg, x->Q, sh->dim, x->nqv, sh->br, x->Qt, sh->br);
+        bytes = lsmem_q_bytes(x);
+        end = channel(&m->dram, t->req, bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
+        dram = bytes;
+        break;
+    case LSU_OP_LDKV: {
+        bytes = lsmem_tile_bytes(sh, t->arg);
+        size_t key = ((size_t)x->b * sh->heads_kv + x->hkv) * sh->nkt + (size_t)t->arg;
+        if (m->seen[key] && m->l2_holds_kv) {
+            end = channel(&m->l2, t->req, bytes, hw->l2_bpc, (uint64_t)hw->l2_latency);
+            m->l2_bytes += bytes;
+        } else {
+            end = channel(&m->dram, t->req, bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
+            m->seen[key] = 1;
+            dram = bytes;
+        }
+        break;
+    }
+    case LSU_OP_STO:
+        bytes = lsmem_q_bytes(x);
+        end = channel(&m->dram, t->req, bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
+        m->store_bytes += bytes;
+        dram = bytes;
+        break;
+    default:
+        break;
+    }
+    m->dram_bytes += dram;
+    /* the core's buffer fill port (stores drain through it too) */
+    lsunit_state *port = &u->core[t->core];
+    lsdp_txn bt;
+    memset(&bt, 0, sizeof bt);
+    bt.req = t->req;
+    if (bytes) {
+        lsunit_serve(port, &bt, lsdp_ceil_div(bytes, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, bytes);
+        m->buf_bytes += bytes;
+    }
+    t->start = t->req;
+    t->end = bt.end > end ? bt.end : end;
+    t->busy = bt.busy;
+    t->work = bytes;
+    t->work_hp = dram;
+}

@@ -1,0 +1,34 @@
+/* hw/regfile — packed register file: per-warp allocation of a context's Q fragment, logit tile,
+ * output accumulator and row state by layout, rounded to the allocation granularity; how many
+ * contexts fit per core (the occupancy) and the register utilisation. */
+#ifndef LAMPSIM_HW_REGFILE_H
+#define LAMPSIM_HW_REGFILE_H
+#include "lsdp.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct {
+    int registers, subpartitions, max_regs_per_thread, alloc_granularity, warp_size;
+    int max_warps, max_ctas, max_contexts;
+} lsregfile_params;
+
+typedef struct {
+    int q, y, o, state;          /* 32-bit registers per warp for each region */
+    int per_warp;                /* rounded to alloc_granularity */
+    int per_context;             /* n_q warps */
+    int fit;                     /* contexts the register file holds */
+    int limit;                   /* min(fit, max_contexts, max_warps / n_q, max_ctas) */
+    int per_thread;
+} lsregfile_alloc;
+
+/* Registers of the logit tile per warp: lp = four e4m3 per register; compact = lp plus one
+ * 16-bit sub-block; full = every sub-block in 16 bits (two per register). */
+int lsregfile_y_regs(lsu_ylayout layout, int b_q, int b_k, int n_k);
+/* Returns 0, or -1 with a message when one context does not fit. */
+int lsregfile_plan(const lsregfile_params *p, lsu_ylayout layout, int b_q, int n_q, int b_k, int n_k, int d,
+                   lsregfile_alloc *a, char *err, size_t errlen);
+void lsregfile_exec(lsunit *u, lsdp_txn *t);   /* ALLOC/FREE bookkeeping (no time) */
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,59 @@
+/* hw/regfile/regfile.c — register allocation by layout and occupancy (hardware.md section 4). */
+#include "lsregfile.h"
+
+#include <stdio.h>
+
+int lsregfile_y_regs(lsu_ylayout layout, int b_q, int b_k, int n_k)
+{
+    int bc = b_k * n_k;
+    switch (layout) {
+    case LSU_Y_LP: return (bc * b_q + 3) / 4;
+    case LSU_Y_COMPACT: return (bc * b_q + 3) / 4 + (b_k * b_q + 1) / 2;
+    default: return (bc * b_q + 1) / 2;
+    }
+}
+
+int lsregfile_plan(const lsregfile_params *p, lsu_ylayout layout, int b_q, int n_q, int b_k, int n_k, int d,
+                   lsregfile_alloc *a, char *err, size_t errlen)
+{
+    a->q = (b_q * d + 1) / 2;            /* Q fragment in 16 bits (LP and HP logits read it) */
+    a->y = lsregfile_y_regs(layout, b_q, b_k, n_k);
+    a->o = b_q * d;                      /* fp32 output accumulator */
+    a->state = 4 * b_q;                  /* mu, omega, lambda, mu_hat */
+    int raw = a->q + a->y + a->o + a->state;
+    int g = p->alloc_granularity > 0 ? p->alloc_granularity : 1;
+    a->per_warp = (raw + g - 1) / g * g;
+    a->per_context = a->per_warp * n_q;
+    a->per_thread = (a->per_warp + p->warp_size - 1) / p->warp_size;
+    if (a->per_thread > p->max_regs_per_thread) {
+        if (err && errlen)
+            snprintf(err, errlen, "one warp needs %d registers per thread (> regfile.max_regs_per_thread = %d); "
+                     "reduce b_q, the tile or dim", a->per_thread, p->max_regs_per_thread);
+        return -1;
+    }
+    int sp = p->subpartitions > 0 ? p->subpartitions : 1;
+    int per_sp = p->registers / sp;
+    int warps = sp * (per_sp / a->per_warp);
+    a->fit = warps / n_q;
+    int lim = a->fit;
+    if (p->max_contexts < lim) lim = p->max_contexts;
+    if (p->max_warps / n_q < lim) lim = p->max_warps / n_q;
+    if (p->max_ctas < lim) lim = p->max_ctas;
+    a->limit = lim;
+    if (lim < 1) {
+        if (err && errlen)
+            snprintf(err, errlen, "no context fits a core: %d registers per context (%d warps x %d), register file %d "
+                     "in %d sub-partitions, max_warps %d", a->per_context, n_q, a->per_warp, p->registers, sp, p->max_warps);
+        return -1;
+    }
+    return 0;
+}
+
+void lsregfile_exec(lsunit *u, lsdp_txn *t)
+{
+    /* allocation happens at context start and is released at its end: no time, one operation */
+    t->start = t->end = t->req;
+    t->busy = 0;
+    u->core[t->core].ops++;
+    u->core[t->core].work += t->work;
+}

@@ -1,0 +1,167 @@
+/* hw/seq/lsdp.h — the datapath state shared by the units of the timed model: one context per
+ * resident query block (n_q warps, their tile operands, workspaces and running state), the
+ * transaction a unit executes, and the per-unit timing state with its one timing rule.
+ *
+ * Every unit's behaviour calls the hw/lamp step functions on a context (the same functions the
+ * golden engine composes in lslamp_warp_tile), so data and statistics match the engine bit for bit. */
+#ifndef LAMPSIM_HW_SEQ_LSDP_H
+#define LAMPSIM_HW_SEQ_LSDP_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lamp.h"
+#include "ucode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LSDP_MAX_WARPS 64
+
+/* Statistics of one work item, as the engine keeps them (merged in item order). */
+typedef struct {
+    uint64_t executed, masked, stage1, stage2, sub_active, logits_unmasked, logits_hp1, logits_hp2;
+    lslamp_events ev;
+    double kl_sum, kl_max, l1_sum, l1_max, abs_sum, abs_max, diff2, ref2, rrl2_sum, rrl2_max;
+    uint64_t kl_inf, rows, flips, elems;
+} lsdp_item_stats;
+
+typedef struct {
+    lslamp_tile_io io;
+    lslamp_ws ws;
+    lslamp_state st;
+    lsfp_rng rng;
+    lslamp_tile_counts cnt;
+    uint32_t active, pre, post, hp;   /* sub-block masks of the current tile */
+    uint32_t rest;                    /* full_tile_hp: sub-blocks added by the disruptive branch */
+    uint8_t flags;                    /* LSLAMP_REC_* of the current tile */
+    bool above;
+} lsdp_warp;
+
+/* Shape and inputs shared by all contexts of a run. */
+typedef struct {
+    const lslamp_cfg *cfg;
+    const float *q, *k, *v;
+    float *o, *o_ref;
+    int batch, heads_q, heads_kv, seq_q, seq_k, dim, group;
+    bool causal;
+    int b_q, n_q, b_k, n_k, br, bc, nqb, nkt;
+    uint64_t seed;
+    bool accuracy;
+    bool slow_enabled;       /* compact layout: >= 2 HP sub-blocks take the slow path */
+    /* Timing-only replay: the units skip the arithmetic and take each (warp, tile)'s selection
+     * from these records of an earlier run with the same numerics ([items][n_q][nkt]). */
+    const lslamp_tile_record *replay;
+    int elem_bytes;          /* operand bytes in memory (workload dtype) */
+} lsdp_shape;
+
+typedef struct lsdp_ctx {
+    const lsdp_shape *sh;
+    int item, b, hq, hkv, qb, q0, nqv;
+    int64_t shift;
+    const float *Q, *K, *V;
+    float *O, *Oref;
+    float *Qt, *Y, *mu, *om32, *O32;
+    double *om64, *O64;
+    float *Ebuf, *muh;       /* accuracy: final exponentials and mu_hat per tile */
+    lsdp_warp w[LSDP_MAX_WARPS];
+    int kt;                  /* current key tile */
+    uint64_t run;            /* warps that run the current tile */
+    uint64_t slow;           /* warps of the current tile on the slow path (set by JND's test) */
+    int wlo, whi;            /* first / one past last running warp */
+    uint64_t *runmask;       /* [nkt] warps that run each tile (computed at item start) */
+    lsdp_item_stats *stats;  /* this item's statistics (owned by the run) */
+    uint64_t *hist;          /* this item's histogram [n_k + 1] */
+    lslamp_tile_record *rec; /* this item's records [n_q][nkt], or NULL */
+} lsdp_ctx;
+
+/* Allocate the buffers of a context for the shape (once per resident slot). */
+int lsdp_ctx_init(lsdp_ctx *x, const lsdp_shape *sh);
+void lsdp_ctx_free(lsdp_ctx *x);
+/* Start work item `item`: geometry, state reset, per-tile run masks; masked / absent (warp, tile)
+ * pairs are counted and recorded here exactly as the engine does. Returns the number of key tiles
+ * with work. */
+int lsdp_item_begin(lsdp_ctx *x, int item, lsdp_item_stats *st, uint64_t *hist, lslamp_tile_record *rec);
+/* Make key tile kt current: operands of each running warp. */
+void lsdp_tile_begin(lsdp_ctx *x, int kt);
+/* Sub-blocks of warp wi in the current tile with at least one unmasked (query, key) pair, from
+ * the mask geometry alone (used by the replay). */
+uint32_t lsdp_active_geometry(const lsdp_ctx *x, int wi);
+/* Decide the slow path for the current tile (compact layout, >= 2 HP sub-blocks). */
+uint64_t lsdp_slow_mask(lsdp_ctx *x);
+/* Exponentials of the active sub-blocks selected by `which` (hp: sub-blocks in hp mask; else the
+ * LP ones), as lslamp_warp_tile's exponential pass does (inactive sub-blocks zeroed by the LP
+ * pass, which also narrows mu_hat for LP shifts first). */
+void lsdp_exps(const lslamp_cfg *c, lsdp_warp *w, bool hp_pass, uint32_t hp, lslamp_events *ev, bool *above);
+int lsdp_count_rows(const lslamp_cfg *c, const lslamp_tile_io *io, uint32_t mask);
+static inline int lsdp_popc(uint64_t x) { return __builtin_popcountll(x); }
+
+/* ---- transactions and unit timing ---- */
+typedef struct lsdp_txn {
+    int op;                  /* lsu_opcode */
+    int unit;                /* lsu_unit_id executing this part */
+    int part;                /* which part of a multi-unit instruction (0, 1) */
+    int core;
+    lsdp_ctx *ctx;
+    int arg;                 /* op argument (key tile for loads) */
+    uint64_t req;            /* cycle the transaction may start */
+    uint64_t start, end;     /* filled by the unit: start of service, result ready */
+    uint64_t busy;           /* cycles the unit is occupied */
+    uint64_t work;           /* work items (MACs, lookups, exps, element ops, tests, bytes) */
+    uint64_t work_hp;        /* tensor: MACs in 16-bit mode; memory: bytes from DRAM */
+    bool slow;               /* counts as slow-path work */
+} lsdp_txn;
+
+/* Per-unit (per core) timing state and counters. */
+typedef struct {
+    uint64_t free_at;        /* first cycle the unit can accept new work */
+    uint64_t busy, ops, work;
+} lsunit_state;
+
+/* The timing rule every unit shares: service starts when both the request and the unit are
+ * ready; the unit is occupied for `busy` cycles; the result is ready `latency` cycles after the
+ * last issue cycle. Zero work costs nothing. */
+static inline void lsunit_serve(lsunit_state *u, lsdp_txn *t, uint64_t busy, uint64_t latency, uint64_t work)
+{
+    if (busy == 0 && work == 0) { t->start = t->end = t->req; t->busy = 0; t->work = 0; return; }
+    uint64_t s = t->req > u->free_at ? t->req : u->free_at;
+    t->start = s;
+    t->busy = busy;
+    t->end = s + busy + latency;
+    t->work = work;
+    u->free_at = s + busy;
+    u->busy += busy;
+    u->ops += 1;
+    u->work += work;
+}
+/* Timing parameters of the units (per core unless noted), filled from accelerator.*. */
+typedef struct {
+    int cores;
+    double clock_ghz;
+    int tensor_macs8, tensor_macs16, tensor_latency, promote_interval;
+    int lut_lanes, lut_latency;
+    int sfu_lanes, sfu_latency;
+    int vec_lanes, vec_latency;
+    int sort_latency, subset_latency;
+    double dram_bpc, l2_bpc;         /* chip-wide bytes per cycle */
+    int dram_latency, l2_latency;
+    double l2_bytes;                 /* 0: no L2 */
+    int buf_bpc, buf_latency;
+} lsdp_hw;
+
+/* A unit: its timing parameters, per-core state and behaviour. exec runs the transaction's data
+ * work on its context (hw/lamp steps) and its timing (lsunit_serve), filling start/end. */
+typedef struct lsunit {
+    int id;                          /* lsu_unit_id */
+    const lsdp_hw *hw;
+    lsunit_state *core;              /* [cores] */
+    void *impl;                      /* unit-specific state (memory: channels) */
+    void (*exec)(struct lsunit *u, lsdp_txn *t);
+} lsunit;
+
+static inline uint64_t lsdp_ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,65 @@
+/* hw/seq — the sequencer: per core, runs the microprogram for every resident context (in order
+ * within a context, contexts interleaved), tracks dependencies with a scoreboard of register-file
+ * regions, and distributes the layer's work items (batch x heads x query blocks) over the cores.
+ * Every instruction becomes one transaction per unit it occupies, sent through `port` (the TLM
+ * sockets in the SystemC top, or a direct call); contention is resolved in time order: the
+ * context whose next instruction is ready earliest goes first. */
+#ifndef LAMPSIM_HW_SEQ_H
+#define LAMPSIM_HW_SEQ_H
+#include "lsdp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { LSSEQ_STALL_DEPENDENCY, LSSEQ_STALL_UNIT_BUSY, LSSEQ_STALL_MEMORY, LSSEQ_STALL_SCHEDULER,
+               LSSEQ_STALL_SLOW_PATH, LSSEQ_NSTALLS } lsseq_stall;
+const char *lsseq_stall_name(int s);
+
+typedef void (*lsseq_port_fn)(void *user, lsdp_txn *t);
+typedef void (*lsseq_item_fn)(void *user, lsdp_ctx *x);
+
+typedef struct lsseq_slot lsseq_slot;
+
+typedef struct {
+    /* inputs */
+    const lsu_program *prog;
+    const lsdp_shape *sh;
+    const lsdp_hw *hw;
+    int contexts_per_core;       /* resident limit */
+    int prefetch_depth;
+    lsseq_port_fn port; void *port_user;
+    lsseq_item_fn item_done; void *item_user;   /* called when a context finishes its item */
+    /* optional timeline hooks: every served transaction (with the item and the context's tile
+     * ordinal) and every change of a core's resident contexts */
+    void (*trace_txn)(void *user, const lsdp_txn *t, int item, int tile_ordinal);
+    void (*trace_resident)(void *user, int core, uint64_t cycle, int resident);
+    void *trace_user;
+    lsdp_item_stats *item_stats; /* [items] */
+    uint64_t *hist;              /* [items][n_k + 1] */
+    lslamp_tile_record *records; /* [items][n_q][nkt] or NULL */
+    int items;
+    /* results */
+    uint64_t cycles;
+    uint64_t stalls[LSSEQ_NSTALLS];
+    uint64_t slow_tiles, slow_cycles;
+    uint64_t op_work[LSU_NOPS][2], op_work_hp[LSU_NOPS][2], op_count[LSU_NOPS];
+    uint64_t instructions, transactions;
+    uint64_t slot_busy_cycles;   /* sum over slots of resident time */
+    int cores_used, max_resident;
+    uint64_t *core_end;          /* [cores] */
+    /* internal */
+    lsseq_slot *slots;
+    int nslots, next_item;
+    int *heap, nheap;
+    char err[256];
+} lsseq;
+
+/* Runs the whole layer. Returns 0, or -1 with s->err set (out of memory, runaway program). */
+int lsseq_run(lsseq *s);
+void lsseq_free(lsseq *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,334 @@
+/* hw/seq/seq.c — the sequencer and its scoreboard (see seq.h). */
+#include "lsseq.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNREQ UINT64_MAX
+
+const char *lsseq_stall_name(int s)
+{
+    static const char *const n[LSSEQ_NSTALLS] = { "dependency", "unit_busy", "memory", "scheduler", "slow_path" };
+    return s >= 0 && s < LSSEQ_NSTALLS ? n[s] : "?";
+}
+
+struct lsseq_slot {
+    int core, index;
+    bool busy, ctx_ok;
+    lsdp_ctx ctx;
+    int pc;
+    uint64_t issue;              /* cycle of the last issue (in-order point) */
+    bool issued;
+    uint64_t ready;              /* heap key: when the next instruction can issue */
+    int ready_cause;             /* stall cause of ready - in-order point, or -1 */
+    uint64_t ready_stall;
+    uint64_t sb[LSU_NREGIONS];   /* scoreboard: region ready cycle */
+    uint8_t sbk[LSU_NREGIONS];   /* ... and the kind of its producer (stall cause) */
+    int *tiles, ntiles, cur;
+    uint64_t *kv;                /* [nkt] load completion per active tile index */
+    uint64_t item_start, first_start, last_end;
+    bool ever;
+    uint64_t steps;
+};
+
+/* ---- heap of busy slots keyed by (ready, core, index) ---- */
+static int before(const lsseq *s, int a, int b)
+{
+    const lsseq_slot *x = &s->slots[a], *y = &s->slots[b];
+    if (x->ready != y->ready) return x->ready < y->ready;
+    if (x->core != y->core) return x->core < y->core;
+    return x->index < y->index;
+}
+static void heap_push(lsseq *s, int v)
+{
+    int i = s->nheap++;
+    s->heap[i] = v;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!before(s, s->heap[i], s->heap[p])) break;
+        int t = s->heap[i]; s->heap[i] = s->heap[p]; s->heap[p] = t;
+        i = p;
+    }
+}
+static int heap_pop(lsseq *s)
+{
+    int top = s->heap[0];
+    s->heap[0] = s->heap[--s->nheap];
+    int i = 0;
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < s->nheap && before(s, s->heap[l], s->heap[m])) m = l;
+        if (r < s->nheap && before(s, s->heap[r], s->heap[m])) m = r;
+        if (m == i) break;
+        int t = s->heap[i]; s->heap[i] = s->heap[m]; s->heap[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+static int stall_kind(int op)
+{
+    switch (op) {
+    case LSU_OP_LDQ: case LSU_OP_PREF: case LSU_OP_LDKV: case LSU_OP_STO: return LSSEQ_STALL_MEMORY;
+    case LSU_OP_SORT: case LSU_OP_SEL1: case LSU_OP_SEL2: return LSSEQ_STALL_SCHEDULER;
+    case LSU_OP_SLOWPV: return LSSEQ_STALL_SLOW_PATH;
+    default: return LSSEQ_STALL_DEPENDENCY;
+    }
+}
+
+static void send(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t req, int arg, lsdp_txn *t)
+{
+    memset(t, 0, sizeof *t);
+    t->op = op; t->unit = unit; t->part = part; t->core = sl->core; t->ctx = &sl->ctx; t->arg = arg; t->req = req;
+    s->port(s->port_user, t);
+    s->transactions++;
+    if (s->trace_txn && t->end > t->start) s->trace_txn(s->trace_user, t, sl->ctx.item, sl->cur);
+    s->op_work[op][part] += t->work;
+    s->op_work_hp[op][part] += t->work_hp;
+}
+
+static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
+{
+    if (idx < 0 || idx >= sl->ntiles || sl->kv[idx] != UNREQ) return;
+    lsdp_txn t;
+    send(s, sl, LSU_OP_LDKV, LSU_MEM, 0, when, sl->tiles[idx], &t);
+    sl->kv[idx] = t.end;
+}
+
+/* Run zero-time control instructions, then compute when the next unit instruction may issue. */
+static int advance(lsseq *s, lsseq_slot *sl)
+{
+    const lsu_program *p = s->prog;
+    for (int guard = 0; guard < 1000000; guard++) {
+        if (sl->pc < 0 || sl->pc >= p->n) {
+            snprintf(s->err, sizeof s->err, "%.200s: execution ran past the program", p->file);
+            return -1;
+        }
+        const lsu_instr *in = &p->code[sl->pc];
+        switch (in->op) {
+        case LSU_OP_JMP: sl->pc = in->target; continue;
+        case LSU_OP_JND:
+            sl->pc = lsdp_slow_mask(&sl->ctx) ? sl->pc + 1 : in->target;
+            continue;
+        case LSU_OP_NEXT:
+            if (sl->cur + 1 < sl->ntiles) {
+                sl->cur++;
+                lsdp_tile_begin(&sl->ctx, sl->tiles[sl->cur]);
+                sl->pc = in->target;
+            } else {
+                sl->cur = sl->ntiles;
+                sl->ctx.run = 0;
+                sl->ctx.wlo = sl->ctx.whi = -1;
+                sl->pc++;
+            }
+            continue;
+        default:
+            break;
+        }
+        /* unit instruction or END: in-order point and operand readiness */
+        uint64_t inorder = sl->issued ? sl->issue + 1 : sl->item_start;
+        uint64_t ops = inorder;
+        int cause = -1;
+        if (in->op == LSU_OP_END) {
+            for (int r = 0; r < LSU_NREGIONS; r++)
+                if (sl->sb[r] > ops) { ops = sl->sb[r]; cause = sl->sbk[r]; }
+        } else {
+            for (int k = 0; k < in->nsrc + in->ndst; k++) {
+                int r = k < in->nsrc ? in->src[k] : in->dst[k - in->nsrc];
+                uint64_t rt;
+                int kind;
+                if (r == LSU_R_KV) {
+                    if (k >= in->nsrc || sl->cur >= sl->ntiles) continue;   /* loads write KV asynchronously */
+                    if (sl->kv[sl->cur] == UNREQ) load_tile(s, sl, sl->cur, inorder);   /* demand load */
+                    rt = sl->kv[sl->cur];
+                    kind = LSSEQ_STALL_MEMORY;
+                } else {
+                    rt = sl->sb[r];
+                    kind = sl->sbk[r];
+                }
+                if (rt > ops) { ops = rt; cause = kind; }
+            }
+        }
+        sl->ready = ops;
+        sl->ready_cause = ops > inorder ? cause : -1;
+        sl->ready_stall = ops > inorder ? ops - inorder : 0;
+        return 0;
+    }
+    snprintf(s->err, sizeof s->err, "%.200s: control loop without a unit instruction", p->file);
+    return -1;
+}
+
+static int resident(const lsseq *s, int core)
+{
+    int n = 0;
+    for (int k = 0; k < s->contexts_per_core; k++) n += s->slots[core * s->contexts_per_core + k].busy;
+    return n;
+}
+
+static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
+{
+    const lsdp_shape *sh = s->sh;
+    if (!sl->ctx_ok) {
+        if (lsdp_ctx_init(&sl->ctx, sh) != 0) { snprintf(s->err, sizeof s->err, "out of memory (context)"); return -1; }
+        sl->tiles = malloc((size_t)sh->nkt * sizeof(int));
+        sl->kv = malloc((size_t)sh->nkt * sizeof(uint64_t));
+        if (!sl->tiles || !sl->kv) { snprintf(s->err, sizeof s->err, "out of memory (context)"); return -1; }
+        sl->ctx_ok = true;
+    }
+    lsdp_item_begin(&sl->ctx, item, &s->item_stats[item], s->hist + (size_t)item * (sh->n_k + 1),
+                    s->records ? s->records + (size_t)item * sh->n_q * sh->nkt : NULL);
+    sl->ntiles = 0;
+    for (int kt = 0; kt < sh->nkt; kt++)
+        if (sl->ctx.runmask[kt]) { sl->tiles[sl->ntiles] = kt; sl->kv[sl->ntiles] = UNREQ; sl->ntiles++; }
+    sl->cur = 0;
+    if (sl->ntiles > 0) lsdp_tile_begin(&sl->ctx, sl->tiles[0]);
+    else { sl->ctx.run = 0; sl->ctx.wlo = sl->ctx.whi = -1; }
+    if (!sl->busy && s->trace_resident) s->trace_resident(s->trace_user, sl->core, t0, resident(s, sl->core) + 1);
+    sl->busy = true;
+    sl->steps = 0;
+    sl->pc = 0;
+    sl->issued = false;
+    sl->item_start = t0;
+    if (!sl->ever) { sl->first_start = t0; sl->ever = true; }
+    for (int r = 0; r < LSU_NREGIONS; r++) { sl->sb[r] = t0; sl->sbk[r] = LSSEQ_STALL_DEPENDENCY; }
+    lsdp_txn t;
+    send(s, sl, LSU_OP_LDQ, LSU_REGFILE, 1, t0, 0, &t);   /* register allocation (no time) */
+    if (advance(s, sl) != 0) return -1;
+    heap_push(s, (int)(sl - s->slots));
+    return 0;
+}
+
+static const struct { int unit; bool par; } parts[LSU_NOPS][2] = {
+    [LSU_OP_LDQ] = { { LSU_MEM, false }, { -1, false } },
+    [LSU_OP_INIT] = { { LSU_VECTOR, false }, { -1, false } },
+    [LSU_OP_PREF] = { { -1, false }, { -1, false } },
+    [LSU_OP_LDKV] = { { -1, false }, { -1, false } },
+    [LSU_OP_QK_LP] = { { LSU_TENSOR, false }, { -1, false } },
+    [LSU_OP_QK_HP] = { { LSU_TENSOR, false }, { -1, false } },
+    [LSU_OP_SMAX] = { { LSU_VECTOR, false }, { -1, false } },
+    [LSU_OP_SORT] = { { LSU_SCHED, false }, { -1, false } },
+    [LSU_OP_SEL1] = { { LSU_SCHED, false }, { LSU_TENSOR, false } },
+    [LSU_OP_EXP] = { { LSU_LUT, false }, { LSU_SFU, true } },
+    [LSU_OP_NORM] = { { LSU_VECTOR, false }, { LSU_SFU, true } },
+    [LSU_OP_SEL2] = { { LSU_SCHED, false }, { -1, false } },
+    [LSU_OP_RECOMP] = { { LSU_TENSOR, false }, { LSU_SFU, false } },
+    [LSU_OP_FULLHP] = { { LSU_TENSOR, false }, { LSU_SFU, false } },
+    [LSU_OP_RAISE] = { { LSU_VECTOR, false }, { -1, false } },
+    [LSU_OP_PV] = { { LSU_TENSOR, false }, { -1, false } },
+    [LSU_OP_SLOWPV] = { { LSU_TENSOR, false }, { -1, false } },
+    [LSU_OP_FIN] = { { LSU_VECTOR, false }, { -1, false } },
+    [LSU_OP_STO] = { { LSU_MEM, false }, { -1, false } },
+};
+
+/* Execute the slot's next unit instruction (or END). */
+static int step(lsseq *s, lsseq_slot *sl)
+{
+    const lsu_instr *in = &s->prog->code[sl->pc];
+    uint64_t ready = sl->ready;
+    if (++sl->steps > (uint64_t)s->prog->n * (uint64_t)(sl->ntiles + 2) * 8u + 1024u) {
+        snprintf(s->err, sizeof s->err, "%.100s:%d: the program does not terminate (%llu instructions of one context without END)", s->prog->file, in->line, (unsigned long long)sl->steps - 1);
+        return -1;
+    }
+    if (sl->ready_cause >= 0) s->stalls[sl->ready_cause] += sl->ready_stall;
+    s->instructions++;
+    s->op_count[in->op]++;
+    if (in->op == LSU_OP_END) {
+        lsdp_ctx *x = &sl->ctx;
+        if (s->item_done) s->item_done(s->item_user, x);
+        lsdp_txn t;
+        send(s, sl, LSU_OP_STO, LSU_REGFILE, 1, ready, 0, &t);   /* release the registers */
+        sl->busy = false;
+        sl->last_end = ready;
+        if (s->trace_resident && s->next_item >= s->items)
+            s->trace_resident(s->trace_user, sl->core, ready, resident(s, sl->core));
+        s->slot_busy_cycles += ready - sl->item_start;
+        if (ready > s->core_end[sl->core]) s->core_end[sl->core] = ready;
+        if (s->next_item < s->items) return start_item(s, sl, s->next_item++, ready);
+        return 0;
+    }
+    uint64_t issue = ready, end = ready;
+    if (in->op == LSU_OP_PREF) {
+        for (int i = 0; i < s->prefetch_depth; i++) load_tile(s, sl, sl->cur + i, ready);
+    } else if (in->op == LSU_OP_LDKV) {
+        load_tile(s, sl, sl->cur + s->prefetch_depth, ready);
+    } else {
+        lsdp_txn t0, t1;
+        send(s, sl, in->op, parts[in->op][0].unit, 0, ready, 0, &t0);
+        issue = t0.start;
+        end = t0.end;
+        if (t0.start > ready) s->stalls[LSSEQ_STALL_UNIT_BUSY] += t0.start - ready;
+        if (parts[in->op][1].unit >= 0) {
+            uint64_t req = parts[in->op][1].par ? ready : t0.end;
+            send(s, sl, in->op, parts[in->op][1].unit, 1, req, 0, &t1);
+            if (t1.end > end) end = t1.end;
+        }
+        if (in->op == LSU_OP_SLOWPV && sl->ctx.slow) {
+            s->slow_tiles += (uint64_t)lsdp_popc(sl->ctx.slow);
+            s->slow_cycles += end - ready;
+        }
+    }
+    int kind = stall_kind(in->op);
+    for (int k = 0; k < in->ndst; k++) {
+        int r = in->dst[k];
+        if (r == LSU_R_KV) continue;
+        sl->sb[r] = end;
+        sl->sbk[r] = (uint8_t)kind;
+    }
+    sl->issue = issue;
+    sl->issued = true;
+    sl->pc++;
+    if (advance(s, sl) != 0) return -1;
+    heap_push(s, (int)(sl - s->slots));
+    return 0;
+}
+
+int lsseq_run(lsseq *s)
+{
+    const lsdp_hw *hw = s->hw;
+    s->err[0] = 0;
+    s->nslots = hw->cores * s->contexts_per_core;
+    s->slots = calloc((size_t)s->nslots, sizeof *s->slots);
+    s->heap = malloc((size_t)s->nslots * sizeof(int));
+    s->core_end = calloc((size_t)hw->cores, sizeof(uint64_t));
+    if (!s->slots || !s->heap || !s->core_end) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
+    for (int c = 0; c < hw->cores; c++)
+        for (int k = 0; k < s->contexts_per_core; k++) {
+            lsseq_slot *sl = &s->slots[c * s->contexts_per_core + k];
+            sl->core = c;
+            sl->index = k;
+        }
+    /* spread the first items over the cores, then fill further slots */
+    s->next_item = 0;
+    for (int k = 0; k < s->contexts_per_core && s->next_item < s->items; k++)
+        for (int c = 0; c < hw->cores && s->next_item < s->items; c++)
+            if (start_item(s, &s->slots[c * s->contexts_per_core + k], s->next_item++, 0) != 0) return -1;
+    while (s->nheap > 0) {
+        int v = heap_pop(s);
+        if (step(s, &s->slots[v]) != 0) return -1;
+    }
+    s->cycles = 0;
+    s->cores_used = 0;
+    for (int c = 0; c < hw->cores; c++) {
+        if (s->core_end[c] > s->cycles) s->cycles = s->core_end[c];
+        int used = 0;
+        for (int k = 0; k < s->contexts_per_core; k++) used += s->slots[c * s->contexts_per_core + k].ever;
+        if (used) s->cores_used++;
+        if (used > s->max_resident) s->max_resident = used;
+    }
+    return 0;
+}
+
+void lsseq_free(lsseq *s)
+{
+    if (s->slots)
+        for (int i = 0; i < s->nslots; i++) {
+            if (s->slots[i].ctx_ok) lsdp_ctx_free(&s->slots[i].ctx);
+            free(s->slots[i].tiles);
+            free(s->slots[i].kv);
+        }
+    free(s->slots);
+    free(s->heap);
+    free(s->core_end);
+    s->slots = NULL; s->heap = NULL; s->core_end = NULL;
+}

@@ -1,0 +1,42 @@
+/* hw/sfu/sfu.c — HP exponentials through lslamp_exps (16-bit path) and the SFU's timing. */
+#include "lssfu.h"
+
+void lssfu_exec(lsunit *u, lsdp_txn *t)
+{
+    lsdp_ctx *x = t->ctx;
+    const lsdp_shape *sh = x->sh;
+    const lslamp_cfg *c = sh->cfg;
+    uint64_t exps = 0, sub = (uint64_t)sh->b_k * sh->b_q;
+    lslamp_events *ev = &x->stats->ev;
+    for (int wi = 0; wi < sh->n_q; wi++) {
+        if (!(x->run >> wi & 1)) continue;
+        lsdp_warp *w = &x->w[wi];
+        switch (t->op) {
+        case LSU_OP_EXP:      /* step 5, HP sub-blocks (stage 1 / policy) */
+            if (!sh->replay) lsdp_exps(c, w, true, w->pre, ev, &w->above);
+            exps += (uint64_t)lsdp_popc(w->active & w->pre) * sub;
+            break;
+        case LSU_OP_NORM:     /* step 6: lambda = exp(mu - mu_hat), one per query (data: vector) */
+            exps += (uint64_t)sh->b_q;
+            break;
+        case LSU_OP_RECOMP:   /* step 8: exponentials of the recompute set */
+            for (int th = 0; th < c->n_k && !sh->replay; th++)
+                if (w->post >> th & 1u)
+                    w->above |= lslamp_exps(c, true, w->io.Y, w->io.ldy, th, c->b_q, w->ws.mu_hat, w->ws.mu_lp,
+                                            w->ws.E, w->ws.s, ev);
+            exps += (uint64_t)lsdp_popc(w->post) * sub;
+            break;
+        case LSU_OP_FULLHP:
+            for (int th = 0; th < c->n_k && !sh->replay; th++)
+                if (w->rest >> th & 1u)
+                    w->above |= lslamp_exps(c, true, w->io.Y, w->io.ldy, th, c->b_q, w->ws.mu_hat, w->ws.mu_lp,
+                                            w->ws.E, w->ws.s, ev);
+            exps += (uint64_t)lsdp_popc(w->rest) * sub;
+            break;
+        default:
+            break;
+        }
+    }
+    uint64_t busy = lsdp_ceil_div(exps, (uint64_t)u->hw->sfu_lanes);
+    lsunit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->sfu_latency, exps);
+}

@@ -1,0 +1,159 @@
+/* hw/tensor/tensor.c — behaviour (hw/lamp logit and update steps) and timing of the tensor unit. */
+#include "lstensor.h"
+
+#include <math.h>
+#include <string.h>
+
+uint64_t lstensor_cycles(const lsdp_hw *hw, uint64_t macs8, uint64_t macs16, int d)
+{
+    (void)d;
+    /* Both modes share the array: 16-bit MACs take macs8/macs16 times the issue slots. */
+    double c = (double)macs8 / (double)hw->tensor_macs8 + (double)macs16 / (double)hw->tensor_macs16;
+    return (uint64_t)ceil(c - 1e-9);
+}
+
+/* Step 9 and the bookkeeping lslamp_warp_tile does after the selection, for one warp. */
+static void commit_warp(lsdp_ctx *x, int wi)
+{
+    const lsdp_shape *sh = x->sh;
+    const lslamp_cfg *c = sh->cfg;
+    lsdp_warp *w = &x->w[wi];
+    lslamp_ws *ws = &w->ws;
+    lsdp_item_stats *st = x->stats;
+    int bq = c->b_q;
+    uint32_t hpsel = w->pre | w->post;
+    uint8_t n_hp = (uint8_t)lsdp_popc(hpsel);
+    w->cnt.logits_hp_stage1 = lsdp_count_rows(c, &w->io, w->pre);
+    w->cnt.logits_hp_stage2 = lsdp_count_rows(c, &w->io, w->post);
+    if (w->above) w->flags |= LSLAMP_REC_ABOVE_ONE;
+    uint64_t uf = 0;
+    for (int i = 0; i < c->bc; i++) {
+        const float *y = w->io.Y + (long)i * w->io.ldy;
+        const double *e = ws->E + (long)i * bq;
+        for (int j = 0; j < bq; j++) uf += (y[j] != -INFINITY) & (e[j] == 0.0);
+    }
+    st->ev.exp_underflows += uf;
+    if (sh->accuracy) {
+        float *Eout = x->Ebuf + (size_t)x->kt * sh->bc * sh->br + wi * bq;
+        for (int i = 0; i < c->bc; i++)
+            for (int j = 0; j < bq; j++) Eout[(long)i * sh->br + j] = (float)ws->E[(long)i * bq + j];
+        memcpy(x->muh + (size_t)x->kt * sh->br + wi * bq, ws->mu_hat, (size_t)bq * sizeof(float));
+    }
+    lslamp_update(c, &w->io, &w->st, ws->mu_hat, ws->E, ws->lambda, ws->alpha);
+    st->executed++;
+    x->hist[n_hp]++;
+    st->stage1 += (uint64_t)lsdp_popc(w->pre);
+    st->stage2 += (uint64_t)lsdp_popc(w->post);
+    st->sub_active += (uint64_t)w->cnt.subblocks_active;
+    st->logits_unmasked += (uint64_t)w->cnt.logits_unmasked;
+    st->logits_hp1 += (uint64_t)w->cnt.logits_hp_stage1;
+    st->logits_hp2 += (uint64_t)w->cnt.logits_hp_stage2;
+    if (x->rec) {
+        lslamp_tile_record *r = &x->rec[(size_t)wi * sh->nkt + x->kt];
+        r->stage1_mask = (uint16_t)w->pre;
+        r->stage2_mask = (uint16_t)w->post;
+        r->n_hp = n_hp;
+        r->flags = w->flags;
+    }
+}
+
+void lstensor_exec(lsunit *u, lsdp_txn *t)
+{
+    lsdp_ctx *x = t->ctx;
+    const lsdp_shape *sh = x->sh;
+    const lslamp_cfg *c = sh->cfg;
+    const lsdp_hw *hw = u->hw;
+    lsunit_state *us = &u->core[t->core];
+    uint64_t sub_macs = (uint64_t)sh->b_k * sh->b_q * sh->dim;
+    uint64_t m8 = 0, m16 = 0, extra = 0;
+    lslamp_events *ev = &x->stats->ev;
+    switch (t->op) {
+    case LSU_OP_QK_LP:
+    case LSU_OP_QK_HP: {
+        if (x->wlo < 0) break;
+        bool allhp = t->op == LSU_OP_QK_HP;
+        bool replay = sh->replay != NULL;
+        /* Step 1 for the running warps, whole block at once (as the engine). */
+        lslamp_tile_io bio = x->w[x->wlo].io;
+        bio.ncols = (x->whi - x->wlo) * sh->b_q;
+        int nq = x->nqv - x->wlo * sh->b_q;
+        bio.nq = nq < bio.ncols ? nq : bio.ncols;
+        uint64_t nkt = (uint64_t)sh->nkt, kt = (uint64_t)x->kt, item = (uint64_t)x->item;
+        uint64_t base = lslamp_mix64(sh->seed ^ lslamp_mix64((item * 64 + 63) * nkt + kt));
+        lsfp_rng brng;
+        lsfp_rng_seed(&brng, base);
+        if (!replay) lslamp_logits(c, allhp, &bio, 0, sh->bc, &brng, ev);
+        for (int wi = x->wlo; wi < x->whi; wi++) {
+            if (!(x->run >> wi & 1)) continue;
+            lsdp_warp *w = &x->w[wi];
+            w->io.y_is_hp = allhp;
+            if (replay) continue;
+            w->io.tile_seed = lslamp_mix64(sh->seed ^ lslamp_mix64((item * 64 + (uint64_t)wi) * nkt + kt));
+            lsfp_rng_seed(&w->rng, w->io.tile_seed);
+        }
+        uint64_t macs = (uint64_t)bio.ncols * sh->bc * sh->dim;
+        if (allhp) m16 = macs; else m8 = macs;
+        /* promotion of the 8-bit partial sums every promote_interval products along d */
+        if (!allhp) extra = (uint64_t)((sh->dim + hw->promote_interval - 1) / hw->promote_interval - 1);
+        break;
+    }
+    case LSU_OP_SEL1:   /* timing of the stage-1 HP recomputes (data: lslamp_stage1, scheduler) */
+        for (int wi = 0; wi < sh->n_q; wi++)
+            if ((x->run >> wi & 1) && !x->w[wi].io.y_is_hp && c->policy != &lslamp_policy_none)
+                m16 += (uint64_t)lsdp_popc(x->w[wi].pre) * sub_macs;
+        break;
+    case LSU_OP_RECOMP:   /* step 8: HP logits of the recompute set */
+        for (int wi = 0; wi < sh->n_q; wi++) {
+            if (!(x->run >> wi & 1)) continue;
+            lsdp_warp *w = &x->w[wi];
+            for (int th = 0; th < c->n_k && !sh->replay; th++)
+                if (w->post >> th & 1u) lslamp_logits(c, true, &w->io, th * c->b_k, c->b_k, &w->rng, ev);
+            w->hp = w->pre | w->post;
+            m16 += (uint64_t)lsdp_popc(w->post) * sub_macs;
+        }
+        break;
+    case LSU_OP_FULLHP:   /* G-16 option: the rest of a disruptive tile in HP */
+        for (int wi = 0; wi < sh->n_q; wi++) {
+            if (!(x->run >> wi & 1)) continue;
+            lsdp_warp *w = &x->w[wi];
+            w->hp = w->pre | w->post;
+            w->rest = 0;
+            if (c->disruptive != LSLAMP_DISRUPT_FULL_TILE || lsdp_popc(w->hp) < 2) continue;
+            w->rest = w->active & ~w->hp;
+            for (int th = 0; th < c->n_k && !sh->replay; th++)
+                if (w->rest >> th & 1u) lslamp_logits(c, true, &w->io, th * c->b_k, c->b_k, &w->rng, ev);
+            w->flags |= LSLAMP_REC_FULL_TILE_HP;
+            m16 += (uint64_t)lsdp_popc(w->rest) * sub_macs;
+        }
+        break;
+    case LSU_OP_PV:
+    case LSU_OP_SLOWPV: {
+        bool slow = t->op == LSU_OP_SLOWPV;
+        uint64_t passes = 0;
+        for (int wi = 0; wi < sh->n_q; wi++) {
+            if (!(x->run >> wi & 1) || ((x->slow >> wi & 1) != slow)) continue;
+            lsdp_warp *w = &x->w[wi];
+            uint32_t hp = w->hp | w->pre | w->post | w->rest;
+            int nact = lsdp_popc(w->active), nhp = lsdp_popc(w->active & hp);
+            if (slow) {
+                int chunk = c->n_k / 2 + 1;
+                passes += (uint64_t)((nact + chunk - 1) / chunk);
+                m16 += (uint64_t)nact * sub_macs;
+            } else {
+                m16 += (uint64_t)nhp * sub_macs;
+                m8 += (uint64_t)(nact - nhp) * sub_macs;
+            }
+            if (!sh->replay) commit_warp(x, wi);
+        }
+        /* each sequential pass drains the pipeline before the next reuses the HP space */
+        if (slow && passes) extra = passes * (uint64_t)hw->tensor_latency;
+        t->slow = slow;
+        break;
+    }
+    default:
+        break;
+    }
+    uint64_t busy = (m8 || m16) ? lstensor_cycles(hw, m8, m16, sh->dim) + extra : 0;
+    lsunit_serve(us, t, busy, (uint64_t)hw->tensor_latency, m8 + m16);
+    t->work_hp = m16;
+}

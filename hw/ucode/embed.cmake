@@ -1,0 +1,17 @@
+# Embeds the shipped microprograms as C strings (run at build time).
+# Usage: cmake -DOUT=ucode_shipped.c -DSRC=<dir> -P embed.cmake
+set(_out "/* Generated from the hw/ucode .lasm files by hw/ucode/embed.cmake; do not edit. */\n#include <string.h>\n")
+set(_names lampattention fa2_16bit pure_8bit)
+foreach(_n ${_names})
+  file(READ "${SRC}/${_n}.lasm" _hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," _body "${_hex}")
+  string(REGEX REPLACE "((0x..,){16})" "\\1\n" _body "${_body}")
+  string(APPEND _out "static const char prog_${_n}[] = {\n${_body}0x00};\n")
+endforeach()
+string(APPEND _out "const char *lsu_shipped_text(const char *name, const char **file)\n{\n")
+foreach(_n ${_names})
+  string(APPEND _out "    if (name && !strcmp(name, \"${_n}\")) { if (file) *file = \"hw/ucode/${_n}.lasm\"; return prog_${_n}; }\n")
+endforeach()
+string(APPEND _out "    return NULL;\n}\n")
+file(WRITE "${OUT}.tmp" "${_out}")
+configure_file("${OUT}.tmp" "${OUT}" COPYONLY)

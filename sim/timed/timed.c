@@ -1,0 +1,648 @@
+/* sim/timed/timed.c — the C side of the timed model: configuration -> units and program, the
+ * run (through the SystemC top or direct calls), the engine-compatible result, the report fields
+ * and the summary. */
+#define _POSIX_C_SOURCE 200809L
+#include "timed.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lamp.h"
+#include "lslut.h"
+#include "lsmem.h"
+#include "lsregfile.h"
+#include "lssched.h"
+#include "lsseq.h"
+#include "lssfu.h"
+#include "lstensor.h"
+#include "timed_accuracy.h"
+#include "timed_internal.h"
+#include "timed_trace.h"
+#include "ucode.h"
+#include "lsvector.h"
+#include "workload.h"
+
+void ls_timed_options_default(ls_timed_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->use_systemc = 1;
+    o->trace_first_tile = 0;
+    o->trace_tiles = 4;
+    o->trace_max_events = 200000;
+}
+
+const char *ls_timed_program_for_mode(ls_engine_mode m)
+{
+    switch (m) {
+    case LSE_MODE_LAMP: return "lampattention";
+    case LSE_MODE_FA2_16BIT: return "fa2_16bit";
+    case LSE_MODE_PURE_8BIT: return "pure_8bit";
+    default: return NULL;
+    }
+}
+
+static int fail(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen) snprintf(err, errlen, "%s", msg);
+    return -1;
+}
+
+/* The engine's parameter -> tile-procedure mapping (sim/engine/engine.c build_cfg, private there). */
+static int build_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen)
+{
+    lslamp_cfg_default(c);
+    c->b_q = p->b_q; c->b_k = p->b_k; c->n_k = p->n_k; c->d = dim;
+    c->delta = p->delta; c->tau = p->tau;
+    c->stage1 = p->stage1; c->stage2 = p->stage2;
+    c->arith = p->arithmetic == LSE_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
+    if (p->acc_model == LSE_ACC_PAPER) c->acc_model = LSFP_ACC_PAPER;
+    else if (p->acc_model == LSE_ACC_EXACT) c->acc_model = LSFP_ACC_EXACT;
+    else c->acc_model = p->arithmetic == LSE_ARITH_PAPER ? LSFP_ACC_PAPER : LSFP_ACC_EXACT;
+    c->rounding = p->rounding == LSE_ROUND_RTZ ? LSFP_RND_RTZ : p->rounding == LSE_ROUND_STOCHASTIC ? LSFP_RND_STOCHASTIC : LSFP_RND_RNE;
+    c->overflow = p->overflow == LSE_OVERFLOW_NAN ? LSFP_OVF_NONSAT : LSFP_OVF_SATURATE;
+    c->mu_shift = p->mu_lp_shift == LSE_MU_RNE_E4M3 ? LSLAMP_MU_RNE : p->mu_lp_shift == LSE_MU_EXACT ? LSLAMP_MU_EXACT : LSLAMP_MU_TRUNC;
+    c->hp_shift = p->hp_shift == LSE_HP_SHIFT_EXACT ? LSLAMP_HPSHIFT_EXACT : LSLAMP_HPSHIFT_ROUNDED;
+    c->scale_point = p->scale_point == LSE_SCALE_PRE_BF16 ? LSLAMP_SCALE_PRE_BF16 : p->scale_point == LSE_SCALE_POST ? LSLAMP_SCALE_POST : LSLAMP_SCALE_PRE_FP32;
+    c->acc_order = p->acc_order == LSE_ORDER_DESCENDING ? LSFP_ORDER_DESCENDING : LSFP_ORDER_ASCENDING;
+    c->chunk_k = p->chunk_k;
+    c->tiebreak = p->knapsack_tiebreak == LSE_TIE_LEXICOGRAPHIC ? LSLAMP_TIE_LEXICOGRAPHIC : LSLAMP_TIE_WORST_QUERY;
+    c->disruptive = p->disruptive_numerics == LSE_DISRUPT_FULL_TILE_HP ? LSLAMP_DISRUPT_FULL_TILE : LSLAMP_DISRUPT_FLAGGED;
+    c->above_one = p->above_one == LSE_ABOVE_RAISE ? LSLAMP_ABOVE_RAISE : LSLAMP_ABOVE_KEEP;
+    c->state_fp64 = p->state_precision == LSE_STATE_FP64;
+    c->random_rate = p->random_rate;
+    c->no_tables = false;
+    switch (p->mode) {
+    case LSE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;
+    case LSE_MODE_PURE_8BIT: c->policy = &lslamp_policy_none; break;
+    default: c->policy = &lslamp_policy_lamp; break;
+    }
+    return lslamp_cfg_finalize(c, err, errlen);
+}
+
+/* The engine's fixed-order merge of per-item statistics (sim/engine/engine.c merge). */
+static void merge(const lsdp_item_stats *items, int nitems, const uint64_t *hist, int hl, bool accuracy,
+                  ls_engine_result *r)
+{
+    lsdp_item_stats t;
+    memset(&t, 0, sizeof t);
+    for (int i = 0; i < nitems; i++) {
+        const lsdp_item_stats *s = &items[i];
+        t.executed += s->executed; t.masked += s->masked; t.stage1 += s->stage1; t.stage2 += s->stage2;
+        t.sub_active += s->sub_active; t.logits_unmasked += s->logits_unmasked;
+        t.logits_hp1 += s->logits_hp1; t.logits_hp2 += s->logits_hp2;
+        t.ev.lp_saturations += s->ev.lp_saturations; t.ev.hp_saturations += s->ev.hp_saturations;
+        t.ev.overflows_nan += s->ev.overflows_nan; t.ev.exp_underflows += s->ev.exp_underflows;
+        t.ev.exp_above_one += s->ev.exp_above_one; t.ev.exact_fixups += s->ev.exact_fixups;
+        t.kl_sum += s->kl_sum; t.l1_sum += s->l1_sum; t.abs_sum += s->abs_sum; t.diff2 += s->diff2;
+        t.ref2 += s->ref2; t.rrl2_sum += s->rrl2_sum;
+        if (s->kl_max > t.kl_max) t.kl_max = s->kl_max;
+        if (s->l1_max > t.l1_max) t.l1_max = s->l1_max;
+        if (s->abs_max > t.abs_max) t.abs_max = s->abs_max;
+        if (s->rrl2_max > t.rrl2_max) t.rrl2_max = s->rrl2_max;
+        t.kl_inf += s->kl_inf; t.rows += s->rows; t.flips += s->flips; t.elems += s->elems;
+        for (int h = 0; h < hl; h++) r->tiles.hp_subblocks_hist[h] += hist[(size_t)i * hl + h];
+    }
+    r->tiles.executed = t.executed;
+    r->tiles.masked_skipped = t.masked;
+    uint64_t dis = 0;
+    for (int h = 2; h < hl; h++) dis += r->tiles.hp_subblocks_hist[h];
+    r->tiles.disruptive_rate = t.executed ? (double)dis / (double)t.executed : 0.0;
+    ls_recompute_stats *rc = &r->recompute;
+    rc->stage1_subblocks = t.stage1;
+    rc->stage2_subblocks = t.stage2;
+    rc->subblocks_active = t.sub_active;
+    rc->logits_unmasked = t.logits_unmasked;
+    rc->logits_hp = t.logits_hp1 + t.logits_hp2;
+    double lu = (double)t.logits_unmasked;
+    rc->logit_rate = lu > 0 ? (double)rc->logits_hp / lu : 0.0;
+    rc->logit_rate_stage1 = lu > 0 ? (double)t.logits_hp1 / lu : 0.0;
+    rc->logit_rate_stage2 = lu > 0 ? (double)t.logits_hp2 / lu : 0.0;
+    rc->subblock_rate = t.sub_active ? (double)(t.stage1 + t.stage2) / (double)t.sub_active : 0.0;
+    r->events.e4m3_saturations = t.ev.lp_saturations;
+    r->events.hp_saturations = t.ev.hp_saturations;
+    r->events.overflows_nan = t.ev.overflows_nan;
+    r->events.exp_underflows = t.ev.exp_underflows;
+    r->events.exp_above_one = t.ev.exp_above_one;
+    r->events.exact_fixups = t.ev.exact_fixups;
+    ls_accuracy_stats *a = &r->accuracy;
+    a->valid = accuracy;
+    if (accuracy) {
+        double rows = (double)t.rows;
+        a->rows = t.rows;
+        a->kl_mean = rows > 0 ? t.kl_sum / rows : 0.0;
+        a->kl_max = t.kl_max;
+        a->kl_inf_count = t.kl_inf;
+        a->l1_mean = rows > 0 ? t.l1_sum / rows : 0.0;
+        a->l1_max = t.l1_max;
+        a->o_max_abs_err = t.abs_max;
+        a->o_mean_abs_err = t.elems ? t.abs_sum / (double)t.elems : 0.0;
+        a->o_rel_fro_err = t.ref2 > 0 ? sqrt(t.diff2 / t.ref2) : 0.0;
+        a->row_rel_l2_mean = rows > 0 ? t.rrl2_sum / rows : 0.0;
+        a->row_rel_l2_max = t.rrl2_max;
+        a->argmax_flip_rate = rows > 0 ? (double)t.flips / rows : 0.0;
+    }
+}
+
+/* ---- numerics cache (reuse_numerics) ---- */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 0x100000001b3ull; }
+    return h;
+}
+
+/* Every engine parameter that affects O, the statistics or the records; the input; the program's
+ * data operations. Timing parameters (accelerator.*, layout) are deliberately left out. */
+static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in, const lsu_program *prog)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    int iv[] = { (int)p->mode, (int)p->arithmetic, (int)p->acc_model, p->b_q, p->n_q, p->b_k, p->n_k, p->stage1,
+                 p->stage2, (int)p->rounding, (int)p->overflow, (int)p->mu_lp_shift, (int)p->hp_shift,
+                 (int)p->scale_point, (int)p->acc_order, p->chunk_k, (int)p->knapsack_tiebreak,
+                 (int)p->disruptive_numerics, (int)p->above_one, (int)p->state_precision, p->compute_reference,
+                 p->keep_reference };
+    h = fnv(h, iv, sizeof iv);
+    double dv[] = { p->tau, p->delta, p->lamp_code_tau, p->random_rate };
+    h = fnv(h, dv, sizeof dv);
+    h = fnv(h, &p->seed, sizeof p->seed);
+    uint64_t ih = ls_workload_hash(in);
+    h = fnv(h, &ih, sizeof ih);
+    int causal = in->causal;
+    h = fnv(h, &causal, sizeof causal);
+    for (int i = 0; i < prog->n; i++) {
+        int op = prog->code[i].op, tgt = prog->code[i].target;
+        h = fnv(h, &op, sizeof op);
+        h = fnv(h, &tgt, sizeof tgt);
+    }
+    return h;
+}
+
+typedef struct {
+    bool valid;
+    uint64_t key;
+    ls_engine_result r;            /* deep copy (records not kept here) */
+    lslamp_tile_record *recs;      /* [items][n_q][nkt] */
+    size_t nrecs, nout;
+} numerics_cache;
+static numerics_cache g_cache;
+
+void ls_timed_cache_clear(void)
+{
+    free(g_cache.r.o); free(g_cache.r.o_ref); free(g_cache.r.tiles.hp_subblocks_hist); free(g_cache.recs);
+    memset(&g_cache, 0, sizeof g_cache);
+}
+
+static int cache_store(uint64_t key, const ls_engine_result *r, const lslamp_tile_record *recs, size_t nrecs, size_t nout)
+{
+    ls_timed_cache_clear();
+    g_cache.r = *r;
+    g_cache.r.records = NULL;
+    g_cache.r.n_records = 0;
+    g_cache.r.o = malloc(nout * sizeof(float));
+    g_cache.r.o_ref = r->o_ref ? malloc(nout * sizeof(float)) : NULL;
+    g_cache.r.tiles.hp_subblocks_hist = malloc((size_t)r->tiles.hist_len * sizeof(uint64_t));
+    g_cache.recs = malloc(nrecs * sizeof *recs);
+    if (!g_cache.r.o || (r->o_ref && !g_cache.r.o_ref) || !g_cache.r.tiles.hp_subblocks_hist || !g_cache.recs) {
+        ls_timed_cache_clear();
+        return -1;
+    }
+    memcpy(g_cache.r.o, r->o, nout * sizeof(float));
+    if (r->o_ref) memcpy(g_cache.r.o_ref, r->o_ref, nout * sizeof(float));
+    memcpy(g_cache.r.tiles.hp_subblocks_hist, r->tiles.hp_subblocks_hist, (size_t)r->tiles.hist_len * sizeof(uint64_t));
+    memcpy(g_cache.recs, recs, nrecs * sizeof *recs);
+    g_cache.nrecs = nrecs;
+    g_cache.nout = nout;
+    g_cache.key = key;
+    g_cache.valid = true;
+    return 0;
+}
+
+/* ---- the run ---- */
+typedef struct {
+    lsunit units[LSU_NUNITS];
+    lsdp_hw hw;
+    lstimed_acc_ws acc;
+} run_state;
+
+static void direct_port(void *user, lsdp_txn *t)
+{
+    run_state *rs = user;
+    lsunit *u = &rs->units[t->unit];
+    u->exec(u, t);
+}
+
+static void item_done(void *user, lsdp_ctx *x)
+{
+    run_state *rs = user;
+    lstimed_item_accuracy(x, &rs->acc);
+}
+
+static const char *layout_name(lsu_ylayout y)
+{
+    switch (y) {
+    case LSU_Y_FULL: return "full";
+    case LSU_Y_COMPACT: return "compact";
+    case LSU_Y_LP: return "lp";
+    default: return "config";
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int ls_timed_run(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
+                 ls_engine_result *res, ls_timed_result *tr, char *err, size_t errlen)
+{
+    return ls_timed_run_opts(cfg, ep, in, NULL, res, tr, err, errlen);
+}
+
+int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
+                      const ls_timed_options *opt, ls_engine_result *r, ls_timed_result *tr,
+                      char *err, size_t errlen)
+{
+    double t0 = now_s();
+    memset(r, 0, sizeof *r);
+    memset(tr, 0, sizeof *tr);
+    ls_timed_options defo;
+    if (!opt) { ls_timed_options_default(&defo); opt = &defo; }
+    if (!cfg || !ep || !in) return fail(err, errlen, "timed: null configuration, parameters or inputs");
+    const char *pname = ls_timed_program_for_mode(ep->mode);
+    if (!pname) {
+        if (err && errlen)
+            snprintf(err, errlen, "the timed model supports algorithm.mode lamp, fa2_16bit and pure_8bit (got %s); "
+                     "use --golden for the other modes", ls_engine_mode_name(ep->mode));
+        return -1;
+    }
+    if (in->batch < 1 || in->heads_q < 1 || in->heads_kv < 1 || in->seq_q < 1 || in->seq_k < 1 || in->dim < 1)
+        return fail(err, errlen, "inputs: batch, heads, sequence lengths and dim must be >= 1");
+    if (in->heads_q % in->heads_kv != 0) return fail(err, errlen, "inputs: heads_q must be a multiple of heads_kv");
+    if (!in->q || !in->k || !in->v) return fail(err, errlen, "inputs: missing Q, K or V");
+    if (ep->b_q < 1 || ep->n_q < 1 || ep->b_k < 1 || ep->n_k < 1) return fail(err, errlen, "b_q, n_q, b_k and n_k must be >= 1");
+    if (ep->n_k > LSLAMP_MAX_NK) return fail(err, errlen, "n_k must be <= 16");
+    if (ep->n_q > LSDP_MAX_WARPS) return fail(err, errlen, "n_q must be <= 64");
+    const ls_cfg_accelerator *ac = &cfg->accelerator;
+
+    /* program */
+    lsu_program prog;
+    int rc;
+    if (opt->program_path && *opt->program_path) {
+        rc = lsu_assemble_file(opt->program_path, &prog, err, errlen);
+    } else {
+        const char *file = NULL, *text = lsu_shipped_text(pname, &file);
+        rc = lsu_assemble(text, file, &prog, err, errlen);
+    }
+    if (rc != 0) return -1;
+    lsu_ylayout yl = prog.ylayout;
+    if (yl == LSU_Y_CONFIG) yl = ac->regfile.layout == LS_LAYOUT_FULL ? LSU_Y_FULL : LSU_Y_COMPACT;
+    snprintf(tr->program, sizeof tr->program, "%s", prog.name);
+    snprintf(tr->program_file, sizeof tr->program_file, "%s", prog.file);
+    snprintf(tr->layout, sizeof tr->layout, "%s", layout_name(yl));
+
+    /* register file plan */
+    lsregfile_params rp = { ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
+                            ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
+                            ac->regfile.max_contexts };
+    lsregfile_alloc ra;
+    char rerr[256];
+    if (lsregfile_plan(&rp, yl, ep->b_q, ep->n_q, ep->b_k, ep->n_k, in->dim, &ra, rerr, sizeof rerr) != 0) {
+        lsu_program_free(&prog);
+        if (err && errlen) snprintf(err, errlen, "register file: %s", rerr);
+        return -1;
+    }
+
+    lslamp_cfg *lc = malloc(sizeof *lc);
+    run_state *rs = calloc(1, sizeof *rs);
+    if (!lc || !rs) { free(lc); free(rs); lsu_program_free(&prog); return fail(err, errlen, "out of memory"); }
+    if (build_cfg(ep, in->dim, lc, err, errlen) != 0) { free(lc); free(rs); lsu_program_free(&prog); return -1; }
+
+    uint64_t key = opt->reuse_numerics ? numerics_key(ep, in, &prog) : 0;
+    bool replay = opt->reuse_numerics && g_cache.valid && g_cache.key == key && ep->above_one != LSE_ABOVE_RAISE;
+    tr->numerics_key = key;
+    tr->numerics_reused = replay;
+    lsdp_shape sh;
+    memset(&sh, 0, sizeof sh);
+    sh.cfg = lc;
+    sh.q = in->q; sh.k = in->k; sh.v = in->v;
+    sh.batch = in->batch; sh.heads_q = in->heads_q; sh.heads_kv = in->heads_kv;
+    sh.seq_q = in->seq_q; sh.seq_k = in->seq_k; sh.dim = in->dim; sh.causal = in->causal;
+    sh.group = in->heads_q / in->heads_kv;
+    sh.b_q = ep->b_q; sh.n_q = ep->n_q; sh.b_k = ep->b_k; sh.n_k = ep->n_k;
+    sh.br = ep->b_q * ep->n_q; sh.bc = ep->b_k * ep->n_k;
+    sh.nqb = (in->seq_q + sh.br - 1) / sh.br;
+    sh.nkt = (in->seq_k + sh.bc - 1) / sh.bc;
+    sh.seed = ep->seed;
+    sh.accuracy = ep->compute_reference && !replay;
+    sh.replay = replay ? g_cache.recs : NULL;
+    sh.slow_enabled = yl == LSU_Y_COMPACT;
+    sh.elem_bytes = cfg->workload.dtype == LS_DTYPE_FP32 ? 4 : 2;
+
+    lsdp_hw *hw = &rs->hw;
+    /* cores beyond the number of work items never receive one: leave them out of the simulation
+     * (the memory channels are chip-wide, so this changes nothing but the memory footprint) */
+    long long nitems_all = (long long)in->batch * in->heads_q * ((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
+    hw->cores = (long long)ac->cores < nitems_all ? ac->cores : (int)nitems_all;
+    hw->clock_ghz = ac->clock_ghz;
+    hw->tensor_macs8 = ac->tensor.macs_per_cycle_8bit;
+    hw->tensor_macs16 = ac->tensor.macs_per_cycle_16bit;
+    hw->tensor_latency = ac->tensor.latency;
+    hw->promote_interval = ac->tensor.promote_interval;
+    hw->lut_lanes = ac->lut.lanes; hw->lut_latency = ac->lut.latency;
+    hw->sfu_lanes = ac->sfu.lanes; hw->sfu_latency = ac->sfu.latency;
+    hw->vec_lanes = ac->vector.lanes; hw->vec_latency = ac->vector.latency;
+    hw->sort_latency = ac->scheduler.sort_latency; hw->subset_latency = ac->scheduler.subset_latency;
+    hw->dram_bpc = ac->memory.bandwidth_gbps / ac->clock_ghz;
+    hw->l2_bpc = ac->memory.l2_bandwidth_gbps > 0 ? ac->memory.l2_bandwidth_gbps / ac->clock_ghz : hw->dram_bpc;
+    hw->dram_latency = ac->memory.latency;
+    hw->l2_latency = ac->memory.l2_latency;
+    hw->l2_bytes = ac->memory.l2_mib * 1048576.0;
+    hw->buf_bpc = ac->memory.buffer_bytes_per_cycle;
+    hw->buf_latency = ac->memory.buffer_latency;
+    if (hw->lut_lanes < 1 && ep->mode != LSE_MODE_FA2_16BIT) {
+        free(lc); free(rs); lsu_program_free(&prog);
+        return fail(err, errlen, "accelerator.lut.lanes = 0: this program needs the LUT (only fa2_16bit runs without it)");
+    }
+
+    /* the accuracy pass keeps every tile's exponentials of each resident item (as the engine does
+     * per thread): refuse sizes that would not fit rather than thrash */
+    if (ep->compute_reference) {
+        double slots = (double)ac->cores * ra.limit, items_d = (double)in->batch * in->heads_q * sh.nqb;
+        if (items_d < slots) slots = items_d;
+        double need = slots * (double)sh.nkt * sh.bc * sh.br * 4.0;
+        if (need > 8.0 * 1073741824.0) {
+            free(lc); free(rs); lsu_program_free(&prog);
+            if (err && errlen)
+                snprintf(err, errlen, "timed model: the accuracy pass would hold %.1f GiB of exponentials (%.0f resident "
+                         "contexts x seq_k %d); lower accelerator.cores or turn the fp64 reference off", need / 1073741824.0,
+                         slots, in->seq_k);
+            return -1;
+        }
+    }
+
+    /* engine-compatible result */
+    int nitems = in->batch * in->heads_q * sh.nqb, hl = ep->n_k + 1;
+    size_t nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
+    r->batch = in->batch; r->heads_q = in->heads_q; r->seq_q = in->seq_q; r->dim = in->dim;
+    r->n_qblocks = sh.nqb; r->n_ktiles = sh.nkt; r->n_q = ep->n_q;
+    r->tiles.hist_len = hl;
+    r->o = calloc(nout, sizeof(float));
+    r->tiles.hp_subblocks_hist = calloc((size_t)hl, sizeof(uint64_t));
+    if (ep->compute_reference && ep->keep_reference) r->o_ref = calloc(nout, sizeof(float));
+    lslamp_tile_record *recs = NULL;
+    size_t nrecs = (size_t)nitems * ep->n_q * sh.nkt;
+    if (ep->keep_tile_records) {
+        r->n_records = nrecs;
+        r->records = calloc(r->n_records, sizeof *r->records);
+    }
+    if (ep->keep_tile_records || (opt->reuse_numerics && !replay)) recs = calloc(nrecs, sizeof *recs);
+    lsdp_item_stats *items = calloc((size_t)nitems, sizeof *items);
+    uint64_t *hist = calloc((size_t)nitems * hl, sizeof(uint64_t));
+    size_t sk = (size_t)in->seq_k;
+    if (sh.accuracy) {
+        rs->acc.dref = malloc(sk * sizeof(double));
+        rs->acc.dtest = malloc(sk * sizeof(double));
+        rs->acc.dlog = malloc(sk * sizeof(double));
+        rs->acc.oref = malloc((size_t)in->dim * sizeof(double));
+    }
+    lsmem_state mem;
+    memset(&mem, 0, sizeof mem);
+    sh.o = r->o; sh.o_ref = r->o_ref;
+    lsseq s;
+    memset(&s, 0, sizeof s);
+    lstrace trace;
+    memset(&trace, 0, sizeof trace);
+    rc = 0;
+    if (!r->o || !r->tiles.hp_subblocks_hist || (ep->compute_reference && ep->keep_reference && !r->o_ref) ||
+        (ep->keep_tile_records && !r->records) || ((ep->keep_tile_records || (opt->reuse_numerics && !replay)) && !recs) ||
+        !items || !hist ||
+        (sh.accuracy && (!rs->acc.dref || !rs->acc.dtest || !rs->acc.dlog || !rs->acc.oref)) ||
+        lsmem_init(&mem, &sh, hw) != 0) {
+        rc = fail(err, errlen, "out of memory");
+    }
+    static void (*const execs[LSU_NUNITS])(lsunit *, lsdp_txn *) = {
+        [LSU_MEM] = lsmem_exec, [LSU_TENSOR] = lstensor_exec, [LSU_LUT] = lslut_exec, [LSU_SFU] = lssfu_exec,
+        [LSU_VECTOR] = lsvector_exec, [LSU_SCHED] = lssched_exec, [LSU_REGFILE] = lsregfile_exec };
+    for (int u = 1; u < LSU_NUNITS && rc == 0; u++) {
+        rs->units[u].id = u;
+        rs->units[u].hw = hw;
+        rs->units[u].exec = execs[u];
+        rs->units[u].core = calloc((size_t)hw->cores, sizeof(lsunit_state));
+        if (!rs->units[u].core) rc = fail(err, errlen, "out of memory");
+    }
+    rs->units[LSU_MEM].impl = &mem;
+    int depth = lsmem_prefetch_depth(&sh, ac->memory.buffer_kib * 1024.0, ra.limit, ac->memory.pipeline_stages);
+    if (rc == 0) {
+        s.prog = &prog; s.sh = &sh; s.hw = hw;
+        s.contexts_per_core = ra.limit;
+        s.prefetch_depth = depth;
+        s.port = direct_port; s.port_user = rs;
+        s.item_done = item_done; s.item_user = rs;
+        s.item_stats = items; s.hist = hist; s.records = replay ? NULL : recs; s.items = nitems;
+        if (opt->trace_path && *opt->trace_path) {
+            lstrace_init(&trace, opt->trace_first_tile, opt->trace_tiles,
+                         (size_t)(opt->trace_max_events > 0 ? opt->trace_max_events : 200000));
+            trace.regs_per_context = ra.per_context;
+            trace.registers = ac->regfile.registers;
+            s.trace_txn = lstrace_txn;
+            s.trace_resident = lstrace_resident;
+            s.trace_user = &trace;
+        }
+        if (opt->use_systemc) rc = lstimed_sc_run(&s, rs->units, hw->clock_ghz, err, errlen);
+        else if (lsseq_run(&s) != 0) rc = fail(err, errlen, s.err);
+    }
+    if (rc == 0 && s.trace_user) rc = lstrace_write(&trace, opt->trace_path, hw->clock_ghz, hw->cores, err, errlen);
+    lstrace_free(&trace);
+    if (rc == 0 && replay) {
+        /* numerics from the cache (same key): O, statistics, records */
+        memcpy(r->o, g_cache.r.o, nout * sizeof(float));
+        if (r->o_ref && g_cache.r.o_ref) memcpy(r->o_ref, g_cache.r.o_ref, nout * sizeof(float));
+        memcpy(r->tiles.hp_subblocks_hist, g_cache.r.tiles.hp_subblocks_hist, (size_t)hl * sizeof(uint64_t));
+        r->tiles.executed = g_cache.r.tiles.executed;
+        r->tiles.masked_skipped = g_cache.r.tiles.masked_skipped;
+        r->tiles.disruptive_rate = g_cache.r.tiles.disruptive_rate;
+        r->recompute = g_cache.r.recompute;
+        r->accuracy = g_cache.r.accuracy;
+        r->events = g_cache.r.events;
+        if (recs) memcpy(recs, g_cache.recs, nrecs * sizeof *recs);
+    } else if (rc == 0) {
+        merge(items, nitems, hist, hl, sh.accuracy, r);
+        if (opt->reuse_numerics && recs && cache_store(key, r, recs, nrecs, nout) != 0) ls_timed_cache_clear();
+    }
+    if (rc == 0) {
+        if (recs && r->records)
+            for (size_t i = 0; i < r->n_records; i++) {
+                r->records[i].stage1_mask = recs[i].stage1_mask;
+                r->records[i].stage2_mask = recs[i].stage2_mask;
+                r->records[i].n_hp = recs[i].n_hp;
+                r->records[i].flags = recs[i].flags;
+            }
+        /* ---- timed figures ---- */
+        tr->cycles = s.cycles;
+        tr->clock_ghz = hw->clock_ghz;
+        tr->time_us = (double)s.cycles / (hw->clock_ghz * 1e3);
+        double f = 4.0 * in->batch * in->heads_q * (double)in->seq_q * (double)in->seq_k * in->dim;
+        if (in->causal) f *= 0.5;
+        tr->flops = f;
+        tr->tflops_effective = s.cycles ? f / ((double)s.cycles / (hw->clock_ghz * 1e9)) / 1e12 : 0.0;
+        int cu = s.cores_used > 0 ? s.cores_used : 1;
+        double denom = (double)s.cycles * cu;
+        static const struct { int id; const char *name, *work; } order[] = {
+            { LSU_TENSOR, "tensor", "macs" }, { LSU_LUT, "lut", "lookups" }, { LSU_SFU, "sfu", "exps" },
+            { LSU_VECTOR, "vector", "elem_ops" }, { LSU_SCHED, "scheduler", "tests" }, { LSU_MEM, "buffer", "bytes" } };
+        tr->nunits = 0;
+        for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+            ls_timed_unit *tu = &tr->units[tr->nunits++];
+            snprintf(tu->name, sizeof tu->name, "%s", order[k].name);
+            snprintf(tu->work_unit, sizeof tu->work_unit, "%s", order[k].work);
+            for (int c = 0; c < hw->cores; c++) {
+                const lsunit_state *us = &rs->units[order[k].id].core[c];
+                tu->busy_cycles += us->busy; tu->ops += us->ops; tu->work += us->work;
+            }
+            tu->utilisation = denom > 0 ? (double)tu->busy_cycles / denom : 0.0;
+        }
+        const lsunit_state *chans[2] = { &mem.dram, &mem.l2 };
+        const char *cn[2] = { "dram", "l2" };
+        for (int k = 0; k < 2; k++) {
+            ls_timed_unit *tu = &tr->units[tr->nunits++];
+            snprintf(tu->name, sizeof tu->name, "%s", cn[k]);
+            snprintf(tu->work_unit, sizeof tu->work_unit, "bytes");
+            tu->busy_cycles = chans[k]->busy; tu->ops = chans[k]->ops; tu->work = chans[k]->work;
+            tu->utilisation = s.cycles ? (double)tu->busy_cycles / (double)s.cycles : 0.0;
+        }
+        for (int k = 0; k < LS_TIMED_NSTALLS; k++) tr->stalls[k] = s.stalls[k];
+        tr->occupancy.limit = ra.limit;
+        tr->occupancy.fit = ra.fit;
+        tr->occupancy.max = s.max_resident;
+        tr->occupancy.mean = denom > 0 ? (double)s.slot_busy_cycles / denom : 0.0;
+        tr->occupancy.register_utilisation = tr->occupancy.mean * ra.per_context / (double)ac->regfile.registers;
+        tr->occupancy.regs_per_warp = ra.per_warp;
+        tr->occupancy.regs_per_context = ra.per_context;
+        tr->occupancy.prefetch_depth = depth;
+        tr->occupancy.cores = ac->cores;
+        tr->occupancy.cores_used = s.cores_used;
+        tr->slow_tiles = s.slow_tiles;
+        tr->slow_cycles = s.slow_cycles;
+        tr->instructions = s.instructions;
+        tr->transactions = s.transactions;
+        /* ---- energy: operation counts x the picojoule table (hardware.md section 5) ---- */
+#define e (&ac->energy)
+        uint64_t (*w)[2] = s.op_work, (*wh)[2] = s.op_work_hp;
+        double qk8 = (double)w[LSU_OP_QK_LP][0];
+        double hp16 = (double)(w[LSU_OP_QK_HP][0] + w[LSU_OP_SEL1][1] + w[LSU_OP_RECOMP][0] + w[LSU_OP_FULLHP][0]);
+        double pv16 = (double)(wh[LSU_OP_PV][0] + w[LSU_OP_SLOWPV][0]);
+        double pv8 = (double)(w[LSU_OP_PV][0] - wh[LSU_OP_PV][0]);
+        double pj_tensor = qk8 * (e->fp8_mul + e->fp8_add) + hp16 * e->fma_16 + pv8 * (e->fp8_mul + e->fp_add_32) +
+                           pv16 * (e->fp_mul_16 + e->fp_add_32);
+        double lut = (double)w[LSU_OP_EXP][0];
+        double sfu = (double)(w[LSU_OP_EXP][1] + w[LSU_OP_NORM][1] + w[LSU_OP_RECOMP][1] + w[LSU_OP_FULLHP][1]);
+        double vec = (double)(w[LSU_OP_INIT][0] + w[LSU_OP_SMAX][0] + w[LSU_OP_NORM][0] + w[LSU_OP_RAISE][0] + w[LSU_OP_FIN][0]);
+        double sch = (double)(w[LSU_OP_SORT][0] + w[LSU_OP_SEL1][0] + w[LSU_OP_SEL2][0]);
+        /* register file: one write per logit and exponential, operands of vector ops, O read+write per P.V */
+        double rf = (qk8 + hp16) / in->dim + lut + sfu + 2.0 * vec + 2.0 * (pv8 + pv16) / (double)sh.bc;
+        tr->energy_uj.tensor = pj_tensor * 1e-6;
+        tr->energy_uj.lut = lut * e->lut_lookup * 1e-6;
+        tr->energy_uj.sfu = sfu * e->sfu_exp * 1e-6;
+        tr->energy_uj.vector = vec * e->fp_add_32 * 1e-6;
+        tr->energy_uj.scheduler = sch * e->fp_add_16 * 1e-6;
+        tr->energy_uj.regfile = rf * e->regfile_access * 1e-6;
+        tr->energy_uj.buffer = 2.0 * (double)mem.buf_bytes / 8.0 * e->sram_read_64b * 1e-6;
+        tr->energy_uj.l2 = (double)mem.l2_bytes / 4.0 * e->l2_word * 1e-6;
+        tr->energy_uj.dram = (double)mem.dram_bytes / 8.0 * e->dram_read_64b * 1e-6;
+        tr->energy_uj.total = tr->energy_uj.tensor + tr->energy_uj.lut + tr->energy_uj.sfu + tr->energy_uj.vector +
+                              tr->energy_uj.scheduler + tr->energy_uj.regfile + tr->energy_uj.buffer +
+                              tr->energy_uj.l2 + tr->energy_uj.dram;
+#undef e
+    }
+    lsseq_free(&s);
+    lsmem_free(&mem);
+    for (int u = 1; u < LSU_NUNITS; u++) free(rs->units[u].core);
+    free(rs->acc.dref); free(rs->acc.dtest); free(rs->acc.dlog); free(rs->acc.oref);
+    free(items); free(hist); free(recs);
+    free(rs);
+    free(lc);
+    lsu_program_free(&prog);
+    double t1 = now_s();
+    r->wall_seconds = t1 - t0;
+    tr->wall_seconds = t1 - t0;
+    tr->cycles_per_second = tr->wall_seconds > 0 ? (double)tr->cycles / tr->wall_seconds : 0.0;
+    return rc;
+}
+
+void ls_timed_result_free(ls_timed_result *tr)
+{
+    if (tr) memset(tr, 0, sizeof *tr);
+}
+
+void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
+{
+    char n[96];
+    ls_fields_uint(fs, "cycles", tr->cycles);
+    ls_fields_double(fs, "time_us", tr->time_us);
+    ls_fields_double(fs, "tflops_effective", tr->tflops_effective);
+    for (int u = 0; u < tr->nunits; u++) {
+        const ls_timed_unit *tu = &tr->units[u];
+        snprintf(n, sizeof n, "units.%s.busy_cycles", tu->name); ls_fields_uint(fs, n, tu->busy_cycles);
+        snprintf(n, sizeof n, "units.%s.utilisation", tu->name); ls_fields_double(fs, n, tu->utilisation);
+        snprintf(n, sizeof n, "units.%s.ops", tu->name); ls_fields_uint(fs, n, tu->ops);
+        snprintf(n, sizeof n, "units.%s.work", tu->name); ls_fields_uint(fs, n, tu->work);
+        snprintf(n, sizeof n, "units.%s.work_unit", tu->name); ls_fields_string(fs, n, tu->work_unit);
+    }
+    for (int k = 0; k < LS_TIMED_NSTALLS; k++) {
+        snprintf(n, sizeof n, "stalls.%s", lsseq_stall_name(k));
+        ls_fields_uint(fs, n, tr->stalls[k]);
+    }
+    ls_fields_int(fs, "occupancy.contexts_per_core.limit", tr->occupancy.limit);
+    ls_fields_double(fs, "occupancy.contexts_per_core.mean", tr->occupancy.mean);
+    ls_fields_int(fs, "occupancy.contexts_per_core.max", tr->occupancy.max);
+    ls_fields_int(fs, "occupancy.contexts_per_core.register_fit", tr->occupancy.fit);
+    ls_fields_double(fs, "occupancy.register_utilisation", tr->occupancy.register_utilisation);
+    ls_fields_int(fs, "occupancy.regs_per_warp", tr->occupancy.regs_per_warp);
+    ls_fields_int(fs, "occupancy.regs_per_context", tr->occupancy.regs_per_context);
+    ls_fields_int(fs, "occupancy.prefetch_depth", tr->occupancy.prefetch_depth);
+    ls_fields_int(fs, "occupancy.cores_used", tr->occupancy.cores_used);
+    ls_fields_string(fs, "occupancy.layout", tr->layout);
+    ls_fields_string(fs, "occupancy.program", tr->program);
+    ls_fields_uint(fs, "slow_path.tiles", tr->slow_tiles);
+    ls_fields_uint(fs, "slow_path.cycles", tr->slow_cycles);
+    ls_fields_double(fs, "energy.total_uj", tr->energy_uj.total);
+    ls_fields_double(fs, "energy.tensor_uj", tr->energy_uj.tensor);
+    ls_fields_double(fs, "energy.lut_uj", tr->energy_uj.lut);
+    ls_fields_double(fs, "energy.sfu_uj", tr->energy_uj.sfu);
+    ls_fields_double(fs, "energy.vector_uj", tr->energy_uj.vector);
+    ls_fields_double(fs, "energy.scheduler_uj", tr->energy_uj.scheduler);
+    ls_fields_double(fs, "energy.regfile_uj", tr->energy_uj.regfile);
+    ls_fields_double(fs, "energy.buffer_uj", tr->energy_uj.buffer);
+    ls_fields_double(fs, "energy.l2_uj", tr->energy_uj.l2);
+    ls_fields_double(fs, "energy.dram_uj", tr->energy_uj.dram);
+}
+
+void ls_timed_summary(FILE *out, const ls_timed_result *tr)
+{
+    fprintf(out, "timed model: program %s (%s), layout %s\n", tr->program, tr->program_file, tr->layout);
+    fprintf(out, "  cycles %llu = %.3f us at %.3f GHz, %.1f TFLOP/s effective\n", (unsigned long long)tr->cycles,
+            tr->time_us, tr->clock_ghz, tr->tflops_effective);
+    fprintf(out, "  units (busy cycles, utilisation over %d used core(s)):\n", tr->occupancy.cores_used);
+    for (int u = 0; u < tr->nunits; u++)
+        fprintf(out, "    %-9s %12llu  %5.1f%%  %llu ops, %llu %s\n", tr->units[u].name,
+                (unsigned long long)tr->units[u].busy_cycles, 100.0 * tr->units[u].utilisation,
+                (unsigned long long)tr->units[u].ops, (unsigned long long)tr->units[u].work, tr->units[u].work_unit);
+    fprintf(out, "  stalls (context-cycles):");
+    for (int k = 0; k < LS_TIMED_NSTALLS; k++) fprintf(out, " %s %llu", lsseq_stall_name(k), (unsigned long long)tr->stalls[k]);
+    fprintf(out, "\n  occupancy: %.2f mean / %d max / %d limit contexts per core (registers fit %d), "
+            "register utilisation %.1f%%, %d regs/warp, prefetch depth %d\n",
+            tr->occupancy.mean, tr->occupancy.max, tr->occupancy.limit, tr->occupancy.fit,
+            100.0 * tr->occupancy.register_utilisation, tr->occupancy.regs_per_warp, tr->occupancy.prefetch_depth);
+    fprintf(out, "  slow path: %llu warp-tiles, %llu cycles\n", (unsigned long long)tr->slow_tiles,
+            (unsigned long long)tr->slow_cycles);
+    fprintf(out, "  energy: %.3f uJ (tensor %.3f, lut %.4f, sfu %.3f, vector %.3f, regfile %.3f, buffer %.3f, l2 %.3f, dram %.3f)\n",
+            tr->energy_uj.total, tr->energy_uj.tensor, tr->energy_uj.lut, tr->energy_uj.sfu, tr->energy_uj.vector,
+            tr->energy_uj.regfile, tr->energy_uj.buffer, tr->energy_uj.l2, tr->energy_uj.dram);
+    fprintf(out, "  simulation: %.3f s wall, %.3g simulated cycles/s, %llu instructions, %llu transactions\n",
+            tr->wall_seconds, tr->cycles_per_second, (unsigned long long)tr->instructions,
+            (unsigned long long)tr->transactions);
+}

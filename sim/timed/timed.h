@@ -1,0 +1,94 @@
+/* sim/timed — the timed LampAttention accelerator: a SystemC/TLM-2.0 top whose units (hw/tensor,
+ * hw/lut, hw/sfu, hw/vector, hw/sched, hw/mem, hw/regfile, sequencer hw/seq) run a microprogram
+ * (hw/ucode) and compute the real data with the hw/lamp steps, so O and every statistic equal the
+ * golden engine's bit for bit, plus cycles, unit utilisation, stalls, occupancy, slow-path and
+ * energy figures. See docs/architecture.md and docs/isa.md. Not reentrant (one SystemC kernel per
+ * process): call from one thread at a time. */
+#ifndef LAMPSIM_SIM_TIMED_H
+#define LAMPSIM_SIM_TIMED_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "engine.h"
+#include "fields.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LS_TIMED_NUNITS 8
+#define LS_TIMED_NSTALLS 5
+
+typedef struct {
+    const char *program_path;    /* user microprogram (.lasm) instead of the shipped one, or NULL */
+    int use_systemc;             /* 1 (default via ls_timed_options_default): run through the TLM top;
+                                    0: drive the same C units directly (test hook; same results) */
+    const char *trace_path;      /* Perfetto / Chrome JSON timeline to write, or NULL */
+    int trace_first_tile;        /* window: key-tile ordinals [first, first + trace_tiles) of every */
+    int trace_tiles;             /* context (default 0 and 4) */
+    long trace_max_events;       /* cap on unit-activity events (default 200000) */
+    int reuse_numerics;          /* 1: keep this run's numerics (O, statistics, per-tile records) in a
+                                    process-wide cache and, when a later run has the same numerics key
+                                    (every engine parameter that affects numerics, the input hash and
+                                    the program's instruction sequence), replay only the timing from the
+                                    records. Results and cycles equal a full run. Default 0. */
+} ls_timed_options;
+void ls_timed_options_default(ls_timed_options *o);
+
+typedef struct {
+    char name[16];
+    uint64_t busy_cycles;        /* summed over the cores that did work (chip-wide for memory/l2) */
+    double utilisation;          /* busy / (cycles x cores that did work), chip-wide units: busy / cycles */
+    uint64_t ops;                /* transactions served */
+    uint64_t work;               /* work items: MACs, lookups, exponentials, element ops, tests, bytes */
+    char work_unit[16];
+} ls_timed_unit;
+
+typedef struct ls_timed_result {
+    char program[64], program_file[256], layout[16];
+    uint64_t cycles;
+    double clock_ghz, time_us, flops, tflops_effective;
+    ls_timed_unit units[LS_TIMED_NUNITS];
+    int nunits;
+    uint64_t stalls[LS_TIMED_NSTALLS];          /* context-cycles, by cause */
+    struct {
+        int limit;                              /* resident contexts per core allowed (config and registers) */
+        int fit;                                /* contexts the register file alone would hold */
+        double mean;                            /* time-weighted resident contexts per used core */
+        int max;
+        double register_utilisation;            /* allocated / total registers, time-weighted */
+        int regs_per_warp, regs_per_context, prefetch_depth, cores, cores_used;
+    } occupancy;
+    uint64_t slow_tiles, slow_cycles;
+    struct { double tensor, lut, sfu, vector, scheduler, regfile, buffer, l2, dram, total; } energy_uj;
+    uint64_t instructions, transactions;
+    /* host-dependent (run_info.json, summary): never in the deterministic report */
+    double wall_seconds, cycles_per_second;
+    int numerics_reused;         /* 1 if the arithmetic was replayed from the numerics cache */
+    uint64_t numerics_key;       /* the key (0 unless reuse_numerics) */
+} ls_timed_result;
+
+/* Run the timed model. res is filled exactly like ls_engine_run fills it (O, tiles, recompute,
+ * accuracy, events, records as ep asks). The program is chosen by cfg->algorithm.mode: lamp ->
+ * lampattention (layout accelerator.regfile.layout), fa2_16bit, pure_8bit. Returns 0 or -1 with err.
+ * res must be released with ls_engine_result_free, tr with ls_timed_result_free (also on failure). */
+int ls_timed_run(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
+                 ls_engine_result *res, ls_timed_result *tr, char *err, size_t errlen);
+int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
+                      const ls_timed_options *opt, ls_engine_result *res, ls_timed_result *tr,
+                      char *err, size_t errlen);
+void ls_timed_result_free(ls_timed_result *tr);
+/* cycles, time_us, tflops_effective, units.<name>.*, stalls.<cause>, occupancy.*, slow_path.*,
+ * energy.* (deterministic; no wall time). */
+void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr);
+void ls_timed_summary(FILE *out, const ls_timed_result *tr);
+
+/* Drop the numerics cache (reuse_numerics). */
+void ls_timed_cache_clear(void);
+/* Name of the shipped program for a mode, or NULL if the timed model does not support it. */
+const char *ls_timed_program_for_mode(ls_engine_mode m);
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,269 @@
+#define _POSIX_C_SOURCE 200809L
+/* The hardware units' C models without SystemC: the shared timing rule, tensor throughput,
+ * register allocation by layout and occupancy, prefetch depth, the assembler (shipped programs,
+ * errors with file:line and instruction), and the timed report fields (grouped order,
+ * deterministic). */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "lsmem.h"
+#include "lsregfile.h"
+#include "lstensor.h"
+#include "timed_testutil.h"
+#include "ucode.h"
+
+static void timing_rule(void)
+{
+    lsunit_state u;
+    memset(&u, 0, sizeof u);
+    lsdp_txn t;
+    memset(&t, 0, sizeof t);
+    t.req = 10;
+    lsunit_serve(&u, &t, 5, 3, 100);
+    CHECK(t.start == 10 && t.end == 18 && u.free_at == 15 && u.busy == 5 && u.work == 100);
+    t.req = 12;                       /* unit busy until 15: waits */
+    lsunit_serve(&u, &t, 4, 3, 1);
+    CHECK(t.start == 15 && t.end == 22 && u.free_at == 19 && u.busy == 9 && u.ops == 2);
+    t.req = 30;                       /* zero work: no time, unit untouched */
+    lsunit_serve(&u, &t, 0, 3, 0);
+    CHECK(t.start == 30 && t.end == 30 && u.free_at == 19 && u.ops == 2);
+    lsdp_hw hw;
+    memset(&hw, 0, sizeof hw);
+    hw.tensor_macs8 = 4096; hw.tensor_macs16 = 2048;
+    CHECK(lstensor_cycles(&hw, 4096 * 10, 0, 128) == 10);
+    CHECK(lstensor_cycles(&hw, 0, 2048 * 10, 128) == 10);
+    CHECK(lstensor_cycles(&hw, 4096, 2048, 128) == 2);
+    CHECK(lstensor_cycles(&hw, 1, 0, 128) == 1);
+}
+
+static void regfile(void)
+{
+    lsregfile_params p = { 65536, 4, 255, 256, 32, 64, 32, 16 };
+    lsregfile_alloc a;
+    char err[256];
+    /* b_q 32, n_q 4, b_k 16, n_k 4, d 128 (D.3): logit tile 16 (LP) + 8 (one HP sub-block) regs/thread */
+    CHECK(lsregfile_y_regs(LSU_Y_LP, 32, 16, 4) == 512);
+    CHECK(lsregfile_y_regs(LSU_Y_COMPACT, 32, 16, 4) == 768);
+    CHECK(lsregfile_y_regs(LSU_Y_FULL, 32, 16, 4) == 1024);
+    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
+    CHECK(a.per_warp == 7168 && a.per_context == 4 * 7168 && a.fit == 2 && a.limit == 2);
+    CHECK(lsregfile_plan(&p, LSU_Y_FULL, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
+    CHECK(a.per_warp == 7424 && a.fit == 2);
+    p.registers = 86016;            /* 3 compact contexts, 2 full ones */
+    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.fit == 3);
+    CHECK(lsregfile_plan(&p, LSU_Y_FULL, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.fit == 2);
+    p.max_contexts = 1;
+    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.limit == 1);
+    /* d = 512 needs 512 fp32 O registers per thread: refused */
+    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 512, &a, err, sizeof err) != 0);
+    CHECK(strstr(err, "max_regs_per_thread") != NULL);
+    p.registers = 4096;
+    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) != 0);
+    CHECK(strstr(err, "no context fits") != NULL);
+    /* prefetch depth: 228 KiB for 2 contexts, 32 KiB bf16 tiles -> min(stages, 3) */
+    lsdp_shape sh;
+    memset(&sh, 0, sizeof sh);
+    sh.seq_k = 4096; sh.bc = 64; sh.dim = 128; sh.elem_bytes = 2;
+    CHECK(lsmem_tile_bytes(&sh, 0) == 32768);
+    CHECK(lsmem_prefetch_depth(&sh, 228 * 1024.0, 2, 2) == 2);
+    CHECK(lsmem_prefetch_depth(&sh, 228 * 1024.0, 2, 8) == 3);
+    CHECK(lsmem_prefetch_depth(&sh, 16 * 1024.0, 2, 8) == 1);
+}
+
+static void expect_error(const char *text, const char *want1, const char *want2)
+{
+    lsu_program p;
+    char err[512] = "";
+    int rc = lsu_assemble(text, "user.lasm", &p, err, sizeof err);
+    CHECK_MSG(rc != 0, "accepted: %s", text);
+    CHECK_MSG(strstr(err, want1) != NULL && (!want2 || strstr(err, want2) != NULL), "message '%s' lacks '%s' / '%s'",
+              err, want1, want2 ? want2 : "");
+    lsu_program_free(&p);
+}
+
+static void assembler(void)
+{
+    const char *names[] = { "lampattention", "fa2_16bit", "pure_8bit" };
+    for (int i = 0; i < 3; i++) {
+        const char *file = NULL, *text = lsu_shipped_text(names[i], &file);
+        CHECK(text != NULL && file != NULL);
+        lsu_program p;
+        char err[512] = "";
+        CHECK_MSG(lsu_assemble(text, file, &p, err, sizeof err) == 0, "%s", err);
+        CHECK(strcmp(p.name, names[i]) == 0);
+        CHECK(p.n > 10 && p.code[p.n - 1].op == LSU_OP_END);
+        lsu_program_free(&p);
+    }
+    CHECK(lsu_shipped_text("nope", NULL) == NULL);
+    lsu_program p;
+    char err[512];
+    CHECK(lsu_assemble("top: QK.LP Y <- Q, KV ; c\n NEXT top\n END\n", "ok.lasm", &p, err, sizeof err) == 0);
+    CHECK(p.n == 3 && p.code[1].target == 0 && p.code[0].ndst == 1 && p.code[0].nsrc == 2 && p.code[0].src[1] == LSU_R_KV);
+    lsu_program_free(&p);
+    expect_error("  LDQ Q\n  FOO Y\n  END\n", "user.lasm:2:", "instruction 'FOO'");
+    expect_error("  LDQ Q\n  SMAX M <- Z\n  END\n", "user.lasm:2:", "unknown region 'Z'");
+    expect_error("  JMP nowhere\n  END\n", "user.lasm:1:", "undefined label 'nowhere'");
+    expect_error("a: LDQ Q\na: END\n", "user.lasm:2:", "already defined");
+    expect_error("  SMAX M, Y <- Y\n  END\n", "user.lasm:1:", "destination");
+    expect_error("  QK.LP Y, Q\n  END\n", "user.lasm:1:", "destinations <- sources");
+    expect_error("  LDQ Q\n", "user.lasm:1:", "no END");
+    expect_error("  END\n  LDQ Q\n", "user.lasm:2:", "last instruction");
+    expect_error(".ylayout sideways\n END\n", "user.lasm:1:", ".ylayout");
+    expect_error("", "user.lasm", "empty");
+    CHECK(lsu_assemble_file("/nonexistent/x.lasm", &p, err, sizeof err) != 0 && strstr(err, "/nonexistent/x.lasm"));
+}
+
+static void report_fields(void)
+{
+    const char *ov[] = { "workload.seq_q=128", "workload.seq_k=192", "accelerator.cores=2" };
+    char *json[2] = { NULL, NULL };
+    for (int k = 0; k < 2; k++) {
+        tt_case c;
+        if (tt_setup(&c, ov, 3) != 0) { CHECK(0); return; }
+        ls_engine_result r;
+        ls_timed_result tr;
+        char err[512];
+        ls_timed_options o;
+        ls_timed_options_default(&o);
+        o.use_systemc = k;          /* both drives give the same report */
+        CHECK_MSG(ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &r, &tr, err, sizeof err) == 0, "%s", err);
+        ls_fields fs;
+        ls_fields_init(&fs);
+        ls_timed_report_fields(&fs, &tr);
+        CHECK(!fs.oom && fs.n > 40);
+        CHECK(strcmp(fs.f[0].name, "cycles") == 0 && strcmp(fs.f[1].name, "time_us") == 0 &&
+              strcmp(fs.f[2].name, "tflops_effective") == 0);
+        /* grouped order: each top-level prefix appears in one run */
+        const char *groups[] = { "units.", "stalls.", "occupancy.", "slow_path.", "energy." };
+        size_t last = 2;
+        for (int g = 0; g < 5; g++) {
+            size_t first = 0, end = 0;
+            int seen = 0;
+            for (size_t i = 0; i < fs.n; i++)
+                if (!strncmp(fs.f[i].name, groups[g], strlen(groups[g]))) {
+                    if (!seen) first = i;
+                    seen = 1;
+                    CHECK_MSG(i == first || i == end + 1, "%s not consecutive at %s", groups[g], fs.f[i].name);
+                    end = i;
+                }
+            CHECK_MSG(seen && first == last + 1, "group %s out of order", groups[g]);
+            last = end;
+        }
+        CHECK(last == fs.n - 1);
+        ls_json j;
+        ls_json_init(&j);
+        ls_json_begin_object(&j, NULL);
+        ls_fields_to_json(&fs, &j);
+        ls_json_end_object(&j);
+        json[k] = strdup(ls_json_text(&j));
+        ls_json_free(&j);
+        ls_fields_free(&fs);
+        FILE *devnull = fopen("/dev/null", "w");
+        if (devnull) { ls_timed_summary(devnull, &tr); fclose(devnull); }
+        ls_engine_result_free(&r);
+        tt_free(&c);
+    }
+    CHECK(json[0] && json[1] && strcmp(json[0], json[1]) == 0);
+    CHECK(json[0] && strstr(json[0], "\"contexts_per_core\"") && strstr(json[0], "\"slow_path\"") &&
+          !strstr(json[0], "wall"));
+    free(json[0]);
+    free(json[1]);
+}
+
+static void user_program(void)
+{
+    /* A user program: the LampAttention loop without the slow-path branch. Numerics are the
+     * golden engine's; on the compact layout it has no slow path, so it is not slower. */
+    const char *prog =
+        ".program no_slow_path\n.ylayout compact\n"
+        "  LDQ Q\n  INIT ST, O\n  PREF KV\n"
+        "t: QK.LP Y <- Q, KV\n  SMAX M <- Y\n  SORT SEL <- M, ST\n  SEL1 SEL, Y, ST <- SEL, M, Y, Q, KV\n"
+        "  EXP E <- Y, SEL, ST\n  NORM ST <- E, ST\n  SEL2 SEL <- E, ST, SEL\n  RECOMP Y, E <- SEL, Q, KV, ST\n"
+        "  FULLHP Y, E <- SEL, Q, KV, ST\n  RAISE E, ST <- Y, SEL\n  PV O <- E, KV, ST\n  LDKV KV\n  NEXT t\n"
+        "  FIN O <- ST\n  STO O\n  END\n";
+    const char *path = "timed_user_prog.lasm";
+    FILE *f = fopen(path, "w");
+    if (!f) { CHECK(0); return; }
+    fputs(prog, f);
+    fclose(f);
+    const char *ov[] = { "workload.seq_q=256", "workload.seq_k=256", "algorithm.tau=0.0625" };
+    tt_case c;
+    if (tt_setup(&c, ov, 3) != 0) { CHECK(0); return; }
+    ls_engine_result g, r1, r2;
+    ls_timed_result t1, t2;
+    char err[512];
+    CHECK(ls_engine_run(&c.ep, &c.in, &g, err, sizeof err) == 0);
+    CHECK(ls_timed_run(&c.cfg, &c.ep, &c.in, &r1, &t1, err, sizeof err) == 0);
+    ls_timed_options o;
+    ls_timed_options_default(&o);
+    o.program_path = path;
+    CHECK_MSG(ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &r2, &t2, err, sizeof err) == 0, "%s", err);
+    size_t n = (size_t)g.batch * g.heads_q * g.seq_q * g.dim;
+    CHECK(r2.o && memcmp(g.o, r2.o, n * sizeof(float)) == 0);
+    CHECK(strcmp(t2.program, "no_slow_path") == 0 && t2.slow_tiles == 0 && t1.slow_tiles > 0);
+    CHECK_MSG(t2.cycles < t1.cycles, "%llu vs %llu", (unsigned long long)t2.cycles, (unsigned long long)t1.cycles);
+    ls_engine_result_free(&g); ls_engine_result_free(&r1); ls_engine_result_free(&r2);
+    /* a broken user program: the error names the file, line and instruction */
+    f = fopen(path, "w");
+    if (f) { fputs("  LDQ Q\n  PV O <- E, KV, XX\n  END\n", f); fclose(f); }
+    CHECK(ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &r2, &t2, err, sizeof err) != 0);
+    CHECK_MSG(strstr(err, "timed_user_prog.lasm:2:") && strstr(err, "'PV'"), "%s", err);
+    ls_engine_result_free(&r2);
+    /* programs that never end are stopped with a message */
+    const char *loops[2][2] = { { "t: SMAX M <- Y\n  JMP t\n  END\n", "does not terminate" },
+                                { "t: JMP t\n  END\n", "control loop" } };
+    for (int k = 0; k < 2; k++) {
+        f = fopen(path, "w");
+        if (f) { fputs(loops[k][0], f); fclose(f); }
+        err[0] = 0;
+        CHECK(ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &r2, &t2, err, sizeof err) != 0);
+        CHECK_MSG(strstr(err, loops[k][1]) != NULL, "%s", err);
+        ls_engine_result_free(&r2);
+    }
+    remove(path);
+    tt_free(&c);
+}
+
+static void trace(void)
+{
+    const char *ov[] = { "workload.seq_q=256", "workload.seq_k=256", "accelerator.cores=2" };
+    tt_case c;
+    if (tt_setup(&c, ov, 3) != 0) { CHECK(0); return; }
+    const char *path = "timed_trace_test.json";
+    ls_timed_options o;
+    ls_timed_options_default(&o);
+    o.trace_path = path;
+    o.trace_tiles = 2;
+    ls_engine_result r;
+    ls_timed_result tr;
+    char err[512];
+    CHECK_MSG(ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &r, &tr, err, sizeof err) == 0, "%s", err);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f) {
+        static char buf[1 << 20];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        fclose(f);
+        CHECK(strncmp(buf, "{\"displayTimeUnit\"", 17) == 0 && strstr(buf, "\"traceEvents\":["));
+        CHECK(strstr(buf, "\"name\":\"QK.LP\"") && strstr(buf, "\"name\":\"tensor\"") &&
+              strstr(buf, "\"name\":\"occupancy\""));
+        CHECK(strstr(buf, "\"tile\":2,") == NULL);   /* bounded to tiles 0..1 */
+        CHECK(n > 1000 && buf[n - 2] == '}');
+    }
+    remove(path);
+    ls_engine_result_free(&r);
+    tt_free(&c);
+}
+
+int main(void)
+{
+    trace();
+    timing_rule();
+    regfile();
+    assembler();
+    report_fields();
+    user_program();
+    CHECK_DONE();
+}

@@ -1,0 +1,39 @@
+/* Helpers for the timed-model tests: a configuration from the embedded default plus --set style
+ * overrides, its engine parameters and its workload. */
+#ifndef LAMPSIM_TESTS_TIMED_TESTUTIL_H
+#define LAMPSIM_TESTS_TIMED_TESTUTIL_H
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "engine.h"
+#include "run.h"
+#include "timed.h"
+#include "workload.h"
+
+typedef struct {
+    ls_config cfg;
+    ls_engine_params ep;
+    ls_attn_inputs in;
+} tt_case;
+
+/* Returns 0 or -1 (message printed). */
+static int tt_setup(tt_case *c, const char *const *ov, int nov)
+{
+    memset(c, 0, sizeof *c);
+    ls_diag d;
+    if (ls_config_load(&c->cfg, NULL, ov, nov, &d) != 0) { fprintf(stderr, "config: %s\n", d.message); return -1; }
+    ls_engine_params_from_config(&c->cfg, &c->ep);
+    c->ep.threads = 1;
+    ls_workload_info wi;
+    char err[512];
+    if (ls_workload_build(&c->cfg, NULL, &c->in, &wi, err, sizeof err) != 0) { fprintf(stderr, "workload: %s\n", err); return -1; }
+    return 0;
+}
+
+static void tt_free(tt_case *c)
+{
+    ls_attn_inputs_release(&c->in);
+    ls_config_free(&c->cfg);
+}
+#endif
