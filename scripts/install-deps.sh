@@ -9,10 +9,12 @@ packages=(
   libyaml-dev                                # YAML configuration
   python3 python3-numpy python3-matplotlib   # scripts/ (plots), run by /usr/bin/python3
   python3-torch                              # scripts/dump_qkv.py and its test (tiny CPU model)
+  parallel                                   # scripts/parallel_sweep.sh and its test
 )
-# `--long`: also what the long tests need (libFuzzer targets are built with clang).
+# `--long`: also what the long tests need (libFuzzer targets are built with clang; the Slurm sweep
+# test starts a single-node Slurm).
 if [ "${1:-}" = "--long" ]; then
-  packages+=(clang libclang-rt-14-dev)
+  packages+=(clang libclang-rt-14-dev slurm-wlm munge)   # libFuzzer targets; single-node Slurm sweep
 fi
 
 missing=()

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_sweep.h"
 #include "commands.h"
 #include "lampsim_version.h"
 
@@ -15,6 +16,9 @@ static const command k_commands[] = {
     {"run", lscli_run, "run a configuration (default: the embedded one) and report"},
     {"validate", lscli_validate, "check configuration files without running them"},
     {"config", lscli_config, "show the resolved configuration (--dump) or explain a key (--explain)"},
+    {"sweep", lscli_sweep, "expand, run (parallel, resumable, sharded) and merge sweeps of configurations"},
+    {"report", lscli_report, "write report.html (tables and figures) for a run or sweep directory"},
+    {"compare", lscli_compare, "side-by-side table of runs: cycles, speedup, utilisation, recompute, accuracy"},
     {"fp", lscli_fp, "explore the number formats: round, encode, decode, table, lut, dot"},
 };
 

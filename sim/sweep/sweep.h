@@ -1,0 +1,111 @@
+/* Sweeps: a base configuration plus axes of configuration keys, expanded into a manifest of
+ * points with stable ids, run by local worker processes (resumable, shardable), and merged into
+ * one CSV. A point of a sweep is exactly a `lampsim run` of its resolved configuration.
+ *
+ * Sweep file (YAML, docs/sweeps.md):
+ *   name: tau_layout                  # optional; default: the file's base name
+ *   description: "..."                # optional
+ *   base: ../lampattention.yaml       # a config file (relative to the sweep file) or an inline mapping
+ *   axes:                             # grid: the cartesian product of its entries, first entry slowest
+ *     algorithm.tau: {geom: [1, 2^-5], points: 6}
+ *     accelerator.regfile.layout: [compact, full]
+ *     zip:                            # any key without a dot starting with "zip": lists advance together
+ *       algorithm.b_k: [16, 32]
+ *       algorithm.n_k: [4, 2]
+ * Values: an explicit list, one scalar, {lin: [a, b], points: n} or {geom: [a, b], points: n}. */
+#ifndef LAMPSIM_SWEEP_SWEEP_H
+#define LAMPSIM_SWEEP_SWEEP_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "config.h"
+
+#define LS_SWEEP_ID_LEN 16          /* hex digits of a point id / cache key */
+#define LS_SWEEP_MAX_POINTS 100000
+
+typedef struct {
+    char *key;          /* config key, e.g. "algorithm.tau" */
+    int n;              /* values */
+    char **values;      /* override value text (YAML scalar; quoted strings keep their quotes) */
+    int *line, *col;    /* where each value comes from (for messages) */
+    int dim;            /* grid dimension this axis belongs to */
+} ls_sweep_axis;
+
+typedef struct {
+    int index;                          /* position in the manifest */
+    char id[LS_SWEEP_ID_LEN + 1];       /* hash of the resolved config text and lampsim version */
+    char cache_key[LS_SWEEP_ID_LEN + 1];/* hash of the numerics-relevant keys (ls_sweep_cache_key) */
+    char **overrides;                   /* "key=value", one per axis (naxes) */
+} ls_sweep_point;
+
+typedef struct {
+    char file[LS_CFG_PATH_MAX];     /* the sweep file as given */
+    char name[LS_CFG_NAME_MAX];
+    char description[LS_CFG_TEXT_MAX];
+    char base_dir[LS_CFG_PATH_MAX]; /* directory of the sweep file */
+    char *base_text;                /* YAML text of the base configuration */
+    size_t base_len;
+    char base_name[LS_CFG_PATH_MAX];/* name used in messages for base_text */
+    char base_file_dir[LS_CFG_PATH_MAX]; /* directory relative paths of the base resolve against */
+    int naxes, ndims;
+    ls_sweep_axis *axes;
+    int npoints;
+    ls_sweep_point *points;
+} ls_sweep;
+
+/* Parses and expands a sweep file; every point's configuration is loaded and checked. Returns 0,
+ * or 2 with "file:line:col: key: what" in err. */
+int ls_sweep_load(ls_sweep *sw, const char *path, char *err, size_t errlen);
+void ls_sweep_free(ls_sweep *sw);
+/* Loads point p's configuration. Returns 0, or 2 with a message. */
+int ls_sweep_point_config(const ls_sweep *sw, const ls_sweep_point *p, ls_config *cfg, char *err, size_t errlen);
+/* Stable id of a configuration: 16 hex digits of a 64-bit hash of its resolved YAML (comments and
+ * the git revision left out) followed by the lampsim release version. */
+void ls_sweep_config_id(const ls_config *cfg, char out[LS_SWEEP_ID_LEN + 1]);
+/* Cache key: hash of every numerics-relevant key (seed, algorithm.* but threads, workload.*,
+ * timed.enabled, timed.program) and the release version. Points sharing it compute the same
+ * arithmetic (O, tiles, recompute, accuracy, events, per-tile records); they differ in timing. */
+void ls_sweep_cache_key(const ls_config *cfg, char out[LS_SWEEP_ID_LEN + 1]);
+/* True when key (a schema path) is part of the cache key. */
+bool ls_sweep_key_is_numeric(const char *key);
+/* One manifest line (ends with '\n'): index TAB id TAB key=value TAB key=value ... */
+void ls_sweep_manifest_line(const ls_sweep *sw, const ls_sweep_point *p, FILE *out);
+/* The whole manifest as text (malloc'ed). */
+char *ls_sweep_manifest_text(const ls_sweep *sw);
+
+/* ---- running ---- */
+typedef struct {
+    const char *out_dir;  /* sweep directory */
+    int jobs;             /* worker processes (>= 1) */
+    int shard_i, shard_n; /* run points with index % shard_n == shard_i (shard_n 0: all) */
+    const char **only;    /* run only these points (ids or indices); NULL: all */
+    int nonly;
+    bool reuse;           /* run points sharing a cache key in one worker, reusing the first one's
+                             numerics (golden report copy, or the timed model's replay) */
+    bool quiet;           /* no progress */
+    int progress;         /* -1 auto (TTY), 0 plain lines, 1 TTY line */
+} ls_sweep_run_opts;
+
+/* Runs the points. Returns 0 when every selected point is done, 1 when some failed, 2 for bad
+ * input, 130 when interrupted by SIGINT/SIGTERM (finished points are kept). */
+int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size_t errlen);
+
+/* ---- merging ---- */
+typedef struct {
+    int total, done, failed, missing;
+} ls_sweep_merge_stats;
+
+/* Writes the merged CSV of a sweep directory to out: axis columns, point.index, point.id, then
+ * the report columns (union, in order of first appearance). Missing and failed points are left
+ * out and listed on msgs. Returns 0, or 2 (no manifest, mixed schema versions) with err. */
+int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats *st, char *err, size_t errlen);
+
+/* ---- small helpers shared with the CLI ---- */
+/* Parses one CSV record at *pos (RFC 4180); returns the number of fields (malloc'ed strings in
+ * *fields), or -1 at end of text. */
+int ls_csv_record(const char *text, size_t *pos, char ***fields);
+void ls_csv_free(char **fields, int n);
+/* Reads a whole file (malloc'ed, NUL-terminated), or NULL. */
+char *ls_sweep_read_file(const char *path, size_t *len);
+#endif

@@ -1,0 +1,238 @@
+/* Merging a sweep directory into one CSV: the manifest gives the points and axes, each finished
+ * point's report.csv its columns. Deterministic: rows in manifest order, columns in order of first
+ * appearance, cells copied verbatim from the reports. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sweep.h"
+
+typedef struct {
+    char **v;
+    int n, cap;
+} strv;
+
+static int sv_find(const strv *s, const char *x)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], x)) return i;
+    return -1;
+}
+
+static int sv_add(strv *s, const char *x)
+{
+    if (s->n == s->cap) {
+        int nc = s->cap ? 2 * s->cap : 32;
+        char **nv = realloc(s->v, (size_t)nc * sizeof *nv);
+        if (!nv) return -1;
+        s->v = nv;
+        s->cap = nc;
+    }
+    s->v[s->n] = strdup(x);
+    if (!s->v[s->n]) return -1;
+    s->n++;
+    return 0;
+}
+
+static void sv_free(strv *s)
+{
+    for (int i = 0; i < s->n; i++) free(s->v[i]);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+static void cell(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) { fputs(s, out); return; }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* Strips the quotes a manifest value may carry ("text" -> text). */
+static void axis_value(const char *v, char *buf, size_t len)
+{
+    size_t l = strlen(v);
+    if (l >= 2 && ((v[0] == '"' && v[l - 1] == '"') || (v[0] == '\'' && v[l - 1] == '\'')))
+        snprintf(buf, len, "%.*s", (int)(l - 2), v + 1);
+    else snprintf(buf, len, "%s", v);
+}
+
+typedef struct {
+    int index;
+    char id[64];
+    char **ov;   /* key=value (tab-split manifest fields) */
+    int nov;
+    char **hdr, **row;
+    int nh;
+} mpoint;
+
+int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats *st, char *err, size_t errlen)
+{
+    char path[LS_CFG_PATH_MAX + 96];
+    snprintf(path, sizeof path, "%s/manifest.tsv", dir);
+    char *man = ls_sweep_read_file(path, NULL);
+    if (!man) {
+        snprintf(err, errlen, "%s: no manifest.tsv (not a sweep directory; run `lampsim sweep run` first)", dir);
+        return 2;
+    }
+    memset(st, 0, sizeof *st);
+    strv axes = {0}, cols = {0};
+    mpoint *pts = NULL;
+    int np = 0, cap = 0, rc = 0;
+    char schema[64] = "", schema_id[64] = "", git[128] = "", git_id[64] = "";
+    int git_mixed = 0;
+    /* manifest lines */
+    for (char *line = man, *nl; *line; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl) *nl++ = '\0';
+        else nl = line + strlen(line);
+        if (!*line || *line == '#') continue;
+        if (np == cap) {
+            cap = cap ? 2 * cap : 64;
+            mpoint *n2 = realloc(pts, (size_t)cap * sizeof *n2);
+            if (!n2) { rc = 1; goto out; }
+            pts = n2;
+        }
+        mpoint *p = &pts[np];
+        memset(p, 0, sizeof *p);
+        np++;
+        char *save = NULL, *tok = strtok_r(line, "\t", &save);
+        char *end = NULL;
+        p->index = tok ? (int)strtol(tok, &end, 10) : -1;
+        tok = strtok_r(NULL, "\t", &save);
+        if (!tok || !end || *end || strlen(tok) >= sizeof p->id) {
+            snprintf(err, errlen, "%s: line %d: malformed manifest line", path, np);
+            rc = 2;
+            goto out;
+        }
+        snprintf(p->id, sizeof p->id, "%s", tok);
+        while ((tok = strtok_r(NULL, "\t", &save))) {
+            char **nv = realloc(p->ov, (size_t)(p->nov + 1) * sizeof *nv);
+            if (!nv) { rc = 1; goto out; }
+            p->ov = nv;
+            p->ov[p->nov++] = tok;
+            char *eq = strchr(tok, '=');
+            if (!eq) {
+                snprintf(err, errlen, "%s: line %d: malformed override '%s'", path, np, tok);
+                rc = 2;
+                goto out;
+            }
+            *eq = '\0';
+            if (sv_find(&axes, tok) < 0 && sv_add(&axes, tok)) { rc = 1; goto out; }
+            *eq = '=';
+        }
+    }
+    st->total = np;
+    /* reports */
+    for (int i = 0; i < np; i++) {
+        mpoint *p = &pts[i];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/points/%s/DONE", dir, p->id);
+        if (stat(path, &sb)) {
+            snprintf(path, sizeof path, "%s/points/%s/FAILED", dir, p->id);
+            char *why = ls_sweep_read_file(path, NULL);
+            if (why) {
+                size_t l = strlen(why);
+                while (l && why[l - 1] == '\n') why[--l] = '\0';
+                if (msgs) fprintf(msgs, "merge: point %d %s failed: %s\n", p->index, p->id, why);
+                st->failed++;
+                free(why);
+            } else {
+                if (msgs) fprintf(msgs, "merge: point %d %s missing (not run or not finished)\n", p->index, p->id);
+                st->missing++;
+            }
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/points/%s/report.csv", dir, p->id);
+        char *csv = ls_sweep_read_file(path, NULL);
+        size_t pos = 0;
+        int nh = csv ? ls_csv_record(csv, &pos, &p->hdr) : -1;
+        int nr = nh > 0 ? ls_csv_record(csv, &pos, &p->row) : -1;
+        free(csv);
+        if (nh <= 0 || nr != nh) {
+            if (msgs) fprintf(msgs, "merge: point %d %s: unreadable report.csv; counted as failed\n", p->index, p->id);
+            ls_csv_free(p->hdr, nh > 0 ? nh : 0);
+            ls_csv_free(p->row, nr > 0 ? nr : 0);
+            p->hdr = p->row = NULL;
+            st->failed++;
+            continue;
+        }
+        p->nh = nh;
+        for (int c = 0; c < nh; c++) {
+            if (!strcmp(p->hdr[c], "schema_version")) {
+                if (!schema[0]) {
+                    snprintf(schema, sizeof schema, "%s", p->row[c]);
+                    snprintf(schema_id, sizeof schema_id, "%s", p->id);
+                } else if (strcmp(schema, p->row[c])) {
+                    snprintf(err, errlen,
+                             "%s: mixed report schema versions: point %s has schema_version %s, point %s has %s; "
+                             "re-run the older points with one lampsim version",
+                             dir, schema_id, schema, p->id, p->row[c]);
+                    rc = 2;
+                    goto out;
+                }
+            } else if (!strcmp(p->hdr[c], "lampsim.git")) {
+                if (!git[0]) {
+                    snprintf(git, sizeof git, "%s", p->row[c]);
+                    snprintf(git_id, sizeof git_id, "%s", p->id);
+                } else if (strcmp(git, p->row[c]) && !git_mixed++ && msgs)
+                    fprintf(msgs, "merge: note: points come from different lampsim builds (git %s at %s, %s at %s)\n", git,
+                            git_id, p->row[c], p->id);
+            }
+            if (sv_find(&cols, p->hdr[c]) < 0 && sv_add(&cols, p->hdr[c])) { rc = 1; goto out; }
+        }
+        if (!schema[0]) {
+            snprintf(err, errlen, "%s: point %s: report.csv has no schema_version column", dir, p->id);
+            rc = 2;
+            goto out;
+        }
+        st->done++;
+    }
+    /* header */
+    for (int a = 0; a < axes.n; a++) { cell(out, axes.v[a]); fputc(',', out); }
+    fputs("point.index,point.id", out);
+    for (int c = 0; c < cols.n; c++) { fputc(',', out); cell(out, cols.v[c]); }
+    fputc('\n', out);
+    for (int i = 0; i < np; i++) {
+        mpoint *p = &pts[i];
+        if (!p->hdr) continue;
+        for (int a = 0; a < axes.n; a++) {
+            const char *v = "";
+            size_t kl = strlen(axes.v[a]);
+            for (int k = 0; k < p->nov; k++)
+                if (!strncmp(p->ov[k], axes.v[a], kl) && p->ov[k][kl] == '=') v = p->ov[k] + kl + 1;
+            char buf[LS_CFG_PATH_MAX];
+            axis_value(v, buf, sizeof buf);
+            cell(out, buf);
+            fputc(',', out);
+        }
+        fprintf(out, "%d,%s", p->index, p->id);
+        for (int c = 0; c < cols.n; c++) {
+            fputc(',', out);
+            int k = 0;
+            while (k < p->nh && strcmp(p->hdr[k], cols.v[c])) k++;
+            if (k < p->nh) cell(out, p->row[k]);
+        }
+        fputc('\n', out);
+    }
+    if (msgs && (st->failed || st->missing))
+        fprintf(msgs, "merge: %d of %d points merged, %d failed, %d missing\n", st->done, st->total, st->failed,
+                st->missing);
+out:
+    for (int i = 0; i < np; i++) {
+        free(pts[i].ov);
+        ls_csv_free(pts[i].hdr, pts[i].nh);
+        ls_csv_free(pts[i].row, pts[i].nh);
+    }
+    free(pts);
+    sv_free(&axes);
+    sv_free(&cols);
+    free(man);
+    if (rc == 1) snprintf(err, errlen, "out of memory");
+    return rc;
+}

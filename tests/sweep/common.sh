@@ -1,0 +1,30 @@
+# Shared by the tests/sweep scripts: check helper, temp dir, a tiny sweep.
+set -u
+lampsim=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0; checks=0
+check() { checks=$((checks+1)); if ! eval "$1"; then fails=$((fails+1)); echo "FAIL: $2"; fi; }
+finish() { echo "$((checks-fails)) passed, $fails failed"; [ $fails -eq 0 ]; }
+# 4 tau x 2 layouts on a small workload: 8 points, 4 distinct arithmetic, well under a second each.
+# The layout is a timing key: with timed.reuse_numerics the timed model replays the numerics of the
+# point computed first. small_sweep FILE [golden] (golden: timed.enabled false, the golden engine).
+small_sweep() {
+  local timed="{reuse_numerics: true}"
+  [ "${2:-}" = golden ] && timed="{enabled: false}"
+  cat > "$1" <<YAML
+name: small
+base:
+  seed: 7
+  timed: $timed
+  workload:
+    heads_q: 2
+    heads_kv: 1
+    seq_q: 128
+    seq_k: 128
+axes:
+  algorithm.tau: {geom: [1, 0.125], points: 4}
+  accelerator.regfile.layout: [compact, full]
+YAML
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# lampsim sweep run / merge / compare: outputs and DONE markers, resume (skip finished points),
+# reuse gives byte-identical reports, identical merged CSV for -j 1 / -j 2 / reuse off, SIGINT and
+# SIGKILL mid-way then resume with no lost or duplicated points, no temporaries left, shards (run
+# concurrently into one directory, and into separate ones) covering the manifest exactly once,
+# merge on partial results (--strict), failed points reported and redone, mixed schema refused.
+. "$(dirname "$0")/common.sh"
+py=/usr/bin/python3
+cd "$tmp"
+small_sweep small.yaml
+n_done() { ls "$1"/points/*/DONE 2>/dev/null | wc -l; }
+
+"$lampsim" sweep run small.yaml -j 2 -o ref --no-progress 2> log; rc=$?
+check "[ $rc -eq 0 ] && [ \$(n_done ref) -eq 8 ]" "run: exit 0, 8 DONE markers (rc $rc)"
+check "grep -q '8/8 points done (8 now: 4 computed, 4 reused' log" "layouts share numerics: 4 computed, 4 replayed by the timed model: $(tail -1 log)"
+check "[ \$(grep -lx replay ref/points/*/DONE | wc -l) -eq 4 ]" "DONE markers record the 4 replays"
+check "[ \$(grep -c '^\[[0-9]*/8\] point [0-9] [0-9a-f]* \(done\|replayed\) in ' log) -eq 8 ]" "plain progress lines when not a TTY"
+for f in manifest.tsv sweep.yaml; do check "[ -s ref/$f ]" "sweep dir has $f"; done
+id0=$(head -1 ref/manifest.tsv | cut -f2)
+for f in config.resolved.yaml report.json report.csv run_info.json DONE; do check "[ -s ref/points/$id0/$f ]" "point dir has $f"; done
+"$lampsim" sweep merge ref > ref.csv; rc=$?
+check "[ $rc -eq 0 ] && [ \$(wc -l < ref.csv) -eq 9 ]" "merge: header + 8 rows (rc $rc)"
+check "head -1 ref.csv | grep -q '^algorithm.tau,accelerator.regfile.layout,point.index,point.id,schema_version,'" "merge columns: axes, point.index, point.id, then the report"
+# resume: nothing left to do
+cp ref/points/$id0/DONE done.before
+"$lampsim" sweep run small.yaml -j 2 -o ref --no-progress 2> log; rc=$?
+check "[ $rc -eq 0 ] && grep -q '8 already done, 0 to run' log && cmp -s done.before ref/points/$id0/DONE" "re-run skips finished points"
+"$lampsim" sweep run small.yaml -o badpoint --point nosuchid 2> e; rc=$?
+check "[ $rc -eq 2 ] && [ ! -e badpoint ] && grep -q 'nosuchid' e" "--point with an unknown id: exit 2, nothing written (rc $rc)"
+"$lampsim" sweep run small.yaml -o one --point 5 --point $id0 --quiet; rc=$?
+check "[ $rc -eq 0 ] && [ \$(n_done one) -eq 2 ] && [ -e one/points/$id0/DONE ]" "--point by index and by id runs just those points"
+# reuse off, one worker: byte-identical reports and merged CSV
+"$lampsim" sweep run small.yaml -j 1 -o noreuse --no-reuse --quiet; rc=$?
+same=1
+for d in ref/points/*; do id=${d##*/}; cmp -s $d/report.json noreuse/points/$id/report.json && cmp -s $d/report.csv noreuse/points/$id/report.csv || same=0; done
+check "[ $rc -eq 0 ] && [ $same -eq 1 ]" "reused reports are byte-identical to recomputed ones"
+check "\"$lampsim\" sweep merge noreuse | cmp -s - ref.csv" "same sweep and seed give an identical merged CSV (-j 1, no reuse vs -j 2, reuse)"
+# golden engine only (timed.enabled false): the report of the first point of a cache key is reused
+small_sweep golden.yaml golden
+"$lampsim" sweep run golden.yaml -j 2 -o gold --no-progress 2> glog; rc=$?
+check "[ $rc -eq 0 ] && grep -q '8/8 points done (8 now: 4 computed, 4 reused' glog && [ \$(grep -c ' reused in ' glog) -eq 4 ]" "golden reports: 4 computed, 4 reused (rc $rc): $(tail -1 glog)"
+check "[ \$(grep -l '\"reused_from\": \"[0-9a-f]\{16\}\"' gold/points/*/run_info.json | wc -l) -eq 4 ]" "run_info.json names the point a report was reused from"
+"$lampsim" sweep run golden.yaml -j 2 -o goldnr --no-reuse --quiet
+same=1
+for d in gold/points/*; do id=${d##*/}; cmp -s $d/report.json goldnr/points/$id/report.json && cmp -s $d/report.csv goldnr/points/$id/report.csv || same=0; done
+check "[ $same -eq 1 ] && ! grep -q '^cycles' gold/points/*/report.csv" "reused golden reports are byte-identical to recomputed ones"
+# TTY progress
+if command -v script >/dev/null; then
+  script -qec "\"$lampsim\" sweep run small.yaml -j 2 -o tty" /dev/null > ttylog 2>&1
+  check "grep -q 'ETA' ttylog && grep -q \$'\r' ttylog" "TTY progress line with ETA"
+fi
+
+# interruption: a sweep slow enough to be caught mid-way (12 points, no shared numerics; the golden
+# engine, cheaper than the timed model under the sanitizers)
+cat > slow.yaml <<'YAML'
+base:
+  timed: {enabled: false}
+  workload: {heads_q: 2, heads_kv: 1, seq_q: 512, seq_k: 512}
+axes:
+  algorithm.tau: {geom: [1, 2^-11], points: 12}
+YAML
+"$lampsim" sweep run slow.yaml -j 2 -o slowref --quiet
+"$lampsim" sweep merge slowref > slowref.csv
+wait_done() { for _ in $(seq 1 600); do [ "$(n_done "$1")" -ge "$2" ] && return 0; sleep 0.02; done; return 1; }
+for sig in INT KILL; do
+  d=slow_$sig
+  "$lampsim" sweep run slow.yaml -j 2 -o $d --no-progress 2> log_$sig &
+  pid=$!
+  wait_done $d 2
+  kill -$sig $pid
+  { wait $pid; } 2>/dev/null; rc=$?
+  k=$(n_done $d)
+  if [ $sig = INT ]; then
+    check "[ $rc -eq 130 ] && grep -q 'interrupted' log_$sig" "SIGINT: exit 130 and a resume hint (rc $rc)"
+  else
+    check "[ $rc -eq 137 ]" "SIGKILL kills the runner (rc $rc)"
+  fi
+  check "[ $k -ge 2 ] && [ $k -lt 12 ]" "SIG$sig mid-way keeps the finished points ($k of 12)"
+  sleep 0.3   # workers die with the runner (SIGTERM from it, or PR_SET_PDEATHSIG)
+  check "! pgrep -f \"sweep run slow.yaml -j 2 -o $d\" >/dev/null" "no worker outlives the runner after SIG$sig"
+  # every report.json present is complete JSON
+  check "$py -c 'import json,sys,glob; [json.load(open(f)) for f in glob.glob(\"$d/points/*/report.json\")]'" "no half-written report.json after SIG$sig"
+  "$lampsim" sweep run slow.yaml -j 2 -o $d --no-progress 2> log2_$sig; rc=$?
+  check "[ $rc -eq 0 ] && grep -q \"$k already done, $((12 - k)) to run\" log2_$sig" "resume after SIG$sig runs only the $((12 - k)) unfinished points (rc $rc)"
+  "$lampsim" sweep merge $d > m_$sig.csv
+  check "cmp -s m_$sig.csv slowref.csv" "after SIG$sig + resume: merged CSV identical to an uninterrupted run (no lost or duplicated points)"
+  check "[ -z \"\$(find $d -name '.*' -type f)\" ]" "no temporary files left after SIG$sig + resume"
+done
+
+# shards: concurrently into one directory, and into separate ones
+for i in 0 1 2; do "$lampsim" sweep run small.yaml -j 1 -o shared --shard $i/3 --quiet & done
+wait
+check "\"$lampsim\" sweep merge shared | cmp -s - ref.csv" "3 concurrent shards into one directory give the full, identical merge"
+for i in 0 1 2; do "$lampsim" sweep run small.yaml -j 1 -o sep$i --shard $i/3 --no-reuse --quiet; done
+ls -d sep*/points/*/DONE | sed 's|.*/points/\([0-9a-f]*\)/DONE|\1|' | sort > shard_ids
+cut -f2 ref/manifest.tsv | sort > all_ids
+check "cmp -s shard_ids all_ids" "shards in separate directories run every point exactly once"
+# merge on partial results
+"$lampsim" sweep merge sep1 > part.csv 2> perr; rc=$?
+check "[ $rc -eq 0 ] && [ \$(wc -l < part.csv) -eq 4 ] && [ \$(grep -c 'missing (not run' perr) -eq 5 ] && grep -q '3 of 8 points merged' perr" "partial merge: 3 rows, 5 missing points listed (rc $rc)"
+"$lampsim" sweep merge sep1 --strict > /dev/null 2>&1; rc=$?
+check "[ $rc -eq 1 ]" "--strict exits 1 on missing points"
+"$lampsim" sweep merge sep1 -o part2.csv 2>/dev/null
+check "cmp -s part.csv part2.csv && [ -z \"\$(ls -a | grep '^\.part2')\" ]" "merge -o writes the same CSV atomically"
+# a failing point is reported, and redone by the next run
+id3=$(sed -n 4p ref/manifest.tsv | cut -f2)
+mkdir -p fail/points/$id3/report.json
+"$lampsim" sweep run small.yaml -j 2 -o fail --no-progress 2> flog; rc=$?
+check "[ $rc -eq 1 ] && [ -s fail/points/$id3/FAILED ] && grep -q 'point 3 .* FAILED' flog && [ \$(n_done fail) -eq 7 ]" "a failing point: exit 1, FAILED marker, reported, the others done (rc $rc)"
+"$lampsim" sweep merge fail > f.csv 2> ferr
+check "[ \$(wc -l < f.csv) -eq 8 ] && grep -q \"point 3 $id3 failed\" ferr" "merge lists the failed point"
+rmdir fail/points/$id3/report.json
+"$lampsim" sweep run small.yaml -j 2 -o fail --quiet; rc=$?
+check "[ $rc -eq 0 ] && [ ! -e fail/points/$id3/FAILED ] && \"$lampsim\" sweep merge fail | cmp -s - ref.csv" "the failed point is redone on the next run"
+# mixed schema versions are refused, nothing written
+cp -r ref mixed
+sed -i '2s/^1,/2,/' mixed/points/$id3/report.csv
+"$lampsim" sweep merge mixed > mx.csv 2> mxerr; rc=$?
+check "[ $rc -eq 2 ] && [ ! -s mx.csv ] && grep -q 'mixed report schema versions' mxerr" "mixed schema versions: exit 2, nothing written (rc $rc)"
+"$lampsim" sweep merge nowhere > /dev/null 2>&1; rc=$?
+check "[ $rc -eq 2 ]" "merge of a non-sweep directory exits 2"
+# compare: golden reports (no timing columns) and a synthetic one with cycles and utilisation
+id1=$(sed -n 2p ref/manifest.tsv | cut -f2)
+gid0=$(head -1 gold/manifest.tsv | cut -f2); gid1=$(sed -n 2p gold/manifest.tsv | cut -f2)
+"$lampsim" compare gold/points/$gid0 gold/points/$gid1 > cmp.txt; rc=$?
+check "[ $rc -eq 0 ] && [ \$(wc -l < cmp.txt) -eq 3 ] && head -1 cmp.txt | grep -q disruptive && ! head -1 cmp.txt | grep -q cycles" "compare: one row per run, no cycles column for golden reports"
+"$lampsim" compare ref/points/$id0 ref/points/$id1 > cmp1.txt; rc=$?
+check "[ $rc -eq 0 ] && head -1 cmp1.txt | grep -q 'cycles.*speedup.*utilisation'" "compare: cycles, speedup and utilisation from timed reports"
+mkdir -p fake1 fake2
+printf 'schema_version,mode,cycles,units.tensor.utilisation,units.lut.utilisation,tiles.disruptive_rate,recompute.subblock_rate,accuracy.kl_mean,accuracy.o_rel_fro_err\n1,lamp,2000,0.5,0.7,0.1,0.2,0.01,0.02\n' > fake1/report.csv
+printf 'schema_version,mode,cycles,units.tensor.utilisation,units.lut.utilisation,tiles.disruptive_rate,recompute.subblock_rate,accuracy.kl_mean,accuracy.o_rel_fro_err\n1,fa2_16bit,1000,0.9,0.1,0,1,0.0001,0.001\n' > fake2/report.csv
+"$lampsim" compare fake1 fake2 > cmp2.txt; rc=$?
+check "[ $rc -eq 0 ] && head -1 cmp2.txt | grep -q 'cycles.*speedup.*utilisation' && grep -q '^fake2 .*1000 *2.000x *0.5000' cmp2.txt" "compare with timing columns: cycles, speedup vs the first, mean utilisation: $(cat cmp2.txt)"
+"$lampsim" compare ref > cmp3.txt
+check "[ \$(wc -l < cmp3.txt) -eq 9 ]" "compare of a sweep directory lists its points"
+finish
