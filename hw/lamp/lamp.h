@@ -96,6 +96,16 @@ typedef struct {
     uint64_t exact_fixups;     /* accumulation steps on the fp library's exact slow path */
 } lslamp_events;
 
+/* Statistics of one work item (batch, head, query block) of the attention: the tile counts and
+ * events of the procedure and the sums of the accuracy pass; the golden engine and the timed model
+ * fill one per item and merge them in item order (sim/engine ls_engine_merge_items). */
+typedef struct {
+    uint64_t executed, masked, stage1, stage2, sub_active, logits_unmasked, logits_hp1, logits_hp2;
+    lslamp_events ev;
+    double kl_sum, kl_max, l1_sum, l1_max, abs_sum, abs_max, diff2, ref2, rrl2_sum, rrl2_max;
+    uint64_t kl_inf, rows, flips, elems;
+} lslamp_item_stats;
+
 /* Per (warp, key tile) outcome: what the timing model replays. */
 typedef struct {
     uint16_t stage1_mask;      /* sub-blocks made HP before the exponentials (stage 1 / policy) */
@@ -260,6 +270,50 @@ extern const lslamp_policy lslamp_policy_all;     /* 16-bit machine: every sub-b
 /* mu_hat_j = max(mu_j, max over the tile of Y) for the current mix of LP/HP rows (used by policies
  * that do not run stage 1: LP maxima for LP sub-blocks, G-23). */
 void lslamp_mu_from_max(const lslamp_cfg *c, const lslamp_tile_io *io, const float *mu, float *mu_hat);
+
+/* Unmasked logits (Y != -inf) of the warp's b_q columns in the sub-blocks of mask. */
+int lslamp_count_rows(const lslamp_cfg *c, const lslamp_tile_io *io, uint32_t mask);
+/* Step 5 over a warp tile: exponentials of the active sub-blocks, each in its precision (HP iff in
+ * hp), for the passes asked: LSLAMP_PASS_LP narrows mu_hat to ws->mu_lp first, zeroes the E rows
+ * of inactive sub-blocks and does the LP sub-blocks; LSLAMP_PASS_HP does the HP sub-blocks. Both
+ * passes at once go over the sub-blocks in order. Returns true if an exponential was above one. */
+enum { LSLAMP_PASS_LP = 1, LSLAMP_PASS_HP = 2 };
+bool lslamp_tile_exps(const lslamp_cfg *c, const lslamp_tile_io *io, lslamp_ws *ws, uint32_t active, uint32_t hp,
+                      int passes, lslamp_events *ev);
+
+/* ---------------- Work items ---------------- */
+/* One work item of the attention: query block qb (br = n_q * b_q queries) of (batch b, query head
+ * hq), against the keys of its key/value head hkv (GQA: hkv = hq / (heads_q / heads_kv)) in tiles
+ * of bc keys. Tensors are [batch][heads][seq][dim] float32, row-major. */
+typedef struct {
+    /* shape and block buffers: set by the caller (buffers: or lslamp_block_alloc) */
+    int seq_k, dim, b_q, br, bc;
+    bool causal;
+    float *Qt;                 /* dim x br pre-scaled transposed queries of the block */
+    float *Y;                  /* bc x br logits of the current key tile */
+    float *mu, *om32, *O32;    /* running state of the block's br queries (O: br x dim) ... */
+    double *om64, *O64;        /* ... fp32 or float64 by cfg->state_fp64 (lslamp_warp_state) */
+    /* the item: set by lslamp_block_locate */
+    int b, hq, hkv, qb;
+    int q0, nqv;               /* first query of the block, valid queries (<= br) */
+    int64_t shift;             /* causal: key <= query + shift (seq_k - seq_q) */
+    const float *Q;            /* the block's first query row (stride dim) */
+    const float *K, *V;        /* the head's keys and values, seq_k rows of dim */
+    float *O, *Oref;           /* the block's first output row; reference output rows or NULL */
+} lslamp_block;
+
+/* Allocate the block buffers (Qt, Y, mu, om32, O32, om64, O64) for the shape fields already set
+ * (dim, br, bc). Returns 0, or -1 with nothing left allocated. */
+int lslamp_block_alloc(lslamp_block *blk);
+void lslamp_block_free(lslamp_block *blk);
+/* Locate work item `item` (item = (b * heads_q + hq) * nqb + qb) in the tensors (o_ref may be NULL). */
+void lslamp_block_locate(lslamp_block *blk, int item, int nqb, int heads_q, int heads_kv, int seq_q,
+                         const float *q, const float *k, const float *v, float *o, float *o_ref);
+/* Operands of warp wi (block columns wi*b_q ..) for key tile kt; returns the warp's valid queries
+ * (0: the warp does not exist in a ragged last query block). */
+int lslamp_warp_io(const lslamp_block *blk, int wi, int kt, lslamp_tile_io *io);
+/* Running state of warp wi: its b_q rows of the block's state buffers. */
+void lslamp_warp_state(const lslamp_block *blk, int wi, lslamp_state *st);
 
 /* ---------------- The composed procedure ---------------- */
 /* One (warp, key tile), steps 2-9 (the LP logits must already be in io->Y, masked). Fills rec and

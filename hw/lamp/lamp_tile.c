@@ -7,21 +7,26 @@
 
 static int popc(uint32_t x) { return __builtin_popcount(x); }
 
-static void all_exps(const lslamp_cfg *c, const lslamp_tile_io *io, lslamp_ws *ws, uint32_t active, uint32_t hp,
-                     lslamp_events *ev, bool *above)
+bool lslamp_tile_exps(const lslamp_cfg *c, const lslamp_tile_io *io, lslamp_ws *ws, uint32_t active, uint32_t hp,
+                      int passes, lslamp_events *ev)
 {
     int bq = c->b_q;
-    for (int j = 0; j < bq; j++) ws->mu_lp[j] = lslamp_mu_lp(c, ws->mu_hat[j]);
+    bool lp = passes & LSLAMP_PASS_LP, hpp = passes & LSLAMP_PASS_HP, above = false;
+    if (lp)
+        for (int j = 0; j < bq; j++) ws->mu_lp[j] = lslamp_mu_lp(c, ws->mu_hat[j]);
     for (int th = 0; th < c->n_k; th++) {
         if (!(active >> th & 1u)) {
-            memset(ws->E + (long)th * c->b_k * bq, 0, (size_t)c->b_k * bq * sizeof(double));
+            if (lp) memset(ws->E + (long)th * c->b_k * bq, 0, (size_t)c->b_k * bq * sizeof(double));
             continue;
         }
-        *above |= lslamp_exps(c, hp >> th & 1u, io->Y, io->ldy, th, bq, ws->mu_hat, ws->mu_lp, ws->E, ws->s, ev);
+        bool h = hp >> th & 1u;
+        if (!(h ? hpp : lp)) continue;
+        above |= lslamp_exps(c, h, io->Y, io->ldy, th, bq, ws->mu_hat, ws->mu_lp, ws->E, ws->s, ev);
     }
+    return above;
 }
 
-static int count_rows(const lslamp_cfg *c, const lslamp_tile_io *io, uint32_t mask)
+int lslamp_count_rows(const lslamp_cfg *c, const lslamp_tile_io *io, uint32_t mask)
 {
     int n = 0, bq = c->b_q;
     for (int th = 0; th < c->n_k; th++) {
@@ -55,7 +60,7 @@ void lslamp_warp_tile(const lslamp_cfg *c, const lslamp_tile_io *io, lslamp_stat
         for (int j = 0; j < bq; j++)
             if (ws->m[(long)th * bq + j] > -INFINITY || isnan(ws->m[(long)th * bq + j])) { active |= 1u << th; break; }
     uint32_t all = nk >= 32 ? 0xFFFFFFFFu : ((1u << nk) - 1u);
-    cnt->logits_unmasked = count_rows(c, io, all);
+    cnt->logits_unmasked = lslamp_count_rows(c, io, all);
     for (int th = 0; th < nk; th++) cnt->subblocks_active += (int)(active >> th & 1u);
     lslamp_threats(c, ws->m, st->mu, bq, ws->T);
     lslamp_sort_threats(nk, ws->T, ws->order);
@@ -64,8 +69,7 @@ void lslamp_warp_tile(const lslamp_cfg *c, const lslamp_tile_io *io, lslamp_stat
     /* Step 4: stage 1 (or the policy's pre-selection); leaves mu_hat. */
     uint32_t pre = c->policy->pre_select(&ctx) & active;
     /* Steps 5-6: exponentials and normaliser. */
-    bool above = false;
-    all_exps(c, io, ws, active, pre, ev, &above);
+    bool above = lslamp_tile_exps(c, io, ws, active, pre, LSLAMP_PASS_LP | LSLAMP_PASS_HP, ev);
     lslamp_normaliser(c, st, ws->mu_hat, ws->E, bq, ws->lambda, ws->alpha, ws->omega_hat);
     /* Step 7-8: stage 2 selection and recompute; mu_hat is not updated. */
     uint32_t post = c->policy->post_select ? c->policy->post_select(&ctx, pre) & active & ~pre : 0;
@@ -78,8 +82,8 @@ void lslamp_warp_tile(const lslamp_cfg *c, const lslamp_tile_io *io, lslamp_stat
     rec->stage1_mask = (uint16_t)pre;
     rec->stage2_mask = (uint16_t)post;
     rec->n_hp = (uint8_t)popc(hp);
-    cnt->logits_hp_stage1 = count_rows(c, io, pre);
-    cnt->logits_hp_stage2 = count_rows(c, io, post);
+    cnt->logits_hp_stage1 = lslamp_count_rows(c, io, pre);
+    cnt->logits_hp_stage2 = lslamp_count_rows(c, io, post);
     /* G-16 option: a disruptive tile is recomputed entirely in 16-bit. */
     if (c->disruptive == LSLAMP_DISRUPT_FULL_TILE && popc(hp) >= 2) {
         uint32_t rest = active & ~hp;
@@ -105,8 +109,7 @@ void lslamp_warp_tile(const lslamp_cfg *c, const lslamp_tile_io *io, lslamp_stat
                 }
             }
             if (changed) {
-                bool dummy = false;
-                all_exps(c, io, ws, active, hp, NULL, &dummy);
+                lslamp_tile_exps(c, io, ws, active, hp, LSLAMP_PASS_LP | LSLAMP_PASS_HP, NULL);
                 lslamp_normaliser(c, st, ws->mu_hat, ws->E, bq, ws->lambda, ws->alpha, ws->omega_hat);
             }
         }

@@ -1,27 +1,24 @@
-/* hw/seq/dp.c — contexts of the timed model: buffers, work-item geometry (as the golden engine
- * lays it out), per-tile operands and the exponential pass helpers. */
+/* hw/seq/dp.c — contexts of the timed model: buffers, work items and per-tile operands (hw/lamp's
+ * lslamp_block, as the golden engine uses them) and the exponential pass helpers. */
 #include "lsdp.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static inline int imin(int a, int b) { return a < b ? a : b; }
 
 int lsdp_ctx_init(lsdp_ctx *x, const lsdp_shape *sh)
 {
     memset(x, 0, sizeof *x);
     x->sh = sh;
-    size_t br = (size_t)sh->br, bc = (size_t)sh->bc, d = (size_t)sh->dim, nkt = (size_t)sh->nkt;
-    x->Qt = malloc(d * br * sizeof(float));
-    x->Y = malloc(bc * br * sizeof(float));
-    x->mu = malloc(br * sizeof(float));
-    x->om32 = malloc(br * sizeof(float));
-    x->O32 = malloc(br * d * sizeof(float));
-    x->om64 = malloc(br * sizeof(double));
-    x->O64 = malloc(br * d * sizeof(double));
+    size_t br = (size_t)sh->br, bc = (size_t)sh->bc, nkt = (size_t)sh->nkt;
+    lslamp_block *blk = &x->blk;
+    *blk = (lslamp_block){ .seq_k = sh->seq_k, .dim = sh->dim, .b_q = sh->b_q, .br = sh->br, .bc = sh->bc,
+                           .causal = sh->causal };
+    int bad = lslamp_block_alloc(blk) != 0;
+    /* the units address the block buffers through the context */
+    x->Qt = blk->Qt; x->Y = blk->Y; x->mu = blk->mu; x->om32 = blk->om32; x->O32 = blk->O32;
+    x->om64 = blk->om64; x->O64 = blk->O64;
     x->runmask = malloc(nkt * sizeof(uint64_t));
-    int bad = !x->Qt || !x->Y || !x->mu || !x->om32 || !x->O32 || !x->om64 || !x->O64 || !x->runmask;
+    bad |= !x->runmask;
     if (sh->accuracy) {
         x->Ebuf = malloc(nkt * bc * br * sizeof(float));
         x->muh = malloc(nkt * br * sizeof(float));
@@ -37,53 +34,21 @@ void lsdp_ctx_free(lsdp_ctx *x)
 {
     if (!x->sh) return;
     for (int wi = 0; wi < x->sh->n_q; wi++) lslamp_ws_free(&x->w[wi].ws);
-    free(x->Qt); free(x->Y); free(x->mu); free(x->om32); free(x->O32); free(x->om64); free(x->O64);
+    lslamp_block_free(&x->blk);
     free(x->runmask); free(x->Ebuf); free(x->muh);
     memset(x, 0, sizeof *x);
-}
-
-/* Warp wi's operands for tile kt (the engine's warp_io); returns the warp's valid queries. */
-static int warp_io(lsdp_ctx *x, int wi, int kt, lslamp_tile_io *io)
-{
-    const lsdp_shape *sh = x->sh;
-    int d = sh->dim, key0 = kt * sh->bc;
-    int nqw = x->nqv - wi * sh->b_q;
-    nqw = nqw < 0 ? 0 : imin(nqw, sh->b_q);
-    memset(io, 0, sizeof *io);
-    io->K = x->K + (size_t)key0 * d; io->ldk = d;
-    io->V = x->V + (size_t)key0 * d; io->ldv = d;
-    io->Qt = x->Qt + wi * sh->b_q; io->ldq = sh->br;
-    io->nkeys = imin(sh->bc, sh->seq_k - key0);
-    io->nq = nqw;
-    io->ncols = sh->b_q;
-    io->key0 = key0;
-    io->query0 = x->q0 + wi * sh->b_q;
-    io->causal_shift = x->shift;
-    io->causal = sh->causal;
-    io->Y = x->Y + wi * sh->b_q; io->ldy = sh->br;
-    return nqw;
 }
 
 int lsdp_item_begin(lsdp_ctx *x, int item, lsdp_item_stats *st, uint64_t *hist, lslamp_tile_record *rec)
 {
     const lsdp_shape *sh = x->sh;
-    int d = sh->dim;
     x->item = item;
-    x->qb = item % sh->nqb;
-    int bh = item / sh->nqb;
-    x->hq = bh % sh->heads_q;
-    x->b = bh / sh->heads_q;
-    x->hkv = x->hq / sh->group;
-    x->q0 = x->qb * sh->br;
-    x->nqv = imin(sh->br, sh->seq_q - x->q0);
-    size_t qoff = (((size_t)x->b * sh->heads_q + x->hq) * sh->seq_q + x->q0) * d;
-    size_t koff = ((size_t)x->b * sh->heads_kv + x->hkv) * sh->seq_k * d;
-    x->Q = sh->q + qoff;
-    x->K = sh->k + koff;
-    x->V = sh->v + koff;
-    x->O = sh->o + qoff;
-    x->Oref = sh->o_ref ? sh->o_ref + qoff : NULL;
-    x->shift = (int64_t)sh->seq_k - sh->seq_q;
+    lslamp_block *blk = &x->blk;
+    lslamp_block_locate(blk, item, sh->nqb, sh->heads_q, sh->heads_kv, sh->seq_q, sh->q, sh->k, sh->v, sh->o, sh->o_ref);
+    x->qb = blk->qb; x->hq = blk->hq; x->b = blk->b; x->hkv = blk->hkv;
+    x->q0 = blk->q0; x->nqv = blk->nqv;
+    x->Q = blk->Q; x->K = blk->K; x->V = blk->V; x->O = blk->O; x->Oref = blk->Oref;
+    x->shift = blk->shift;
     x->stats = st;
     x->hist = hist;
     x->rec = rec;
@@ -93,7 +58,7 @@ int lsdp_item_begin(lsdp_ctx *x, int item, lsdp_item_stats *st, uint64_t *hist, 
         uint64_t run = 0;
         for (int wi = 0; wi < sh->n_q; wi++) {
             lslamp_tile_io io;
-            int nqw = warp_io(x, wi, kt, &io);
+            int nqw = lslamp_warp_io(&x->blk, wi, kt, &io);
             if (nqw == 0) {
                 if (rec) rec[(size_t)wi * sh->nkt + kt].flags = LSLAMP_REC_ABSENT;
                 continue;
@@ -121,17 +86,11 @@ void lsdp_tile_begin(lsdp_ctx *x, int kt)
     x->slow = 0;
     x->wlo = -1;
     x->whi = -1;
-    int d = sh->dim;
     for (int wi = 0; wi < sh->n_q; wi++) {
         if (!(x->run >> wi & 1)) continue;
         lsdp_warp *w = &x->w[wi];
-        warp_io(x, wi, kt, &w->io);
-        w->st.mu = x->mu + wi * sh->b_q;
-        w->st.omega32 = x->om32 + wi * sh->b_q;
-        w->st.O32 = x->O32 + (size_t)wi * sh->b_q * d;
-        w->st.omega64 = x->om64 + wi * sh->b_q;
-        w->st.O64 = x->O64 + (size_t)wi * sh->b_q * d;
-        w->st.ldo = d;
+        lslamp_warp_io(&x->blk, wi, kt, &w->io);
+        lslamp_warp_state(&x->blk, wi, &w->st);
         memset(&w->cnt, 0, sizeof w->cnt);
         w->active = w->pre = w->post = w->hp = w->rest = 0;
         w->flags = 0;
@@ -178,30 +137,5 @@ uint64_t lsdp_slow_mask(lsdp_ctx *x)
 
 void lsdp_exps(const lslamp_cfg *c, lsdp_warp *w, bool hp_pass, uint32_t hp, lslamp_events *ev, bool *above)
 {
-    int bq = c->b_q;
-    lslamp_ws *ws = &w->ws;
-    if (!hp_pass)
-        for (int j = 0; j < bq; j++) ws->mu_lp[j] = lslamp_mu_lp(c, ws->mu_hat[j]);
-    for (int th = 0; th < c->n_k; th++) {
-        bool h = hp >> th & 1u;
-        if (!(w->active >> th & 1u)) {
-            if (!hp_pass) memset(ws->E + (long)th * c->b_k * bq, 0, (size_t)c->b_k * bq * sizeof(double));
-            continue;
-        }
-        if (h != hp_pass) continue;
-        *above |= lslamp_exps(c, h, w->io.Y, w->io.ldy, th, bq, ws->mu_hat, ws->mu_lp, ws->E, ws->s, ev);
-    }
-}
-
-int lsdp_count_rows(const lslamp_cfg *c, const lslamp_tile_io *io, uint32_t mask)
-{
-    int n = 0, bq = c->b_q;
-    for (int th = 0; th < c->n_k; th++) {
-        if (!(mask >> th & 1u)) continue;
-        for (int i = th * c->b_k; i < (th + 1) * c->b_k; i++) {
-            const float *y = io->Y + (long)i * io->ldy;
-            for (int j = 0; j < bq; j++) n += y[j] != -INFINITY;
-        }
-    }
-    return n;
+    *above |= lslamp_tile_exps(c, &w->io, &w->ws, w->active, hp, hp_pass ? LSLAMP_PASS_HP : LSLAMP_PASS_LP, ev);
 }

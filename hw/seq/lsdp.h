@@ -19,12 +19,7 @@ extern "C" {
 #define LSDP_MAX_WARPS 64
 
 /* Statistics of one work item, as the engine keeps them (merged in item order). */
-typedef struct {
-    uint64_t executed, masked, stage1, stage2, sub_active, logits_unmasked, logits_hp1, logits_hp2;
-    lslamp_events ev;
-    double kl_sum, kl_max, l1_sum, l1_max, abs_sum, abs_max, diff2, ref2, rrl2_sum, rrl2_max;
-    uint64_t kl_inf, rows, flips, elems;
-} lsdp_item_stats;
+typedef lslamp_item_stats lsdp_item_stats;
 
 typedef struct {
     lslamp_tile_io io;
@@ -70,6 +65,7 @@ typedef struct lsdp_ctx {
     uint64_t slow;           /* warps of the current tile on the slow path (set by JND's test) */
     int wlo, whi;            /* first / one past last running warp */
     uint64_t *runmask;       /* [nkt] warps that run each tile (computed at item start) */
+    lslamp_block blk;        /* the item as hw/lamp locates it (warp operands) */
     lsdp_item_stats *stats;  /* this item's statistics (owned by the run) */
     uint64_t *hist;          /* this item's histogram [n_k + 1] */
     lslamp_tile_record *rec; /* this item's records [n_q][nkt], or NULL */
@@ -93,7 +89,10 @@ uint64_t lsdp_slow_mask(lsdp_ctx *x);
  * LP ones), as lslamp_warp_tile's exponential pass does (inactive sub-blocks zeroed by the LP
  * pass, which also narrows mu_hat for LP shifts first). */
 void lsdp_exps(const lslamp_cfg *c, lsdp_warp *w, bool hp_pass, uint32_t hp, lslamp_events *ev, bool *above);
-int lsdp_count_rows(const lslamp_cfg *c, const lslamp_tile_io *io, uint32_t mask);
+static inline int lsdp_count_rows(const lslamp_cfg *c, const lslamp_tile_io *io, uint32_t mask)
+{
+    return lslamp_count_rows(c, io, mask);
+}
 static inline int lsdp_popc(uint64_t x) { return __builtin_popcountll(x); }
 
 /* ---- transactions and unit timing ---- */

@@ -1,5 +1,6 @@
 /* sim/engine/engine.c — parameters, validation, the thread pool over (batch, head, query block)
- * work items and the fixed-order merge of their statistics. */
+ * work items and the fixed-order merge of their statistics. The pieces other models of the same
+ * numerics reuse (sim/timed) are exported through engine_parts.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "engine_internal.h"
 
@@ -62,8 +63,7 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *a)
     return -1;
 }
 
-/* Map the engine parameters onto the tile procedure's configuration. */
-static int build_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen)
+int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen)
 {
     lslamp_cfg_default(c);
     c->b_q = p->b_q; c->b_k = p->b_k; c->n_k = p->n_k; c->d = dim;
@@ -136,14 +136,13 @@ void ls_engine_result_free(ls_engine_result *r)
     memset(r, 0, sizeof *r);
 }
 
-static void merge(const eng_ctx *x, ls_engine_result *r)
+void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uint64_t *hist, int hl,
+                           bool accuracy, ls_engine_result *r)
 {
-    const ls_engine_params *p = x->p;
-    int hl = p->n_k + 1;
-    eng_item_stats t;
+    lslamp_item_stats t;
     memset(&t, 0, sizeof t);
-    for (int i = 0; i < x->nitems; i++) {     /* fixed order: identical for any thread count */
-        const eng_item_stats *s = &x->items[i];
+    for (int i = 0; i < nitems; i++) {     /* fixed order: identical for any thread count */
+        const lslamp_item_stats *s = &items[i];
         t.executed += s->executed; t.masked += s->masked; t.stage1 += s->stage1; t.stage2 += s->stage2;
         t.sub_active += s->sub_active; t.logits_unmasked += s->logits_unmasked;
         t.logits_hp1 += s->logits_hp1; t.logits_hp2 += s->logits_hp2;
@@ -157,7 +156,7 @@ static void merge(const eng_ctx *x, ls_engine_result *r)
         if (s->abs_max > t.abs_max) t.abs_max = s->abs_max;
         if (s->rrl2_max > t.rrl2_max) t.rrl2_max = s->rrl2_max;
         t.kl_inf += s->kl_inf; t.rows += s->rows; t.flips += s->flips; t.elems += s->elems;
-        for (int h = 0; h < hl; h++) r->tiles.hp_subblocks_hist[h] += x->hist[(size_t)i * hl + h];
+        for (int h = 0; h < hl; h++) r->tiles.hp_subblocks_hist[h] += hist[(size_t)i * hl + h];
     }
     r->tiles.executed = t.executed;
     r->tiles.masked_skipped = t.masked;
@@ -182,8 +181,8 @@ static void merge(const eng_ctx *x, ls_engine_result *r)
     r->events.exp_above_one = t.ev.exp_above_one;
     r->events.exact_fixups = t.ev.exact_fixups;
     ls_accuracy_stats *a = &r->accuracy;
-    a->valid = x->accuracy;
-    if (x->accuracy) {
+    a->valid = accuracy;
+    if (accuracy) {
         double rows = (double)t.rows;
         a->rows = t.rows;
         a->kl_mean = rows > 0 ? t.kl_sum / rows : 0.0;
@@ -200,10 +199,8 @@ static void merge(const eng_ctx *x, ls_engine_result *r)
     }
 }
 
-int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_result *r,
-                  char *err, size_t errlen)
+int ls_engine_check_inputs(const ls_engine_params *p, const ls_attn_inputs *in, char *err, size_t errlen)
 {
-    memset(r, 0, sizeof *r);
     if (!p || !in) return fail(err, errlen, "%s", "null parameters or inputs");
     if (in->batch < 1 || in->heads_q < 1 || in->heads_kv < 1 || in->seq_q < 1 || in->seq_k < 1 || in->dim < 1)
         return fail(err, errlen, "%s", "inputs: batch, heads, sequence lengths and dim must be >= 1");
@@ -214,6 +211,36 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
         return fail(err, errlen, "%s", "b_q, n_q, b_k and n_k must be >= 1");
     if (p->n_k > LSLAMP_MAX_NK) return fail(err, errlen, "%s", "n_k must be <= 16");
     if (p->n_q > 64) return fail(err, errlen, "%s", "n_q must be <= 64");
+    return 0;
+}
+
+int ls_engine_result_alloc(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_result *r)
+{
+    int br = p->b_q * p->n_q, bc = p->b_k * p->n_k;
+    int nqb = (in->seq_q + br - 1) / br, nkt = (in->seq_k + bc - 1) / bc;
+    size_t nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
+    int hl = p->n_k + 1;
+    r->batch = in->batch; r->heads_q = in->heads_q; r->seq_q = in->seq_q; r->dim = in->dim;
+    r->n_qblocks = nqb; r->n_ktiles = nkt; r->n_q = p->n_q;
+    r->tiles.hist_len = hl;
+    r->o = calloc(nout, sizeof(float));
+    r->tiles.hp_subblocks_hist = calloc((size_t)hl, sizeof(uint64_t));
+    if (p->compute_reference && p->keep_reference) r->o_ref = calloc(nout, sizeof(float));
+    if (p->keep_tile_records) {
+        r->n_records = (size_t)(in->batch * in->heads_q * nqb) * p->n_q * nkt;
+        r->records = calloc(r->n_records, sizeof *r->records);
+    }
+    if (!r->o || !r->tiles.hp_subblocks_hist || (p->compute_reference && p->keep_reference && !r->o_ref) ||
+        (p->keep_tile_records && !r->records))
+        return -1;
+    return 0;
+}
+
+int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_result *r,
+                  char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (ls_engine_check_inputs(p, in, err, errlen) != 0) return -1;
     if (p->threads < 0) return fail(err, errlen, "%s", "threads must be >= 0");
     if (p->mode == LSE_MODE_LAMP_CODE && p->rounding == LSE_ROUND_STOCHASTIC)
         return fail(err, errlen, "%s", "lamp_code mode does not support stochastic rounding");
@@ -222,7 +249,7 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
     clock_gettime(CLOCK_MONOTONIC, &t0);
     lslamp_cfg *cfg = malloc(sizeof *cfg);
     if (!cfg) return fail(err, errlen, "%s", "out of memory");
-    if (build_cfg(p, in->dim, cfg, err, errlen) != 0) { free(cfg); return -1; }
+    if (ls_engine_lamp_cfg(p, in->dim, cfg, err, errlen) != 0) { free(cfg); return -1; }
 
     eng_ctx x;
     memset(&x, 0, sizeof x);
@@ -231,27 +258,15 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
     x.bc = p->b_k * p->n_k;
     x.nqb = (in->seq_q + x.br - 1) / x.br;
     x.nkt = (in->seq_k + x.bc - 1) / x.bc;
-    x.group = in->heads_q / in->heads_kv;
     x.accuracy = p->compute_reference;
     x.nitems = in->batch * in->heads_q * x.nqb;
-    size_t nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
     int hl = p->n_k + 1;
-    r->batch = in->batch; r->heads_q = in->heads_q; r->seq_q = in->seq_q; r->dim = in->dim;
-    r->n_qblocks = x.nqb; r->n_ktiles = x.nkt; r->n_q = p->n_q;
-    r->tiles.hist_len = hl;
-    r->o = calloc(nout, sizeof(float));
-    r->tiles.hp_subblocks_hist = calloc((size_t)hl, sizeof(uint64_t));
+    int ralloc = ls_engine_result_alloc(p, in, r);
     x.items = calloc((size_t)x.nitems, sizeof *x.items);
     x.hist = calloc((size_t)x.nitems * hl, sizeof(uint64_t));
-    if (p->compute_reference && p->keep_reference) r->o_ref = calloc(nout, sizeof(float));
-    if (p->keep_tile_records) {
-        r->n_records = (size_t)x.nitems * p->n_q * x.nkt;
-        r->records = calloc(r->n_records, sizeof *r->records);
-    }
     x.o = r->o; x.o_ref = r->o_ref; x.records = r->records;
     int rc = 0;
-    if (!r->o || !r->tiles.hp_subblocks_hist || !x.items || !x.hist ||
-        (p->compute_reference && p->keep_reference && !r->o_ref) || (p->keep_tile_records && !r->records)) {
+    if (ralloc != 0 || !x.items || !x.hist) {
         rc = fail(err, errlen, "%s", "out of memory");
     } else {
         int nt = p->threads == 0 ? ncores() : p->threads;
@@ -275,7 +290,7 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
             atomic_store(&failed, 1);
         }
         if (atomic_load(&failed)) rc = fail(err, errlen, "%s", "out of memory (engine workspace)");
-        else merge(&x, r);
+        else ls_engine_merge_items(x.items, x.nitems, x.hist, hl, x.accuracy, r);
     }
     free(x.items);
     free(x.hist);

@@ -1,25 +1,17 @@
-/* Private structures of the engine (work items, per-thread workspaces, per-item statistics). */
+/* Private structures of the engine (run context, per-thread workspaces); the exported pieces are in
+ * engine_parts.h, per-item statistics and work items are hw/lamp's. */
 #ifndef LAMPSIM_SIM_ENGINE_INTERNAL_H
 #define LAMPSIM_SIM_ENGINE_INTERNAL_H
-#include "engine.h"
-#include "lamp.h"
-
-/* Statistics of one work item (batch, head, query block); merged in item order. */
-typedef struct {
-    uint64_t executed, masked, stage1, stage2, sub_active, logits_unmasked, logits_hp1, logits_hp2;
-    lslamp_events ev;
-    double kl_sum, kl_max, l1_sum, l1_max, abs_sum, abs_max, diff2, ref2, rrl2_sum, rrl2_max;
-    uint64_t kl_inf, rows, flips, elems;
-} eng_item_stats;
+#include "engine_parts.h"
 
 typedef struct {
     const ls_engine_params *p;
     const ls_attn_inputs *in;
     const lslamp_cfg *cfg;
-    int br, bc, nqb, nkt, group;
+    int br, bc, nqb, nkt;
     bool accuracy;
     float *o, *o_ref;
-    eng_item_stats *items;
+    lslamp_item_stats *items;  /* per item, merged by ls_engine_merge_items */
     uint64_t *hist;            /* items x (n_k + 1) */
     ls_tile_record *records;   /* NULL unless kept */
     int nitems;
@@ -27,17 +19,13 @@ typedef struct {
 
 /* Per-thread buffers, allocated once. */
 typedef struct {
-    float *Qt;          /* d x br */
-    float *Y;           /* bc x br */
-    float *mu;          /* br */
-    float *om32, *O32;  /* br, br x d */
-    double *om64, *O64;
+    lslamp_block blk;   /* shape, Qt, Y and running state buffers; located per item */
     lslamp_ws ws;
     float *Ebuf;        /* (nkt*bc) x br final exponentials (accuracy) */
     float *muh;         /* nkt x br mu_hat per tile (accuracy) */
     float *Yall, *Yallhp; /* (nkt*bc) x br logits (lamp_code) */
-    double *dz, *dref, *dtest, *dlog; /* seq_k */
-    double *oref;       /* d */
+    double *dz;         /* seq_k (lamp_code) */
+    ls_engine_acc_ws acc; /* accuracy pass (dtest also for lamp_code) */
     unsigned char *sel; /* seq_k */
     lslamp_zi *zi;      /* seq_k */
     uint16_t *tmask;    /* n_q x nkt (lamp_code) */

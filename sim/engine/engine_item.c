@@ -1,6 +1,7 @@
 /* sim/engine/engine_item.c — one work item (batch, head, query block): the LampAttention /
  * baseline tile loop over key tiles and warps, the fp32 FA2 and LAMP-code paths, and the fp64
- * reference with the accuracy metrics of numerics.md E. */
+ * reference with the accuracy metrics of numerics.md E (exported through engine_parts.h). Work-item
+ * geometry and warp operands are hw/lamp's (lslamp_block). */
 #include "engine_internal.h"
 
 #include <math.h>
@@ -13,36 +14,27 @@ int eng_ws_init(eng_ws *w, const eng_ctx *x)
 {
     memset(w, 0, sizeof *w);
     const ls_engine_params *p = x->p;
-    size_t br = (size_t)x->br, bc = (size_t)x->bc, d = (size_t)x->in->dim, nkt = (size_t)x->nkt;
-    size_t sk = (size_t)x->in->seq_k;
+    const ls_attn_inputs *in = x->in;
+    size_t br = (size_t)x->br, bc = (size_t)x->bc, nkt = (size_t)x->nkt, sk = (size_t)in->seq_k;
     bool code = p->mode == LSE_MODE_LAMP_CODE;
-    w->Qt = malloc(d * br * sizeof(float));
-    w->Y = malloc(bc * br * sizeof(float));
-    w->mu = malloc(br * sizeof(float));
-    w->om32 = malloc(br * sizeof(float));
-    w->O32 = malloc(br * d * sizeof(float));
-    w->om64 = malloc(br * sizeof(double));
-    w->O64 = malloc(br * d * sizeof(double));
-    int bad = !w->Qt || !w->Y || !w->mu || !w->om32 || !w->O32 || !w->om64 || !w->O64;
+    w->blk = (lslamp_block){ .seq_k = in->seq_k, .dim = in->dim, .b_q = p->b_q, .br = x->br, .bc = x->bc,
+                             .causal = in->causal };
+    int bad = lslamp_block_alloc(&w->blk) != 0;
     if (lslamp_ws_init(&w->ws, x->cfg) != 0) bad = 1;
     if (x->accuracy) {
         w->Ebuf = malloc(nkt * bc * br * sizeof(float));
         w->muh = malloc(nkt * br * sizeof(float));
-        w->dref = malloc(sk * sizeof(double));
-        w->dtest = malloc(sk * sizeof(double));
-        w->dlog = malloc(sk * sizeof(double));
-        w->oref = malloc(d * sizeof(double));
-        bad |= !w->Ebuf || !w->muh || !w->dref || !w->dtest || !w->dlog || !w->oref;
+        bad |= !w->Ebuf || !w->muh || ls_engine_acc_ws_init(&w->acc, in->seq_k, in->dim) != 0;
     }
     if (code) {
         w->Yall = malloc(nkt * bc * br * sizeof(float));
         w->Yallhp = malloc(nkt * bc * br * sizeof(float));
         w->dz = malloc(sk * sizeof(double));
-        if (!w->dtest) w->dtest = malloc(sk * sizeof(double));
+        if (!w->acc.dtest) w->acc.dtest = malloc(sk * sizeof(double));
         w->sel = malloc(sk);
         w->zi = malloc(sk * sizeof(lslamp_zi));
         w->tmask = malloc((size_t)p->n_q * nkt * sizeof(uint16_t));
-        bad |= !w->Yall || !w->Yallhp || !w->dz || !w->dtest || !w->sel || !w->zi || !w->tmask;
+        bad |= !w->Yall || !w->Yallhp || !w->dz || !w->acc.dtest || !w->sel || !w->zi || !w->tmask;
     }
     if (bad) { eng_ws_free(w); return -1; }
     return 0;
@@ -50,74 +42,41 @@ int eng_ws_init(eng_ws *w, const eng_ctx *x)
 
 void eng_ws_free(eng_ws *w)
 {
-    free(w->Qt); free(w->Y); free(w->mu); free(w->om32); free(w->O32); free(w->om64); free(w->O64);
+    lslamp_block_free(&w->blk);
     lslamp_ws_free(&w->ws);
     free(w->Ebuf); free(w->muh); free(w->Yall); free(w->Yallhp);
-    free(w->dz); free(w->dref); free(w->dtest); free(w->dlog); free(w->oref);
+    free(w->dz);
+    ls_engine_acc_ws_free(&w->acc);
     free(w->sel); free(w->zi); free(w->tmask);
     memset(w, 0, sizeof *w);
 }
 
-/* Item geometry. */
-typedef struct {
-    int b, hq, hkv, qb, q0, nqv;
-    const float *Q, *K, *V;
-    float *O, *Oref;
-    int64_t shift;
-} item_geo;
-
-static void geo_of(const eng_ctx *x, int item, item_geo *g)
-{
-    const ls_attn_inputs *in = x->in;
-    int d = in->dim;
-    g->qb = item % x->nqb;
-    int bh = item / x->nqb;
-    g->hq = bh % in->heads_q;
-    g->b = bh / in->heads_q;
-    g->hkv = g->hq / x->group;
-    g->q0 = g->qb * x->br;
-    g->nqv = imin(x->br, in->seq_q - g->q0);
-    size_t qoff = (((size_t)g->b * in->heads_q + g->hq) * in->seq_q + g->q0) * d;
-    size_t koff = ((size_t)g->b * in->heads_kv + g->hkv) * in->seq_k * d;
-    g->Q = in->q + qoff;
-    g->K = in->k + koff;
-    g->V = in->v + koff;
-    g->O = x->o + qoff;
-    g->Oref = x->o_ref ? x->o_ref + qoff : NULL;
-    g->shift = (int64_t)in->seq_k - in->seq_q;
-}
-
-/* Warp wi's (key tile kt) operands; returns the number of valid queries of the warp. */
-static int warp_io(const eng_ctx *x, eng_ws *w, const item_geo *g, int wi, int kt, lslamp_tile_io *io)
-{
-    const ls_engine_params *p = x->p;
-    int d = x->in->dim, key0 = kt * x->bc;
-    int nqw = g->nqv - wi * p->b_q;
-    nqw = nqw < 0 ? 0 : imin(nqw, p->b_q);
-    memset(io, 0, sizeof *io);
-    io->K = g->K + (size_t)key0 * d; io->ldk = d;
-    io->V = g->V + (size_t)key0 * d; io->ldv = d;
-    io->Qt = w->Qt + wi * p->b_q; io->ldq = x->br;
-    io->nkeys = imin(x->bc, x->in->seq_k - key0);
-    io->nq = nqw;
-    io->ncols = p->b_q;
-    io->key0 = key0;
-    io->query0 = g->q0 + wi * p->b_q;
-    io->causal_shift = g->shift;
-    io->causal = x->in->causal;
-    io->Y = w->Y + wi * p->b_q; io->ldy = x->br;
-    return nqw;
-}
-
 /* ---- fp64 reference and the metrics of one row ---- */
-static void row_metrics(const eng_ctx *x, eng_ws *w, eng_item_stats *st, const item_geo *g, int j,
-                        const float *otest)
+int ls_engine_acc_ws_init(ls_engine_acc_ws *w, int seq_k, int dim)
 {
-    const ls_attn_inputs *in = x->in;
-    int d = in->dim, sk = in->seq_k;
+    size_t sk = (size_t)seq_k;
+    w->dref = malloc(sk * sizeof(double));
+    w->dtest = malloc(sk * sizeof(double));
+    w->dlog = malloc(sk * sizeof(double));
+    w->oref = malloc((size_t)dim * sizeof(double));
+    if (w->dref && w->dtest && w->dlog && w->oref) return 0;
+    ls_engine_acc_ws_free(w);
+    return -1;
+}
+
+void ls_engine_acc_ws_free(ls_engine_acc_ws *w)
+{
+    free(w->dref); free(w->dtest); free(w->dlog); free(w->oref);
+    memset(w, 0, sizeof *w);
+}
+
+void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lslamp_item_stats *st, int j,
+                           const float *otest)
+{
+    int d = g->dim, sk = g->seq_k;
     int64_t qi = g->q0 + j;
     int kmax = sk;
-    if (in->causal) {
+    if (g->causal) {
         int64_t last = qi + g->shift;
         if (last < 0) return;                       /* row sees no key: not measured */
         if (last + 1 < kmax) kmax = (int)(last + 1);
@@ -184,36 +143,48 @@ static void row_metrics(const eng_ctx *x, eng_ws *w, eng_item_stats *st, const i
 
 /* Rebuild p_test of row j from the final exponentials of each tile (numerics.md E):
  * p_i = E_i * exp(mu_hat_t - mu_final) / omega_final, in float64. */
-static void rebuild_row(const eng_ctx *x, eng_ws *w, int j, double mu_final, double omega_final)
+static void rebuild_row(const lslamp_block *g, const ls_engine_acc_ws *w, const float *Ebuf, const float *muh, int j,
+                        double mu_final, double omega_final)
 {
-    int sk = x->in->seq_k, br = x->br, bc = x->bc;
+    int sk = g->seq_k, br = g->br, bc = g->bc;
     for (int k = 0; k < sk; k++) {
-        float e = w->Ebuf[(size_t)k * br + j];
+        float e = Ebuf[(size_t)k * br + j];
         if (e == 0.0f || !(omega_final > 0)) { w->dtest[k] = 0.0; continue; }
-        double mt = w->muh[(size_t)(k / bc) * br + j];
+        double mt = muh[(size_t)(k / bc) * br + j];
         w->dtest[k] = (double)e * exp(mt - mu_final) / omega_final;
     }
 }
 
+void ls_engine_item_accuracy(const lslamp_block *g, const ls_engine_acc_ws *w, const float *Ebuf,
+                             const float *muh, const float *mu, const float *om32, const double *om64,
+                             lslamp_item_stats *st)
+{
+    for (int j = 0; j < g->nqv; j++) {
+        double om = om64 ? om64[j] : (double)om32[j];
+        rebuild_row(g, w, Ebuf, muh, j, (double)mu[j], om);
+        ls_engine_row_metrics(g, w, st, j, g->O + (size_t)j * g->dim);
+    }
+}
+
 /* ---- LampAttention and the tile-procedure baselines ---- */
-static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const item_geo *g, eng_item_stats *st, uint64_t *hist,
+static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st, uint64_t *hist,
                      ls_tile_record *rec)
 {
     const ls_engine_params *p = x->p;
     const lslamp_cfg *cfg = x->cfg;
     int d = x->in->dim, br = x->br, bc = x->bc, nq_w = p->n_q;
     bool allhp = p->mode == LSE_MODE_FA2_16BIT;
-    lslamp_prepare_qt(cfg, g->Q, d, g->nqv, br, w->Qt, br);
-    for (int j = 0; j < br; j++) { w->mu[j] = -INFINITY; w->om32[j] = 0.0f; w->om64[j] = 0.0; }
-    memset(w->O32, 0, (size_t)br * d * sizeof(float));
-    memset(w->O64, 0, (size_t)br * d * sizeof(double));
+    lslamp_prepare_qt(cfg, g->Q, d, g->nqv, br, g->Qt, br);
+    for (int j = 0; j < br; j++) { g->mu[j] = -INFINITY; g->om32[j] = 0.0f; g->om64[j] = 0.0; }
+    memset(g->O32, 0, (size_t)br * d * sizeof(float));
+    memset(g->O64, 0, (size_t)br * d * sizeof(double));
     if (x->accuracy) memset(w->Ebuf, 0, (size_t)x->nkt * bc * br * sizeof(float));
     for (int kt = 0; kt < x->nkt; kt++) {
         lslamp_tile_io io[64];
         int wlo = -1, whi = -1;
         unsigned char run[64];
         for (int wi = 0; wi < nq_w && wi < 64; wi++) {
-            int nqw = warp_io(x, w, g, wi, kt, &io[wi]);
+            int nqw = lslamp_warp_io(g, wi, kt, &io[wi]);
             run[wi] = 0;
             if (nqw == 0) {                                         /* padding warp: does not exist */
                 if (rec) rec[(size_t)wi * x->nkt + kt].flags = LSLAMP_REC_ABSENT;
@@ -242,8 +213,8 @@ static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const item_geo *g, e
             lslamp_tile_io *iw = &io[wi];
             iw->y_is_hp = allhp;
             iw->tile_seed = lslamp_mix64(p->seed ^ lslamp_mix64(((uint64_t)item * 64 + (uint64_t)wi) * (uint64_t)x->nkt + (uint64_t)kt));
-            lslamp_state sv = { w->mu + wi * p->b_q, w->om32 + wi * p->b_q, w->O32 + (size_t)wi * p->b_q * d,
-                                w->om64 + wi * p->b_q, w->O64 + (size_t)wi * p->b_q * d, d };
+            lslamp_state sv;
+            lslamp_warp_state(g, wi, &sv);
             lslamp_tile_record tr;
             lslamp_tile_counts tc;
             lslamp_warp_tile(cfg, iw, &sv, &w->ws, &tr, &tc, &st->ev,
@@ -267,36 +238,31 @@ static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const item_geo *g, e
     for (int wi = 0; wi < nq_w; wi++) {
         int nqw = imin(g->nqv - wi * p->b_q, p->b_q);
         if (nqw <= 0) break;
-        lslamp_state sv = { w->mu + wi * p->b_q, w->om32 + wi * p->b_q, w->O32 + (size_t)wi * p->b_q * d,
-                            w->om64 + wi * p->b_q, w->O64 + (size_t)wi * p->b_q * d, d };
+        lslamp_state sv;
+        lslamp_warp_state(g, wi, &sv);
         lslamp_finalize(cfg, &sv, nqw, g->O + (size_t)wi * p->b_q * d, d);
     }
-    if (x->accuracy) {
-        for (int j = 0; j < g->nqv; j++) {
-            double om = cfg->state_fp64 ? w->om64[j] : (double)w->om32[j];
-            rebuild_row(x, w, j, (double)w->mu[j], om);
-            row_metrics(x, w, st, g, j, g->O + (size_t)j * d);
-        }
-    }
+    if (x->accuracy)
+        ls_engine_item_accuracy(g, &w->acc, w->Ebuf, w->muh, g->mu, g->om32, cfg->state_fp64 ? g->om64 : NULL, st);
 }
 
 /* ---- vanilla fp32 FlashAttention-2 ---- */
-static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const item_geo *g, eng_item_stats *st, ls_tile_record *rec)
+static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st, ls_tile_record *rec)
 {
     (void)item;
     const ls_engine_params *p = x->p;
     int d = x->in->dim, br = x->br;
     float scale = (float)(1.0 / sqrt((double)d));
     for (int t = 0; t < d; t++)
-        for (int j = 0; j < br; j++) w->Qt[(size_t)t * br + j] = j < g->nqv ? g->Q[(size_t)j * d + t] * scale : 0.0f;
-    for (int j = 0; j < br; j++) { w->mu[j] = -INFINITY; w->om32[j] = 0.0f; }
-    memset(w->O32, 0, (size_t)br * d * sizeof(float));
+        for (int j = 0; j < br; j++) g->Qt[(size_t)t * br + j] = j < g->nqv ? g->Q[(size_t)j * d + t] * scale : 0.0f;
+    for (int j = 0; j < br; j++) { g->mu[j] = -INFINITY; g->om32[j] = 0.0f; }
+    memset(g->O32, 0, (size_t)br * d * sizeof(float));
     if (x->accuracy) memset(w->Ebuf, 0, (size_t)x->nkt * x->bc * br * sizeof(float));
     /* tile accounting by geometry, as for the other modes */
     for (int kt = 0; kt < x->nkt; kt++)
         for (int wi = 0; wi < p->n_q; wi++) {
             lslamp_tile_io io;
-            if (warp_io(x, w, g, wi, kt, &io) == 0) {
+            if (lslamp_warp_io(g, wi, kt, &io) == 0) {
                 if (rec) rec[(size_t)wi * x->nkt + kt].flags = LSLAMP_REC_ABSENT;
                 continue;
             }
@@ -305,32 +271,28 @@ static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const item_geo *g, e
             else st->executed++;
             if (rec && m) rec[(size_t)wi * x->nkt + kt].flags = LSLAMP_REC_MASKED;
         }
-    eng_fa2_fp32_block(w->Qt, br, g->nqv, g->q0, g->K, g->V, x->in->seq_k, d, x->bc, x->in->causal, g->shift,
-                       w->Y, w->mu, w->om32, w->O32, x->accuracy ? w->Ebuf : NULL, x->accuracy ? w->muh : NULL);
+    eng_fa2_fp32_block(g->Qt, br, g->nqv, g->q0, g->K, g->V, x->in->seq_k, d, x->bc, x->in->causal, g->shift,
+                       g->Y, g->mu, g->om32, g->O32, x->accuracy ? w->Ebuf : NULL, x->accuracy ? w->muh : NULL);
     for (int j = 0; j < g->nqv; j++) {
-        float l = w->om32[j];
-        for (int t = 0; t < d; t++) g->O[(size_t)j * d + t] = l == 0.0f ? 0.0f : w->O32[(size_t)j * d + t] / l;
+        float l = g->om32[j];
+        for (int t = 0; t < d; t++) g->O[(size_t)j * d + t] = l == 0.0f ? 0.0f : g->O32[(size_t)j * d + t] / l;
     }
-    if (x->accuracy)
-        for (int j = 0; j < g->nqv; j++) {
-            rebuild_row(x, w, j, (double)w->mu[j], (double)w->om32[j]);
-            row_metrics(x, w, st, g, j, g->O + (size_t)j * d);
-        }
+    if (x->accuracy) ls_engine_item_accuracy(g, &w->acc, w->Ebuf, w->muh, g->mu, g->om32, NULL, st);
 }
 
 /* ---- LAMP reference-code rule on the materialised softmax (numerics.md B.2, A.4) ---- */
-static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const item_geo *g, eng_item_stats *st,
+static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st,
                          uint64_t *hist, ls_tile_record *rec)
 {
     (void)item;
     const ls_engine_params *p = x->p;
     const lslamp_cfg *cfg = x->cfg;
     int d = x->in->dim, br = x->br, bc = x->bc, sk = x->in->seq_k, nkt = x->nkt;
-    lslamp_prepare_qt(cfg, g->Q, d, g->nqv, br, w->Qt, br);
+    lslamp_prepare_qt(cfg, g->Q, d, g->nqv, br, g->Qt, br);
     /* LP and HP logits of the whole block, through the same logit step as the tile procedure. */
     for (int kt = 0; kt < nkt; kt++) {
         lslamp_tile_io bio;
-        warp_io(x, w, g, 0, kt, &bio);
+        lslamp_warp_io(g, 0, kt, &bio);
         bio.ncols = br;
         bio.nq = g->nqv;
         bio.query0 = g->q0;
@@ -387,18 +349,18 @@ static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const item_geo *
         for (int t = 0; t < d; t++) o[t] = 0.0f;
         for (int k = 0; k < sk; k++) {
             float pk = (float)w->dz[k] / S;
-            if (w->dtest) w->dtest[k] = pk;
+            if (w->acc.dtest) w->acc.dtest[k] = pk;
             if (pk == 0.0f) continue;
             const float *v = g->V + (size_t)k * d;
             for (int t = 0; t < d; t++) o[t] = o[t] + pk * v[t];
         }
-        if (x->accuracy) row_metrics(x, w, st, g, j, o);
+        if (x->accuracy) ls_engine_row_metrics(g, &w->acc, st, j, o);
     }
     /* per (warp, key tile) records and statistics */
     for (int kt = 0; kt < nkt; kt++)
         for (int wi = 0; wi < p->n_q; wi++) {
             lslamp_tile_io io;
-            int nqw = warp_io(x, w, g, wi, kt, &io);
+            int nqw = lslamp_warp_io(g, wi, kt, &io);
             ls_tile_record *r = rec ? &rec[(size_t)wi * nkt + kt] : NULL;
             if (nqw == 0) {
                 if (r) r->flags = LSLAMP_REC_ABSENT;
@@ -428,15 +390,16 @@ static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const item_geo *
 
 void eng_run_item(const eng_ctx *x, eng_ws *w, int item)
 {
-    item_geo g;
-    geo_of(x, item, &g);
-    eng_item_stats *st = &x->items[item];
+    const ls_attn_inputs *in = x->in;
+    lslamp_block *g = &w->blk;
+    lslamp_block_locate(g, item, x->nqb, in->heads_q, in->heads_kv, in->seq_q, in->q, in->k, in->v, x->o, x->o_ref);
+    lslamp_item_stats *st = &x->items[item];
     memset(st, 0, sizeof *st);
     uint64_t *hist = x->hist + (size_t)item * (x->p->n_k + 1);
     ls_tile_record *rec = x->records ? x->records + (size_t)item * x->p->n_q * x->nkt : NULL;
     switch (x->p->mode) {
-    case LSE_MODE_FA2_FP32: run_fp32(x, w, item, &g, st, rec); break;
-    case LSE_MODE_LAMP_CODE: run_lampcode(x, w, item, &g, st, hist, rec); break;
-    default: run_lamp(x, w, item, &g, st, hist, rec); break;
+    case LSE_MODE_FA2_FP32: run_fp32(x, w, item, g, st, rec); break;
+    case LSE_MODE_LAMP_CODE: run_lampcode(x, w, item, g, st, hist, rec); break;
+    default: run_lamp(x, w, item, g, st, hist, rec); break;
     }
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine_parts.h"
 #include "lamp.h"
 #include "lslut.h"
 #include "lsmem.h"
@@ -17,7 +18,6 @@
 #include "lsseq.h"
 #include "lssfu.h"
 #include "lstensor.h"
-#include "timed_accuracy.h"
 #include "timed_internal.h"
 #include "timed_trace.h"
 #include "ucode.h"
@@ -47,102 +47,6 @@ static int fail(char *err, size_t errlen, const char *msg)
 {
     if (err && errlen) snprintf(err, errlen, "%s", msg);
     return -1;
-}
-
-/* The engine's parameter -> tile-procedure mapping (sim/engine/engine.c build_cfg, private there). */
-static int build_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen)
-{
-    lslamp_cfg_default(c);
-    c->b_q = p->b_q; c->b_k = p->b_k; c->n_k = p->n_k; c->d = dim;
-    c->delta = p->delta; c->tau = p->tau;
-    c->stage1 = p->stage1; c->stage2 = p->stage2;
-    c->arith = p->arithmetic == LSE_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
-    if (p->acc_model == LSE_ACC_PAPER) c->acc_model = LSFP_ACC_PAPER;
-    else if (p->acc_model == LSE_ACC_EXACT) c->acc_model = LSFP_ACC_EXACT;
-    else c->acc_model = p->arithmetic == LSE_ARITH_PAPER ? LSFP_ACC_PAPER : LSFP_ACC_EXACT;
-    c->rounding = p->rounding == LSE_ROUND_RTZ ? LSFP_RND_RTZ : p->rounding == LSE_ROUND_STOCHASTIC ? LSFP_RND_STOCHASTIC : LSFP_RND_RNE;
-    c->overflow = p->overflow == LSE_OVERFLOW_NAN ? LSFP_OVF_NONSAT : LSFP_OVF_SATURATE;
-    c->mu_shift = p->mu_lp_shift == LSE_MU_RNE_E4M3 ? LSLAMP_MU_RNE : p->mu_lp_shift == LSE_MU_EXACT ? LSLAMP_MU_EXACT : LSLAMP_MU_TRUNC;
-    c->hp_shift = p->hp_shift == LSE_HP_SHIFT_EXACT ? LSLAMP_HPSHIFT_EXACT : LSLAMP_HPSHIFT_ROUNDED;
-    c->scale_point = p->scale_point == LSE_SCALE_PRE_BF16 ? LSLAMP_SCALE_PRE_BF16 : p->scale_point == LSE_SCALE_POST ? LSLAMP_SCALE_POST : LSLAMP_SCALE_PRE_FP32;
-    c->acc_order = p->acc_order == LSE_ORDER_DESCENDING ? LSFP_ORDER_DESCENDING : LSFP_ORDER_ASCENDING;
-    c->chunk_k = p->chunk_k;
-    c->tiebreak = p->knapsack_tiebreak == LSE_TIE_LEXICOGRAPHIC ? LSLAMP_TIE_LEXICOGRAPHIC : LSLAMP_TIE_WORST_QUERY;
-    c->disruptive = p->disruptive_numerics == LSE_DISRUPT_FULL_TILE_HP ? LSLAMP_DISRUPT_FULL_TILE : LSLAMP_DISRUPT_FLAGGED;
-    c->above_one = p->above_one == LSE_ABOVE_RAISE ? LSLAMP_ABOVE_RAISE : LSLAMP_ABOVE_KEEP;
-    c->state_fp64 = p->state_precision == LSE_STATE_FP64;
-    c->random_rate = p->random_rate;
-    c->no_tables = false;
-    switch (p->mode) {
-    case LSE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;
-    case LSE_MODE_PURE_8BIT: c->policy = &lslamp_policy_none; break;
-    default: c->policy = &lslamp_policy_lamp; break;
-    }
-    return lslamp_cfg_finalize(c, err, errlen);
-}
-
-/* The engine's fixed-order merge of per-item statistics (sim/engine/engine.c merge). */
-static void merge(const lsdp_item_stats *items, int nitems, const uint64_t *hist, int hl, bool accuracy,
-                  ls_engine_result *r)
-{
-    lsdp_item_stats t;
-    memset(&t, 0, sizeof t);
-    for (int i = 0; i < nitems; i++) {
-        const lsdp_item_stats *s = &items[i];
-        t.executed += s->executed; t.masked += s->masked; t.stage1 += s->stage1; t.stage2 += s->stage2;
-        t.sub_active += s->sub_active; t.logits_unmasked += s->logits_unmasked;
-        t.logits_hp1 += s->logits_hp1; t.logits_hp2 += s->logits_hp2;
-        t.ev.lp_saturations += s->ev.lp_saturations; t.ev.hp_saturations += s->ev.hp_saturations;
-        t.ev.overflows_nan += s->ev.overflows_nan; t.ev.exp_underflows += s->ev.exp_underflows;
-        t.ev.exp_above_one += s->ev.exp_above_one; t.ev.exact_fixups += s->ev.exact_fixups;
-        t.kl_sum += s->kl_sum; t.l1_sum += s->l1_sum; t.abs_sum += s->abs_sum; t.diff2 += s->diff2;
-        t.ref2 += s->ref2; t.rrl2_sum += s->rrl2_sum;
-        if (s->kl_max > t.kl_max) t.kl_max = s->kl_max;
-        if (s->l1_max > t.l1_max) t.l1_max = s->l1_max;
-        if (s->abs_max > t.abs_max) t.abs_max = s->abs_max;
-        if (s->rrl2_max > t.rrl2_max) t.rrl2_max = s->rrl2_max;
-        t.kl_inf += s->kl_inf; t.rows += s->rows; t.flips += s->flips; t.elems += s->elems;
-        for (int h = 0; h < hl; h++) r->tiles.hp_subblocks_hist[h] += hist[(size_t)i * hl + h];
-    }
-    r->tiles.executed = t.executed;
-    r->tiles.masked_skipped = t.masked;
-    uint64_t dis = 0;
-    for (int h = 2; h < hl; h++) dis += r->tiles.hp_subblocks_hist[h];
-    r->tiles.disruptive_rate = t.executed ? (double)dis / (double)t.executed : 0.0;
-    ls_recompute_stats *rc = &r->recompute;
-    rc->stage1_subblocks = t.stage1;
-    rc->stage2_subblocks = t.stage2;
-    rc->subblocks_active = t.sub_active;
-    rc->logits_unmasked = t.logits_unmasked;
-    rc->logits_hp = t.logits_hp1 + t.logits_hp2;
-    double lu = (double)t.logits_unmasked;
-    rc->logit_rate = lu > 0 ? (double)rc->logits_hp / lu : 0.0;
-    rc->logit_rate_stage1 = lu > 0 ? (double)t.logits_hp1 / lu : 0.0;
-    rc->logit_rate_stage2 = lu > 0 ? (double)t.logits_hp2 / lu : 0.0;
-    rc->subblock_rate = t.sub_active ? (double)(t.stage1 + t.stage2) / (double)t.sub_active : 0.0;
-    r->events.e4m3_saturations = t.ev.lp_saturations;
-    r->events.hp_saturations = t.ev.hp_saturations;
-    r->events.overflows_nan = t.ev.overflows_nan;
-    r->events.exp_underflows = t.ev.exp_underflows;
-    r->events.exp_above_one = t.ev.exp_above_one;
-    r->events.exact_fixups = t.ev.exact_fixups;
-    ls_accuracy_stats *a = &r->accuracy;
-    a->valid = accuracy;
-    if (accuracy) {
-        double rows = (double)t.rows;
-        a->rows = t.rows;
-        a->kl_mean = rows > 0 ? t.kl_sum / rows : 0.0;
-        a->kl_max = t.kl_max;
-        a->kl_inf_count = t.kl_inf;
-        a->l1_mean = rows > 0 ? t.l1_sum / rows : 0.0;
-        a->l1_max = t.l1_max;
-        a->o_max_abs_err = t.abs_max;
-        a->o_mean_abs_err = t.elems ? t.abs_sum / (double)t.elems : 0.0;
-        a->o_rel_fro_err = t.ref2 > 0 ? sqrt(t.diff2 / t.ref2) : 0.0;
-        a->row_rel_l2_mean = rows > 0 ? t.rrl2_sum / rows : 0.0;
-        a->row_rel_l2_max = t.rrl2_max;
-        a->argmax_flip_rate = rows > 0 ? (double)t.flips / rows : 0.0;
-    }
 }
 
 /* ---- numerics cache (reuse_numerics) ---- */
@@ -223,7 +127,7 @@ static int cache_store(uint64_t key, const ls_engine_result *r, const lslamp_til
 typedef struct {
     lsunit units[LSU_NUNITS];
     lsdp_hw hw;
-    lstimed_acc_ws acc;
+    ls_engine_acc_ws acc;
 } run_state;
 
 static void direct_port(void *user, lsdp_txn *t)
@@ -236,7 +140,10 @@ static void direct_port(void *user, lsdp_txn *t)
 static void item_done(void *user, lsdp_ctx *x)
 {
     run_state *rs = user;
-    lstimed_item_accuracy(x, &rs->acc);
+    const lsdp_shape *sh = x->sh;
+    if (sh->accuracy)
+        ls_engine_item_accuracy(&x->blk, &rs->acc, x->Ebuf, x->muh, x->mu, x->om32,
+                                sh->cfg->state_fp64 ? x->om64 : NULL, x->stats);
 }
 
 static const char *layout_name(lsu_ylayout y)
@@ -279,13 +186,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
                      "use --golden for the other modes", ls_engine_mode_name(ep->mode));
         return -1;
     }
-    if (in->batch < 1 || in->heads_q < 1 || in->heads_kv < 1 || in->seq_q < 1 || in->seq_k < 1 || in->dim < 1)
-        return fail(err, errlen, "inputs: batch, heads, sequence lengths and dim must be >= 1");
-    if (in->heads_q % in->heads_kv != 0) return fail(err, errlen, "inputs: heads_q must be a multiple of heads_kv");
-    if (!in->q || !in->k || !in->v) return fail(err, errlen, "inputs: missing Q, K or V");
-    if (ep->b_q < 1 || ep->n_q < 1 || ep->b_k < 1 || ep->n_k < 1) return fail(err, errlen, "b_q, n_q, b_k and n_k must be >= 1");
-    if (ep->n_k > LSLAMP_MAX_NK) return fail(err, errlen, "n_k must be <= 16");
-    if (ep->n_q > LSDP_MAX_WARPS) return fail(err, errlen, "n_q must be <= 64");
+    _Static_assert(LSDP_MAX_WARPS == 64, "ls_engine_check_inputs bounds n_q by 64 warps");
+    if (ls_engine_check_inputs(ep, in, err, errlen) != 0) return -1;
     const ls_cfg_accelerator *ac = &cfg->accelerator;
 
     /* program */
@@ -319,7 +221,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     lslamp_cfg *lc = malloc(sizeof *lc);
     run_state *rs = calloc(1, sizeof *rs);
     if (!lc || !rs) { free(lc); free(rs); lsu_program_free(&prog); return fail(err, errlen, "out of memory"); }
-    if (build_cfg(ep, in->dim, lc, err, errlen) != 0) { free(lc); free(rs); lsu_program_free(&prog); return -1; }
+    if (ls_engine_lamp_cfg(ep, in->dim, lc, err, errlen) != 0) { free(lc); free(rs); lsu_program_free(&prog); return -1; }
 
     uint64_t key = opt->reuse_numerics ? numerics_key(ep, in, &prog) : 0;
     bool replay = opt->reuse_numerics && g_cache.valid && g_cache.key == key && ep->above_one != LSE_ABOVE_RAISE;
@@ -387,28 +289,13 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     /* engine-compatible result */
     int nitems = in->batch * in->heads_q * sh.nqb, hl = ep->n_k + 1;
     size_t nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
-    r->batch = in->batch; r->heads_q = in->heads_q; r->seq_q = in->seq_q; r->dim = in->dim;
-    r->n_qblocks = sh.nqb; r->n_ktiles = sh.nkt; r->n_q = ep->n_q;
-    r->tiles.hist_len = hl;
-    r->o = calloc(nout, sizeof(float));
-    r->tiles.hp_subblocks_hist = calloc((size_t)hl, sizeof(uint64_t));
-    if (ep->compute_reference && ep->keep_reference) r->o_ref = calloc(nout, sizeof(float));
+    int ralloc = ls_engine_result_alloc(ep, in, r);
     lslamp_tile_record *recs = NULL;
     size_t nrecs = (size_t)nitems * ep->n_q * sh.nkt;
-    if (ep->keep_tile_records) {
-        r->n_records = nrecs;
-        r->records = calloc(r->n_records, sizeof *r->records);
-    }
     if (ep->keep_tile_records || (opt->reuse_numerics && !replay)) recs = calloc(nrecs, sizeof *recs);
     lsdp_item_stats *items = calloc((size_t)nitems, sizeof *items);
     uint64_t *hist = calloc((size_t)nitems * hl, sizeof(uint64_t));
-    size_t sk = (size_t)in->seq_k;
-    if (sh.accuracy) {
-        rs->acc.dref = malloc(sk * sizeof(double));
-        rs->acc.dtest = malloc(sk * sizeof(double));
-        rs->acc.dlog = malloc(sk * sizeof(double));
-        rs->acc.oref = malloc((size_t)in->dim * sizeof(double));
-    }
+    int acc_bad = sh.accuracy && ls_engine_acc_ws_init(&rs->acc, in->seq_k, in->dim) != 0;
     lsmem_state mem;
     memset(&mem, 0, sizeof mem);
     sh.o = r->o; sh.o_ref = r->o_ref;
@@ -417,10 +304,9 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     lstrace trace;
     memset(&trace, 0, sizeof trace);
     rc = 0;
-    if (!r->o || !r->tiles.hp_subblocks_hist || (ep->compute_reference && ep->keep_reference && !r->o_ref) ||
-        (ep->keep_tile_records && !r->records) || ((ep->keep_tile_records || (opt->reuse_numerics && !replay)) && !recs) ||
+    if (ralloc != 0 || ((ep->keep_tile_records || (opt->reuse_numerics && !replay)) && !recs) ||
         !items || !hist ||
-        (sh.accuracy && (!rs->acc.dref || !rs->acc.dtest || !rs->acc.dlog || !rs->acc.oref)) ||
+        acc_bad ||
         lsmem_init(&mem, &sh, hw) != 0) {
         rc = fail(err, errlen, "out of memory");
     }
@@ -470,7 +356,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         r->events = g_cache.r.events;
         if (recs) memcpy(recs, g_cache.recs, nrecs * sizeof *recs);
     } else if (rc == 0) {
-        merge(items, nitems, hist, hl, sh.accuracy, r);
+        ls_engine_merge_items(items, nitems, hist, hl, sh.accuracy, r);
         if (opt->reuse_numerics && recs && cache_store(key, r, recs, nrecs, nout) != 0) ls_timed_cache_clear();
     }
     if (rc == 0) {
@@ -561,7 +447,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     lsseq_free(&s);
     lsmem_free(&mem);
     for (int u = 1; u < LSU_NUNITS; u++) free(rs->units[u].core);
-    free(rs->acc.dref); free(rs->acc.dtest); free(rs->acc.dlog); free(rs->acc.oref);
+    ls_engine_acc_ws_free(&rs->acc);
     free(items); free(hist); free(recs);
     free(rs);
     free(lc);

@@ -1,0 +1,56 @@
+/* sim/engine/engine_parts.h — pieces of the golden engine that other models reuse so that their
+ * results are the engine's bit for bit (sim/timed): the parameter -> tile-procedure mapping, the
+ * fixed-order merge of per-item statistics, and the accuracy pass of a work item (numerics.md E).
+ * Per-item statistics are hw/lamp's lslamp_item_stats; work items are lslamp_block. */
+#ifndef LAMPSIM_SIM_ENGINE_PARTS_H
+#define LAMPSIM_SIM_ENGINE_PARTS_H
+#include "engine.h"
+#include "lamp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The checks ls_engine_run makes on the inputs and the tiling (null pointers, sizes, GQA heads,
+ * b_q/n_q/b_k/n_k ranges). Returns 0 or -1 with err. */
+int ls_engine_check_inputs(const ls_engine_params *p, const ls_attn_inputs *in, char *err, size_t errlen);
+
+/* Fill r's shape (batch, heads_q, seq_q, dim, n_qblocks, n_ktiles, n_q, tiles.hist_len) for a run
+ * of p over in and allocate its zeroed arrays as p asks: o, tiles.hp_subblocks_hist, o_ref
+ * (compute_reference and keep_reference), records (keep_tile_records). Returns 0, or -1 if out of
+ * memory (r must still be released with ls_engine_result_free). */
+int ls_engine_result_alloc(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_result *r);
+
+/* Map the engine parameters onto the tile procedure's configuration (policy by mode) and finalize
+ * it. c must not be copied afterwards (lslamp_cfg_finalize). Returns 0 or -1 with err. */
+int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen);
+
+/* Merge per-item statistics in item order (identical for any thread count) into r's tiles,
+ * recompute, events and, if accuracy, accuracy sections. hist: nitems x hist_len (= n_k + 1)
+ * per-item histograms of HP sub-blocks, added into r->tiles.hp_subblocks_hist (allocated, zeroed). */
+void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uint64_t *hist, int hist_len,
+                           bool accuracy, ls_engine_result *r);
+
+/* Workspace of the accuracy pass: dref, dtest, dlog: seq_k doubles; oref: dim doubles. */
+typedef struct { double *dref, *dtest, *dlog, *oref; } ls_engine_acc_ws;
+/* Returns 0, or -1 with nothing left allocated. Free with ls_engine_acc_ws_free (also when zeroed). */
+int ls_engine_acc_ws_init(ls_engine_acc_ws *w, int seq_k, int dim);
+void ls_engine_acc_ws_free(ls_engine_acc_ws *w);
+
+/* fp64 reference of row j of the block (written to blk->Oref if non-NULL) and its metrics against
+ * the test probabilities w->dtest and the test output row otest, added to st. Rows that see no key
+ * are not measured. */
+void ls_engine_row_metrics(const lslamp_block *blk, const ls_engine_acc_ws *w, lslamp_item_stats *st, int j,
+                           const float *otest);
+/* The accuracy pass of a finished work item of the tile procedure: for each valid row j, p_test
+ * rebuilt from the final exponentials of every tile Ebuf ((nkt * bc) x br) and the per-tile mu_hat
+ * muh (nkt x br) as E * exp(mu_hat_t - mu_j) / omega_j, then ls_engine_row_metrics against the
+ * block's O. omega: om64 if non-NULL (float64 state), else om32. */
+void ls_engine_item_accuracy(const lslamp_block *blk, const ls_engine_acc_ws *w, const float *Ebuf,
+                             const float *muh, const float *mu, const float *om32, const double *om64,
+                             lslamp_item_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
