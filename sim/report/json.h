@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct {
+typedef struct ls_json {
     char *buf;
     size_t len, cap;
     int depth;

@@ -91,18 +91,23 @@ static int write_text(const char *dir, const char *name, const char *text, char 
 }
 
 /* Host-dependent facts of the run, kept apart from the deterministic report. */
+void ls_run_info_begin(ls_json *j, const ls_config *cfg, int threads)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    ls_json_begin_object(j, NULL);
+    ls_json_string(j, "lampsim_version", LAMPSIM_VERSION);
+    ls_json_string(j, "git", LAMPSIM_GIT_REV);
+    ls_json_string(j, "config_source", cfg->source);
+    ls_json_string(j, "host", host);
+    ls_json_int(j, "threads", threads);
+}
+
 static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, const ls_timed_result *tr, int threads)
 {
     ls_json j;
-    char host[256] = "";
     ls_json_init(&j);
-    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-    ls_json_begin_object(&j, NULL);
-    ls_json_string(&j, "lampsim_version", LAMPSIM_VERSION);
-    ls_json_string(&j, "git", LAMPSIM_GIT_REV);
-    ls_json_string(&j, "config_source", cfg->source);
-    ls_json_string(&j, "host", host);
-    ls_json_int(&j, "threads", threads);
+    ls_run_info_begin(&j, cfg, threads);
     if (tr) {
         ls_json_double(&j, "wall_seconds", tr->wall_seconds);
         ls_json_double(&j, "simulated_cycles_per_second", tr->cycles_per_second);

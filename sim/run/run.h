@@ -18,6 +18,11 @@ typedef struct {
     FILE *summary;         /* where the summary goes (default stdout) */
 } ls_run_opts;
 
+/* Opens run_info.json's object and writes the fields every run records (version, git revision,
+ * config source, host, threads); the caller adds its own and closes the object. */
+struct ls_json;
+void ls_run_info_begin(struct ls_json *j, const ls_config *cfg, int threads);
+
 /* The engine parameters a configuration asks for. */
 void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p);
 

@@ -28,7 +28,6 @@
 #include "atomic_file.h"
 #include "fields.h"
 #include "json.h"
-#include "lampsim_version.h"
 #include "report.h"
 #include "run.h"
 #include "sweep.h"
@@ -255,15 +254,8 @@ out:
 static char *run_info(const ls_config *cfg, const char *reused_from, double wall)
 {
     ls_json j;
-    char host[256] = "";
     ls_json_init(&j);
-    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-    ls_json_begin_object(&j, NULL);
-    ls_json_string(&j, "lampsim_version", LAMPSIM_VERSION);
-    ls_json_string(&j, "git", LAMPSIM_GIT_REV);
-    ls_json_string(&j, "config_source", cfg->source);
-    ls_json_string(&j, "host", host);
-    ls_json_int(&j, "threads", cfg->algorithm.threads);
+    ls_run_info_begin(&j, cfg, cfg->algorithm.threads);
     ls_json_double(&j, "wall_seconds", wall);
     ls_json_string(&j, "reused_from", reused_from);
     ls_json_end_object(&j);
