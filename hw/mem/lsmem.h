@@ -13,6 +13,7 @@ typedef struct {
     uint8_t *seen;                   /* [batch * heads_kv * nkt] K/V tile already fetched once */
     bool l2_holds_kv;
     uint64_t dram_bytes, l2_bytes, buf_bytes, store_bytes;
+    uint64_t operand_bytes;          /* read from the buffers into operand registers (timed when configured) */
 } lsmem_state;
 int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw);
 void lsmem_free(lsmem_state *m);

@@ -48,6 +48,45 @@ static uint64_t channel(lsunit_state *ch, uint64_t req, uint64_t bytes, double b
     return t.end;
 }
 
+/* Bytes the matrix instruction t reads from the on-chip buffer into the tensor unit's operand
+ * registers: each group of operand_read_rows query rows reads the K (or V) tile once; HP
+ * recomputes read their own sub-blocks per warp; with q_operand_reads every reading warp also
+ * re-reads its Q fragment (FlashAttention-2's sm80 kernels keep Q in shared memory). */
+static uint64_t operand_bytes(const lsdp_hw *hw, const lsdp_txn *t)
+{
+    const lsdp_ctx *x = t->ctx;
+    const lsdp_shape *sh = x->sh;
+    const lslamp_cfg *c = sh->cfg;
+    uint64_t eb = (uint64_t)sh->elem_bytes, d = (uint64_t)sh->dim, bq = (uint64_t)sh->b_q;
+    uint64_t row = d * eb;                       /* one key / value / query row */
+    int nkeys = sh->seq_k - x->kt * sh->bc;
+    if (nkeys > sh->bc) nkeys = sh->bc;
+    uint64_t warps = 0, subblocks = 0, readers = 0;
+    for (int wi = 0; wi < sh->n_q; wi++) {
+        if (!(x->run >> wi & 1)) continue;
+        const lsdp_warp *w = &x->w[wi];
+        uint32_t sel = 0;
+        switch (t->op) {
+        case LSU_OP_QK_LP: case LSU_OP_QK_HP: warps++; continue;
+        case LSU_OP_PV: case LSU_OP_SLOWPV:
+            if ((x->slow >> wi & 1) == (uint64_t)(t->op == LSU_OP_SLOWPV)) warps++;
+            continue;
+        case LSU_OP_SEL1:
+            if (!w->io.y_is_hp && c->policy != &lslamp_policy_none) sel = w->pre;
+            break;
+        case LSU_OP_RECOMP: sel = w->post; break;
+        case LSU_OP_FULLHP: sel = w->rest; break;
+        default: break;
+        }
+        subblocks += (uint64_t)lsdp_popc(sel);
+        readers += sel != 0;
+    }
+    uint64_t rows = (uint64_t)hw->operand_rows;
+    uint64_t kv = warps ? lsdp_ceil_div(warps * bq, rows) * (uint64_t)nkeys * row : subblocks * (uint64_t)sh->b_k * row;
+    uint64_t q = hw->q_operand_reads && t->op != LSU_OP_PV && t->op != LSU_OP_SLOWPV ? (warps + readers) * bq * row : 0;
+    return kv + q;
+}
+
 void lsmem_exec(lsunit *u, lsdp_txn *t)
 {
     lsmem_state *m = u->impl;
@@ -55,6 +94,13 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     lsdp_ctx *x = t->ctx;
     const lsdp_shape *sh = x->sh;
     uint64_t bytes = 0, end = t->req, dram = 0;
+    if (t->op != LSU_OP_LDQ && t->op != LSU_OP_LDKV && t->op != LSU_OP_STO) {
+        /* operand reads of a matrix instruction: the core's buffer port, shared with the fills */
+        uint64_t ob = operand_bytes(hw, t);
+        lsunit_serve(&u->core[t->core], t, lsdp_ceil_div(ob, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, ob);
+        m->operand_bytes += ob;
+        return;
+    }
     switch (t->op) {
     case LSU_OP_LDQ:
         if (!sh->replay) lslamp_prepare_qt(sh->cfg, x->Q, sh->dim, x->nqv, sh->br, x->Qt, sh->br);

@@ -109,6 +109,12 @@ typedef struct lsdp_txn {
     uint64_t work;           /* work items (MACs, lookups, exps, element ops, tests, bytes) */
     uint64_t work_hp;        /* tensor: MACs in 16-bit mode; memory: bytes from DRAM */
     bool slow;               /* counts as slow-path work */
+    /* Interleaving (accelerator.interleave_cycles): a unit serves at most `slice` cycles of the
+     * transaction (0 = all); `rest` returns the cycles still owed and `latency` the unit's result
+     * latency. The sequencer sends the rest as continuations (`cont`: no behaviour, `rest` cycles
+     * owed) through the heap, so other contexts' work can take turns between slices. */
+    uint64_t slice, rest, latency;
+    bool cont;
 } lsdp_txn;
 
 /* Per-unit (per core) timing state and counters. */
@@ -122,16 +128,34 @@ typedef struct {
  * last issue cycle. Zero work costs nothing. */
 static inline void lsunit_serve(lsunit_state *u, lsdp_txn *t, uint64_t busy, uint64_t latency, uint64_t work)
 {
+    t->rest = 0;
+    t->latency = latency;
     if (busy == 0 && work == 0) { t->start = t->end = t->req; t->busy = 0; t->work = 0; return; }
+    uint64_t now = t->slice && busy > t->slice ? t->slice : busy;
     uint64_t s = t->req > u->free_at ? t->req : u->free_at;
     t->start = s;
-    t->busy = busy;
-    t->end = s + busy + latency;
+    t->busy = now;
+    t->rest = busy - now;
+    t->end = s + now + (t->rest ? 0 : latency);   /* the result is ready after the last slice */
     t->work = work;
-    u->free_at = s + busy;
-    u->busy += busy;
+    u->free_at = s + now;
+    u->busy += now;
     u->ops += 1;
     u->work += work;
+}
+/* A continuation: `rest` more cycles of a transaction already counted (no behaviour, no work). */
+static inline void lsunit_continue(lsunit_state *u, lsdp_txn *t)
+{
+    uint64_t owed = t->rest;
+    uint64_t now = t->slice && owed > t->slice ? t->slice : owed;
+    uint64_t s = t->req > u->free_at ? t->req : u->free_at;
+    t->start = s;
+    t->busy = now;
+    t->rest = owed - now;
+    t->end = s + now + (t->rest ? 0 : t->latency);
+    t->work = 0;
+    u->free_at = s + now;
+    u->busy += now;
 }
 /* Timing parameters of the units (per core unless noted), filled from accelerator.*. */
 typedef struct {
@@ -146,6 +170,9 @@ typedef struct {
     int dram_latency, l2_latency;
     double l2_bytes;                 /* 0: no L2 */
     int buf_bpc, buf_latency;
+    int interleave;                  /* cycles: slice size on the compute units (0 = whole instructions) */
+    int operand_rows;                /* query rows sharing one buffer read of a K/V tile (0 = reads not timed) */
+    bool q_operand_reads;            /* the Q fragment is re-read from the buffer for every key tile */
 } lsdp_hw;
 
 /* A unit: its timing parameters, per-core state and behaviour. exec runs the transaction's data
@@ -157,6 +184,14 @@ typedef struct lsunit {
     void *impl;                      /* unit-specific state (memory: channels) */
     void (*exec)(struct lsunit *u, lsdp_txn *t);
 } lsunit;
+
+/* Run a transaction on its unit: a continuation only owes cycles; otherwise the unit's behaviour
+ * and timing. The direct port and the TLM targets both call this. */
+static inline void lsunit_dispatch(lsunit *u, lsdp_txn *t)
+{
+    if (t->cont) lsunit_continue(&u->core[t->core], t);
+    else u->exec(u, t);
+}
 
 static inline uint64_t lsdp_ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 

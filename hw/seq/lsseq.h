@@ -43,7 +43,7 @@ typedef struct {
     uint64_t cycles;
     uint64_t stalls[LSSEQ_NSTALLS];
     uint64_t slow_tiles, slow_cycles;
-    uint64_t op_work[LSU_NOPS][2], op_work_hp[LSU_NOPS][2], op_count[LSU_NOPS];
+    uint64_t op_work[LSU_NOPS][3], op_work_hp[LSU_NOPS][3], op_count[LSU_NOPS];   /* [op][part] */
     uint64_t instructions, transactions;
     uint64_t slot_busy_cycles;   /* sum over slots of resident time */
     int cores_used, max_resident;

@@ -13,6 +13,15 @@ const char *lsseq_stall_name(int s)
     return s >= 0 && s < LSSEQ_NSTALLS ? n[s] : "?";
 }
 
+/* A unit instruction whose parts are still owed cycles (interleaving) or wait on another part. */
+typedef struct {
+    bool active;
+    uint64_t ready;              /* when the instruction could start */
+    uint64_t issue;              /* start of its first part-0 slice, then of its latest slice */
+    bool sent[3], done[3];
+    uint64_t rest[3], latency[3], next[3], end[3];
+} lsseq_pending;
+
 struct lsseq_slot {
     int core, index;
     bool busy, ctx_ok;
@@ -30,6 +39,8 @@ struct lsseq_slot {
     uint64_t item_start, first_start, last_end;
     bool ever;
     uint64_t steps;
+    uint64_t stored;             /* completion of the item's output stores */
+    lsseq_pending pend;
 };
 
 /* ---- heap of busy slots keyed by (ready, core, index) ---- */
@@ -79,7 +90,9 @@ static int stall_kind(int op)
 
 static void send(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t req, int arg, lsdp_txn *t)
 {
+    lsdp_txn keep = *t;   /* the caller's slice / continuation fields */
     memset(t, 0, sizeof *t);
+    t->slice = keep.slice; t->rest = keep.rest; t->latency = keep.latency; t->cont = keep.cont;
     t->op = op; t->unit = unit; t->part = part; t->core = sl->core; t->ctx = &sl->ctx; t->arg = arg; t->req = req;
     s->port(s->port_user, t);
     s->transactions++;
@@ -91,7 +104,7 @@ static void send(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t 
 static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
 {
     if (idx < 0 || idx >= sl->ntiles || sl->kv[idx] != UNREQ) return;
-    lsdp_txn t;
+    lsdp_txn t = { 0 };
     send(s, sl, LSU_OP_LDKV, LSU_MEM, 0, when, sl->tiles[idx], &t);
     sl->kv[idx] = t.end;
 }
@@ -130,9 +143,10 @@ static int advance(lsseq *s, lsseq_slot *sl)
         uint64_t inorder = sl->issued ? sl->issue + 1 : sl->item_start;
         uint64_t ops = inorder;
         int cause = -1;
-        if (in->op == LSU_OP_END) {
+        if (in->op == LSU_OP_END) {   /* the item ends when its results are computed and stored */
             for (int r = 0; r < LSU_NREGIONS; r++)
                 if (sl->sb[r] > ops) { ops = sl->sb[r]; cause = sl->sbk[r]; }
+            if (sl->stored > ops) { ops = sl->stored; cause = LSSEQ_STALL_MEMORY; }
         } else {
             for (int k = 0; k < in->nsrc + in->ndst; k++) {
                 int r = k < in->nsrc ? in->src[k] : in->dst[k - in->nsrc];
@@ -192,83 +206,120 @@ static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
     sl->item_start = t0;
     if (!sl->ever) { sl->first_start = t0; sl->ever = true; }
     for (int r = 0; r < LSU_NREGIONS; r++) { sl->sb[r] = t0; sl->sbk[r] = LSSEQ_STALL_DEPENDENCY; }
-    lsdp_txn t;
+    sl->stored = t0;
+    lsdp_txn t = { 0 };
     send(s, sl, LSU_OP_LDQ, LSU_REGFILE, 1, t0, 0, &t);   /* register allocation (no time) */
     if (advance(s, sl) != 0) return -1;
     heap_push(s, (int)(sl - s->slots));
     return 0;
 }
 
-static const struct { int unit; bool par; } parts[LSU_NOPS][2] = {
-    [LSU_OP_LDQ] = { { LSU_MEM, false }, { -1, false } },
-    [LSU_OP_INIT] = { { LSU_VECTOR, false }, { -1, false } },
-    [LSU_OP_PREF] = { { -1, false }, { -1, false } },
-    [LSU_OP_LDKV] = { { -1, false }, { -1, false } },
-    [LSU_OP_QK_LP] = { { LSU_TENSOR, false }, { -1, false } },
-    [LSU_OP_QK_HP] = { { LSU_TENSOR, false }, { -1, false } },
-    [LSU_OP_SMAX] = { { LSU_VECTOR, false }, { -1, false } },
-    [LSU_OP_SORT] = { { LSU_SCHED, false }, { -1, false } },
-    [LSU_OP_SEL1] = { { LSU_SCHED, false }, { LSU_TENSOR, false } },
-    [LSU_OP_EXP] = { { LSU_LUT, false }, { LSU_SFU, true } },
-    [LSU_OP_NORM] = { { LSU_VECTOR, false }, { LSU_SFU, true } },
-    [LSU_OP_SEL2] = { { LSU_SCHED, false }, { -1, false } },
-    [LSU_OP_RECOMP] = { { LSU_TENSOR, false }, { LSU_SFU, false } },
-    [LSU_OP_FULLHP] = { { LSU_TENSOR, false }, { LSU_SFU, false } },
-    [LSU_OP_RAISE] = { { LSU_VECTOR, false }, { -1, false } },
-    [LSU_OP_PV] = { { LSU_TENSOR, false }, { -1, false } },
-    [LSU_OP_SLOWPV] = { { LSU_TENSOR, false }, { -1, false } },
-    [LSU_OP_FIN] = { { LSU_VECTOR, false }, { -1, false } },
-    [LSU_OP_STO] = { { LSU_MEM, false }, { -1, false } },
+/* The units an instruction occupies: up to three parts, each starting when the instruction is
+ * ready (dep -1) or when part `dep` has finished. The MEM parts of the matrix instructions are the
+ * operand reads from the on-chip buffer (sent only when accelerator.memory.operand_read_rows > 0);
+ * they stream alongside the tensor part they feed. */
+#define NPARTS 3
+typedef struct { int unit, dep; } part_desc;
+#define NONE { -1, -1 }
+static const part_desc parts[LSU_NOPS][NPARTS] = {
+    [LSU_OP_LDQ] = { { LSU_MEM, -1 }, NONE, NONE },
+    [LSU_OP_INIT] = { { LSU_VECTOR, -1 }, NONE, NONE },
+    [LSU_OP_PREF] = { NONE, NONE, NONE },
+    [LSU_OP_LDKV] = { NONE, NONE, NONE },
+    [LSU_OP_QK_LP] = { { LSU_TENSOR, -1 }, { LSU_MEM, -1 }, NONE },
+    [LSU_OP_QK_HP] = { { LSU_TENSOR, -1 }, { LSU_MEM, -1 }, NONE },
+    [LSU_OP_SMAX] = { { LSU_VECTOR, -1 }, NONE, NONE },
+    [LSU_OP_SORT] = { { LSU_SCHED, -1 }, NONE, NONE },
+    [LSU_OP_SEL1] = { { LSU_SCHED, -1 }, { LSU_TENSOR, 0 }, { LSU_MEM, 0 } },
+    [LSU_OP_EXP] = { { LSU_LUT, -1 }, { LSU_SFU, -1 }, NONE },
+    [LSU_OP_NORM] = { { LSU_VECTOR, -1 }, { LSU_SFU, -1 }, NONE },
+    [LSU_OP_SEL2] = { { LSU_SCHED, -1 }, NONE, NONE },
+    [LSU_OP_RECOMP] = { { LSU_TENSOR, -1 }, { LSU_SFU, 0 }, { LSU_MEM, -1 } },
+    [LSU_OP_FULLHP] = { { LSU_TENSOR, -1 }, { LSU_SFU, 0 }, { LSU_MEM, -1 } },
+    [LSU_OP_RAISE] = { { LSU_VECTOR, -1 }, NONE, NONE },
+    [LSU_OP_PV] = { { LSU_TENSOR, -1 }, { LSU_MEM, -1 }, NONE },
+    [LSU_OP_SLOWPV] = { { LSU_TENSOR, -1 }, { LSU_MEM, -1 }, NONE },
+    [LSU_OP_FIN] = { { LSU_VECTOR, -1 }, NONE, NONE },
+    [LSU_OP_STO] = { { LSU_MEM, -1 }, NONE, NONE },
 };
+#undef NONE
 
-/* Execute the slot's next unit instruction (or END). */
-static int step(lsseq *s, lsseq_slot *sl)
+/* Does part k of op take part in this run? (operand reads only when they are timed) */
+static bool part_used(const lsseq *s, int op, int k)
 {
-    const lsu_instr *in = &s->prog->code[sl->pc];
-    uint64_t ready = sl->ready;
-    if (++sl->steps > (uint64_t)s->prog->n * (uint64_t)(sl->ntiles + 2) * 8u + 1024u) {
-        snprintf(s->err, sizeof s->err, "%.100s:%d: the program does not terminate (%llu instructions of one context without END)", s->prog->file, in->line, (unsigned long long)sl->steps - 1);
-        return -1;
+    const part_desc *p = &parts[op][k];
+    if (p->unit < 0) return false;
+    if (p->unit == LSU_MEM && op != LSU_OP_LDQ && op != LSU_OP_STO) return s->hw->operand_rows > 0;
+    return true;
+}
+
+/* Interleaving slice of a unit: the compute units share their cycles between contexts slice by
+ * slice; memory transfers and scheduler decisions are served whole (their own queues), but
+ * operand reads (MEM parts of matrix instructions) are sliced with the tensor work they feed. */
+static uint64_t slice_of(const lsseq *s, int op, int unit)
+{
+    switch (unit) {
+    case LSU_TENSOR: case LSU_LUT: case LSU_SFU: case LSU_VECTOR: return (uint64_t)s->hw->interleave;
+    case LSU_MEM: return op == LSU_OP_LDQ || op == LSU_OP_STO ? 0 : (uint64_t)s->hw->interleave;
+    default: return 0;
     }
-    if (sl->ready_cause >= 0) s->stalls[sl->ready_cause] += sl->ready_stall;
-    s->instructions++;
-    s->op_count[in->op]++;
-    if (in->op == LSU_OP_END) {
-        lsdp_ctx *x = &sl->ctx;
-        if (s->item_done) s->item_done(s->item_user, x);
-        lsdp_txn t;
-        send(s, sl, LSU_OP_STO, LSU_REGFILE, 1, ready, 0, &t);   /* release the registers */
-        sl->busy = false;
-        sl->last_end = ready;
-        if (s->trace_resident && s->next_item >= s->items)
-            s->trace_resident(s->trace_user, sl->core, ready, resident(s, sl->core));
-        s->slot_busy_cycles += ready - sl->item_start;
-        if (ready > s->core_end[sl->core]) s->core_end[sl->core] = ready;
-        if (s->next_item < s->items) return start_item(s, sl, s->next_item++, ready);
-        return 0;
+}
+
+/* Send the first transaction of part k (behaviour + the first slice of its timing). */
+static void send_part(lsseq *s, lsseq_slot *sl, const lsu_instr *in, int k, uint64_t req)
+{
+    lsseq_pending *pp = &sl->pend;
+    lsdp_txn t;
+    memset(&t, 0, sizeof t);
+    t.slice = slice_of(s, in->op, parts[in->op][k].unit);
+    send(s, sl, in->op, parts[in->op][k].unit, k, req, 0, &t);
+    pp->sent[k] = true;
+    if (k == 0) {
+        pp->issue = t.start;
+        if (t.start > req) s->stalls[LSSEQ_STALL_UNIT_BUSY] += t.start - req;
     }
-    uint64_t issue = ready, end = ready;
-    if (in->op == LSU_OP_PREF) {
-        for (int i = 0; i < s->prefetch_depth; i++) load_tile(s, sl, sl->cur + i, ready);
-    } else if (in->op == LSU_OP_LDKV) {
-        load_tile(s, sl, sl->cur + s->prefetch_depth, ready);
+    if (t.rest) {
+        pp->rest[k] = t.rest;
+        pp->latency[k] = t.latency;
+        pp->next[k] = t.start + 1;
     } else {
-        lsdp_txn t0, t1;
-        send(s, sl, in->op, parts[in->op][0].unit, 0, ready, 0, &t0);
-        issue = t0.start;
-        end = t0.end;
-        if (t0.start > ready) s->stalls[LSSEQ_STALL_UNIT_BUSY] += t0.start - ready;
-        if (parts[in->op][1].unit >= 0) {
-            uint64_t req = parts[in->op][1].par ? ready : t0.end;
-            send(s, sl, in->op, parts[in->op][1].unit, 1, req, 0, &t1);
-            if (t1.end > end) end = t1.end;
-        }
-        if (in->op == LSU_OP_SLOWPV && sl->ctx.slow) {
-            s->slow_tiles += (uint64_t)lsdp_popc(sl->ctx.slow);
-            s->slow_cycles += end - ready;
+        pp->done[k] = true;
+        pp->end[k] = t.end;
+    }
+}
+
+/* Start every part whose dependency has finished. */
+static void start_ready_parts(lsseq *s, lsseq_slot *sl, const lsu_instr *in)
+{
+    lsseq_pending *pp = &sl->pend;
+    for (bool again = true; again;) {
+        again = false;
+        for (int k = 0; k < NPARTS; k++) {
+            if (pp->sent[k] || !part_used(s, in->op, k)) continue;
+            int d = parts[in->op][k].dep;
+            if (d >= 0 && part_used(s, in->op, d) && !pp->done[d]) continue;
+            uint64_t req = d >= 0 && part_used(s, in->op, d) ? pp->end[d] : pp->ready;
+            send_part(s, sl, in, k, req);
+            again = true;
         }
     }
+}
+
+/* The part owing cycles whose next slice may issue first, or -1. */
+static int next_slice_part(const lsseq *s, const lsseq_slot *sl, const lsu_instr *in)
+{
+    const lsseq_pending *pp = &sl->pend;
+    int best = -1;
+    for (int k = 0; k < NPARTS; k++)
+        if (part_used(s, in->op, k) && pp->sent[k] && !pp->done[k] && (best < 0 || pp->next[k] < pp->next[best])) best = k;
+    return best;
+}
+
+/* The instruction is complete: its destinations become ready at `end`; on to the next one. */
+static int retire(lsseq *s, lsseq_slot *sl, const lsu_instr *in, uint64_t issue, uint64_t end)
+{
     int kind = stall_kind(in->op);
+    if (in->op == LSU_OP_STO && end > sl->stored) sl->stored = end;
     for (int k = 0; k < in->ndst; k++) {
         int r = in->dst[k];
         if (r == LSU_R_KV) continue;
@@ -281,6 +332,98 @@ static int step(lsseq *s, lsseq_slot *sl)
     if (advance(s, sl) != 0) return -1;
     heap_push(s, (int)(sl - s->slots));
     return 0;
+}
+
+/* Wait in the heap for the next slice a part owes, or retire the instruction once all are done. */
+static int finish_or_wait(lsseq *s, lsseq_slot *sl, const lsu_instr *in)
+{
+    lsseq_pending *pp = &sl->pend;
+    int k = next_slice_part(s, sl, in);
+    if (k >= 0) {
+        sl->ready = pp->next[k];
+        sl->ready_cause = -1;
+        sl->ready_stall = 0;
+        heap_push(s, (int)(sl - s->slots));
+        return 0;
+    }
+    uint64_t end = pp->ready;
+    for (int j = 0; j < NPARTS; j++)
+        if (part_used(s, in->op, j) && pp->end[j] > end) end = pp->end[j];
+    if (in->op == LSU_OP_SLOWPV && sl->ctx.slow) {
+        s->slow_tiles += (uint64_t)lsdp_popc(sl->ctx.slow);
+        s->slow_cycles += end - pp->ready;
+    }
+    pp->active = false;
+    return retire(s, sl, in, pp->issue, end);
+}
+
+/* Serve the next slice a pending instruction owes. */
+static int continue_instruction(lsseq *s, lsseq_slot *sl)
+{
+    const lsu_instr *in = &s->prog->code[sl->pc];
+    lsseq_pending *pp = &sl->pend;
+    int k = next_slice_part(s, sl, in);
+    lsdp_txn t = { 0 };
+    t.cont = true;
+    t.rest = pp->rest[k];
+    t.latency = pp->latency[k];
+    t.slice = slice_of(s, in->op, parts[in->op][k].unit);
+    send(s, sl, in->op, parts[in->op][k].unit, k, pp->next[k], 0, &t);
+    if (k == 0 && t.start > t.req) s->stalls[LSSEQ_STALL_UNIT_BUSY] += t.start - t.req;
+    if (t.start > pp->issue) pp->issue = t.start;
+    if (t.rest) {
+        pp->rest[k] = t.rest;
+        pp->next[k] = t.start + 1;
+    } else {
+        pp->done[k] = true;
+        pp->end[k] = t.end;
+    }
+    start_ready_parts(s, sl, in);
+    return finish_or_wait(s, sl, in);
+}
+
+/* Execute the slot's next unit instruction (or END), or the next slice of a pending one. */
+static int step(lsseq *s, lsseq_slot *sl)
+{
+    if (sl->pend.active) return continue_instruction(s, sl);
+    const lsu_instr *in = &s->prog->code[sl->pc];
+    uint64_t ready = sl->ready;
+    if (++sl->steps > (uint64_t)s->prog->n * (uint64_t)(sl->ntiles + 2) * 8u + 1024u) {
+        snprintf(s->err, sizeof s->err, "%.100s:%d: the program does not terminate (%llu instructions of one context without END)", s->prog->file, in->line, (unsigned long long)sl->steps - 1);
+        return -1;
+    }
+    if (sl->ready_cause >= 0) s->stalls[sl->ready_cause] += sl->ready_stall;
+    s->instructions++;
+    s->op_count[in->op]++;
+    if (in->op == LSU_OP_END) {
+        lsdp_ctx *x = &sl->ctx;
+        if (s->item_done) s->item_done(s->item_user, x);
+        lsdp_txn t = { 0 };
+        send(s, sl, LSU_OP_STO, LSU_REGFILE, 1, ready, 0, &t);   /* release the registers */
+        sl->busy = false;
+        sl->last_end = ready;
+        if (s->trace_resident && s->next_item >= s->items)
+            s->trace_resident(s->trace_user, sl->core, ready, resident(s, sl->core));
+        s->slot_busy_cycles += ready - sl->item_start;
+        if (ready > s->core_end[sl->core]) s->core_end[sl->core] = ready;
+        if (s->next_item < s->items) return start_item(s, sl, s->next_item++, ready);
+        return 0;
+    }
+    if (in->op == LSU_OP_PREF || in->op == LSU_OP_LDKV) {
+        if (in->op == LSU_OP_PREF)
+            for (int i = 0; i < s->prefetch_depth; i++) load_tile(s, sl, sl->cur + i, ready);
+        else
+            load_tile(s, sl, sl->cur + s->prefetch_depth, ready);
+        return retire(s, sl, in, ready, ready);
+    }
+    /* a unit instruction: start its parts; if a unit served only a slice, come back through the
+     * heap for the rest so that other contexts can take turns */
+    memset(&sl->pend, 0, sizeof sl->pend);
+    sl->pend.active = true;
+    sl->pend.ready = ready;
+    sl->pend.issue = ready;
+    start_ready_parts(s, sl, in);
+    return finish_or_wait(s, sl, in);
 }
 
 int lsseq_run(lsseq *s)

@@ -46,6 +46,7 @@ typedef struct ls_cfg_accelerator {
     int cores;
     double clock_ghz;
     int warp_size, max_warps, max_ctas;
+    int interleave_cycles;              /* slice size with which contexts share a unit (0 = whole instructions) */
     struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, latency, promote_interval; } tensor;
     struct { int lanes, latency, entries; } lut;
     ls_cfg_unit sfu, vector;
@@ -53,7 +54,8 @@ typedef struct ls_cfg_accelerator {
     struct { int registers, subpartitions, max_regs_per_thread, alloc_granularity;
              ls_cfg_layout layout; int max_contexts; } regfile;
     struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
-             int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency; } memory;
+             int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
+             int operand_read_rows; bool q_operand_reads; } memory;
     struct { double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
              double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
              double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b; } energy;

@@ -50,6 +50,12 @@ static const ls_schema_entry schema[] = {
     I("accelerator.warp_size", accelerator.warp_size, "32", 1, 1024, "Threads (lanes) per warp."),
     I("accelerator.max_warps", accelerator.max_warps, "64", 1, 65536, "Maximum resident warps per core."),
     I("accelerator.max_ctas", accelerator.max_ctas, "32", 1, 65536, "Maximum resident thread blocks per core."),
+    I("accelerator.interleave_cycles", accelerator.interleave_cycles, "0", 0, 1e6,
+      "Granularity at which resident contexts share a unit: an instruction that keeps the tensor unit, LUT, SFU, "
+      "vector unit or buffer port busy longer is served in slices of this many cycles and waiting contexts take "
+      "turns between slices, as a GPU's warp schedulers interleave the warps' small MMA and MUFU instructions "
+      "(8 = one m16n8k16 mma.sync per sub-partition on an H100). 0 serves each tile instruction whole; contexts then "
+      "fall into a ping-pong, the explicit schedule of FlashAttention-3 (docs/architecture.md)."),
     I("accelerator.tensor.macs_per_cycle_8bit", accelerator.tensor.macs_per_cycle_8bit, "4096", 1, 1 << 24,
       "Tensor-core multiply-accumulates per cycle per core with 8-bit (FP8) operands (H100: 8192 FLOP/clk/SM)."),
     I("accelerator.tensor.macs_per_cycle_16bit", accelerator.tensor.macs_per_cycle_16bit, "2048", 1, 1 << 24,
@@ -90,13 +96,21 @@ static const ls_schema_entry schema[] = {
     D("accelerator.memory.buffer_kib", accelerator.memory.buffer_kib, "228", 1e-3, 1e9,
       "On-chip buffer (shared memory) per core for Q/K/V tiles, KiB."),
     I("accelerator.memory.buffer_bytes_per_cycle", accelerator.memory.buffer_bytes_per_cycle, "128", 1, 1 << 24,
-      "On-chip buffer bandwidth per core, bytes per cycle."),
+      "On-chip buffer bandwidth per core, bytes per cycle: tile fills and (with operand_read_rows) operand reads share it."),
     I("accelerator.memory.buffer_latency", accelerator.memory.buffer_latency, "29", 0, 1e6, "On-chip buffer load latency in cycles."),
     I("accelerator.memory.pipeline_stages", accelerator.memory.pipeline_stages, "2", 1, 64,
       "K/V tiles in flight (circular buffer stages)."),
     D("accelerator.memory.l2_mib", accelerator.memory.l2_mib, "50", 0, 1e9, "L2 cache size in MiB (0 = none)."),
     D("accelerator.memory.l2_bandwidth_gbps", accelerator.memory.l2_bandwidth_gbps, "12000", 0, 1e9, "L2 bandwidth of the chip in GB/s."),
     I("accelerator.memory.l2_latency", accelerator.memory.l2_latency, "263", 0, 1e7, "L2 load latency in cycles."),
+    I("accelerator.memory.operand_read_rows", accelerator.memory.operand_read_rows, "0", 0, 65536,
+      "Query rows that share one read of a K or V tile from the on-chip buffer into the tensor unit's operand "
+      "registers (64: one wgmma warpgroup; the rows of one warp for mma.sync kernels that load every fragment per "
+      "warp). The reads use the buffer port (buffer_bytes_per_cycle) together with the fills. 0: operand reads are "
+      "not timed."),
+    B("accelerator.memory.q_operand_reads", accelerator.memory.q_operand_reads, "false",
+      "The Q fragment is re-read from the buffer for every key tile (FlashAttention-2's sm80 kernels keep Q in shared "
+      "memory); false: Q stays in registers. Only with operand_read_rows > 0."),
     PJ("accelerator.energy.int_add_8", accelerator.energy.int_add_8, "0.03", "8-bit integer add."),
     PJ("accelerator.energy.int_add_16", accelerator.energy.int_add_16, "0.05", "16-bit integer add."),
     PJ("accelerator.energy.int_add_32", accelerator.energy.int_add_32, "0.1", "32-bit integer add."),

@@ -134,7 +134,7 @@ static void direct_port(void *user, lsdp_txn *t)
 {
     run_state *rs = user;
     lsunit *u = &rs->units[t->unit];
-    u->exec(u, t);
+    lsunit_dispatch(u, t);
 }
 
 static void item_done(void *user, lsdp_ctx *x)
@@ -265,6 +265,9 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     hw->l2_bytes = ac->memory.l2_mib * 1048576.0;
     hw->buf_bpc = ac->memory.buffer_bytes_per_cycle;
     hw->buf_latency = ac->memory.buffer_latency;
+    hw->interleave = ac->interleave_cycles;
+    hw->operand_rows = ac->memory.operand_read_rows;
+    hw->q_operand_reads = ac->memory.q_operand_reads;
     if (hw->lut_lanes < 1 && ep->mode != LSE_MODE_FA2_16BIT) {
         free(lc); free(rs); lsu_program_free(&prog);
         return fail(err, errlen, "accelerator.lut.lanes = 0: this program needs the LUT (only fa2_16bit runs without it)");
@@ -417,7 +420,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         tr->transactions = s.transactions;
         /* ---- energy: operation counts x the picojoule table (hardware.md section 5) ---- */
 #define e (&ac->energy)
-        uint64_t (*w)[2] = s.op_work, (*wh)[2] = s.op_work_hp;
+        uint64_t (*w)[3] = s.op_work, (*wh)[3] = s.op_work_hp;
         double qk8 = (double)w[LSU_OP_QK_LP][0];
         double hp16 = (double)(w[LSU_OP_QK_HP][0] + w[LSU_OP_SEL1][1] + w[LSU_OP_RECOMP][0] + w[LSU_OP_FULLHP][0]);
         double pv16 = (double)(wh[LSU_OP_PV][0] + w[LSU_OP_SLOWPV][0]);
@@ -436,7 +439,9 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         tr->energy_uj.vector = vec * e->fp_add_32 * 1e-6;
         tr->energy_uj.scheduler = sch * e->fp_add_16 * 1e-6;
         tr->energy_uj.regfile = rf * e->regfile_access * 1e-6;
-        tr->energy_uj.buffer = 2.0 * (double)mem.buf_bytes / 8.0 * e->sram_read_64b * 1e-6;
+        /* fills are written once and read once; when operand reads are timed they are counted instead */
+        double buf_reads = hw->operand_rows > 0 ? (double)mem.operand_bytes : (double)mem.buf_bytes;
+        tr->energy_uj.buffer = ((double)mem.buf_bytes + buf_reads) / 8.0 * e->sram_read_64b * 1e-6;
         tr->energy_uj.l2 = (double)mem.l2_bytes / 4.0 * e->l2_word * 1e-6;
         tr->energy_uj.dram = (double)mem.dram_bytes / 8.0 * e->dram_read_64b * 1e-6;
         tr->energy_uj.total = tr->energy_uj.tensor + tr->energy_uj.lut + tr->energy_uj.sfu + tr->energy_uj.vector +

@@ -45,7 +45,7 @@ struct UnitTLM : sc_core::sc_module {
         }
         lsdp_txn *t = reinterpret_cast<lsdp_txn *>(p.get_data_ptr());
         lsunit *u = &run->units[id];
-        u->exec(u, t);
+        lsunit_dispatch(u, t);
         delay += sc_core::sc_time(run->period_ps * (double)(t->end - t->req), sc_core::SC_PS);
         p.set_response_status(tlm::TLM_OK_RESPONSE);
     }

@@ -1,0 +1,152 @@
+/* Interleaving of contexts (accelerator.interleave_cycles) and timed operand reads from the on-chip
+ * buffer (accelerator.memory.operand_read_rows, q_operand_reads), on one core:
+ *  1. slicing conserves work: every unit's busy cycles, operations and work are the same with
+ *     whole-instruction service and with 8-cycle slices, and O is bit-identical;
+ *  2. with one resident context there is nobody to take turns with: cycles within 1 %;
+ *  3. with two contexts, fine slices break the ping-pong that whole tile instructions settle
+ *     into, so the exponentials no longer hide behind the other context's matrix products:
+ *     more cycles (the FlashAttention-3 paper's reason for explicit ping-pong scheduling);
+ *  4. operand bytes equal the closed form computed here (K and V tile per group of
+ *     operand_read_rows query rows, Q fragment per warp), and the buffer port bounds the run
+ *     when it is narrow;
+ *  5. the SystemC top and the direct drive give the same cycles with slices and reads on. */
+#include <string.h>
+
+#include "check.h"
+#include "timed_testutil.h"
+
+typedef struct {
+    ls_timed_result tr;
+    float *o;
+    size_t no;
+} outcome;
+
+static int run(const char *const *ov, int nov, int systemc, outcome *out)
+{
+    tt_case c;
+    memset(out, 0, sizeof *out);
+    if (tt_setup(&c, ov, nov) != 0) return -1;
+    c.ep.compute_reference = false;
+    ls_timed_options opt;
+    ls_timed_options_default(&opt);
+    opt.use_systemc = systemc;
+    ls_engine_result r;
+    char err[512];
+    int rc = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &opt, &r, &out->tr, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "timed: %s\n", err);
+    if (rc == 0) {
+        out->no = (size_t)r.batch * r.heads_q * r.seq_q * r.dim;
+        out->o = malloc(out->no * sizeof(float));
+        if (out->o) memcpy(out->o, r.o, out->no * sizeof(float));
+    }
+    ls_engine_result_free(&r);
+    tt_free(&c);
+    return rc;
+}
+
+static const ls_timed_unit *unit(const ls_timed_result *tr, const char *name)
+{
+    for (int i = 0; i < tr->nunits; i++)
+        if (strcmp(tr->units[i].name, name) == 0) return &tr->units[i];
+    return NULL;
+}
+
+#define N(a) ((int)(sizeof a / sizeof a[0]))
+/* FlashAttention-2 shape on one core: Br 128 (4 warps x 32 rows), Bc 64, d 64: the exponentials
+ * take as long as the matrix products at this tensor rate (64/d = 1) */
+#define FA2 "accelerator.cores=1", "workload.heads_q=1", "workload.heads_kv=1", "workload.causal=false", \
+            "algorithm.mode=fa2_16bit", "workload.dim=64", "workload.seq_q=256", "workload.seq_k=1024", \
+            "accelerator.regfile.registers=262144", "accelerator.tensor.macs_per_cycle_16bit=1024"
+
+static void conservation_and_contention(void)
+{
+    const char *il[2] = { "accelerator.interleave_cycles=0", "accelerator.interleave_cycles=8" };
+    outcome two[2], one[2];
+    for (int i = 0; i < 2; i++) {
+        const char *ov2[] = { FA2, "accelerator.regfile.max_contexts=2", il[i] };
+        const char *ov1[] = { FA2, "accelerator.regfile.max_contexts=1", il[i] };
+        CHECK(run(ov2, N(ov2), 0, &two[i]) == 0);
+        CHECK(run(ov1, N(ov1), 0, &one[i]) == 0);
+    }
+    static const char *const names[] = { "tensor", "sfu", "vector", "lut", "scheduler", "buffer" };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const ls_timed_unit *a = unit(&two[0].tr, names[k]), *b = unit(&two[1].tr, names[k]);
+        CHECK(a && b);
+        if (!a || !b) continue;
+        CHECK_MSG(a->busy_cycles == b->busy_cycles && a->ops == b->ops && a->work == b->work,
+                  "%s: busy %llu/%llu ops %llu/%llu work %llu/%llu", names[k], (unsigned long long)a->busy_cycles,
+                  (unsigned long long)b->busy_cycles, (unsigned long long)a->ops, (unsigned long long)b->ops,
+                  (unsigned long long)a->work, (unsigned long long)b->work);
+    }
+    CHECK(two[0].o && two[1].o && two[0].no == two[1].no && memcmp(two[0].o, two[1].o, two[0].no * sizeof(float)) == 0);
+    CHECK_MSG(two[1].tr.transactions > 4 * two[0].tr.transactions, "slices should add transactions: %llu vs %llu",
+              (unsigned long long)two[1].tr.transactions, (unsigned long long)two[0].tr.transactions);
+    double r1 = (double)one[1].tr.cycles / (double)one[0].tr.cycles;
+    double r2 = (double)two[1].tr.cycles / (double)two[0].tr.cycles;
+    printf("one context: %llu -> %llu cycles (x%.4f); two contexts: %llu -> %llu cycles (x%.4f)\n",
+           (unsigned long long)one[0].tr.cycles, (unsigned long long)one[1].tr.cycles, r1,
+           (unsigned long long)two[0].tr.cycles, (unsigned long long)two[1].tr.cycles, r2);
+    CHECK_MSG(r1 > 0.99 && r1 < 1.01, "one context: slices alone should cost nothing (x%.4f)", r1);
+    CHECK_MSG(r2 > 1.05, "two contexts: fine interleaving should lose the ping-pong (x%.4f)", r2);
+    CHECK_MSG(two[0].tr.cycles < one[0].tr.cycles, "two contexts should still beat one");
+    for (int i = 0; i < 2; i++) { free(two[i].o); free(one[i].o); }
+}
+
+static void operand_reads(void)
+{
+    /* 2 query blocks x 16 key tiles, bf16 operands */
+    const int d = 64, warps = 4, bq = 32, bc = 64, eb = 2, tiles = 2 * (1024 / bc);
+    const char *cfgs[3][2] = { { "accelerator.memory.operand_read_rows=0", "accelerator.memory.q_operand_reads=false" },
+                               { "accelerator.memory.operand_read_rows=32", "accelerator.memory.q_operand_reads=true" },
+                               { "accelerator.memory.operand_read_rows=128", "accelerator.memory.q_operand_reads=false" } };
+    outcome o[3];
+    for (int i = 0; i < 3; i++) {
+        const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", cfgs[i][0], cfgs[i][1] };
+        CHECK(run(ov, N(ov), 0, &o[i]) == 0);
+    }
+    uint64_t fills = unit(&o[0].tr, "buffer")->work;
+    /* per key tile: K and V once per copy, copies = ceil(rows / operand_read_rows); Q per warp */
+    uint64_t kv_tile = (uint64_t)bc * d * eb, q_warp = (uint64_t)bq * d * eb;
+    uint64_t want32 = (uint64_t)tiles * (2 * (uint64_t)warps * kv_tile + warps * q_warp);
+    uint64_t want128 = (uint64_t)tiles * 2 * kv_tile;
+    uint64_t got32 = unit(&o[1].tr, "buffer")->work - fills, got128 = unit(&o[2].tr, "buffer")->work - fills;
+    printf("operand bytes: per-warp reads + Q %llu (closed form %llu), one read per block %llu (%llu)\n",
+           (unsigned long long)got32, (unsigned long long)want32, (unsigned long long)got128,
+           (unsigned long long)want128);
+    CHECK(got32 == want32 && got128 == want128);
+    CHECK(o[1].tr.cycles >= o[0].tr.cycles);
+    CHECK(memcmp(o[0].o, o[1].o, o[0].no * sizeof(float)) == 0);
+    for (int i = 0; i < 3; i++) free(o[i].o);
+
+    /* a narrow port (8 bytes per cycle) bounds the run: cycles >= all bytes / 8, and close to it */
+    const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", cfgs[1][0], cfgs[1][1],
+                         "accelerator.memory.buffer_bytes_per_cycle=8" };
+    outcome n;
+    CHECK(run(ov, N(ov), 0, &n) == 0);
+    double bound = (double)unit(&n.tr, "buffer")->work / 8.0;
+    printf("narrow port: %llu cycles, port bound %.0f (x%.3f)\n", (unsigned long long)n.tr.cycles, bound,
+           (double)n.tr.cycles / bound);
+    CHECK(n.tr.cycles >= bound && n.tr.cycles < 1.1 * bound);
+    free(n.o);
+}
+
+static void systemc_equal(void)
+{
+    const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", "accelerator.interleave_cycles=8",
+                         "accelerator.memory.operand_read_rows=32", "accelerator.memory.q_operand_reads=true",
+                         "workload.causal=true" };
+    outcome a, b;
+    CHECK(run(ov, N(ov), 0, &a) == 0);
+    CHECK(run(ov, N(ov), 1, &b) == 0);
+    CHECK_MSG(a.tr.cycles == b.tr.cycles && a.tr.transactions == b.tr.transactions,
+              "direct %llu cycles vs SystemC %llu", (unsigned long long)a.tr.cycles, (unsigned long long)b.tr.cycles);
+    free(a.o); free(b.o);
+}
+
+int main(void)
+{
+    conservation_and_contention();
+    operand_reads();
+    systemc_equal();
+    CHECK_DONE();
+}
