@@ -11,7 +11,7 @@ void lslut_exec(lsunit *u, lsdp_txn *t)
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
-            if (!sh->replay) lsdp_exps(c, w, false, w->pre, &x->stats->ev, &w->above);
+            if (!lsdp_no_data(sh)) lsdp_exps(c, w, false, w->pre, &x->stats->ev, &w->above);
             lookups += (uint64_t)lsdp_popc(w->active & ~w->pre) * sub;
         }
     }

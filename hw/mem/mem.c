@@ -103,7 +103,7 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     }
     switch (t->op) {
     case LSU_OP_LDQ:
-        if (!sh->replay) lslamp_prepare_qt(sh->cfg, x->Q, sh->dim, x->nqv, sh->br, x->Qt, sh->br);
+        if (!lsdp_no_data(sh)) lslamp_prepare_qt(sh->cfg, x->Q, sh->dim, x->nqv, sh->br, x->Qt, sh->br);
         bytes = lsmem_q_bytes(x);
         end = channel(&m->dram, t->req, bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
         dram = bytes;

@@ -16,7 +16,7 @@ void lssched_exec(lsunit *u, lsdp_txn *t)
         lslamp_policy_ctx pc = { c, &w->io, &w->ws, w->st.mu, w->active, &w->rng, &x->stats->ev };
         switch (t->op) {
         case LSU_OP_SORT:     /* steps 2-3 */
-            if (!sh->replay) {
+            if (!lsdp_no_data(sh)) {
                 lslamp_threats(c, w->ws.m, w->st.mu, bq, w->ws.T);
                 lslamp_sort_threats(nk, w->ws.T, w->ws.order);
             }
@@ -24,7 +24,7 @@ void lssched_exec(lsunit *u, lsdp_txn *t)
             work += (uint64_t)nk * bq;
             break;
         case LSU_OP_SEL1:     /* step 4 (stage 1) or the policy's pre-selection */
-            if (!sh->replay) w->pre = c->policy->pre_select(&pc) & w->active;
+            if (!lsdp_no_data(sh)) w->pre = c->policy->pre_select(&pc) & w->active;
             if (c->policy == &lslamp_policy_lamp && c->stage1) {
                 busy += (uint64_t)lsdp_popc(w->active);   /* one margin test per sub-block, in sort order */
                 work += (uint64_t)lsdp_popc(w->active) * bq;
@@ -35,7 +35,7 @@ void lssched_exec(lsunit *u, lsdp_txn *t)
             break;
         case LSU_OP_SEL2: {   /* step 7 */
             uint32_t cand = w->active & ~w->pre;
-            if (!sh->replay)
+            if (!lsdp_no_data(sh))
                 w->post = c->policy->post_select ? c->policy->post_select(&pc, w->pre) & w->active & ~w->pre : 0;
             if (c->policy == &lslamp_policy_lamp && c->stage2 && cand) {
                 busy += red + (uint64_t)hw->subset_latency * (uint64_t)lsdp_popc(cand);

@@ -104,6 +104,12 @@ void lsdp_tile_begin(lsdp_ctx *x, int kt)
             w->post = r->stage2_mask;
             w->flags = r->flags;
             w->above = (r->flags & LSLAMP_REC_ABOVE_ONE) != 0;
+        } else if (sh->synth != LSDP_SYNTH_OFF) {
+            /* what SMAX and SEL1 compute for the fixed policies: all_pre returns the active mask,
+             * none_pre 0; neither has a stage 2 (post 0); flags and above-one stay clear (they
+             * only feed records, events and the RAISE option, refused with timing_only) */
+            w->active = lsdp_active_geometry(x, wi);
+            w->pre = sh->synth == LSDP_SYNTH_ALL ? w->active : 0;
         }
     }
 }
@@ -123,6 +129,26 @@ uint32_t lsdp_active_geometry(const lsdp_ctx *x, int wi)
         a |= 1u << th;
     }
     return a;
+}
+
+int lsdp_unmasked_geometry(const lsdp_ctx *x, int wi, uint32_t mask)
+{
+    const lsdp_shape *sh = x->sh;
+    const lslamp_tile_io *io = &x->w[wi].io;
+    int ncols = io->ncols, nq = io->nq < ncols ? io->nq : ncols, n = 0;
+    /* the complement of lslamp_apply_mask: key i < nkeys sees queries [jlo, nq) */
+    for (int th = 0; th < sh->n_k; th++) {
+        if (!(mask >> th & 1u)) continue;
+        for (int i = th * sh->b_k; i < (th + 1) * sh->b_k && i < io->nkeys; i++) {
+            int64_t jlo = 0;
+            if (io->causal) {
+                jlo = io->key0 + i - io->causal_shift - io->query0;
+                if (jlo < 0) jlo = 0;
+            }
+            if (jlo < nq) n += nq - (int)jlo;
+        }
+    }
+    return n;
 }
 
 uint64_t lsdp_slow_mask(lsdp_ctx *x)

@@ -47,8 +47,18 @@ typedef struct {
     /* Timing-only replay: the units skip the arithmetic and take each (warp, tile)'s selection
      * from these records of an earlier run with the same numerics ([items][n_q][nkt]). */
     const lslamp_tile_record *replay;
+    /* Timing only (timed.timing_only): the fixed policies' selection follows from the geometry
+     * alone (all: every active sub-block HP at stage 1; none: nothing HP), so the units skip the
+     * arithmetic as in a replay and lsdp_tile_begin synthesises what the records would hold. */
+    int synth;               /* LSDP_SYNTH_OFF, _ALL or _NONE */
     int elem_bytes;          /* operand bytes in memory (workload dtype) */
 } lsdp_shape;
+
+enum { LSDP_SYNTH_OFF = 0, LSDP_SYNTH_ALL, LSDP_SYNTH_NONE };
+
+/* Whether the units skip the data work (replayed or synthesised selection): every unit's
+ * arithmetic is guarded by this, never by sh->replay alone. */
+static inline bool lsdp_no_data(const lsdp_shape *sh) { return sh->replay != NULL || sh->synth != LSDP_SYNTH_OFF; }
 
 typedef struct lsdp_ctx {
     const lsdp_shape *sh;
@@ -83,6 +93,9 @@ void lsdp_tile_begin(lsdp_ctx *x, int kt);
 /* Sub-blocks of warp wi in the current tile with at least one unmasked (query, key) pair, from
  * the mask geometry alone (used by the replay). */
 uint32_t lsdp_active_geometry(const lsdp_ctx *x, int wi);
+/* Unmasked (query, key) pairs of warp wi in the sub-blocks of `mask` of the current tile, from
+ * the mask geometry alone (what lslamp_count_rows counts on the masked logits). */
+int lsdp_unmasked_geometry(const lsdp_ctx *x, int wi, uint32_t mask);
 /* Decide the slow path for the current tile (compact layout, >= 2 HP sub-blocks). */
 uint64_t lsdp_slow_mask(lsdp_ctx *x);
 /* Exponentials of the active sub-blocks selected by `which` (hp: sub-blocks in hp mask; else the

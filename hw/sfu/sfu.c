@@ -13,21 +13,21 @@ void lssfu_exec(lsunit *u, lsdp_txn *t)
         lsdp_warp *w = &x->w[wi];
         switch (t->op) {
         case LSU_OP_EXP:      /* step 5, HP sub-blocks (stage 1 / policy) */
-            if (!sh->replay) lsdp_exps(c, w, true, w->pre, ev, &w->above);
+            if (!lsdp_no_data(sh)) lsdp_exps(c, w, true, w->pre, ev, &w->above);
             exps += (uint64_t)lsdp_popc(w->active & w->pre) * sub;
             break;
         case LSU_OP_NORM:     /* step 6: lambda = exp(mu - mu_hat), one per query (data: vector) */
             exps += (uint64_t)sh->b_q;
             break;
         case LSU_OP_RECOMP:   /* step 8: exponentials of the recompute set */
-            for (int th = 0; th < c->n_k && !sh->replay; th++)
+            for (int th = 0; th < c->n_k && !lsdp_no_data(sh); th++)
                 if (w->post >> th & 1u)
                     w->above |= lslamp_exps(c, true, w->io.Y, w->io.ldy, th, c->b_q, w->ws.mu_hat, w->ws.mu_lp,
                                             w->ws.E, w->ws.s, ev);
             exps += (uint64_t)lsdp_popc(w->post) * sub;
             break;
         case LSU_OP_FULLHP:
-            for (int th = 0; th < c->n_k && !sh->replay; th++)
+            for (int th = 0; th < c->n_k && !lsdp_no_data(sh); th++)
                 if (w->rest >> th & 1u)
                     w->above |= lslamp_exps(c, true, w->io.Y, w->io.ldy, th, c->b_q, w->ws.mu_hat, w->ws.mu_lp,
                                             w->ws.E, w->ws.s, ev);

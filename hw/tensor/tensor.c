@@ -57,6 +57,24 @@ static void commit_warp(lsdp_ctx *x, int wi)
     }
 }
 
+/* Timing only: the statistics commit_warp keeps, from the geometry (the synthesised selection
+ * has pre = active or 0 and no stage 2), so tiles.* and recompute.* equal a full run's. Events
+ * and records need the data and are not kept. */
+static void commit_geometry(lsdp_ctx *x, int wi)
+{
+    lsdp_warp *w = &x->w[wi];
+    lsdp_item_stats *st = x->stats;
+    uint32_t all = x->sh->n_k >= 32 ? 0xFFFFFFFFu : ((1u << x->sh->n_k) - 1u);
+    st->executed++;
+    x->hist[lsdp_popc(w->pre | w->post)]++;
+    st->stage1 += (uint64_t)lsdp_popc(w->pre);
+    st->stage2 += (uint64_t)lsdp_popc(w->post);
+    st->sub_active += (uint64_t)lsdp_popc(w->active);
+    st->logits_unmasked += (uint64_t)lsdp_unmasked_geometry(x, wi, all);
+    st->logits_hp1 += (uint64_t)lsdp_unmasked_geometry(x, wi, w->pre);
+    st->logits_hp2 += (uint64_t)lsdp_unmasked_geometry(x, wi, w->post);
+}
+
 void lstensor_exec(lsunit *u, lsdp_txn *t)
 {
     lsdp_ctx *x = t->ctx;
@@ -72,7 +90,7 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
     case LSU_OP_QK_HP: {
         if (x->wlo < 0) break;
         bool allhp = t->op == LSU_OP_QK_HP;
-        bool replay = sh->replay != NULL;
+        bool no_data = lsdp_no_data(sh);
         /* Step 1 for the running warps, whole block at once (as the engine). */
         lslamp_tile_io bio = x->w[x->wlo].io;
         bio.ncols = (x->whi - x->wlo) * sh->b_q;
@@ -82,12 +100,12 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
         uint64_t base = lslamp_mix64(sh->seed ^ lslamp_mix64((item * 64 + 63) * nkt + kt));
         lsfp_rng brng;
         lsfp_rng_seed(&brng, base);
-        if (!replay) lslamp_logits(c, allhp, &bio, 0, sh->bc, &brng, ev);
+        if (!no_data) lslamp_logits(c, allhp, &bio, 0, sh->bc, &brng, ev);
         for (int wi = x->wlo; wi < x->whi; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
             w->io.y_is_hp = allhp;
-            if (replay) continue;
+            if (no_data) continue;
             w->io.tile_seed = lslamp_mix64(sh->seed ^ lslamp_mix64((item * 64 + (uint64_t)wi) * nkt + kt));
             lsfp_rng_seed(&w->rng, w->io.tile_seed);
         }
@@ -106,7 +124,7 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
-            for (int th = 0; th < c->n_k && !sh->replay; th++)
+            for (int th = 0; th < c->n_k && !lsdp_no_data(sh); th++)
                 if (w->post >> th & 1u) lslamp_logits(c, true, &w->io, th * c->b_k, c->b_k, &w->rng, ev);
             w->hp = w->pre | w->post;
             m16 += (uint64_t)lsdp_popc(w->post) * sub_macs;
@@ -120,7 +138,7 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
             w->rest = 0;
             if (c->disruptive != LSLAMP_DISRUPT_FULL_TILE || lsdp_popc(w->hp) < 2) continue;
             w->rest = w->active & ~w->hp;
-            for (int th = 0; th < c->n_k && !sh->replay; th++)
+            for (int th = 0; th < c->n_k && !lsdp_no_data(sh); th++)
                 if (w->rest >> th & 1u) lslamp_logits(c, true, &w->io, th * c->b_k, c->b_k, &w->rng, ev);
             w->flags |= LSLAMP_REC_FULL_TILE_HP;
             m16 += (uint64_t)lsdp_popc(w->rest) * sub_macs;
@@ -143,7 +161,8 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
                 m16 += (uint64_t)nhp * sub_macs;
                 m8 += (uint64_t)(nact - nhp) * sub_macs;
             }
-            if (!sh->replay) commit_warp(x, wi);
+            if (!lsdp_no_data(sh)) commit_warp(x, wi);
+            else if (sh->synth != LSDP_SYNTH_OFF) commit_geometry(x, wi);
         }
         /* each sequential pass drains the pipeline before the next reuses the HP space */
         if (slow && passes) extra = passes * (uint64_t)hw->tensor_latency;

@@ -11,11 +11,11 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
     const lslamp_cfg *c = sh->cfg;
     int bq = sh->b_q, nk = sh->n_k, d = sh->dim, br = sh->br;
     uint64_t ops = 0;
-    bool replay = sh->replay != NULL;
+    bool no_data = lsdp_no_data(sh);
     switch (t->op) {
     case LSU_OP_INIT:
         ops = (uint64_t)br * d + 2u * br;
-        if (replay) break;
+        if (no_data) break;
         for (int j = 0; j < br; j++) { x->mu[j] = -INFINITY; x->om32[j] = 0.0f; x->om64[j] = 0.0; }
         memset(x->O32, 0, (size_t)br * d * sizeof(float));
         memset(x->O64, 0, (size_t)br * d * sizeof(double));
@@ -26,7 +26,7 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
             ops += (uint64_t)sh->bc * bq;
-            if (replay) continue;
+            if (no_data) continue;
             lslamp_subblock_max(c, w->io.Y, w->io.ldy, bq, w->ws.m);
             uint32_t active = 0;
             for (int th = 0; th < nk; th++)
@@ -45,7 +45,7 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
             ops += (uint64_t)(sh->bc + 3) * bq;
-            if (replay) continue;
+            if (no_data) continue;
             lslamp_normaliser(c, &w->st, w->ws.mu_hat, w->ws.E, bq, w->ws.lambda, w->ws.alpha, w->ws.omega_hat);
         }
         break;
@@ -53,7 +53,7 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
-            if (replay || !w->above || c->above_one != LSLAMP_ABOVE_RAISE) continue;
+            if (no_data || !w->above || c->above_one != LSLAMP_ABOVE_RAISE) continue;
             uint32_t hp = w->pre | w->post | w->rest;
             bool changed = false;
             for (int th = 0; th < nk; th++) {
@@ -80,7 +80,7 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
             if (nqw > bq) nqw = bq;
             if (nqw <= 0) break;
             ops += (uint64_t)nqw * d;
-            if (replay) continue;
+            if (no_data) continue;
             lslamp_state sv = { x->mu + wi * bq, x->om32 + wi * bq, x->O32 + (size_t)wi * bq * d,
                                 x->om64 + wi * bq, x->O64 + (size_t)wi * bq * d, d };
             lslamp_finalize(c, &sv, nqw, x->O + (size_t)wi * bq * d, d);

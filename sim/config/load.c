@@ -800,6 +800,27 @@ static int check(ctx *c)
                "key tile b_k * n_k = %d * %d = %ld exceeds the limit of 1024 keys", a->b_k, a->n_k, (long)a->b_k * a->n_k);
         return -1;
     }
+    if (g->timed.timing_only) {
+        /* the selection must not depend on the data, and there must be a timed model to run */
+        if (a->mode != LS_MODE_FA2_16BIT && a->mode != LS_MODE_PURE_8BIT) {
+            err_at(c, later(c, "timed.timing_only", "algorithm.mode"),
+                   "timed.timing_only needs a data-independent selection (algorithm.mode fa2_16bit or pure_8bit); "
+                   "mode %s %s", ls_config_enum_name("algorithm.mode", a->mode),
+                   a->mode == LS_MODE_LAMP || a->mode == LS_MODE_LAMP_CODE || a->mode == LS_MODE_RANDOM
+                       ? "selects sub-blocks from the data" : "does not run on the timed model");
+            return -1;
+        }
+        if (a->above_one == LS_ABOVE_ONE_RAISE) {
+            err_at(c, later(c, "timed.timing_only", "algorithm.above_one"),
+                   "timed.timing_only cannot time algorithm.above_one = raise (its cost depends on the data)");
+            return -1;
+        }
+        if (!g->timed.enabled) {
+            err_at(c, later(c, "timed.timing_only", "timed.enabled"),
+                   "timed.timing_only needs the timed model (timed.enabled true, no --golden)");
+            return -1;
+        }
+    }
     if (w->generator != LS_GEN_TRACE && w->dim % a->chunk_k != 0) {
         err_at(c, later(c, "algorithm.chunk_k", "workload.dim"), "chunk_k = %d does not divide workload.dim = %d",
                a->chunk_k, w->dim);

@@ -190,6 +190,11 @@ static const ls_schema_entry schema[] = {
     B("timed.reuse_numerics", timed.reuse_numerics, "false",
       "Keep a run's numerics in an in-process cache and replay only the timing for later runs of the same process "
       "whose numerics parameters, inputs and program are identical (results equal a full run)."),
+    B("timed.timing_only", timed.timing_only, "false",
+      "Timing without the arithmetic, for the data-independent modes fa2_16bit and pure_8bit: each tile's selection "
+      "follows from the geometry, so cycles, units, stalls, occupancy and energy equal a full run's in a fraction of "
+      "its time. The report then has numerics.computed false and no accuracy or events. Refused with mode lamp "
+      "(or any mode not on the timed model), algorithm.above_one = raise, --golden and --save-o."),
 
     /* ---------------- workload ---------------- */
     {"workload.file", LS_T_PATH, F(workload.file), "", 0, 0, NULL,

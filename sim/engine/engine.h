@@ -127,6 +127,9 @@ typedef struct ls_engine_result {
     size_t n_records;
     int n_qblocks, n_ktiles, n_q;
     double wall_seconds;
+    /* Set by the timed model's timing-only mode (timed.timing_only): no arithmetic was done, so O
+     * (left zero), accuracy and events are not results; tiles and recompute are exact (geometry). */
+    bool timing_only;
 } ls_engine_result;
 
 /* Run the engine. Returns 0, or -1 with a message in err. result must be released with

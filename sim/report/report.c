@@ -68,6 +68,9 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
     ls_fields_string(fs, "mode", ls_engine_mode_name((ls_engine_mode)cfg->algorithm.mode));
     ls_fields_string(fs, "model", model);
     workload_fields(fs, wl);
+    /* timing-only runs (timed.timing_only) do no arithmetic: their tiles and recompute figures
+     * are exact (geometry), but accuracy and events would be made up, so they are left out */
+    ls_fields_bool(fs, "numerics.computed", !r->timing_only);
 
     ls_fields_uint(fs, "tiles.executed", r->tiles.executed);
     ls_fields_uint(fs, "tiles.masked_skipped", r->tiles.masked_skipped);
@@ -81,6 +84,7 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
     ls_fields_uint(fs, "recompute.stage1_subblocks", r->recompute.stage1_subblocks);
     ls_fields_uint(fs, "recompute.stage2_subblocks", r->recompute.stage2_subblocks);
     ls_fields_uint(fs, "recompute.subblocks_active", r->recompute.subblocks_active);
+    if (r->timing_only) return;
 
     const ls_accuracy_stats *a = &r->accuracy;
     ls_fields_bool(fs, "accuracy.valid", a->valid);
@@ -127,6 +131,10 @@ void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *
     fprintf(out, "recompute logits %.2f%% (stage 1 %.2f%%, stage 2 %.2f%%), sub-blocks %.2f%%\n",
             100.0 * r->recompute.logit_rate, 100.0 * r->recompute.logit_rate_stage1,
             100.0 * r->recompute.logit_rate_stage2, 100.0 * r->recompute.subblock_rate);
+    if (r->timing_only) {
+        fprintf(out, "numerics  not computed (timed.timing_only): no O, accuracy or events\n");
+        return;
+    }
     if (r->accuracy.valid)
         fprintf(out, "accuracy  vs fp64: KL mean %.3e max %.3e, O rel. Frobenius %.3e, max |dO| %.3e, argmax flips %.3f%%\n",
                 r->accuracy.kl_mean, r->accuracy.kl_max, r->accuracy.o_rel_fro_err, r->accuracy.o_max_abs_err,

@@ -14,7 +14,8 @@
 #define LS_REPORT_SCHEMA_VERSION 1
 
 /* Appends the engine's report fields (schema_version, lampsim.*, seed, mode, model, workload.*,
- * tiles.*, recompute.*, accuracy.*, events.*) in that order; model is "timed" or "golden". A run
+ * numerics.computed, tiles.*, recompute.*, accuracy.*, events.*) in that order; model is "timed" or
+ * "golden"; a timing-only result (r->timing_only) stops after recompute.*. A run
  * then appends the timed model's fields (if any) and, last, ls_report_config_fields. */
 void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, const ls_workload_info *wl,
                       const ls_engine_result *r);

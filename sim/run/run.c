@@ -112,6 +112,7 @@ static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, cons
         ls_json_double(&j, "wall_seconds", tr->wall_seconds);
         ls_json_double(&j, "simulated_cycles_per_second", tr->cycles_per_second);
         ls_json_bool(&j, "numerics_reused", tr->numerics_reused != 0);
+        ls_json_bool(&j, "timing_only", tr->timing_only != 0);
     } else {
         ls_json_double(&j, "wall_seconds", r->wall_seconds);
     }
@@ -181,6 +182,11 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     if (cfg->timed.enabled && !timed && !o->quiet)
         fprintf(stderr, "note: the timed model runs modes lamp, fa2_16bit and pure_8bit; mode %s runs on the "
                         "golden engine (numerics and accuracy, no cycles)\n", ls_engine_mode_name(ep.mode));
+    if (cfg->timed.timing_only && o->save_o) {
+        /* before anything is built or written: there would be no O to save */
+        snprintf(err, errlen, "--save-o writes O, which timed.timing_only does not compute (run without one of them)");
+        return 2;
+    }
     if (o->out_dir) {
         int rc = prepare_out_dir(o->out_dir, o->force, err, errlen);
         if (rc) return rc;
@@ -207,6 +213,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         to.trace_tiles = cfg->timed.trace_tiles;
         to.trace_max_events = (long)cfg->timed.trace_max_events;
         to.reuse_numerics = cfg->timed.reuse_numerics;
+        to.timing_only = cfg->timed.timing_only;
         if (ls_timed_run_opts(cfg, &ep, &in, &to, &res, &tr, err, errlen)) rc = 1;
     } else if (ls_engine_run(&ep, &in, &res, err, errlen)) {
         rc = 1;

@@ -134,8 +134,9 @@ bool ls_sweep_key_is_numeric(const char *key)
     if (!strcmp(key, "seed")) return true;
     if (!strncmp(key, "workload.", 9)) return true;
     if (!strncmp(key, "algorithm.", 10)) return strcmp(key, "algorithm.threads") != 0;
-    /* which model runs (timed or golden) and the microprogram it runs */
-    return !strcmp(key, "timed.enabled") || !strcmp(key, "timed.program");
+    /* which model runs (timed or golden), the microprogram it runs, and whether it computes
+     * numerics at all (a timing-only point must never share numerics with a full one) */
+    return !strcmp(key, "timed.enabled") || !strcmp(key, "timed.program") || !strcmp(key, "timed.timing_only");
 }
 
 void ls_sweep_cache_key(const ls_config *cfg, char out[LS_SWEEP_ID_LEN + 1])

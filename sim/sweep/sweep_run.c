@@ -90,8 +90,8 @@ static int write_file(const char *dir, const char *name, const char *text, char 
 /* Top-level sections that depend only on the numerics-relevant keys (ls_sweep_cache_key). Any
  * other section in a report (for instance timing figures from the timed model) makes the report
  * ineligible for reuse, and the point is run in full. */
-static const char *const k_reusable[] = {"schema_version", "lampsim", "seed", "mode", "model", "workload", "tiles",
-                                         "recompute", "accuracy", "events", "config", NULL};
+static const char *const k_reusable[] = {"schema_version", "lampsim", "seed", "mode", "model", "workload",
+                                         "numerics", "tiles", "recompute", "accuracy", "events", "config", NULL};
 
 static bool reusable_name(const char *name, size_t len)
 {

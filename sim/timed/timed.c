@@ -223,10 +223,31 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     if (!lc || !rs) { free(lc); free(rs); lsu_program_free(&prog); return fail(err, errlen, "out of memory"); }
     if (ls_engine_lamp_cfg(ep, in->dim, lc, err, errlen) != 0) { free(lc); free(rs); lsu_program_free(&prog); return -1; }
 
-    uint64_t key = opt->reuse_numerics ? numerics_key(ep, in, &prog) : 0;
-    bool replay = opt->reuse_numerics && g_cache.valid && g_cache.key == key && ep->above_one != LSE_ABOVE_RAISE;
+    /* timing only: the fixed policies select from the geometry alone; anything whose timing or
+     * output depends on the data is refused rather than approximated */
+    int synth = LSDP_SYNTH_OFF;
+    if (opt->timing_only) {
+        const char *why = NULL;
+        if (lc->policy == &lslamp_policy_all) synth = LSDP_SYNTH_ALL;
+        else if (lc->policy == &lslamp_policy_none) synth = LSDP_SYNTH_NONE;
+        else why = "its sub-block selection depends on the data; only fa2_16bit and pure_8bit have a fixed selection";
+        if (!why && ep->above_one == LSE_ABOVE_RAISE)
+            why = "with algorithm.above_one = raise the RAISE cost depends on the data";
+        if (!why && ep->keep_tile_records) why = "per-tile records hold data-dependent flags";
+        if (why) {
+            if (err && errlen)
+                snprintf(err, errlen, "timed.timing_only with algorithm.mode %s: %s", ls_engine_mode_name(ep->mode), why);
+            free(lc); free(rs); lsu_program_free(&prog);
+            return -1;
+        }
+    }
+    /* the numerics cache holds computed numerics: a timing-only run neither reads nor fills it */
+    bool reuse = opt->reuse_numerics && synth == LSDP_SYNTH_OFF;
+    uint64_t key = reuse ? numerics_key(ep, in, &prog) : 0;
+    bool replay = reuse && g_cache.valid && g_cache.key == key && ep->above_one != LSE_ABOVE_RAISE;
     tr->numerics_key = key;
     tr->numerics_reused = replay;
+    tr->timing_only = synth != LSDP_SYNTH_OFF;
     lsdp_shape sh;
     memset(&sh, 0, sizeof sh);
     sh.cfg = lc;
@@ -239,8 +260,9 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     sh.nqb = (in->seq_q + sh.br - 1) / sh.br;
     sh.nkt = (in->seq_k + sh.bc - 1) / sh.bc;
     sh.seed = ep->seed;
-    sh.accuracy = ep->compute_reference && !replay;
+    sh.accuracy = ep->compute_reference && !replay && synth == LSDP_SYNTH_OFF;
     sh.replay = replay ? g_cache.recs : NULL;
+    sh.synth = synth;
     sh.slow_enabled = yl == LSU_Y_COMPACT;
     sh.elem_bytes = cfg->workload.dtype == LS_DTYPE_FP32 ? 4 : 2;
 
@@ -275,7 +297,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
 
     /* the accuracy pass keeps every tile's exponentials of each resident item (as the engine does
      * per thread): refuse sizes that would not fit rather than thrash */
-    if (ep->compute_reference) {
+    if (sh.accuracy) {
         double slots = (double)ac->cores * ra.limit, items_d = (double)in->batch * in->heads_q * sh.nqb;
         if (items_d < slots) slots = items_d;
         double need = slots * (double)sh.nkt * sh.bc * sh.br * 4.0;
@@ -295,7 +317,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     int ralloc = ls_engine_result_alloc(ep, in, r);
     lslamp_tile_record *recs = NULL;
     size_t nrecs = (size_t)nitems * ep->n_q * sh.nkt;
-    if (ep->keep_tile_records || (opt->reuse_numerics && !replay)) recs = calloc(nrecs, sizeof *recs);
+    if (ep->keep_tile_records || (reuse && !replay)) recs = calloc(nrecs, sizeof *recs);
     lsdp_item_stats *items = calloc((size_t)nitems, sizeof *items);
     uint64_t *hist = calloc((size_t)nitems * hl, sizeof(uint64_t));
     int acc_bad = sh.accuracy && ls_engine_acc_ws_init(&rs->acc, in->seq_k, in->dim) != 0;
@@ -307,7 +329,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     lstrace trace;
     memset(&trace, 0, sizeof trace);
     rc = 0;
-    if (ralloc != 0 || ((ep->keep_tile_records || (opt->reuse_numerics && !replay)) && !recs) ||
+    if (ralloc != 0 || ((ep->keep_tile_records || (reuse && !replay)) && !recs) ||
         !items || !hist ||
         acc_bad ||
         lsmem_init(&mem, &sh, hw) != 0) {
@@ -359,8 +381,10 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         r->events = g_cache.r.events;
         if (recs) memcpy(recs, g_cache.recs, nrecs * sizeof *recs);
     } else if (rc == 0) {
+        /* timing only: the geometric statistics (tiles, recompute) are exact; no accuracy, no events */
         ls_engine_merge_items(items, nitems, hist, hl, sh.accuracy, r);
-        if (opt->reuse_numerics && recs && cache_store(key, r, recs, nrecs, nout) != 0) ls_timed_cache_clear();
+        r->timing_only = synth != LSDP_SYNTH_OFF;
+        if (reuse && recs && cache_store(key, r, recs, nrecs, nout) != 0) ls_timed_cache_clear();
     }
     if (rc == 0) {
         if (recs && r->records)

@@ -33,6 +33,12 @@ typedef struct {
                                     (every engine parameter that affects numerics, the input hash and
                                     the program's instruction sequence), replay only the timing from the
                                     records. Results and cycles equal a full run. Default 0. */
+    int timing_only;             /* 1 (timed.timing_only): modes fa2_16bit and pure_8bit only (fixed,
+                                    data-independent selection): each tile's selection is synthesised
+                                    from the geometry and no arithmetic is done. Cycles and every timed
+                                    figure equal a full run's; res gets tiles and recompute (exact) and
+                                    res->timing_only = true, but no O, accuracy or events. Refused for
+                                    other modes, above_one = raise and keep_tile_records. Default 0. */
 } ls_timed_options;
 void ls_timed_options_default(ls_timed_options *o);
 
@@ -66,11 +72,13 @@ typedef struct ls_timed_result {
     /* host-dependent (run_info.json, summary): never in the deterministic report */
     double wall_seconds, cycles_per_second;
     int numerics_reused;         /* 1 if the arithmetic was replayed from the numerics cache */
+    int timing_only;             /* 1 if the run was timing-only (no numerics computed) */
     uint64_t numerics_key;       /* the key (0 unless reuse_numerics) */
 } ls_timed_result;
 
 /* Run the timed model. res is filled exactly like ls_engine_run fills it (O, tiles, recompute,
- * accuracy, events, records as ep asks). The program is chosen by cfg->algorithm.mode: lamp ->
+ * accuracy, events, records as ep asks), except with opt->timing_only (tiles and recompute only;
+ * res->timing_only set). The program is chosen by cfg->algorithm.mode: lamp ->
  * lampattention (layout accelerator.regfile.layout), fa2_16bit, pure_8bit. Returns 0 or -1 with err.
  * res must be released with ls_engine_result_free, tr with ls_timed_result_free (also on failure). */
 int ls_timed_run(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
