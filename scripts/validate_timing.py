@@ -66,7 +66,7 @@ def lampsim_path(arg):
     sys.exit("lampsim not found: build it (make) or pass --lampsim")
 
 
-def point_args(impl, gpu, d, causal, seq, scale):
+def point_args(impl, gpu, d, causal, seq, scale, interleave=None):
     heads = 2048 // d
     batch = 16384 // seq
     cfg = os.path.join(ROOT, PRESETS[(impl, gpu)].format(d=d))
@@ -87,18 +87,31 @@ def point_args(impl, gpu, d, causal, seq, scale):
         "accelerator.memory.l2_bandwidth_gbps": l2bw / scale,
         "accelerator.memory.l2_mib": l2 / scale,
     }
+    if interleave is not None:   # sensitivity study: override the preset's issue granularity
+        sets["accelerator.interleave_cycles"] = interleave
     args = [cfg]
     for k, v in sets.items():
         args += ["--set", f"{k}={v}"]
     return args
 
 
-def run_point(lampsim, work, impl, gpu, d, causal, seq, scale):
+def resolved_value(run_dir, key):
+    """A scalar of the run's config.resolved.yaml (unique key name), as text."""
+    for line in open(os.path.join(run_dir, "config.resolved.yaml")):
+        k, _, v = line.strip().partition(":")
+        if k == key:
+            return v.split("#")[0].strip()
+    return ""
+
+
+def run_point(lampsim, work, impl, gpu, d, causal, seq, scale, interleave=None):
     name = f"{impl}_{gpu}_d{d}_{'c' if causal else 'nc'}_s{seq}_x{scale}"
+    if interleave is not None:
+        name += f"_il{interleave}"
     out = os.path.join(work, name)
     rep = os.path.join(out, "report.json")
     if not os.path.exists(rep):
-        cmd = [lampsim, "run"] + point_args(impl, gpu, d, causal, seq, scale) + ["-o", out, "--force", "--quiet"]
+        cmd = [lampsim, "run"] + point_args(impl, gpu, d, causal, seq, scale, interleave) + ["-o", out, "--force", "--quiet"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"{name}: {' '.join(cmd)}\n{r.stderr}")
@@ -108,9 +121,11 @@ def run_point(lampsim, work, impl, gpu, d, causal, seq, scale):
     return {
         "impl": impl, "gpu": gpu, "d": d, "causal": int(causal), "seq": seq, "batch": 16384 // seq,
         "heads": 2048 // d, "scale": scale, "cycles": r["cycles"],
+        "interleave": resolved_value(out, "interleave_cycles"),
         "sim_tflops": r["tflops_effective"] * scale,
         "tensor_util": u["tensor"]["utilisation"], "sfu_util": u["sfu"]["utilisation"],
-        "vector_util": u["vector"]["utilisation"], "dram_util": u["dram"]["utilisation"],
+        "vector_util": u["vector"]["utilisation"], "buffer_util": u["buffer"]["utilisation"],
+        "dram_util": u["dram"]["utilisation"],
         "contexts_mean": r["occupancy"]["contexts_per_core"]["mean"],
         "stall_memory": r["stalls"]["memory"], "stall_unit_busy": r["stalls"]["unit_busy"],
         "stall_dependency": r["stalls"]["dependency"],
@@ -212,6 +227,8 @@ def main():
                     help="L2 capacity 50 MiB (H100) / 40 MiB (A100) instead of the presets' 256 MiB")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--ratio", action="store_true", help="only the exp-to-matmul ratio table")
+    ap.add_argument("--interleave", type=int,
+                    help="override accelerator.interleave_cycles (sensitivity study; CSV name gets a suffix)")
     ap.add_argument("--collect", action="store_true",
                     help="run nothing: tabulate the selected points already finished in --work")
     a = ap.parse_args()
@@ -239,14 +256,15 @@ def main():
         for d in dims:
             for c in causals:
                 for s in seqs:
-                    jobs.append((impl, "h100", d, c, s, a.scale))
+                    jobs.append((impl, "h100", d, c, s, a.scale, a.interleave))
     if a.a100:
-        jobs.append(("fa2", "a100", 128, False, 4096, a.scale))
+        jobs.append(("fa2", "a100", 128, False, 4096, a.scale, a.interleave))
     # longest first so the pool drains evenly
     jobs.sort(key=lambda j: -j[4] * (0.5 if j[3] else 1.0))
     if a.collect:
         jobs = [j for j in jobs if os.path.exists(os.path.join(
-            a.work, f"{j[0]}_{j[1]}_d{j[2]}_{'c' if j[3] else 'nc'}_s{j[4]}_x{j[5]}", "report.json"))]
+            a.work, f"{j[0]}_{j[1]}_d{j[2]}_{'c' if j[3] else 'nc'}_s{j[4]}_x{j[5]}"
+            + (f"_il{j[6]}" if j[6] is not None else ""), "report.json"))]
     rows = []
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         futs = {ex.submit(run_point, lampsim, a.work, *j): j for j in jobs}
@@ -261,13 +279,14 @@ def main():
         r["rel_error"] = r["sim_tflops"] / r["published_tflops"] - 1.0
         r["sim_util"] = r["sim_tflops"] / PEAK[r["gpu"]]
         r["published_util"] = r["published_tflops"] / PEAK[r["gpu"]]
-    write_csv(os.path.join(a.out, "timing_published_vs_sim.csv"), rows)
+    stem = "timing_published_vs_sim" + (f"_il{a.interleave}" if a.interleave is not None else "")
+    write_csv(os.path.join(a.out, stem + ".csv"), rows)
     print(f"\n{'impl':4s} {'gpu':4s} {'d':>4s} {'mask':6s} {'seq':>6s} {'published':>9s} {'lampsim':>8s} {'error':>7s}")
     for r in rows:
         print(f"{r['impl']:4s} {r['gpu']:4s} {r['d']:4d} {'causal' if r['causal'] else 'full':6s} {r['seq']:6d} "
               f"{r['published_tflops']:9.0f} {r['sim_tflops']:8.1f} {100 * r['rel_error']:+6.1f}%")
     try:
-        plot(rows, os.path.join(a.out, "timing_published_vs_sim.png"))
+        plot(rows, os.path.join(a.out, stem + ".png"))
     except ImportError:
         print("matplotlib missing: no figure", file=sys.stderr)
 

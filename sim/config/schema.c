@@ -103,7 +103,7 @@ static const ls_schema_entry schema[] = {
     D("accelerator.memory.l2_mib", accelerator.memory.l2_mib, "50", 0, 1e9, "L2 cache size in MiB (0 = none)."),
     D("accelerator.memory.l2_bandwidth_gbps", accelerator.memory.l2_bandwidth_gbps, "12000", 0, 1e9, "L2 bandwidth of the chip in GB/s."),
     I("accelerator.memory.l2_latency", accelerator.memory.l2_latency, "263", 0, 1e7, "L2 load latency in cycles."),
-    I("accelerator.memory.operand_read_rows", accelerator.memory.operand_read_rows, "0", 0, 65536,
+    I("accelerator.memory.operand_read_rows", accelerator.memory.operand_read_rows, "64", 0, 65536,
       "Query rows that share one read of a K or V tile from the on-chip buffer into the tensor unit's operand "
       "registers (64: one wgmma warpgroup; the rows of one warp for mma.sync kernels that load every fragment per "
       "warp). The reads use the buffer port (buffer_bytes_per_cycle) together with the fills. 0: operand reads are "

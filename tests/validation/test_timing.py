@@ -6,10 +6,14 @@
    FP8 rate, within 5 % (the lambda exponentials add 1/Bc); the LampAttention accelerator's LUT
    takes the 8-bit exponentials at 16/d of the tensor time and the SFU keeps only its HP share.
 2. quarter-chip scaling (what scripts/validate_timing.py uses): 1/4 of the cores, heads and
-   bandwidths gives the full chip's cycles within 2 % (measured -0.94 % at this small shape).
-3. two published points: FlashAttention-2, H100, d 128, seq 512, batch 32, non-causal (309
-   TFLOP/s published, hardware.md 2.2) and causal (191): the error stays in the band documented in
-   docs/validation.md (the model over-predicts these points by +50 % and +103 %).
+   bandwidths gives the full chip's cycles within 2 % (measured +0.28 % at this small shape).
+3. published points (quarter chip, timing only, as the reproduction script): FlashAttention-2 on
+   H100 at seq 512 and 2048 for d 64 / 128 / 256 (non-causal) and d 128 causal: each relative error
+   stays in the band documented in docs/validation.md (a model change that moves it either way
+   fails here), and the non-causal points meet the 25 % target.
+4. issue granularity: the same FA2 point with whole-instruction service (interleave_cycles 0, the
+   contexts ping-pong) is faster than with the kernel's 8-cycle slices; the slices cost nothing
+   when only one context is resident.
 """
 import importlib.util
 import json
@@ -36,6 +40,8 @@ def check(ok, text):
 
 def run(name, cfg, sets):
     out = os.path.join(work, name)
+    if os.path.exists(os.path.join(out, "report.json")):   # the same point asked twice
+        return json.load(open(os.path.join(out, "report.json")))
     cmd = [lampsim, "run", os.path.join(ROOT, cfg)]
     for s in sets:
         cmd += ["--set", s]
@@ -75,19 +81,47 @@ quarter = run("scale4", "configs/validation/fa2_h100_d128.yaml", base + [
 dc = quarter["cycles"] / full["cycles"] - 1
 check(abs(dc) <= 0.02, f"quarter chip: {quarter['cycles']} cycles vs full chip {full['cycles']} ({100 * dc:+.3f}%, within 2%)")
 
-# 3. published points (quarter chip, as the reproduction script). The model over-predicts
-# FlashAttention-2 (docs/validation.md, gaps G2-G5): the 25 % target is not met at these points.
-# The checks hold the documented error inside a band, so a model change that moves it (either
-# way) fails here and must be explained in docs/validation.md.
-for causal, pub, lo, hi in ((False, 309.0, 0.30, 0.70), (True, 191.0, 0.75, 1.30)):
-    args = vt.point_args("fa2", "h100", 128, causal, 512, 4)
-    r = run(f"fa2_d128_{'c' if causal else 'nc'}_512", os.path.relpath(args[0], ROOT),
-            [args[i + 1] for i in range(1, len(args), 2)])
+# 3. published points (quarter chip, as the reproduction script; the presets run timing only).
+# Bands: the measured error of docs/validation.md +- 8 points. Within 25 % where the doc says so.
+POINTS = (  # d, causal, seq, published, band low, band high, within 25 %
+    (64, False, 512, 282.0, 0.15, 0.31, True),
+    (64, False, 2048, 318.0, 0.02, 0.18, True),
+    (128, False, 512, 309.0, 0.15, 0.31, True),
+    (128, False, 2048, 362.0, 0.10, 0.26, True),
+    (256, False, 512, 275.0, 0.10, 0.26, True),
+    (256, False, 2048, 321.0, -0.02, 0.14, True),
+    (128, True, 2048, 298.0, 0.18, 0.34, False),
+)
+
+
+def point(d, causal, seq, interleave=None, extra=()):
+    args = vt.point_args("fa2", "h100", d, causal, seq, 4, interleave)
+    sets = [args[i + 1] for i in range(1, len(args), 2)] + list(extra)
+    tag = f"fa2_d{d}_{'c' if causal else 'nc'}_{seq}" + ("" if interleave is None else f"_il{interleave}")
+    tag += "".join("_" + e.replace("=", "").split(".")[-1] for e in extra)
+    return run(tag, os.path.relpath(args[0], ROOT), sets)
+
+
+for d, causal, seq, pub, lo, hi, target in POINTS:
+    r = point(d, causal, seq)
+    check(r["numerics"]["computed"] is False, f"FA2 d {d} seq {seq}: the preset runs timing only")
     sim = 4 * r["tflops_effective"]
     err = sim / pub - 1
-    check(lo <= err <= hi, f"FA2 H100 d 128 seq 512 {'causal' if causal else 'non-causal'}: simulated {sim:.1f} "
-          f"TFLOP/s vs published {pub:.0f}: {100 * err:+.1f}% (documented band {100 * lo:+.0f}% .. {100 * hi:+.0f}%; "
-          f"target 25% not met)")
+    name = f"FA2 H100 d {d} seq {seq} {'causal' if causal else 'non-causal'}"
+    check(lo <= err <= hi, f"{name}: simulated {sim:.1f} TFLOP/s vs published {pub:.0f}: {100 * err:+.1f}% "
+          f"(documented band {100 * lo:+.0f}% .. {100 * hi:+.0f}%)")
+    if target:
+        check(abs(err) <= 0.25, f"{name}: within the 25 % target ({100 * err:+.1f}%)")
+
+# 4. issue granularity: whole instructions ping-pong; the kernel's slices share the units
+il8 = point(64, False, 512)
+il0 = point(64, False, 512, interleave=0)
+check(il0["cycles"] < 0.9 * il8["cycles"], f"FA2 d 64 seq 512: whole-instruction service {il0['cycles']} cycles vs "
+      f"8-cycle slices {il8['cycles']} (ping-pong must be > 10 % faster)")
+one = ["accelerator.regfile.max_contexts=1"]
+o8, o0 = point(64, False, 512, extra=one), point(64, False, 512, interleave=0, extra=one)
+check(abs(o8["cycles"] / o0["cycles"] - 1) <= 0.01,
+      f"one resident context: slices {o8['cycles']} vs whole {o0['cycles']} cycles (within 1 %)")
 
 if fails:
     print(f"{len(fails)} check(s) failed")
