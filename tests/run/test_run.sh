@@ -6,10 +6,7 @@ set -u
 lampsim=$1
 docs=$2
 py=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0; checks=0
-check() { checks=$((checks+1)); if ! eval "$1"; then fails=$((fails+1)); echo "FAIL: $2"; fi; }
+. "$(dirname "${BASH_SOURCE[0]}")/../check.sh"
 
 small=(--set workload.seq_q=256 --set workload.seq_k=256)
 "$lampsim" run "${small[@]}" -o "$tmp/a" --quiet; rc=$?
@@ -90,5 +87,4 @@ check "[ $rc -eq 2 ]" "unknown option exits 2"
 # --save-o writes O.npy with the workload's shape
 "$lampsim" run "${small[@]}" -o "$tmp/g" --save-o --quiet
 check "$py -c \"import numpy as np; o=np.load('$tmp/g/O.npy'); r=np.load('$tmp/g/O_ref.npy'); assert o.shape==(1,2,256,128)==r.shape and o.dtype==np.float32\"" "--save-o writes O.npy and O_ref.npy"
-echo "$((checks-fails)) passed, $fails failed"
-[ $fails -eq 0 ]
+finish_checks

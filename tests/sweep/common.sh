@@ -2,11 +2,8 @@
 set -u
 lampsim=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0; checks=0
-check() { checks=$((checks+1)); if ! eval "$1"; then fails=$((fails+1)); echo "FAIL: $2"; fi; }
-finish() { echo "$((checks-fails)) passed, $fails failed"; [ $fails -eq 0 ]; }
+. "$(dirname "${BASH_SOURCE[0]}")/../check.sh"
+finish() { finish_checks; }
 # 4 tau x 2 layouts on a small workload: 8 points, 4 distinct arithmetic, well under a second each.
 # The layout is a timing key: with timed.reuse_numerics the timed model replays the numerics of the
 # point computed first. small_sweep FILE [golden] (golden: timed.enabled false, the golden engine).

@@ -4,10 +4,7 @@
 set -u
 lampsim=$1
 py=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0; checks=0
-check() { checks=$((checks+1)); if ! eval "$1"; then fails=$((fails+1)); echo "FAIL: $2"; fi; }
+. "$(dirname "${BASH_SOURCE[0]}")/../check.sh"
 
 small=(--set algorithm.mode=fa2_16bit --set workload.seq_q=300 --set workload.seq_k=300 --set accelerator.cores=3)
 "$lampsim" run "${small[@]}" -o "$tmp/full" --quiet; rc=$?
@@ -39,5 +36,4 @@ check "[ $rc -eq 2 ]" "--save-o with timing_only exits 2 (got $rc)"
 check "grep -q 'save-o' '$tmp/err' && grep -q 'timed.timing_only' '$tmp/err'" "the message names --save-o and the key: $(cat "$tmp/err")"
 check "[ ! -e '$tmp/save' ]" "nothing written with --save-o"
 
-echo "$checks checks, $fails failed"
-[ $fails -eq 0 ]
+finish_checks
