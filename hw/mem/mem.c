@@ -81,6 +81,8 @@ static uint64_t operand_bytes(const lsdp_hw *hw, const lsdp_txn *t)
         subblocks += (uint64_t)lsdp_popc(sel);
         readers += sel != 0;
     }
+    if (t->op == LSU_OP_QK_LP || t->op == LSU_OP_QK_HP || t->op == LSU_OP_PV)
+        warps += lsdp_masked_padding(hw, x).warps;   /* whole tiles: every warp of the block reads */
     uint64_t rows = (uint64_t)hw->operand_rows;
     uint64_t kv = warps ? lsdp_ceil_div(warps * bq, rows) * (uint64_t)nkeys * row : subblocks * (uint64_t)sh->b_k * row;
     uint64_t q = hw->q_operand_reads && t->op != LSU_OP_PV && t->op != LSU_OP_SLOWPV ? (warps + readers) * bq * row : 0;

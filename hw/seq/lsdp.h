@@ -186,7 +186,14 @@ typedef struct {
     int interleave;                  /* cycles: slice size on the compute units (0 = whole instructions) */
     int operand_rows;                /* query rows sharing one buffer read of a K/V tile (0 = reads not timed) */
     bool q_operand_reads;            /* the Q fragment is re-read from the buffer for every key tile */
+    bool whole_tiles;                /* masked warps / sub-blocks of a computed tile cost as much as the rest */
 } lsdp_hw;
+
+/* Work that whole-tile execution (accelerator.skip_masked false) adds to the current tile: the
+ * warps that do not run it (every query row of the block is computed, as a GPU kernel's MMAs
+ * cover the whole tile) and the sub-blocks the mask removes from the running ones. Zero when
+ * masked work is skipped. Timing only: the data path never sees these. */
+typedef struct { uint64_t warps, subblocks; } lsdp_padding;
 
 /* A unit: its timing parameters, per-core state and behaviour. exec runs the transaction's data
  * work on its context (hw/lamp steps) and its timing (lsunit_serve), filling start/end. */
@@ -204,6 +211,18 @@ static inline void lsunit_dispatch(lsunit *u, lsdp_txn *t)
 {
     if (t->cont) lsunit_continue(&u->core[t->core], t);
     else u->exec(u, t);
+}
+
+static inline lsdp_padding lsdp_masked_padding(const lsdp_hw *hw, const lsdp_ctx *x)
+{
+    lsdp_padding p = { 0, 0 };
+    if (!hw->whole_tiles || x->wlo < 0) return p;
+    const lsdp_shape *sh = x->sh;
+    for (int wi = 0; wi < sh->n_q; wi++) {
+        if (!(x->run >> wi & 1)) { p.warps++; p.subblocks += (uint64_t)sh->n_k; continue; }
+        p.subblocks += (uint64_t)(sh->n_k - lsdp_popc(x->w[wi].active));
+    }
+    return p;
 }
 
 static inline uint64_t lsdp_ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }

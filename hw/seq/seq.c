@@ -281,7 +281,7 @@ static void send_part(lsseq *s, lsseq_slot *sl, const lsu_instr *in, int k, uint
     if (t.rest) {
         pp->rest[k] = t.rest;
         pp->latency[k] = t.latency;
-        pp->next[k] = t.start + 1;
+        pp->next[k] = t.start + t.busy;   /* queue for the next slice when this one ends: no booking ahead */
     } else {
         pp->done[k] = true;
         pp->end[k] = t.end;
@@ -373,7 +373,7 @@ static int continue_instruction(lsseq *s, lsseq_slot *sl)
     if (t.start > pp->issue) pp->issue = t.start;
     if (t.rest) {
         pp->rest[k] = t.rest;
-        pp->next[k] = t.start + 1;
+        pp->next[k] = t.start + t.busy;   /* queue for the next slice when this one ends: no booking ahead */
     } else {
         pp->done[k] = true;
         pp->end[k] = t.end;

@@ -109,7 +109,9 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
             w->io.tile_seed = lslamp_mix64(sh->seed ^ lslamp_mix64((item * 64 + (uint64_t)wi) * nkt + kt));
             lsfp_rng_seed(&w->rng, w->io.tile_seed);
         }
-        uint64_t macs = (uint64_t)bio.ncols * sh->bc * sh->dim;
+        /* whole tiles: every warp's rows of the block, running or not */
+        uint64_t rows = hw->whole_tiles ? (uint64_t)sh->n_q * sh->b_q : (uint64_t)bio.ncols;
+        uint64_t macs = rows * sh->bc * sh->dim;
         if (allhp) m16 = macs; else m8 = macs;
         /* promotion of the 8-bit partial sums every promote_interval products along d */
         if (!allhp) extra = (uint64_t)((sh->dim + hw->promote_interval - 1) / hw->promote_interval - 1);
@@ -163,6 +165,10 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
             }
             if (!lsdp_no_data(sh)) commit_warp(x, wi);
             else if (sh->synth != LSDP_SYNTH_OFF) commit_geometry(x, wi);
+        }
+        if (!slow) {   /* whole tiles: the masked sub-blocks in the tile's precision */
+            uint64_t pad = lsdp_masked_padding(hw, x).subblocks * sub_macs;
+            if (x->wlo >= 0 && x->w[x->wlo].io.y_is_hp) m16 += pad; else m8 += pad;
         }
         /* each sequential pass drains the pipeline before the next reuses the HP space */
         if (slow && passes) extra = passes * (uint64_t)hw->tensor_latency;

@@ -89,6 +89,8 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
     default:
         break;
     }
+    if (t->op == LSU_OP_SMAX || t->op == LSU_OP_NORM)   /* whole tiles: the warps that do not run it too */
+        ops += lsdp_masked_padding(u->hw, x).warps * (uint64_t)(sh->bc + (t->op == LSU_OP_NORM ? 3 : 0)) * bq;
     uint64_t busy = lsdp_ceil_div(ops, (uint64_t)u->hw->vec_lanes);
     lsunit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->vec_latency, ops);
 }

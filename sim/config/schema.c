@@ -50,6 +50,10 @@ static const ls_schema_entry schema[] = {
     I("accelerator.warp_size", accelerator.warp_size, "32", 1, 1024, "Threads (lanes) per warp."),
     I("accelerator.max_warps", accelerator.max_warps, "64", 1, 65536, "Maximum resident warps per core."),
     I("accelerator.max_ctas", accelerator.max_ctas, "32", 1, 65536, "Maximum resident thread blocks per core."),
+    B("accelerator.skip_masked", accelerator.skip_masked, "true",
+      "Warps and sub-blocks of a key tile that the causal mask removes entirely are skipped (no matrix, exponential "
+      "or vector work). false: every computed tile costs its whole Br x Bc, as a GPU kernel's MMAs cover the whole "
+      "tile and only mask the scores (FlashAttention-2). Timing only: the numerics are the same."),
     I("accelerator.interleave_cycles", accelerator.interleave_cycles, "0", 0, 1e6,
       "Granularity at which resident contexts share a unit: an instruction that keeps the tensor unit, LUT, SFU, "
       "vector unit or buffer port busy longer is served in slices of this many cycles and waiting contexts take "

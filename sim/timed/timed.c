@@ -288,6 +288,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     hw->buf_bpc = ac->memory.buffer_bytes_per_cycle;
     hw->buf_latency = ac->memory.buffer_latency;
     hw->interleave = ac->interleave_cycles;
+    hw->whole_tiles = !ac->skip_masked;
     hw->operand_rows = ac->memory.operand_read_rows;
     hw->q_operand_reads = ac->memory.q_operand_reads;
     if (hw->lut_lanes < 1 && ep->mode != LSE_MODE_FA2_16BIT) {

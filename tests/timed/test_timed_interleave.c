@@ -9,7 +9,10 @@
  *  4. operand bytes equal the closed form computed here (K and V tile per group of
  *     operand_read_rows query rows, Q fragment per warp), and the buffer port bounds the run
  *     when it is narrow;
- *  5. the SystemC top and the direct drive give the same cycles with slices and reads on. */
+ *  5. the SystemC top and the direct drive give the same cycles with slices and reads on;
+ *  6. whole tiles (accelerator.skip_masked false): a causal run's tensor and SFU work is the full
+ *     Br x Bc tile for every key tile a query block computes (closed form here), O is unchanged,
+ *     and a non-causal run does not change at all. */
 #include <string.h>
 
 #include "check.h"
@@ -143,10 +146,47 @@ static void systemc_equal(void)
     free(a.o); free(b.o);
 }
 
+static void whole_tiles(void)
+{
+    /* causal 448 x 448 (ragged: 3.5 query blocks of 128), Bc 64 (4 x 16), d 64 */
+    const int sq = 448, br = 128, bc = 64, d = 64;
+    const char *sk[2] = { "accelerator.skip_masked=true", "accelerator.skip_masked=false" };
+    outcome o[2];
+    for (int i = 0; i < 2; i++) {
+        const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", "workload.seq_q=448", "workload.seq_k=448",
+                             "workload.causal=true", sk[i] };
+        CHECK(run(ov, N(ov), 0, &o[i]) == 0);
+    }
+    uint64_t tiles = 0;
+    for (int q0 = 0; q0 < sq; q0 += br) {
+        int last = q0 + br - 1 < sq - 1 ? q0 + br - 1 : sq - 1;   /* last query row of the block */
+        tiles += (uint64_t)(last / bc + 1);                         /* key tiles it sees */
+    }
+    uint64_t want_macs = tiles * 2ull * br * bc * d, want_exps = tiles * (uint64_t)br * bc;
+    const ls_timed_unit *t1 = unit(&o[1].tr, "tensor"), *s1 = unit(&o[1].tr, "sfu"), *t0 = unit(&o[0].tr, "tensor");
+    printf("whole tiles: %llu tensor MACs (closed form %llu), %llu SFU exps (%llu + lambda); skipping: %llu MACs; "
+           "cycles %llu vs %llu\n", (unsigned long long)t1->work, (unsigned long long)want_macs,
+           (unsigned long long)s1->work, (unsigned long long)want_exps, (unsigned long long)t0->work,
+           (unsigned long long)o[1].tr.cycles, (unsigned long long)o[0].tr.cycles);
+    CHECK(t1->work == want_macs);
+    CHECK(s1->work == want_exps + tiles * (uint64_t)br);   /* + one lambda per query row and tile */
+    CHECK(t0->work < want_macs && o[1].tr.cycles > o[0].tr.cycles);
+    CHECK(memcmp(o[0].o, o[1].o, o[0].no * sizeof(float)) == 0);
+    for (int i = 0; i < 2; i++) free(o[i].o);
+    /* non-causal: nothing is masked, nothing changes */
+    for (int i = 0; i < 2; i++) {
+        const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", sk[i] };
+        CHECK(run(ov, N(ov), 0, &o[i]) == 0);
+    }
+    CHECK(o[0].tr.cycles == o[1].tr.cycles && unit(&o[0].tr, "tensor")->work == unit(&o[1].tr, "tensor")->work);
+    for (int i = 0; i < 2; i++) free(o[i].o);
+}
+
 int main(void)
 {
     conservation_and_contention();
     operand_reads();
     systemc_equal();
+    whole_tiles();
     CHECK_DONE();
 }

@@ -8,9 +8,9 @@
 2. quarter-chip scaling (what scripts/validate_timing.py uses): 1/4 of the cores, heads and
    bandwidths gives the full chip's cycles within 2 % (measured +0.28 % at this small shape).
 3. published points (quarter chip, timing only, as the reproduction script): FlashAttention-2 on
-   H100 at seq 512 and 2048 for d 64 / 128 / 256 (non-causal) and d 128 causal: each relative error
-   stays in the band documented in docs/validation.md (a model change that moves it either way
-   fails here), and the non-causal points meet the 25 % target.
+   H100 at seq 512 and 2048 for d 64 / 128 / 256 (non-causal) and d 128 causal (2048 and 512):
+   each relative error stays in the band documented in docs/validation.md (a model change that
+   moves it either way fails here), and all but causal 512 (gap G4) meet the 25 % target.
 4. issue granularity: the same FA2 point with whole-instruction service (interleave_cycles 0, the
    contexts ping-pong) is faster than with the kernel's 8-cycle slices; the slices cost nothing
    when only one context is resident.
@@ -84,13 +84,14 @@ check(abs(dc) <= 0.02, f"quarter chip: {quarter['cycles']} cycles vs full chip {
 # 3. published points (quarter chip, as the reproduction script; the presets run timing only).
 # Bands: the measured error of docs/validation.md +- 8 points. Within 25 % where the doc says so.
 POINTS = (  # d, causal, seq, published, band low, band high, within 25 %
-    (64, False, 512, 282.0, 0.15, 0.31, True),
-    (64, False, 2048, 318.0, 0.02, 0.18, True),
+    (64, False, 512, 282.0, 0.14, 0.30, True),
+    (64, False, 2048, 318.0, 0.04, 0.20, True),
     (128, False, 512, 309.0, 0.15, 0.31, True),
-    (128, False, 2048, 362.0, 0.10, 0.26, True),
-    (256, False, 512, 275.0, 0.10, 0.26, True),
-    (256, False, 2048, 321.0, -0.02, 0.14, True),
-    (128, True, 2048, 298.0, 0.18, 0.34, False),
+    (128, False, 2048, 362.0, 0.09, 0.25, True),
+    (256, False, 512, 275.0, 0.09, 0.25, True),
+    (256, False, 2048, 321.0, -0.03, 0.13, True),
+    (128, True, 2048, 298.0, 0.13, 0.25, True),
+    (128, True, 512, 191.0, 0.49, 0.65, False),   # G4: short causal runs
 )
 
 
