@@ -51,7 +51,7 @@ PEAK = {"h100": 989.4, "a100": 312.0}
 # hardware.md 2.4: FA2 forward on A100 "up to 230 TFLOP/s" (73 % of 312); no per-seq values.
 A100_HEADLINE = 230.0
 
-L2_MIB = {"h100": 256.0, "a100": 256.0}
+L2_MIB = {"h100": 50.0, "a100": 40.0}   # datasheet capacities (hardware.md 1)
 PRESETS = {
     ("fa2", "h100"): "configs/validation/fa2_h100_d{d}.yaml",
     ("fa3", "h100"): "configs/validation/fa3_h100_d{d}.yaml",
@@ -73,8 +73,7 @@ def point_args(impl, gpu, d, causal, seq, scale, interleave=None):
     cores = {"h100": 132, "a100": 108}[gpu]
     bw = {"h100": 3350.0, "a100": 2039.0}[gpu]
     l2bw = {"h100": 12000.0, "a100": 7219.0}[gpu]
-    # L2 capacity as the validation presets declare it (256 MiB: the resident working set fits,
-    # see configs/validation/fa2_h100.yaml); --l2-datasheet uses 50 / 40 MiB (DRAM-bound points)
+    # the datasheet L2 capacity (the model's L2 keeps the most recently used K/V tiles)
     l2 = L2_MIB[gpu]
     if heads % scale or cores % scale:
         raise ValueError(f"scale {scale} must divide heads {heads} and cores {cores}")
@@ -223,8 +222,6 @@ def main():
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--a100", action="store_true", help="also the A100 FA2 point (d 128, seq 4k)")
     ap.add_argument("--scale", type=int, default=4)
-    ap.add_argument("--l2-datasheet", action="store_true",
-                    help="L2 capacity 50 MiB (H100) / 40 MiB (A100) instead of the presets' 256 MiB")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--ratio", action="store_true", help="only the exp-to-matmul ratio table")
     ap.add_argument("--interleave", type=int,
@@ -233,9 +230,6 @@ def main():
                     help="run nothing: tabulate the selected points already finished in --work")
     a = ap.parse_args()
     lampsim = lampsim_path(a.lampsim)
-    if a.l2_datasheet:
-        L2_MIB.update({"h100": 50.0, "a100": 40.0})
-        a.work += "_l2datasheet"
     os.makedirs(a.work, exist_ok=True)
     os.makedirs(a.out, exist_ok=True)
 

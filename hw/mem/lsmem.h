@@ -1,17 +1,17 @@
 /* hw/mem — memory: Q/K/V tile loads and O stores between off-chip memory (DRAM channel and L2,
  * bandwidth and latency shared by all cores) and each core's on-chip buffer (its own fill port).
  * Loads are issued asynchronously; a K/V tile already brought on chip by another query block of
- * the same head is served by L2 when the layer's K/V fits in it. */
+ * the same head is served by L2 while it is among the most recently used tiles that fit in it. */
 #ifndef LAMPSIM_HW_MEM_H
 #define LAMPSIM_HW_MEM_H
 #include "lsdp.h"
+#include "lslru.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
 typedef struct {
     lsunit_state dram, l2;           /* chip-wide channels */
-    uint8_t *seen;                   /* [batch * heads_kv * nkt] K/V tile already fetched once */
-    bool l2_holds_kv;
+    lslru l2_tiles;                  /* which K/V tiles ([batch * heads_kv * nkt]) the L2 holds */
     uint64_t dram_bytes, l2_bytes, buf_bytes, store_bytes;
     uint64_t operand_bytes;          /* read from the buffers into operand registers (timed when configured) */
 } lsmem_state;

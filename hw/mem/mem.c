@@ -9,15 +9,13 @@ int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw)
 {
     memset(m, 0, sizeof *m);
     size_t n = (size_t)sh->batch * sh->heads_kv * sh->nkt;
-    m->seen = calloc(n ? n : 1, 1);
-    double kv = 2.0 * sh->batch * sh->heads_kv * (double)sh->seq_k * sh->dim * sh->elem_bytes;
-    m->l2_holds_kv = hw->l2_bytes > 0 && kv <= hw->l2_bytes;
-    return m->seen ? 0 : -1;
+    if (n > INT32_MAX) return -1;
+    return lslru_init(&m->l2_tiles, n, hw->l2_bytes > 0 ? (uint64_t)hw->l2_bytes : 0);
 }
 
 void lsmem_free(lsmem_state *m)
 {
-    free(m->seen);
+    lslru_free(&m->l2_tiles);
     memset(m, 0, sizeof *m);
 }
 
@@ -113,12 +111,11 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     case LSU_OP_LDKV: {
         bytes = lsmem_tile_bytes(sh, t->arg);
         size_t key = ((size_t)x->b * sh->heads_kv + x->hkv) * sh->nkt + (size_t)t->arg;
-        if (m->seen[key] && m->l2_holds_kv) {
+        if (lslru_access(&m->l2_tiles, key, bytes)) {
             end = channel(&m->l2, t->req, bytes, hw->l2_bpc, (uint64_t)hw->l2_latency);
             m->l2_bytes += bytes;
         } else {
             end = channel(&m->dram, t->req, bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
-            m->seen[key] = 1;
             dram = bytes;
         }
         break;

@@ -77,7 +77,7 @@ full = run("scale1", "configs/validation/fa2_h100_d128.yaml", base)
 quarter = run("scale4", "configs/validation/fa2_h100_d128.yaml", base + [
     "workload.heads_q=4", "workload.heads_kv=4", "accelerator.cores=33",
     "accelerator.memory.bandwidth_gbps=837.5", "accelerator.memory.l2_bandwidth_gbps=3000",
-    "accelerator.memory.l2_mib=64"])
+    "accelerator.memory.l2_mib=12.5"])
 dc = quarter["cycles"] / full["cycles"] - 1
 check(abs(dc) <= 0.02, f"quarter chip: {quarter['cycles']} cycles vs full chip {full['cycles']} ({100 * dc:+.3f}%, within 2%)")
 
