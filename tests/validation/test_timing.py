@@ -6,7 +6,7 @@
    FP8 rate, within 5 % (the lambda exponentials add 1/Bc); the LampAttention accelerator's LUT
    takes the 8-bit exponentials at 16/d of the tensor time and the SFU keeps only its HP share.
 2. quarter-chip scaling (what scripts/validate_timing.py uses): 1/4 of the cores, heads and
-   bandwidths gives the full chip's cycles within 2 % (measured +0.28 % at this small shape).
+   bandwidths gives the full chip's cycles within 2 % (measured +0.49 % at this small shape).
 3. published points (quarter chip, timing only, as the reproduction script): FlashAttention-2 on
    H100 at seq 512 and 2048 for d 64 / 128 / 256 (non-causal) and d 128 causal (2048 and 512):
    each relative error stays in the band documented in docs/validation.md (a model change that
