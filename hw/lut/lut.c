@@ -15,7 +15,7 @@ void lslut_exec(lsunit *u, lsdp_txn *t)
             lookups += (uint64_t)lsdp_popc(w->active & ~w->pre) * sub;
         }
     }
-    if (t->op == LSU_OP_EXP && x->wlo >= 0 && !x->w[x->wlo].io.y_is_hp && u->hw->lut_lanes > 0)
+    if (t->op == LSU_OP_EXP && x->wlo >= 0 && !lsdp_tile_hp(x) && u->hw->lut_lanes > 0)
         lookups += lsdp_masked_padding(u->hw, x).subblocks * sub;   /* whole tiles: the masked logits too */
     uint64_t busy = lsdp_ceil_div(lookups, (uint64_t)(u->hw->lut_lanes > 0 ? u->hw->lut_lanes : 1));
     lsunit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->lut_latency, lookups);

@@ -7,11 +7,12 @@
 int lslru_init(lslru *l, size_t n, uint64_t capacity)
 {
     memset(l, 0, sizeof *l);
+    l->head = l->tail = -1;
+    if (n > INT32_MAX) return -1;   /* keys are list links of 32 bits */
     size_t m = n ? n : 1;
     l->prev = malloc(m * sizeof *l->prev);
     l->next = malloc(m * sizeof *l->next);
     l->bytes = calloc(m, sizeof *l->bytes);
-    l->head = l->tail = -1;
     l->capacity = capacity;
     if (!l->prev || !l->next || !l->bytes) { lslru_free(l); return -1; }
     return 0;

@@ -9,7 +9,6 @@ int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw)
 {
     memset(m, 0, sizeof *m);
     size_t n = (size_t)sh->batch * sh->heads_kv * sh->nkt;
-    if (n > INT32_MAX) return -1;
     return lslru_init(&m->l2_tiles, n, hw->l2_bytes > 0 ? (uint64_t)hw->l2_bytes : 0);
 }
 
@@ -94,7 +93,7 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     lsdp_ctx *x = t->ctx;
     const lsdp_shape *sh = x->sh;
     uint64_t bytes = 0, end = t->req, dram = 0;
-    if (t->op != LSU_OP_LDQ && t->op != LSU_OP_LDKV && t->op != LSU_OP_STO) {
+    if (lsdp_operand_read(t->op)) {
         /* operand reads of a matrix instruction: the core's buffer port, shared with the fills */
         uint64_t ob = operand_bytes(hw, t);
         lsunit_serve(&u->core[t->core], t, lsdp_ceil_div(ob, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, ob);

@@ -139,36 +139,34 @@ typedef struct {
 /* The timing rule every unit shares: service starts when both the request and the unit are
  * ready; the unit is occupied for `busy` cycles; the result is ready `latency` cycles after the
  * last issue cycle. Zero work costs nothing. */
-static inline void lsunit_serve(lsunit_state *u, lsdp_txn *t, uint64_t busy, uint64_t latency, uint64_t work)
+/* Serve the next slice (at most t->slice cycles, all if 0) of `owed` cycles; the result is ready
+ * t->latency cycles after the last slice. */
+static inline void lsunit_slice(lsunit_state *u, lsdp_txn *t, uint64_t owed)
 {
-    t->rest = 0;
-    t->latency = latency;
-    if (busy == 0 && work == 0) { t->start = t->end = t->req; t->busy = 0; t->work = 0; return; }
-    uint64_t now = t->slice && busy > t->slice ? t->slice : busy;
-    uint64_t s = t->req > u->free_at ? t->req : u->free_at;
-    t->start = s;
-    t->busy = now;
-    t->rest = busy - now;
-    t->end = s + now + (t->rest ? 0 : latency);   /* the result is ready after the last slice */
-    t->work = work;
-    u->free_at = s + now;
-    u->busy += now;
-    u->ops += 1;
-    u->work += work;
-}
-/* A continuation: `rest` more cycles of a transaction already counted (no behaviour, no work). */
-static inline void lsunit_continue(lsunit_state *u, lsdp_txn *t)
-{
-    uint64_t owed = t->rest;
     uint64_t now = t->slice && owed > t->slice ? t->slice : owed;
     uint64_t s = t->req > u->free_at ? t->req : u->free_at;
     t->start = s;
     t->busy = now;
     t->rest = owed - now;
     t->end = s + now + (t->rest ? 0 : t->latency);
-    t->work = 0;
     u->free_at = s + now;
     u->busy += now;
+}
+static inline void lsunit_serve(lsunit_state *u, lsdp_txn *t, uint64_t busy, uint64_t latency, uint64_t work)
+{
+    t->rest = 0;
+    t->latency = latency;
+    if (busy == 0 && work == 0) { t->start = t->end = t->req; t->busy = 0; t->work = 0; return; }
+    lsunit_slice(u, t, busy);
+    t->work = work;
+    u->ops += 1;
+    u->work += work;
+}
+/* A continuation: `rest` more cycles of a transaction already counted (no behaviour, no work). */
+static inline void lsunit_continue(lsunit_state *u, lsdp_txn *t)
+{
+    lsunit_slice(u, t, t->rest);
+    t->work = 0;
 }
 /* Timing parameters of the units (per core unless noted), filled from accelerator.*. */
 typedef struct {
@@ -224,6 +222,12 @@ static inline lsdp_padding lsdp_masked_padding(const lsdp_hw *hw, const lsdp_ctx
     }
     return p;
 }
+
+/* Whether the current tile's logits are 16-bit (QK.HP: every sub-block in HP precision). */
+static inline bool lsdp_tile_hp(const lsdp_ctx *x) { return x->wlo >= 0 && x->w[x->wlo].io.y_is_hp; }
+
+/* The memory unit's part of a non-memory instruction: the operand reads of a matrix instruction. */
+static inline bool lsdp_operand_read(int op) { return op != LSU_OP_LDQ && op != LSU_OP_LDKV && op != LSU_OP_STO; }
 
 static inline uint64_t lsdp_ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 

@@ -88,11 +88,9 @@ static int stall_kind(int op)
     }
 }
 
+/* t comes zero-initialised from the caller, with only its slice / continuation fields set. */
 static void send(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t req, int arg, lsdp_txn *t)
 {
-    lsdp_txn keep = *t;   /* the caller's slice / continuation fields */
-    memset(t, 0, sizeof *t);
-    t->slice = keep.slice; t->rest = keep.rest; t->latency = keep.latency; t->cont = keep.cont;
     t->op = op; t->unit = unit; t->part = part; t->core = sl->core; t->ctx = &sl->ctx; t->arg = arg; t->req = req;
     s->port(s->port_user, t);
     s->transactions++;
@@ -249,7 +247,7 @@ static bool part_used(const lsseq *s, int op, int k)
 {
     const part_desc *p = &parts[op][k];
     if (p->unit < 0) return false;
-    if (p->unit == LSU_MEM && op != LSU_OP_LDQ && op != LSU_OP_STO) return s->hw->operand_rows > 0;
+    if (p->unit == LSU_MEM && lsdp_operand_read(op)) return s->hw->operand_rows > 0;
     return true;
 }
 
@@ -260,8 +258,22 @@ static uint64_t slice_of(const lsseq *s, int op, int unit)
 {
     switch (unit) {
     case LSU_TENSOR: case LSU_LUT: case LSU_SFU: case LSU_VECTOR: return (uint64_t)s->hw->interleave;
-    case LSU_MEM: return op == LSU_OP_LDQ || op == LSU_OP_STO ? 0 : (uint64_t)s->hw->interleave;
+    case LSU_MEM: return lsdp_operand_read(op) ? (uint64_t)s->hw->interleave : 0;
     default: return 0;
+    }
+}
+
+/* Note what a served slice of part k leaves: cycles still owed (queue again when this slice
+ * ends: nobody books a slice ahead), or the part's result time. */
+static void record_slice(lsseq_pending *pp, int k, const lsdp_txn *t)
+{
+    if (t->rest) {
+        pp->rest[k] = t->rest;
+        pp->latency[k] = t->latency;
+        pp->next[k] = t->start + t->busy;
+    } else {
+        pp->done[k] = true;
+        pp->end[k] = t->end;
     }
 }
 
@@ -269,8 +281,7 @@ static uint64_t slice_of(const lsseq *s, int op, int unit)
 static void send_part(lsseq *s, lsseq_slot *sl, const lsu_instr *in, int k, uint64_t req)
 {
     lsseq_pending *pp = &sl->pend;
-    lsdp_txn t;
-    memset(&t, 0, sizeof t);
+    lsdp_txn t = { 0 };
     t.slice = slice_of(s, in->op, parts[in->op][k].unit);
     send(s, sl, in->op, parts[in->op][k].unit, k, req, 0, &t);
     pp->sent[k] = true;
@@ -278,14 +289,7 @@ static void send_part(lsseq *s, lsseq_slot *sl, const lsu_instr *in, int k, uint
         pp->issue = t.start;
         if (t.start > req) s->stalls[LSSEQ_STALL_UNIT_BUSY] += t.start - req;
     }
-    if (t.rest) {
-        pp->rest[k] = t.rest;
-        pp->latency[k] = t.latency;
-        pp->next[k] = t.start + t.busy;   /* queue for the next slice when this one ends: no booking ahead */
-    } else {
-        pp->done[k] = true;
-        pp->end[k] = t.end;
-    }
+    record_slice(pp, k, &t);
 }
 
 /* Start every part whose dependency has finished. */
@@ -371,13 +375,7 @@ static int continue_instruction(lsseq *s, lsseq_slot *sl)
     send(s, sl, in->op, parts[in->op][k].unit, k, pp->next[k], 0, &t);
     if (k == 0 && t.start > t.req) s->stalls[LSSEQ_STALL_UNIT_BUSY] += t.start - t.req;
     if (t.start > pp->issue) pp->issue = t.start;
-    if (t.rest) {
-        pp->rest[k] = t.rest;
-        pp->next[k] = t.start + t.busy;   /* queue for the next slice when this one ends: no booking ahead */
-    } else {
-        pp->done[k] = true;
-        pp->end[k] = t.end;
-    }
+    record_slice(pp, k, &t);
     start_ready_parts(s, sl, in);
     return finish_or_wait(s, sl, in);
 }
@@ -420,8 +418,7 @@ static int step(lsseq *s, lsseq_slot *sl)
      * heap for the rest so that other contexts can take turns */
     memset(&sl->pend, 0, sizeof sl->pend);
     sl->pend.active = true;
-    sl->pend.ready = ready;
-    sl->pend.issue = ready;
+    sl->pend.ready = ready;   /* part 0 always exists and sets pend.issue */
     start_ready_parts(s, sl, in);
     return finish_or_wait(s, sl, in);
 }

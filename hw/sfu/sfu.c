@@ -37,7 +37,7 @@ void lssfu_exec(lsunit *u, lsdp_txn *t)
             break;
         }
     }
-    if (t->op == LSU_OP_EXP && x->wlo >= 0 && x->w[x->wlo].io.y_is_hp)   /* whole tiles: exp of the masked logits too */
+    if (t->op == LSU_OP_EXP && lsdp_tile_hp(x))   /* whole tiles: exp of the masked logits too */
         exps += lsdp_masked_padding(u->hw, x).subblocks * sub;
     if (t->op == LSU_OP_NORM) exps += lsdp_masked_padding(u->hw, x).warps * (uint64_t)sh->b_q;
     uint64_t busy = lsdp_ceil_div(exps, (uint64_t)u->hw->sfu_lanes);

@@ -168,7 +168,7 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
         }
         if (!slow) {   /* whole tiles: the masked sub-blocks in the tile's precision */
             uint64_t pad = lsdp_masked_padding(hw, x).subblocks * sub_macs;
-            if (x->wlo >= 0 && x->w[x->wlo].io.y_is_hp) m16 += pad; else m8 += pad;
+            if (lsdp_tile_hp(x)) m16 += pad; else m8 += pad;
         }
         /* each sequential pass drains the pipeline before the next reuses the HP space */
         if (slow && passes) extra = passes * (uint64_t)hw->tensor_latency;
