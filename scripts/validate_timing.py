@@ -66,7 +66,7 @@ def lampsim_path(arg):
     sys.exit("lampsim not found: build it (make) or pass --lampsim")
 
 
-def point_args(impl, gpu, d, causal, seq, scale, interleave=None):
+def point_args(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False):
     heads = 2048 // d
     batch = 16384 // seq
     cfg = os.path.join(ROOT, PRESETS[(impl, gpu)].format(d=d))
@@ -88,6 +88,8 @@ def point_args(impl, gpu, d, causal, seq, scale, interleave=None):
     }
     if interleave is not None:   # sensitivity study: override the preset's issue granularity
         sets["accelerator.interleave_cycles"] = interleave
+    if separate_sfu:             # sensitivity study: exponentials may hide under matrix products
+        sets["accelerator.sfu.shares_tensor_issue"] = "false"
     args = [cfg]
     for k, v in sets.items():
         args += ["--set", f"{k}={v}"]
@@ -103,14 +105,19 @@ def resolved_value(run_dir, key):
     return ""
 
 
-def run_point(lampsim, work, impl, gpu, d, causal, seq, scale, interleave=None):
+def point_name(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False):
     name = f"{impl}_{gpu}_d{d}_{'c' if causal else 'nc'}_s{seq}_x{scale}"
     if interleave is not None:
         name += f"_il{interleave}"
+    return name + ("_sepsfu" if separate_sfu else "")
+
+
+def run_point(lampsim, work, impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False):
+    name = point_name(impl, gpu, d, causal, seq, scale, interleave, separate_sfu)
     out = os.path.join(work, name)
     rep = os.path.join(out, "report.json")
     if not os.path.exists(rep):
-        cmd = [lampsim, "run"] + point_args(impl, gpu, d, causal, seq, scale, interleave) + ["-o", out, "--force", "--quiet"]
+        cmd = [lampsim, "run"] + point_args(impl, gpu, d, causal, seq, scale, interleave, separate_sfu) + ["-o", out, "--force", "--quiet"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"{name}: {' '.join(cmd)}\n{r.stderr}")
@@ -121,6 +128,7 @@ def run_point(lampsim, work, impl, gpu, d, causal, seq, scale, interleave=None):
         "impl": impl, "gpu": gpu, "d": d, "causal": int(causal), "seq": seq, "batch": 16384 // seq,
         "heads": 2048 // d, "scale": scale, "cycles": r["cycles"],
         "interleave": resolved_value(out, "interleave_cycles"),
+        "sfu_shares_tensor_issue": resolved_value(out, "shares_tensor_issue"),
         "sim_tflops": r["tflops_effective"] * scale,
         "tensor_util": u["tensor"]["utilisation"], "sfu_util": u["sfu"]["utilisation"],
         "vector_util": u["vector"]["utilisation"], "buffer_util": u["buffer"]["utilisation"],
@@ -226,6 +234,8 @@ def main():
     ap.add_argument("--ratio", action="store_true", help="only the exp-to-matmul ratio table")
     ap.add_argument("--interleave", type=int,
                     help="override accelerator.interleave_cycles (sensitivity study; CSV name gets a suffix)")
+    ap.add_argument("--separate-sfu", action="store_true",
+                    help="override accelerator.sfu.shares_tensor_issue to false (sensitivity study; CSV suffix _separate_sfu)")
     ap.add_argument("--collect", action="store_true",
                     help="run nothing: tabulate the selected points already finished in --work")
     a = ap.parse_args()
@@ -250,15 +260,13 @@ def main():
         for d in dims:
             for c in causals:
                 for s in seqs:
-                    jobs.append((impl, "h100", d, c, s, a.scale, a.interleave))
+                    jobs.append((impl, "h100", d, c, s, a.scale, a.interleave, a.separate_sfu))
     if a.a100:
-        jobs.append(("fa2", "a100", 128, False, 4096, a.scale, a.interleave))
+        jobs.append(("fa2", "a100", 128, False, 4096, a.scale, a.interleave, a.separate_sfu))
     # longest first so the pool drains evenly
     jobs.sort(key=lambda j: -j[4] * (0.5 if j[3] else 1.0))
     if a.collect:
-        jobs = [j for j in jobs if os.path.exists(os.path.join(
-            a.work, f"{j[0]}_{j[1]}_d{j[2]}_{'c' if j[3] else 'nc'}_s{j[4]}_x{j[5]}"
-            + (f"_il{j[6]}" if j[6] is not None else ""), "report.json"))]
+        jobs = [j for j in jobs if os.path.exists(os.path.join(a.work, point_name(*j), "report.json"))]
     rows = []
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         futs = {ex.submit(run_point, lampsim, a.work, *j): j for j in jobs}
@@ -273,12 +281,21 @@ def main():
         r["rel_error"] = r["sim_tflops"] / r["published_tflops"] - 1.0
         r["sim_util"] = r["sim_tflops"] / PEAK[r["gpu"]]
         r["published_util"] = r["published_tflops"] / PEAK[r["gpu"]]
-    stem = "timing_published_vs_sim" + (f"_il{a.interleave}" if a.interleave is not None else "")
+    impls = a.impl.split(",")
+    stem = "timing_published_vs_sim" if impls == ["fa2"] else "timing_" + "_".join(impls) + ("_a100" if a.a100 else "")
+    stem += (f"_il{a.interleave}" if a.interleave is not None else "") + ("_separate_sfu" if a.separate_sfu else "")
     write_csv(os.path.join(a.out, stem + ".csv"), rows)
     print(f"\n{'impl':4s} {'gpu':4s} {'d':>4s} {'mask':6s} {'seq':>6s} {'published':>9s} {'lampsim':>8s} {'error':>7s}")
     for r in rows:
         print(f"{r['impl']:4s} {r['gpu']:4s} {r['d']:4d} {'causal' if r['causal'] else 'full':6s} {r['seq']:6d} "
               f"{r['published_tflops']:9.0f} {r['sim_tflops']:8.1f} {100 * r['rel_error']:+6.1f}%")
+    for key in sorted({(r["impl"], r["gpu"]) for r in rows}):
+        errs = [r["rel_error"] for r in rows if (r["impl"], r["gpu"]) == key]
+        within = sum(abs(e) <= 0.25 for e in errs)
+        print(f"{key[0]} on {key[1]}: {within} of {len(errs)} within 25 %, mean |error| "
+              f"{100 * sum(map(abs, errs)) / len(errs):.1f} %, range {100 * min(errs):+.1f} % .. {100 * max(errs):+.1f} %")
+    if a.interleave is not None or a.separate_sfu:
+        return   # sensitivity runs: the CSV only (docs/validation.md tabulates them)
     try:
         plot(rows, os.path.join(a.out, stem + ".png"))
     except ImportError:

@@ -131,9 +131,10 @@ typedef struct lsdp_txn {
 } lsdp_txn;
 
 /* Per-unit (per core) timing state and counters. */
-typedef struct {
+typedef struct lsunit_state {
     uint64_t free_at;        /* first cycle the unit can accept new work */
     uint64_t busy, ops, work;
+    struct lsunit_state *shares_issue;   /* another unit of the core that never runs in the same cycle, or NULL */
 } lsunit_state;
 
 /* The timing rule every unit shares: service starts when both the request and the unit are
@@ -144,12 +145,15 @@ typedef struct {
 static inline void lsunit_slice(lsunit_state *u, lsdp_txn *t, uint64_t owed)
 {
     uint64_t now = t->slice && owed > t->slice ? t->slice : owed;
-    uint64_t s = t->req > u->free_at ? t->req : u->free_at;
+    uint64_t free_at = u->free_at;
+    if (u->shares_issue && u->shares_issue->free_at > free_at) free_at = u->shares_issue->free_at;
+    uint64_t s = t->req > free_at ? t->req : free_at;
     t->start = s;
     t->busy = now;
     t->rest = owed - now;
     t->end = s + now + (t->rest ? 0 : t->latency);
     u->free_at = s + now;
+    if (u->shares_issue) u->shares_issue->free_at = s + now;
     u->busy += now;
 }
 static inline void lsunit_serve(lsunit_state *u, lsdp_txn *t, uint64_t busy, uint64_t latency, uint64_t work)
@@ -185,6 +189,7 @@ typedef struct {
     int operand_rows;                /* query rows sharing one buffer read of a K/V tile (0 = reads not timed) */
     bool q_operand_reads;            /* the Q fragment is re-read from the buffer for every key tile */
     bool whole_tiles;                /* masked warps / sub-blocks of a computed tile cost as much as the rest */
+    bool sfu_shares_tensor;          /* SFU and tensor slices never overlap on a core */
 } lsdp_hw;
 
 /* Work that whole-tile execution (accelerator.skip_masked false) adds to the current tile: the

@@ -48,6 +48,7 @@ typedef struct ls_cfg_accelerator {
     int warp_size, max_warps, max_ctas;
     int interleave_cycles;              /* slice size with which contexts share a unit (0 = whole instructions) */
     bool skip_masked;                   /* false: a computed tile costs its masked warps / sub-blocks too */
+    bool sfu_shares_tensor_issue;       /* SFU and tensor unit never busy in the same cycle (GPU presets) */
     struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, latency, promote_interval; } tensor;
     struct { int lanes, latency, entries; } lut;
     ls_cfg_unit sfu, vector;

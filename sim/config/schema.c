@@ -75,6 +75,11 @@ static const ls_schema_entry schema[] = {
     I("accelerator.sfu.lanes", accelerator.sfu.lanes, "16", 1, 65536,
       "Special-function (MUFU) operations per cycle per core: high-precision exp, reciprocal."),
     I("accelerator.sfu.latency", accelerator.sfu.latency, "20", 0, 1e6, "SFU latency in cycles (estimate)."),
+    B("accelerator.sfu.shares_tensor_issue", accelerator.sfu_shares_tensor_issue, "false",
+      "The SFU and the tensor unit of a core are never busy in the same cycle: a slice of either waits for the "
+      "other, so exponentials cannot hide under matrix products even across contexts. true describes the "
+      "published H100 FlashAttention-2 and -3 throughput (docs/validation.md, G7); false (a separate exponential "
+      "unit, as in the LampAttention accelerator) lets them overlap."),
     I("accelerator.vector.lanes", accelerator.vector.lanes, "128", 1, 65536,
       "FP32 vector lanes per core (max, subtract, row sums, conversions)."),
     I("accelerator.vector.latency", accelerator.vector.latency, "4", 0, 1e6, "Vector pipeline latency in cycles."),

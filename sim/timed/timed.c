@@ -289,6 +289,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     hw->buf_latency = ac->memory.buffer_latency;
     hw->interleave = ac->interleave_cycles;
     hw->whole_tiles = !ac->skip_masked;
+    hw->sfu_shares_tensor = ac->sfu_shares_tensor_issue;
     hw->operand_rows = ac->memory.operand_read_rows;
     hw->q_operand_reads = ac->memory.q_operand_reads;
     if (hw->lut_lanes < 1 && ep->mode != LSE_MODE_FA2_16BIT) {
@@ -347,6 +348,11 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         if (!rs->units[u].core) rc = fail(err, errlen, "out of memory");
     }
     rs->units[LSU_MEM].impl = &mem;
+    if (rc == 0 && hw->sfu_shares_tensor)   /* one issue slot: either unit's slice holds off the other */
+        for (int c = 0; c < hw->cores; c++) {
+            rs->units[LSU_TENSOR].core[c].shares_issue = &rs->units[LSU_SFU].core[c];
+            rs->units[LSU_SFU].core[c].shares_issue = &rs->units[LSU_TENSOR].core[c];
+        }
     int depth = lsmem_prefetch_depth(&sh, ac->memory.buffer_kib * 1024.0, ra.limit, ac->memory.pipeline_stages);
     if (rc == 0) {
         s.prog = &prog; s.sh = &sh; s.hw = hw;

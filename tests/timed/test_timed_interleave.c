@@ -12,7 +12,12 @@
  *  5. the SystemC top and the direct drive give the same cycles with slices and reads on;
  *  6. whole tiles (accelerator.skip_masked false): a causal run's tensor and SFU work is the full
  *     Br x Bc tile for every key tile a query block computes (closed form here), O is unchanged,
- *     and a non-causal run does not change at all. */
+ *     and a non-causal run does not change at all;
+ *  7. one issue slot for the SFU and the tensor unit (accelerator.sfu.shares_tensor_issue): the
+ *     same work, O bit-identical, and the two units are never busy in the same cycle (cycles >=
+ *     tensor busy + SFU busy on one core, with slices and with whole instructions), while without
+ *     it the exponentials of one context hide under the other's matrix products (cycles below
+ *     that sum); the SystemC top agrees. */
 #include <string.h>
 
 #include "check.h"
@@ -182,11 +187,50 @@ static void whole_tiles(void)
     for (int i = 0; i < 2; i++) free(o[i].o);
 }
 
+static void shared_issue(void)
+{
+    const char *il[2] = { "accelerator.interleave_cycles=0", "accelerator.interleave_cycles=8" };
+    const char *sh[2] = { "accelerator.sfu.shares_tensor_issue=false", "accelerator.sfu.shares_tensor_issue=true" };
+    for (int i = 0; i < 2; i++) {
+        outcome o[2];
+        for (int k = 0; k < 2; k++) {
+            const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", il[i], sh[k] };
+            CHECK(run(ov, N(ov), 0, &o[k]) == 0);
+        }
+        const ls_timed_unit *t0 = unit(&o[0].tr, "tensor"), *s0 = unit(&o[0].tr, "sfu");
+        const ls_timed_unit *t1 = unit(&o[1].tr, "tensor"), *s1 = unit(&o[1].tr, "sfu");
+        CHECK(t0 && s0 && t1 && s1);
+        if (!t0 || !s0 || !t1 || !s1) continue;
+        uint64_t sum = t1->busy_cycles + s1->busy_cycles;
+        printf("%s: separate units %llu cycles, one issue slot %llu cycles; tensor + SFU busy %llu\n", il[i],
+               (unsigned long long)o[0].tr.cycles, (unsigned long long)o[1].tr.cycles, (unsigned long long)sum);
+        CHECK(t0->busy_cycles == t1->busy_cycles && s0->busy_cycles == s1->busy_cycles && t0->work == t1->work &&
+              s0->work == s1->work);
+        CHECK_MSG(o[1].tr.cycles >= sum, "one issue slot: %llu cycles < tensor + SFU busy %llu",
+                  (unsigned long long)o[1].tr.cycles, (unsigned long long)sum);
+        CHECK_MSG(o[1].tr.cycles < 1.1 * (double)sum, "one issue slot: %llu cycles, far above the serial bound %llu",
+                  (unsigned long long)o[1].tr.cycles, (unsigned long long)sum);
+        CHECK_MSG(o[0].tr.cycles < sum, "separate units should overlap: %llu cycles vs %llu",
+                  (unsigned long long)o[0].tr.cycles, (unsigned long long)sum);
+        CHECK(memcmp(o[0].o, o[1].o, o[0].no * sizeof(float)) == 0);
+        for (int k = 0; k < 2; k++) free(o[k].o);
+    }
+    const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", "accelerator.interleave_cycles=8",
+                         "accelerator.sfu.shares_tensor_issue=true", "workload.causal=true" };
+    outcome a, b;
+    CHECK(run(ov, N(ov), 0, &a) == 0);
+    CHECK(run(ov, N(ov), 1, &b) == 0);
+    CHECK_MSG(a.tr.cycles == b.tr.cycles, "one issue slot: direct %llu cycles vs SystemC %llu",
+              (unsigned long long)a.tr.cycles, (unsigned long long)b.tr.cycles);
+    free(a.o); free(b.o);
+}
+
 int main(void)
 {
     conservation_and_contention();
     operand_reads();
     systemc_equal();
     whole_tiles();
+    shared_issue();
     CHECK_DONE();
 }
