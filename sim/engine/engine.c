@@ -199,6 +199,14 @@ void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uin
     }
 }
 
+void ls_engine_count_nonfinite(ls_engine_result *r)
+{
+    size_t n = r->o ? (size_t)r->batch * r->heads_q * r->seq_q * r->dim : 0;
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += !isfinite(r->o[i]);
+    r->events.o_nonfinite = bad;
+}
+
 int ls_engine_check_inputs(const ls_engine_params *p, const ls_attn_inputs *in, char *err, size_t errlen)
 {
     if (!p || !in) return fail(err, errlen, "%s", "null parameters or inputs");
@@ -290,7 +298,10 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
             atomic_store(&failed, 1);
         }
         if (atomic_load(&failed)) rc = fail(err, errlen, "%s", "out of memory (engine workspace)");
-        else ls_engine_merge_items(x.items, x.nitems, x.hist, hl, x.accuracy, r);
+        else {
+            ls_engine_merge_items(x.items, x.nitems, x.hist, hl, x.accuracy, r);
+            ls_engine_count_nonfinite(r);
+        }
     }
     free(x.items);
     free(x.hist);

@@ -111,6 +111,7 @@ typedef struct {
     uint64_t exp_underflows;      /* unmasked logits whose exponential is zero */
     uint64_t exp_above_one;       /* exponentials above one (G-15) */
     uint64_t exact_fixups;        /* exact slow-path accumulation steps (fp library) */
+    uint64_t o_nonfinite;         /* output elements that are NaN or infinite */
 } ls_event_stats;
 
 typedef struct ls_engine_result {

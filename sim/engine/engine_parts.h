@@ -30,6 +30,8 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *
  * per-item histograms of HP sub-blocks, added into r->tiles.hp_subblocks_hist (allocated, zeroed). */
 void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uint64_t *hist, int hist_len,
                            bool accuracy, ls_engine_result *r);
+/* events.o_nonfinite from the finished O (no arithmetic event covers an fp32 overflow of O itself). */
+void ls_engine_count_nonfinite(ls_engine_result *r);
 
 /* Workspace of the accuracy pass: dref, dtest, dlog: seq_k doubles; oref: dim doubles. */
 typedef struct { double *dref, *dtest, *dlog, *oref; } ls_engine_acc_ws;

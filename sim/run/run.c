@@ -218,6 +218,10 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     } else if (ls_engine_run(&ep, &in, &res, err, errlen)) {
         rc = 1;
     }
+    if (!rc && res.events.o_nonfinite)
+        fprintf(stderr, "lampsim: warning: %llu output elements are NaN or infinite (events.o_nonfinite): the "
+                "arithmetic overflowed fp32, accuracy metrics that include them are null\n",
+                (unsigned long long)res.events.o_nonfinite);
     if (!rc && !o->quiet) {
         ls_report_summary(out, cfg, &wl, &res);
         if (timed) ls_timed_summary(out, &tr);

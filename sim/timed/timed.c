@@ -390,6 +390,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     } else if (rc == 0) {
         /* timing only: the geometric statistics (tiles, recompute) are exact; no accuracy, no events */
         ls_engine_merge_items(items, nitems, hist, hl, sh.accuracy, r);
+        ls_engine_count_nonfinite(r);
         r->timing_only = synth != LSDP_SYNTH_OFF;
         if (reuse && recs && cache_store(key, r, recs, nrecs, nout) != 0) ls_timed_cache_clear();
     }

@@ -87,4 +87,20 @@ check "[ $rc -eq 2 ]" "unknown option exits 2"
 # --save-o writes O.npy with the workload's shape
 "$lampsim" run "${small[@]}" -o "$tmp/g" --save-o --quiet
 check "$py -c \"import numpy as np; o=np.load('$tmp/g/O.npy'); r=np.load('$tmp/g/O_ref.npy'); assert o.shape==(1,2,256,128)==r.shape and o.dtype==np.float32\"" "--save-o writes O.npy and O_ref.npy"
+# far above the logit bound the paper arithmetic overflows fp32 in O: counted and warned about,
+# identically by the timed model and the golden engine; the hardware arithmetic saturates instead
+far=(--set algorithm.arithmetic=paper --set workload.qknorm.gain=12 --set workload.sharpness=1.5 --set workload.locality=1
+     --set workload.sinks.count=0 --set workload.seq_q=256 --set workload.seq_k=256 --set workload.dim=256
+     --set algorithm.b_q=16)
+"$lampsim" run "${far[@]}" -o "$tmp/nf_t" --quiet --save-o 2>"$tmp/nf_err"
+"$lampsim" run "${far[@]}" --golden -o "$tmp/nf_g" --quiet 2>/dev/null
+"$lampsim" run "${far[@]}" --set algorithm.arithmetic=hardware -o "$tmp/nf_h" --quiet 2>"$tmp/nf_herr"
+check "$py - '$tmp' <<'PY'
+import json, sys, numpy as np
+d = sys.argv[1]
+t, g, h = (json.load(open(f'{d}/{n}/report.json'))['events']['o_nonfinite'] for n in ('nf_t', 'nf_g', 'nf_h'))
+bad = int((~np.isfinite(np.load(f'{d}/nf_t/O.npy'))).sum())
+assert t == bad > 0 and g == t and h == 0, (t, g, h, bad)
+PY" "events.o_nonfinite counts the non-finite O elements (paper, far above the bound), timed = golden, hardware 0"
+check "grep -q 'warning: [0-9]* output elements are NaN or infinite' '$tmp/nf_err' && [ ! -s '$tmp/nf_herr' ]" "a warning on stderr only when O is not finite"
 finish_checks
