@@ -189,7 +189,6 @@ typedef struct {
     int operand_rows;                /* query rows sharing one buffer read of a K/V tile (0 = reads not timed) */
     bool q_operand_reads;            /* the Q fragment is re-read from the buffer for every key tile */
     bool whole_tiles;                /* masked warps / sub-blocks of a computed tile cost as much as the rest */
-    bool sfu_shares_tensor;          /* SFU and tensor slices never overlap on a core */
 } lsdp_hw;
 
 /* Work that whole-tile execution (accelerator.skip_masked false) adds to the current tile: the

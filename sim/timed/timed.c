@@ -289,7 +289,6 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     hw->buf_latency = ac->memory.buffer_latency;
     hw->interleave = ac->interleave_cycles;
     hw->whole_tiles = !ac->skip_masked;
-    hw->sfu_shares_tensor = ac->sfu_shares_tensor_issue;
     hw->operand_rows = ac->memory.operand_read_rows;
     hw->q_operand_reads = ac->memory.q_operand_reads;
     if (hw->lut_lanes < 1 && ep->mode != LSE_MODE_FA2_16BIT) {
@@ -348,7 +347,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         if (!rs->units[u].core) rc = fail(err, errlen, "out of memory");
     }
     rs->units[LSU_MEM].impl = &mem;
-    if (rc == 0 && hw->sfu_shares_tensor)   /* one issue slot: either unit's slice holds off the other */
+    if (rc == 0 && ac->sfu_shares_tensor_issue)   /* one issue slot: either unit's slice holds off the other */
         for (int c = 0; c < hw->cores; c++) {
             rs->units[LSU_TENSOR].core[c].shares_issue = &rs->units[LSU_SFU].core[c];
             rs->units[LSU_SFU].core[c].shares_issue = &rs->units[LSU_TENSOR].core[c];
@@ -390,8 +389,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     } else if (rc == 0) {
         /* timing only: the geometric statistics (tiles, recompute) are exact; no accuracy, no events */
         ls_engine_merge_items(items, nitems, hist, hl, sh.accuracy, r);
-        ls_engine_count_nonfinite(r);
         r->timing_only = synth != LSDP_SYNTH_OFF;
+        if (!r->timing_only) ls_engine_count_nonfinite(r);   /* timing only: O was never computed */
         if (reuse && recs && cache_store(key, r, recs, nrecs, nout) != 0) ls_timed_cache_clear();
     }
     if (rc == 0) {
