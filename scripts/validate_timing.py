@@ -32,29 +32,51 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEQS = [512, 1024, 2048, 4096, 8192, 16384]
 DIMS = [64, 128, 256]
 
-# hardware.md 2.2 (FA3 paper, H100 SXM5 at 1830 MHz, FP16 forward, TFLOP/s), seq 512 .. 16k
-PUBLISHED = {
-    ("fa2", 64, False): [282, 306, 318, 321, 322, 324],
-    ("fa2", 64, True): [180, 229, 262, 284, 295, 299],
-    ("fa2", 128, False): [309, 350, 362, 368, 370, 370],
-    ("fa2", 128, True): [191, 260, 298, 319, 333, 335],
-    ("fa2", 256, False): [275, 313, 321, 323, 324, 326],
-    ("fa2", 256, True): [208, 251, 278, 293, 297, 298],
-    ("fa3", 64, False): [333, 392, 460, 476, 496, 497],
-    ("fa3", 64, True): [197, 265, 371, 420, 460, 473],
-    ("fa3", 128, False): [467, 565, 625, 638, 646, 648],
-    ("fa3", 128, True): [292, 423, 521, 579, 602, 616],
-    ("fa3", 256, False): [482, 639, 707, 736, 746, 756],
-    ("fa3", 256, True): [286, 427, 537, 612, 628, 642],
-}
+POINTS_FILE = os.path.join(ROOT, "configs", "validation", "points.yaml")
+
+
+def load_points(path=POINTS_FILE):
+    """Every published point of points.yaml as a dict (impl, gpu, d, causal, seq, published, role,
+    source). The role (calibration / validation / replication) is the file's, never chosen here."""
+    import yaml
+    doc = yaml.safe_load(open(path))
+    pts = []
+    for s in doc["series"]:
+        seqs = s.get("seq", doc["seqs"])
+        if len(seqs) != len(s["tflops"]) or s["role"] not in ("calibration", "validation", "replication"):
+            sys.exit(f"{path}: series {s} is malformed (seq / tflops lengths, role)")
+        for seq, tf in zip(seqs, s["tflops"]):
+            pts.append({"impl": s["impl"], "gpu": s["gpu"], "d": s["d"], "causal": bool(s["causal"]), "seq": seq,
+                        "published": float(tf), "role": s["role"], "source": s["source"]})
+    return pts
+
+
+def error_slope(rows):
+    """Least-squares slope of the relative error against log2(seq): percentage points per doubling."""
+    xs = [__import__("math").log2(r["seq"]) for r in rows]
+    ys = [100 * r["rel_error"] for r in rows]
+    n = len(xs)
+    if n < 2 or len(set(xs)) < 2:
+        return float("nan")
+    mx, my = sum(xs) / n, sum(ys) / n
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def summarise(rows):
+    """N, within 25 %, mean |error|, range and slope per doubling of a set of scored points."""
+    errs = [r["rel_error"] for r in rows]
+    return {"n": len(errs), "within25": sum(abs(e) <= 0.25 for e in errs),
+            "mean_abs": 100 * sum(map(abs, errs)) / len(errs), "min": 100 * min(errs), "max": 100 * max(errs),
+            "slope": error_slope(rows)}
+
+
 PEAK = {"h100": 989.4, "a100": 312.0}
-# hardware.md 2.4: FA2 forward on A100 "up to 230 TFLOP/s" (73 % of 312); no per-seq values.
-A100_HEADLINE = 230.0
 
 L2_MIB = {"h100": 50.0, "a100": 40.0}   # datasheet capacities (hardware.md 1)
 PRESETS = {
     ("fa2", "h100"): "configs/validation/fa2_h100_d{d}.yaml",
     ("fa3", "h100"): "configs/validation/fa3_h100_d{d}.yaml",
+    ("fa3fp8", "h100"): "configs/validation/fa3fp8_h100_d{d}.yaml",
     ("fa2", "a100"): "configs/validation/fa2_a100_d{d}.yaml",
 }
 
@@ -66,7 +88,7 @@ def lampsim_path(arg):
     sys.exit("lampsim not found: build it (make) or pass --lampsim")
 
 
-def point_args(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False):
+def point_args(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False, extra=()):
     heads = 2048 // d
     batch = 16384 // seq
     cfg = os.path.join(ROOT, PRESETS[(impl, gpu)].format(d=d))
@@ -90,6 +112,9 @@ def point_args(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=F
         sets["accelerator.interleave_cycles"] = interleave
     if separate_sfu:             # sensitivity study: exponentials may hide under matrix products
         sets["accelerator.sfu.shares_tensor_issue"] = "false"
+    for kv in extra:             # calibration studies: further KEY=VALUE overrides
+        k, _, v = kv.partition("=")
+        sets[k] = v
     args = [cfg]
     for k, v in sets.items():
         args += ["--set", f"{k}={v}"]
@@ -105,19 +130,21 @@ def resolved_value(run_dir, key):
     return ""
 
 
-def point_name(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False):
+def point_name(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False, extra=()):
     name = f"{impl}_{gpu}_d{d}_{'c' if causal else 'nc'}_s{seq}_x{scale}"
     if interleave is not None:
         name += f"_il{interleave}"
+    for kv in extra:
+        name += "_" + kv.split(".")[-1].replace("=", "")
     return name + ("_sepsfu" if separate_sfu else "")
 
 
-def run_point(lampsim, work, impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False):
-    name = point_name(impl, gpu, d, causal, seq, scale, interleave, separate_sfu)
+def run_point(lampsim, work, impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False, extra=()):
+    name = point_name(impl, gpu, d, causal, seq, scale, interleave, separate_sfu, extra)
     out = os.path.join(work, name)
     rep = os.path.join(out, "report.json")
     if not os.path.exists(rep):
-        cmd = [lampsim, "run"] + point_args(impl, gpu, d, causal, seq, scale, interleave, separate_sfu) + ["-o", out, "--force", "--quiet"]
+        cmd = [lampsim, "run"] + point_args(impl, gpu, d, causal, seq, scale, interleave, separate_sfu, extra) + ["-o", out, "--force", "--quiet"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"{name}: {' '.join(cmd)}\n{r.stderr}")
@@ -196,15 +223,18 @@ def plot(rows, path):
     for i, causal in enumerate((False, True)):
         for j, d in enumerate(DIMS):
             ax = axes[i][j]
+            roles = set()
             for impl, color in (("fa2", "tab:blue"), ("fa3", "tab:red")):
-                pub = PUBLISHED[(impl, d, causal)]
-                ax.plot(range(len(SEQS)), pub, "o--", color=color, alpha=0.6, label=f"{impl.upper()} published")
-                sim = {r["seq"]: r["sim_tflops"] for r in rows
-                       if r["impl"] == impl and r["gpu"] == "h100" and r["d"] == d and r["causal"] == int(causal)}
-                xs = [k for k, s in enumerate(SEQS) if s in sim]
-                if xs:
-                    ax.plot(xs, [sim[SEQS[k]] for k in xs], "s-", color=color, label=f"{impl.upper()} lampsim")
-            ax.set_title(f"d = {d}, {'causal' if causal else 'non-causal'}")
+                sel = sorted((r for r in rows if r["impl"] == impl and r["gpu"] == "h100" and r["d"] == d
+                              and r["causal"] == int(causal) and r["role"] != "replication"), key=lambda r: r["seq"])
+                if not sel:
+                    continue
+                roles |= {r["role"] for r in sel}
+                xs = [SEQS.index(r["seq"]) for r in sel]
+                ax.plot(xs, [r["published_tflops"] for r in sel], "o--", color=color, alpha=0.6,
+                        label=f"{impl.upper()} published")
+                ax.plot(xs, [r["sim_tflops"] for r in sel], "s-", color=color, label=f"{impl.upper()} lampsim")
+            ax.set_title(f"d = {d}, {'causal' if causal else 'non-causal'}" + (f" ({'/'.join(sorted(roles))})" if roles else ""))
             ax.set_xticks(range(len(SEQS)))
             ax.set_xticklabels(["512", "1k", "2k", "4k", "8k", "16k"])
             ax.grid(alpha=0.3)
@@ -213,10 +243,52 @@ def plot(rows, path):
             if i == 1:
                 ax.set_xlabel("sequence length (batch x seq = 16k)")
     axes[0][0].legend(fontsize=8)
-    fig.suptitle("lampsim timed model vs published FlashAttention throughput, H100 SXM5")
+    fig.suptitle("lampsim timed model vs published FlashAttention throughput, H100 SXM5 (d 128: calibration)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     fig.savefig(path[:-4] + ".svg")
+
+
+def score(rows):
+    """Print the per-point table and the summaries, calibration and validation apart."""
+    print(f"\n{'role':11s} {'impl':4s} {'gpu':4s} {'d':>4s} {'mask':6s} {'seq':>6s} {'published':>9s} {'lampsim':>8s} {'error':>7s}")
+    for r in rows:
+        print(f"{r['role']:11s} {r['impl']:4s} {r['gpu']:4s} {r['d']:4d} {'causal' if r['causal'] else 'full':6s} "
+              f"{r['seq']:6d} {r['published_tflops']:9.0f} {r['sim_tflops']:8.1f} {100 * r['rel_error']:+6.1f}%")
+    lines = []
+    for role in ("calibration", "validation", "replication"):
+        rr = [r for r in rows if r["role"] == role]
+        if not rr:
+            continue
+        groups = [("all", rr)] + [(f"{i} on {g}", [r for r in rr if (r["impl"], r["gpu"]) == (i, g)])
+                                  for i, g in sorted({(r["impl"], r["gpu"]) for r in rr})]
+        for label, sel in groups:
+            m = summarise(sel)
+            lines.append(f"{role} {label}: {m['within25']} of {m['n']} within 25 %, mean |error| {m['mean_abs']:.1f} %, "
+                         f"range {m['min']:+.1f} % .. {m['max']:+.1f} %, error slope {m['slope']:+.1f} points per doubling of seq")
+    print()
+    print("\n".join(lines))
+    return lines
+
+
+def markdown(rows, lines, path):
+    """The per-point tables (calibration, validation, replication) and the summaries as Markdown."""
+    with open(path, "w") as f:
+        f.write("# Timing points: published vs simulated\n\nGenerated by `scripts/validate_timing.py` from "
+                "`configs/validation/points.yaml` (quarter chip, timing only). TFLOP/s, relative error = "
+                "simulated / published - 1.\n\n")
+        f.write("\n".join(f"* {ln}" for ln in lines) + "\n")
+        for role in ("calibration", "validation", "replication"):
+            rr = [r for r in rows if r["role"] == role]
+            if not rr:
+                continue
+            f.write(f"\n## {role}\n\n| kernel | GPU | d | mask | seq | published | simulated | error | tensor busy | SFU busy | "
+                    f"buffer port busy | DRAM busy |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+            for r in rr:
+                f.write(f"| {r['impl'].upper()} | {r['gpu'].upper()} | {r['d']} | {'causal' if r['causal'] else 'non-causal'} "
+                        f"| {r['seq']} | {r['published_tflops']:.0f} | {r['sim_tflops']:.1f} | {100 * r['rel_error']:+.1f} % "
+                        f"| {100 * r['tensor_util']:.1f} % | {100 * r['sfu_util']:.1f} % | {100 * r['buffer_util']:.1f} % "
+                        f"| {100 * r['dram_util']:.1f} % |\n")
 
 
 def main():
@@ -224,11 +296,14 @@ def main():
     ap.add_argument("--lampsim")
     ap.add_argument("--work", default=os.path.join(ROOT, "out", "validation_timing"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "figures"))
-    ap.add_argument("--seq", default=",".join(map(str, SEQS)))
-    ap.add_argument("--d", default=",".join(map(str, DIMS)))
-    ap.add_argument("--impl", default="fa2", help="fa2, fa3 or fa2,fa3")
+    ap.add_argument("--points", default=POINTS_FILE, help="published points with their roles (points.yaml)")
+    ap.add_argument("--role", default="calibration,validation,replication",
+                    help="which roles of points.yaml to run (calibration, validation, replication)")
+    ap.add_argument("--seq", help="only these sequence lengths (comma list)")
+    ap.add_argument("--d", help="only these head dimensions (comma list)")
+    ap.add_argument("--impl", help="only these kernels (fa2, fa3)")
+    ap.add_argument("--gpu", help="only these GPUs (h100, a100)")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
-    ap.add_argument("--a100", action="store_true", help="also the A100 FA2 point (d 128, seq 4k)")
     ap.add_argument("--scale", type=int, default=4)
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--ratio", action="store_true", help="only the exp-to-matmul ratio table")
@@ -236,6 +311,8 @@ def main():
                     help="override accelerator.interleave_cycles (sensitivity study; CSV name gets a suffix)")
     ap.add_argument("--separate-sfu", action="store_true",
                     help="override accelerator.sfu.shares_tensor_issue to false (sensitivity study; CSV suffix _separate_sfu)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="extra override for every point (calibration studies; CSV name gets a suffix)")
     ap.add_argument("--collect", action="store_true",
                     help="run nothing: tabulate the selected points already finished in --work")
     a = ap.parse_args()
@@ -252,49 +329,44 @@ def main():
     if a.ratio:
         return
 
-    seqs = [int(s) for s in a.seq.split(",")]
-    dims = [int(s) for s in a.d.split(",")]
-    causals = {"both": [False, True], "yes": [True], "no": [False]}[a.causal]
-    jobs = []
-    for impl in a.impl.split(","):
-        for d in dims:
-            for c in causals:
-                for s in seqs:
-                    jobs.append((impl, "h100", d, c, s, a.scale, a.interleave, a.separate_sfu))
-    if a.a100:
-        jobs.append(("fa2", "a100", 128, False, 4096, a.scale, a.interleave, a.separate_sfu))
-    # longest first so the pool drains evenly
-    jobs.sort(key=lambda j: -j[4] * (0.5 if j[3] else 1.0))
+    def keep(p):
+        return (p["role"] in a.role.split(",")
+                and (not a.seq or p["seq"] in {int(x) for x in a.seq.split(",")})
+                and (not a.d or p["d"] in {int(x) for x in a.d.split(",")})
+                and (not a.impl or p["impl"] in a.impl.split(","))
+                and (not a.gpu or p["gpu"] in a.gpu.split(","))
+                and (a.causal == "both" or p["causal"] == (a.causal == "yes")))
+    points = [p for p in load_points(a.points) if keep(p)]
+    extra = tuple(a.set)
+    jobs = sorted({(p["impl"], p["gpu"], p["d"], p["causal"], p["seq"], a.scale, a.interleave, a.separate_sfu, extra)
+                   for p in points}, key=lambda j: -j[4] * (0.5 if j[3] else 1.0))   # longest first
     if a.collect:
         jobs = [j for j in jobs if os.path.exists(os.path.join(a.work, point_name(*j), "report.json"))]
-    rows = []
+    sims = {}
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         futs = {ex.submit(run_point, lampsim, a.work, *j): j for j in jobs}
         for f in cf.as_completed(futs):
-            rows.append(f.result())
-    rows.sort(key=lambda r: (r["gpu"], r["impl"], r["d"], r["causal"], r["seq"]))
-    for r in rows:
-        if r["gpu"] == "a100":
-            r["published_tflops"] = A100_HEADLINE
-        else:
-            r["published_tflops"] = PUBLISHED[(r["impl"], r["d"], bool(r["causal"]))][SEQS.index(r["seq"])]
+            sims[futs[f][:5]] = f.result()
+    rows = []
+    for p in points:
+        key = (p["impl"], p["gpu"], p["d"], p["causal"], p["seq"])
+        if key not in sims:
+            continue
+        r = dict(sims[key])
+        r.update(role=p["role"], source=p["source"], published_tflops=p["published"])
         r["rel_error"] = r["sim_tflops"] / r["published_tflops"] - 1.0
         r["sim_util"] = r["sim_tflops"] / PEAK[r["gpu"]]
         r["published_util"] = r["published_tflops"] / PEAK[r["gpu"]]
-    impls = a.impl.split(",")
-    stem = "timing_published_vs_sim" if impls == ["fa2"] else "timing_" + "_".join(impls) + ("_a100" if a.a100 else "")
-    stem += (f"_il{a.interleave}" if a.interleave is not None else "") + ("_separate_sfu" if a.separate_sfu else "")
+        rows.append(r)
+    rows.sort(key=lambda r: (r["role"], r["gpu"], r["impl"], r["d"], r["causal"], r["seq"]))
+    stem = "timing_points" + (f"_il{a.interleave}" if a.interleave is not None else "") + \
+        ("_separate_sfu" if a.separate_sfu else "") + "".join("_" + kv.split(".")[-1].replace("=", "") for kv in extra)
     write_csv(os.path.join(a.out, stem + ".csv"), rows)
-    print(f"\n{'impl':4s} {'gpu':4s} {'d':>4s} {'mask':6s} {'seq':>6s} {'published':>9s} {'lampsim':>8s} {'error':>7s}")
-    for r in rows:
-        print(f"{r['impl']:4s} {r['gpu']:4s} {r['d']:4d} {'causal' if r['causal'] else 'full':6s} {r['seq']:6d} "
-              f"{r['published_tflops']:9.0f} {r['sim_tflops']:8.1f} {100 * r['rel_error']:+6.1f}%")
-    for key in sorted({(r["impl"], r["gpu"]) for r in rows}):
-        errs = [r["rel_error"] for r in rows if (r["impl"], r["gpu"]) == key]
-        within = sum(abs(e) <= 0.25 for e in errs)
-        print(f"{key[0]} on {key[1]}: {within} of {len(errs)} within 25 %, mean |error| "
-              f"{100 * sum(map(abs, errs)) / len(errs):.1f} %, range {100 * min(errs):+.1f} % .. {100 * max(errs):+.1f} %")
-    if a.interleave is not None or a.separate_sfu:
+    lines = score(rows)
+    with open(os.path.join(a.out, stem + "_summary.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    markdown(rows, lines, os.path.join(a.out, stem + ".md"))
+    if a.interleave is not None or a.separate_sfu or extra:
         return   # sensitivity runs: the CSV only (docs/validation.md tabulates them)
     try:
         plot(rows, os.path.join(a.out, stem + ".png"))

@@ -17,9 +17,10 @@ typedef struct {
 } lsmem_state;
 int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw);
 void lsmem_free(lsmem_state *m);
-/* Bytes of one K/V tile / of a context's Q block in memory. */
+/* Bytes of one K/V tile / of a context's Q block / of its O block in memory. */
 uint64_t lsmem_tile_bytes(const lsdp_shape *sh, int kt);
 uint64_t lsmem_q_bytes(const lsdp_ctx *x);
+uint64_t lsmem_o_bytes(const lsdp_ctx *x);
 /* Prefetch depth: pipeline_stages bounded by what the buffer holds per resident context. */
 int lsmem_prefetch_depth(const lsdp_shape *sh, double buffer_bytes, int contexts, int stages);
 void lsmem_exec(lsunit *u, lsdp_txn *t);   /* u->impl is the lsmem_state; u->core the buffer ports */

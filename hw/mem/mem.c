@@ -26,6 +26,7 @@ uint64_t lsmem_tile_bytes(const lsdp_shape *sh, int kt)
 }
 
 uint64_t lsmem_q_bytes(const lsdp_ctx *x) { return (uint64_t)x->nqv * x->sh->dim * x->sh->elem_bytes; }
+uint64_t lsmem_o_bytes(const lsdp_ctx *x) { return (uint64_t)x->nqv * x->sh->dim * x->sh->out_bytes; }
 
 int lsmem_prefetch_depth(const lsdp_shape *sh, double buffer_bytes, int contexts, int stages)
 {
@@ -120,7 +121,7 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
         break;
     }
     case LSU_OP_STO:
-        bytes = lsmem_q_bytes(x);
+        bytes = lsmem_o_bytes(x);
         end = channel(&m->dram, t->req, bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
         m->store_bytes += bytes;
         dram = bytes;
@@ -134,9 +135,11 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     lsdp_txn bt;
     memset(&bt, 0, sizeof bt);
     bt.req = t->req;
-    if (bytes) {
-        lsunit_serve(port, &bt, lsdp_ceil_div(bytes, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, bytes);
-        m->buf_bytes += bytes;
+    /* an FP8 kernel transposes each V tile in the buffer: its V half is read and written once more */
+    uint64_t port_bytes = bytes + (t->op == LSU_OP_LDKV && hw->v_transpose ? bytes : 0);
+    if (port_bytes) {
+        lsunit_serve(port, &bt, lsdp_ceil_div(port_bytes, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, port_bytes);
+        m->buf_bytes += port_bytes;
     }
     t->start = t->req;
     t->end = bt.end > end ? bt.end : end;

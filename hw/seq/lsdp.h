@@ -51,7 +51,8 @@ typedef struct {
      * alone (all: every active sub-block HP at stage 1; none: nothing HP), so the units skip the
      * arithmetic as in a replay and lsdp_tile_begin synthesises what the records would hold. */
     int synth;               /* LSDP_SYNTH_OFF, _ALL or _NONE */
-    int elem_bytes;          /* operand bytes in memory (workload dtype) */
+    int elem_bytes;          /* Q/K/V bytes per element in memory and operands (algorithm.operand_format) */
+    int out_bytes;           /* O bytes per element in memory (workload dtype) */
 } lsdp_shape;
 
 enum { LSDP_SYNTH_OFF = 0, LSDP_SYNTH_ALL, LSDP_SYNTH_NONE };
@@ -189,6 +190,10 @@ typedef struct {
     int operand_rows;                /* query rows sharing one buffer read of a K/V tile (0 = reads not timed) */
     bool q_operand_reads;            /* the Q fragment is re-read from the buffer for every key tile */
     bool whole_tiles;                /* masked warps / sub-blocks of a computed tile cost as much as the rest */
+    int kv_group;                    /* resident contexts forming one block: shared K/V loads, start and retire together */
+    bool v_transpose;                /* V tiles are transposed in the buffer after their load (port read + write) */
+    uint64_t launch_cycles;          /* fixed cost before the first item of the run starts */
+    uint64_t item_setup;             /* fixed latency from a slot taking an item to its first instruction */
 } lsdp_hw;
 
 /* Work that whole-tile execution (accelerator.skip_masked false) adds to the current tile: the

@@ -20,6 +20,8 @@ typedef void (*lsseq_port_fn)(void *user, lsdp_txn *t);
 typedef void (*lsseq_item_fn)(void *user, lsdp_ctx *x);
 
 typedef struct lsseq_slot lsseq_slot;
+/* A block of kv_shared_contexts slots: which (batch, KV head) + 1 each K/V tile was last loaded for, and when it is ready. */
+typedef struct { uint64_t *head, *ready; } lsseq_block;
 
 typedef struct {
     /* inputs */
@@ -45,12 +47,16 @@ typedef struct {
     uint64_t slow_tiles, slow_cycles;
     uint64_t op_work[LSU_NOPS][3], op_work_hp[LSU_NOPS][3], op_count[LSU_NOPS];   /* [op][part] */
     uint64_t instructions, transactions;
+    uint64_t kv_loads;           /* K/V tile loads sent to memory */
+    uint64_t shared_loads;       /* K/V tile loads served by a sibling context's load (kv_shared_contexts) */
     uint64_t slot_busy_cycles;   /* sum over slots of resident time */
     int cores_used, max_resident;
     uint64_t *core_end;          /* [cores] */
     /* internal */
     lsseq_slot *slots;
     int nslots, next_item;
+    lsseq_block *blocks;
+    int nblocks;
     int *heap, nheap;
     char err[256];
 } lsseq;

@@ -99,12 +99,26 @@ static void send(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t 
     s->op_work_hp[op][part] += t->work_hp;
 }
 
+/* The block (accelerator.memory.kv_shared_contexts) a slot belongs to. */
+static lsseq_block *block_of(lsseq *s, const lsseq_slot *sl)
+{
+    return &s->blocks[(size_t)sl->core * (s->contexts_per_core / s->hw->kv_group) + sl->index / s->hw->kv_group];
+}
+
+/* Load the slot's idx-th active K/V tile. Contexts of one block share the load: a tile that a
+ * sibling already requested for the same (batch, KV head) is ready when that load completes. */
 static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
 {
     if (idx < 0 || idx >= sl->ntiles || sl->kv[idx] != UNREQ) return;
+    int kt = sl->tiles[idx];
+    lsseq_block *bl = s->hw->kv_group > 1 ? block_of(s, sl) : NULL;
+    uint64_t key = ((uint64_t)sl->ctx.b * (uint64_t)s->sh->heads_kv + (uint64_t)sl->ctx.hkv) + 1;
+    if (bl && bl->head[kt] == key) { sl->kv[idx] = bl->ready[kt]; s->shared_loads++; return; }
     lsdp_txn t = { 0 };
-    send(s, sl, LSU_OP_LDKV, LSU_MEM, 0, when, sl->tiles[idx], &t);
+    send(s, sl, LSU_OP_LDKV, LSU_MEM, 0, when, kt, &t);
+    s->kv_loads++;
     sl->kv[idx] = t.end;
+    if (bl) { bl->head[kt] = key; bl->ready[kt] = t.end; }
 }
 
 /* Run zero-time control instructions, then compute when the next unit instruction may issue. */
@@ -181,6 +195,7 @@ static int resident(const lsseq *s, int core)
 static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
 {
     const lsdp_shape *sh = s->sh;
+    t0 += s->hw->item_setup;   /* block dispatch and initialisation before the first instruction */
     if (!sl->ctx_ok) {
         if (lsdp_ctx_init(&sl->ctx, sh) != 0) { snprintf(s->err, sizeof s->err, "out of memory (context)"); return -1; }
         sl->tiles = malloc((size_t)sh->nkt * sizeof(int));
@@ -209,6 +224,26 @@ static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
     send(s, sl, LSU_OP_LDQ, LSU_REGFILE, 1, t0, 0, &t);   /* register allocation (no time) */
     if (advance(s, sl) != 0) return -1;
     heap_push(s, (int)(sl - s->slots));
+    return 0;
+}
+
+/* A slot's item has ended at `when`. A block (kv_shared_contexts) takes new items when its last
+ * context has ended: the next items, consecutive query blocks, one per slot, all starting then
+ * with an empty shared-load table. */
+static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
+{
+    int g = s->hw->kv_group;
+    if (g <= 1) return s->next_item < s->items ? start_item(s, sl, s->next_item++, when) : 0;
+    lsseq_slot *first = sl - sl->index % g;
+    uint64_t t0 = when;
+    for (int k = 0; k < g; k++) {
+        if (first[k].busy) return 0;          /* a sibling is still working: the block stays resident */
+        if (first[k].ever && first[k].last_end > t0) t0 = first[k].last_end;
+    }
+    lsseq_block *bl = block_of(s, sl);
+    for (int kt = 0; kt < s->sh->nkt; kt++) bl->head[kt] = 0;
+    for (int k = 0; k < g && s->next_item < s->items; k++)
+        if (start_item(s, &first[k], s->next_item++, t0) != 0) return -1;
     return 0;
 }
 
@@ -404,8 +439,7 @@ static int step(lsseq *s, lsseq_slot *sl)
             s->trace_resident(s->trace_user, sl->core, ready, resident(s, sl->core));
         s->slot_busy_cycles += ready - sl->item_start;
         if (ready > s->core_end[sl->core]) s->core_end[sl->core] = ready;
-        if (s->next_item < s->items) return start_item(s, sl, s->next_item++, ready);
-        return 0;
+        return start_block(s, sl, ready);
     }
     if (in->op == LSU_OP_PREF || in->op == LSU_OP_LDKV) {
         if (in->op == LSU_OP_PREF)
@@ -431,18 +465,33 @@ int lsseq_run(lsseq *s)
     s->slots = calloc((size_t)s->nslots, sizeof *s->slots);
     s->heap = malloc((size_t)s->nslots * sizeof(int));
     s->core_end = calloc((size_t)hw->cores, sizeof(uint64_t));
-    if (!s->slots || !s->heap || !s->core_end) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
+    int g = hw->kv_group > 1 ? hw->kv_group : 1;
+    if (s->contexts_per_core % g != 0) {
+        snprintf(s->err, sizeof s->err, "%d resident contexts per core do not form whole blocks of %d", s->contexts_per_core, g);
+        return -1;
+    }
+    s->nblocks = g > 1 ? s->nslots / g : 0;
+    s->blocks = s->nblocks ? calloc((size_t)s->nblocks, sizeof *s->blocks) : NULL;
+    for (int b = 0; b < s->nblocks && s->blocks; b++) {
+        s->blocks[b].head = calloc((size_t)s->sh->nkt, sizeof(uint64_t));
+        s->blocks[b].ready = calloc((size_t)s->sh->nkt, sizeof(uint64_t));
+        if (!s->blocks[b].head || !s->blocks[b].ready) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
+    }
+    if (!s->slots || !s->heap || !s->core_end || (s->nblocks && !s->blocks)) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
     for (int c = 0; c < hw->cores; c++)
         for (int k = 0; k < s->contexts_per_core; k++) {
             lsseq_slot *sl = &s->slots[c * s->contexts_per_core + k];
             sl->core = c;
             sl->index = k;
         }
-    /* spread the first items over the cores, then fill further slots */
+    /* spread the first items (blocks of g consecutive items) over the cores, then fill further
+     * slots; nothing starts before the launch overhead has passed */
     s->next_item = 0;
-    for (int k = 0; k < s->contexts_per_core && s->next_item < s->items; k++)
+    for (int k = 0; k < s->contexts_per_core && s->next_item < s->items; k += g)
         for (int c = 0; c < hw->cores && s->next_item < s->items; c++)
-            if (start_item(s, &s->slots[c * s->contexts_per_core + k], s->next_item++, 0) != 0) return -1;
+            for (int j = 0; j < g && s->next_item < s->items; j++)
+                if (start_item(s, &s->slots[c * s->contexts_per_core + k + j], s->next_item++, hw->launch_cycles) != 0)
+                    return -1;
     while (s->nheap > 0) {
         int v = heap_pop(s);
         if (step(s, &s->slots[v]) != 0) return -1;
@@ -467,8 +516,10 @@ void lsseq_free(lsseq *s)
             free(s->slots[i].tiles);
             free(s->slots[i].kv);
         }
+    for (int b = 0; b < s->nblocks && s->blocks; b++) { free(s->blocks[b].head); free(s->blocks[b].ready); }
+    free(s->blocks);
     free(s->slots);
     free(s->heap);
     free(s->core_end);
-    s->slots = NULL; s->heap = NULL; s->core_end = NULL;
+    s->slots = NULL; s->heap = NULL; s->core_end = NULL; s->blocks = NULL; s->nblocks = 0;
 }

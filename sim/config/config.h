@@ -35,6 +35,7 @@ typedef enum { LS_STATE_FP32, LS_STATE_FP64 } ls_cfg_state_precision;
 typedef enum { LS_LAYOUT_COMPACT, LS_LAYOUT_FULL } ls_cfg_layout;
 typedef enum { LS_DTYPE_FP32, LS_DTYPE_BF16, LS_DTYPE_FP16 } ls_cfg_dtype;
 typedef enum { LS_GEN_GAUSSIAN, LS_GEN_QKNORM, LS_GEN_TRACE } ls_cfg_generator;
+typedef enum { LS_OPFMT_INPUT, LS_OPFMT_E4M3 } ls_cfg_operand_format;
 
 typedef struct ls_cfg_unit {
     int lanes;    /* operations issued per cycle per core */
@@ -49,7 +50,9 @@ typedef struct ls_cfg_accelerator {
     int interleave_cycles;              /* slice size with which contexts share a unit (0 = whole instructions) */
     bool skip_masked;                   /* false: a computed tile costs its masked warps / sub-blocks too */
     bool sfu_shares_tensor_issue;       /* SFU and tensor unit never busy in the same cycle (GPU presets) */
-    struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, latency, promote_interval; } tensor;
+    int launch_cycles;                  /* fixed cost of a launch before the first item starts */
+    int item_setup_cycles;              /* fixed latency between a slot taking an item and its first instruction */
+    struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, macs_per_cycle_fp8_wide, latency, promote_interval; } tensor;
     struct { int lanes, latency, entries; } lut;
     ls_cfg_unit sfu, vector;
     struct { int sort_latency, subset_latency; } scheduler;
@@ -57,7 +60,7 @@ typedef struct ls_cfg_accelerator {
              ls_cfg_layout layout; int max_contexts; } regfile;
     struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
              int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
-             int operand_read_rows; bool q_operand_reads; } memory;
+             int operand_read_rows; bool q_operand_reads; int kv_shared_contexts; bool v_transpose; } memory;
     struct { double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
              double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
              double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b; } energy;
@@ -65,6 +68,7 @@ typedef struct ls_cfg_accelerator {
 
 typedef struct ls_cfg_algorithm {
     ls_cfg_mode mode;
+    ls_cfg_operand_format operand_format;   /* bytes of Q/K/V in memory and operands (timing) */
     ls_cfg_arith arithmetic;
     ls_cfg_acc_model acc_model;
     int b_q, n_q, b_k, n_k;

@@ -821,6 +821,18 @@ static int check(ctx *c)
             return -1;
         }
     }
+    if (a->operand_format == LS_OPFMT_E4M3 && !g->timed.timing_only) {
+        err_at(c, later(c, "algorithm.operand_format", "timed.timing_only"),
+               "algorithm.operand_format e4m3 is timing only: set timed.timing_only: true (the numerics model 16-bit "
+               "or fp32 inputs, not FP8 ones)");
+        return -1;
+    }
+    if (g->accelerator.regfile.max_contexts % g->accelerator.memory.kv_shared_contexts != 0) {
+        err_at(c, later(c, "accelerator.memory.kv_shared_contexts", "accelerator.regfile.max_contexts"),
+               "kv_shared_contexts = %d does not divide regfile.max_contexts = %d (resident contexts form whole blocks)",
+               g->accelerator.memory.kv_shared_contexts, g->accelerator.regfile.max_contexts);
+        return -1;
+    }
     if (w->generator != LS_GEN_TRACE && w->dim % a->chunk_k != 0) {
         err_at(c, later(c, "algorithm.chunk_k", "workload.dim"), "chunk_k = %d does not divide workload.dim = %d",
                a->chunk_k, w->dim);

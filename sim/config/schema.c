@@ -26,6 +26,7 @@ static const char *const state_names[] = {"fp32", "fp64", NULL};
 static const char *const layout_names[] = {"compact", "full", NULL};
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", NULL};
 static const char *const gen_names[] = {"gaussian", "qknorm", "trace", NULL};
+static const char *const opfmt_names[] = {"input", "e4m3", NULL};
 
 #define I(p, f, d, lo, hi, h) {p, LS_T_INT, F(f), d, lo, hi, NULL, h, 0}
 #define I64(p, f, d, lo, hi, h) {p, LS_T_INT64, F(f), d, lo, hi, NULL, h, 0}
@@ -60,10 +61,21 @@ static const ls_schema_entry schema[] = {
       "turns between slices, as a GPU's warp schedulers interleave the warps' small MMA and MUFU instructions "
       "(8 = one m16n8k16 mma.sync per sub-partition on an H100). 0 serves each tile instruction whole; contexts then "
       "fall into a ping-pong, the explicit schedule of FlashAttention-3 (docs/architecture.md)."),
+    I("accelerator.launch_cycles", accelerator.launch_cycles, "0", 0, 1e9,
+      "Fixed cycles of one launch before the first work item starts (kernel launch and grid start-up; a GPU's "
+      "back-to-back launch overhead, docs/validation.md). Added once per run."),
+    I("accelerator.item_setup_cycles", accelerator.item_setup_cycles, "0", 0, 1e9,
+      "Fixed latency between a slot (or block of slots, memory.kv_shared_contexts) receiving a work item and the "
+      "item's first instruction: thread-block dispatch, barrier and state initialisation. Other resident contexts "
+      "keep the units busy meanwhile."),
     I("accelerator.tensor.macs_per_cycle_8bit", accelerator.tensor.macs_per_cycle_8bit, "4096", 1, 1 << 24,
       "Tensor-core multiply-accumulates per cycle per core with 8-bit (FP8) operands (H100: 8192 FLOP/clk/SM)."),
     I("accelerator.tensor.macs_per_cycle_16bit", accelerator.tensor.macs_per_cycle_16bit, "2048", 1, 1 << 24,
       "Tensor-core multiply-accumulates per cycle per core with 16-bit operands (H100: 4096 FLOP/clk/SM)."),
+    I("accelerator.tensor.macs_per_cycle_fp8_wide", accelerator.tensor.macs_per_cycle_fp8_wide, "0", 0, 1 << 24,
+      "Tensor-core multiply-accumulates per cycle per core with 8-bit operands and wide (16/32-bit) accumulation, "
+      "the rate of the 16-bit instructions when algorithm.operand_format is e4m3 (H100 FP8 wgmma with FP32 "
+      "accumulation: 4096). 0: macs_per_cycle_8bit."),
     I("accelerator.tensor.latency", accelerator.tensor.latency, "32", 0, 1e6,
       "Pipeline fill latency of one tensor-core MMA in cycles (placeholder, hardware.md section 1)."),
     I("accelerator.tensor.promote_interval", accelerator.tensor.promote_interval, "128", 1, 65536,
@@ -120,6 +132,13 @@ static const ls_schema_entry schema[] = {
     B("accelerator.memory.q_operand_reads", accelerator.memory.q_operand_reads, "false",
       "The Q fragment is re-read from the buffer for every key tile (FlashAttention-2's sm80 kernels keep Q in shared "
       "memory); false: Q stays in registers. Only with operand_read_rows > 0."),
+    I("accelerator.memory.kv_shared_contexts", accelerator.memory.kv_shared_contexts, "1", 1, 64,
+      "Resident contexts of one core that form a block (a GPU thread block: FlashAttention-3's consumer "
+      "warpgroups): they take consecutive work items together, retire together, and load each K/V tile once into "
+      "the on-chip buffer for all of them. 1: every context loads its own K/V. Must divide regfile.max_contexts."),
+    B("accelerator.memory.v_transpose", accelerator.memory.v_transpose, "false",
+      "Every V tile is transposed in the on-chip buffer after its load (read and written once more through the "
+      "buffer port), as FlashAttention-3's FP8 kernel does because FP8 wgmma takes only K-major operands."),
     PJ("accelerator.energy.int_add_8", accelerator.energy.int_add_8, "0.03", "8-bit integer add."),
     PJ("accelerator.energy.int_add_16", accelerator.energy.int_add_16, "0.05", "16-bit integer add."),
     PJ("accelerator.energy.int_add_32", accelerator.energy.int_add_32, "0.1", "32-bit integer add."),
@@ -152,6 +171,12 @@ static const ls_schema_entry schema[] = {
     EN("algorithm.acc_model", algorithm.acc_model, "auto", accm_names,
        "Accumulation model of the low-precision dot products: `paper` (round after every product, fmaf then round), "
        "`exact` (single rounding), `auto` (paper with arithmetic: paper, exact otherwise)."),
+    EN("algorithm.operand_format", algorithm.operand_format, "input", opfmt_names,
+       "Format of Q, K and V in memory and in the tensor unit's operands: `input` (the workload dtype: fp32 4 bytes, "
+       "bf16/fp16 2 bytes) or `e4m3` (1 byte, FP8 kernels; the 16-bit instructions then run at "
+       "accelerator.tensor.macs_per_cycle_fp8_wide). Sets the bytes of every load, L2/DRAM transfer, buffer fill and "
+       "operand read; O is stored in the input dtype. e4m3 is timing only (timed.timing_only: true): the numerics "
+       "model 16-bit or fp32 inputs."),
     I("algorithm.b_q", algorithm.b_q, "32", 1, 1024, "Queries per warp (b_q)."),
     I("algorithm.n_q", algorithm.n_q, "4", 1, 1024, "Warps per query thread block (N_q); b_q * N_q <= 1024."),
     I("algorithm.b_k", algorithm.b_k, "16", 1, 1024, "Keys per sub-block (b_k)."),

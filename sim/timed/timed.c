@@ -217,6 +217,16 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         if (err && errlen) snprintf(err, errlen, "register file: %s", rerr);
         return -1;
     }
+    /* contexts that share K/V loads are resident as whole blocks */
+    int kvg = ac->memory.kv_shared_contexts;
+    if (ra.limit < kvg) {
+        lsu_program_free(&prog);
+        if (err && errlen)
+            snprintf(err, errlen, "register file: a block of accelerator.memory.kv_shared_contexts = %d contexts does not fit "
+                     "(at most %d resident)", kvg, ra.limit);
+        return -1;
+    }
+    ra.limit -= ra.limit % kvg;
 
     lslamp_cfg *lc = malloc(sizeof *lc);
     run_state *rs = calloc(1, sizeof *rs);
@@ -264,7 +274,9 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     sh.replay = replay ? g_cache.recs : NULL;
     sh.synth = synth;
     sh.slow_enabled = yl == LSU_Y_COMPACT;
-    sh.elem_bytes = cfg->workload.dtype == LS_DTYPE_FP32 ? 4 : 2;
+    sh.out_bytes = cfg->workload.dtype == LS_DTYPE_FP32 ? 4 : 2;
+    bool fp8_operands = cfg->algorithm.operand_format == LS_OPFMT_E4M3;
+    sh.elem_bytes = fp8_operands ? 1 : sh.out_bytes;
 
     lsdp_hw *hw = &rs->hw;
     /* cores beyond the number of work items never receive one: leave them out of the simulation
@@ -273,7 +285,9 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     hw->cores = (long long)ac->cores < nitems_all ? ac->cores : (int)nitems_all;
     hw->clock_ghz = ac->clock_ghz;
     hw->tensor_macs8 = ac->tensor.macs_per_cycle_8bit;
-    hw->tensor_macs16 = ac->tensor.macs_per_cycle_16bit;
+    /* 8-bit operands: the wide-accumulation (16-bit) instructions run at the FP8 rate */
+    int fp8_wide = ac->tensor.macs_per_cycle_fp8_wide > 0 ? ac->tensor.macs_per_cycle_fp8_wide : ac->tensor.macs_per_cycle_8bit;
+    hw->tensor_macs16 = fp8_operands ? fp8_wide : ac->tensor.macs_per_cycle_16bit;
     hw->tensor_latency = ac->tensor.latency;
     hw->promote_interval = ac->tensor.promote_interval;
     hw->lut_lanes = ac->lut.lanes; hw->lut_latency = ac->lut.latency;
@@ -291,6 +305,10 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     hw->whole_tiles = !ac->skip_masked;
     hw->operand_rows = ac->memory.operand_read_rows;
     hw->q_operand_reads = ac->memory.q_operand_reads;
+    hw->kv_group = ac->memory.kv_shared_contexts;
+    hw->v_transpose = ac->memory.v_transpose;
+    hw->launch_cycles = (uint64_t)ac->launch_cycles;
+    hw->item_setup = (uint64_t)ac->item_setup_cycles;
     if (hw->lut_lanes < 1 && ep->mode != LSE_MODE_FA2_16BIT) {
         free(lc); free(rs); lsu_program_free(&prog);
         return fail(err, errlen, "accelerator.lut.lanes = 0: this program needs the LUT (only fa2_16bit runs without it)");
@@ -352,7 +370,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
             rs->units[LSU_TENSOR].core[c].shares_issue = &rs->units[LSU_SFU].core[c];
             rs->units[LSU_SFU].core[c].shares_issue = &rs->units[LSU_TENSOR].core[c];
         }
-    int depth = lsmem_prefetch_depth(&sh, ac->memory.buffer_kib * 1024.0, ra.limit, ac->memory.pipeline_stages);
+    /* a block's contexts share its K/V stages in the buffer */
+    int depth = lsmem_prefetch_depth(&sh, ac->memory.buffer_kib * 1024.0, ra.limit / kvg, ac->memory.pipeline_stages);
     if (rc == 0) {
         s.prog = &prog; s.sh = &sh; s.hw = hw;
         s.contexts_per_core = ra.limit;
@@ -447,6 +466,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         tr->occupancy.cores_used = s.cores_used;
         tr->slow_tiles = s.slow_tiles;
         tr->slow_cycles = s.slow_cycles;
+        tr->kv_tile_loads = s.kv_loads;
+        tr->kv_loads_shared = s.shared_loads;
         tr->instructions = s.instructions;
         tr->transactions = s.transactions;
         /* ---- energy: operation counts x the picojoule table (hardware.md section 5) ---- */
@@ -541,6 +562,8 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
     ls_fields_double(fs, "energy.buffer_uj", tr->energy_uj.buffer);
     ls_fields_double(fs, "energy.l2_uj", tr->energy_uj.l2);
     ls_fields_double(fs, "energy.dram_uj", tr->energy_uj.dram);
+    ls_fields_uint(fs, "memory.kv_tile_loads", tr->kv_tile_loads);
+    ls_fields_uint(fs, "memory.kv_loads_shared", tr->kv_loads_shared);
 }
 
 void ls_timed_summary(FILE *out, const ls_timed_result *tr)

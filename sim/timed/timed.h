@@ -67,6 +67,8 @@ typedef struct ls_timed_result {
         int regs_per_warp, regs_per_context, prefetch_depth, cores, cores_used;
     } occupancy;
     uint64_t slow_tiles, slow_cycles;
+    uint64_t kv_tile_loads;                     /* K/V tile loads sent to memory */
+    uint64_t kv_loads_shared;                   /* ... and served by a sibling's load (kv_shared_contexts) */
     struct { double tensor, lut, sfu, vector, scheduler, regfile, buffer, l2, dram, total; } energy_uj;
     uint64_t instructions, transactions;
     /* host-dependent (run_info.json, summary): never in the deterministic report */

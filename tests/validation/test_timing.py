@@ -10,11 +10,10 @@
    batch 32 (2048 work items on 132 cores; measured -0.55 %; a smaller batch drifts further,
    -1.7 % at batch 8, -2.1 % at batch 4, because fewer items per core leave the start-up and
    the tail a larger share).
-3. published points (quarter chip, timing only, as the reproduction script): FlashAttention-2 on
-   H100 at seq 512 and 2048 for d 64 / 128 / 256 (non-causal), d 64 at 4k (non-causal) and d 128
-   causal (2048 and 512): each relative error stays in the band documented in docs/validation.md
-   (a model change that moves it either way fails here), and all but causal 512 (gap G4) meet the
-   25 % target.
+3. published points (quarter chip, timing only, as the reproduction script), from
+   configs/validation/points.yaml: every validation series at seq 2048 and the A100 point agree
+   with the published value within the 25 % target (points never used to choose a parameter);
+   six calibration points (d 128) stay in the error band documented in docs/validation.md.
 4. one issue slot for the tensor core and the MUFU (sfu.shares_tensor_issue, G7): the FA2 preset
    with separate units is > 10 % faster (the exponentials hide under the other block's MMAs);
    with the shared slot the slice size hardly matters (whole instructions within 5 % of 8-cycle
@@ -86,39 +85,47 @@ quarter = run("scale4", "configs/validation/fa2_h100_d128.yaml", base + [
 dc = quarter["cycles"] / full["cycles"] - 1
 check(abs(dc) <= 0.02, f"quarter chip: {quarter['cycles']} cycles vs full chip {full['cycles']} ({100 * dc:+.3f}%, within 2%)")
 
-# 3. published points (quarter chip, as the reproduction script; the presets run timing only).
-# Bands: the measured error of docs/validation.md +- 8 points. Within 25 % where the doc says so.
-POINTS = (  # d, causal, seq, published, band low, band high, within 25 %
-    (64, False, 512, 282.0, 0.00, 0.16, True),
-    (64, False, 2048, 318.0, -0.10, 0.06, True),
-    (64, False, 4096, 321.0, -0.10, 0.06, True),
-    (128, False, 512, 309.0, 0.08, 0.24, True),
-    (128, False, 2048, 362.0, -0.04, 0.12, True),
-    (256, False, 512, 275.0, 0.04, 0.20, True),
-    (256, False, 2048, 321.0, -0.10, 0.06, True),
-    (128, True, 2048, 298.0, 0.02, 0.18, True),
-    (128, True, 512, 191.0, 0.32, 0.48, False),   # G4: short causal runs
-)
-
-
-def point(d, causal, seq, interleave=None, extra=()):
-    args = vt.point_args("fa2", "h100", d, causal, seq, 4, interleave)
+# 3. published points (quarter chip, timing only, as the reproduction script), two kinds:
+#  a) agreement on validation points (configs/validation/points.yaml, role validation): every
+#     validation series at seq 2048, plus the A100 point, must be within the 25 % target. The
+#     points are chosen by that rule, not by their error; none of them chose a parameter.
+#  b) regression bands on calibration points (d 128): the error documented in docs/validation.md
+#     +- 8 points, so a model change that moves them either way is noticed.
+def point(d, causal, seq, interleave=None, extra=(), impl="fa2", gpu="h100"):
+    args = vt.point_args(impl, gpu, d, causal, seq, 4, interleave)
     sets = [args[i + 1] for i in range(1, len(args), 2)] + list(extra)
-    tag = f"fa2_d{d}_{'c' if causal else 'nc'}_{seq}" + ("" if interleave is None else f"_il{interleave}")
+    tag = f"{impl}_{gpu}_d{d}_{'c' if causal else 'nc'}_{seq}" + ("" if interleave is None else f"_il{interleave}")
     tag += "".join("_" + e.replace("=", "").split(".")[-1] for e in extra)
     return run(tag, os.path.relpath(args[0], ROOT), sets)
 
 
-for d, causal, seq, pub, lo, hi, target in POINTS:
-    r = point(d, causal, seq)
-    check(r["numerics"]["computed"] is False, f"FA2 d {d} seq {seq}: the preset runs timing only")
+def scored(p):
+    r = point(p["d"], p["causal"], p["seq"], impl=p["impl"], gpu=p["gpu"])
+    check(r["numerics"]["computed"] is False, f"{p['impl']} {p['gpu']} d {p['d']} seq {p['seq']}: the preset runs timing only")
     sim = 4 * r["tflops_effective"]
-    err = sim / pub - 1
-    name = f"FA2 H100 d {d} seq {seq} {'causal' if causal else 'non-causal'}"
-    check(lo <= err <= hi, f"{name}: simulated {sim:.1f} TFLOP/s vs published {pub:.0f}: {100 * err:+.1f}% "
-          f"(documented band {100 * lo:+.0f}% .. {100 * hi:+.0f}%)")
-    if target:
-        check(abs(err) <= 0.25, f"{name}: within the 25 % target ({100 * err:+.1f}%)")
+    name = f"{p['impl'].upper()} {p['gpu'].upper()} d {p['d']} seq {p['seq']} {'causal' if p['causal'] else 'non-causal'}"
+    return name, sim, sim / p["published"] - 1
+
+
+published = vt.load_points()
+for p in published:
+    if p["role"] == "validation" and (p["seq"] == 2048 or p["gpu"] == "a100"):
+        name, sim, err = scored(p)
+        check(abs(err) <= 0.25, f"validation {name}: simulated {sim:.1f} TFLOP/s vs published {p['published']:.0f}: "
+              f"{100 * err:+.1f}% (target within 25 %)")
+
+BANDS = {  # calibration points (impl, d, causal, seq): documented error band (docs/validation.md)
+    ("fa2", 128, False, 512): (0.02, 0.18), ("fa2", 128, False, 2048): (-0.06, 0.10),
+    ("fa2", 128, True, 512): (0.12, 0.28), ("fa2", 128, True, 2048): (-0.02, 0.14),
+    ("fa3", 128, False, 512): (0.00, 0.16), ("fa3", 128, True, 2048): (-0.08, 0.08),
+}
+for p in published:
+    key = (p["impl"], p["d"], p["causal"], p["seq"])
+    if p["role"] == "calibration" and key in BANDS:
+        lo, hi = BANDS[key]
+        name, sim, err = scored(p)
+        check(lo <= err <= hi, f"calibration {name}: simulated {sim:.1f} vs published {p['published']:.0f}: "
+              f"{100 * err:+.1f}% (documented band {100 * lo:+.0f}% .. {100 * hi:+.0f}%)")
 
 # 4. one issue slot for the tensor core and the MUFU; slice size
 sep = ["accelerator.sfu.shares_tensor_issue=false"]
