@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config git       # toolchain
   libsystemc-dev                             # SystemC 2.3.4 + TLM-2.0 (built for C++17)
   libyaml-dev                                # YAML configuration
-  python3 python3-numpy python3-matplotlib   # scripts/ (plots), run by /usr/bin/python3
+  python3 python3-numpy python3-matplotlib python3-yaml   # scripts/ (plots, points.yaml), run by /usr/bin/python3
   python3-torch                              # scripts/dump_qkv.py and its test (tiny CPU model)
   parallel                                   # scripts/parallel_sweep.sh and its test
 )

@@ -30,6 +30,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEQS = [512, 1024, 2048, 4096, 8192, 16384]
+FP8_SEQS = [512, 1024, 2048, 4224, 8448, 16896]   # FA3 paper App. C: >= 4k divisible by 132 (hardware.md 2.1)
 DIMS = [64, 128, 256]
 
 POINTS_FILE = os.path.join(ROOT, "configs", "validation", "points.yaml")
@@ -70,7 +71,7 @@ def summarise(rows):
             "slope": error_slope(rows)}
 
 
-PEAK = {"h100": 989.4, "a100": 312.0}
+PEAK = {"h100": 989.4, "a100": 312.0}   # FP16 dense; FP8 points are reported against it too
 
 L2_MIB = {"h100": 50.0, "a100": 40.0}   # datasheet capacities (hardware.md 1)
 PRESETS = {
@@ -88,9 +89,15 @@ def lampsim_path(arg):
     sys.exit("lampsim not found: build it (make) or pass --lampsim")
 
 
+def batch_for(seq):
+    """Batch of the benchmark shape: batch x seq = 16k tokens (hardware.md 2.1); for the FP8 lengths
+    4224, 8448 and 16896 (made divisible by 132) the FA3 paper keeps 16896 tokens, which rounding gives."""
+    return max(1, round(16384 / seq))
+
+
 def point_args(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False, extra=()):
     heads = 2048 // d
-    batch = 16384 // seq
+    batch = batch_for(seq)
     cfg = os.path.join(ROOT, PRESETS[(impl, gpu)].format(d=d))
     cores = {"h100": 132, "a100": 108}[gpu]
     bw = {"h100": 3350.0, "a100": 2039.0}[gpu]
@@ -152,7 +159,7 @@ def run_point(lampsim, work, impl, gpu, d, causal, seq, scale, interleave=None, 
     ri = json.load(open(os.path.join(out, "run_info.json")))
     u = r["units"]
     return {
-        "impl": impl, "gpu": gpu, "d": d, "causal": int(causal), "seq": seq, "batch": 16384 // seq,
+        "impl": impl, "gpu": gpu, "d": d, "causal": int(causal), "seq": seq, "batch": batch_for(seq),
         "heads": 2048 // d, "scale": scale, "cycles": r["cycles"],
         "interleave": resolved_value(out, "interleave_cycles"),
         "sfu_shares_tensor_issue": resolved_value(out, "shares_tensor_issue"),
@@ -313,6 +320,9 @@ def main():
                     help="override accelerator.sfu.shares_tensor_issue to false (sensitivity study; CSV suffix _separate_sfu)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="extra override for every point (calibration studies; CSV name gets a suffix)")
+    ap.add_argument("--predict", metavar="IMPL",
+                    help="run a preset (e.g. fa3fp8) at every benchmark shape without published values and write "
+                         "timing_predictions_IMPL.csv: predictions recorded before they are compared with anything")
     ap.add_argument("--collect", action="store_true",
                     help="run nothing: tabulate the selected points already finished in --work")
     a = ap.parse_args()
@@ -327,6 +337,18 @@ def main():
         print(f"{r['case']:36s} {r['d']:4d} {r['sfu_over_tensor']:8.3f} {r['lut_over_tensor']:8.3f} "
               f"{r['analytic_64_over_d']:6.3f}")
     if a.ratio:
+        return
+
+    if a.predict:
+        seqs = FP8_SEQS if a.predict.endswith("fp8") else SEQS
+        jobs = [(a.predict, "h100", d, c, q, a.scale, None, False, tuple(a.set)) for d in DIMS for c in (False, True)
+                for q in seqs]
+        with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+            rows = list(ex.map(lambda j: run_point(lampsim, a.work, *j), jobs))
+        write_csv(os.path.join(a.out, f"timing_predictions_{a.predict}.csv"), rows)
+        for r in rows:
+            print(f"{a.predict} d {r['d']:3d} {'causal' if r['causal'] else 'full':6s} seq {r['seq']:6d}: "
+                  f"{r['sim_tflops']:7.1f} TFLOP/s (tensor {100 * r['tensor_util']:.0f} %, SFU {100 * r['sfu_util']:.0f} %)")
         return
 
     def keep(p):

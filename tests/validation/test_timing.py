@@ -11,7 +11,8 @@
    -1.7 % at batch 8, -2.1 % at batch 4, because fewer items per core leave the start-up and
    the tail a larger share).
 3. published points (quarter chip, timing only, as the reproduction script), from
-   configs/validation/points.yaml: every validation series at seq 2048 and the A100 point agree
+   configs/validation/points.yaml: every validation series at seq 2048 and the single-point
+   series (A100, the FP8 headline) agree
    with the published value within the 25 % target (points never used to choose a parameter);
    six calibration points (d 128) stay in the error band documented in docs/validation.md.
 4. one issue slot for the tensor core and the MUFU (sfu.shares_tensor_issue, G7): the FA2 preset
@@ -87,7 +88,8 @@ check(abs(dc) <= 0.02, f"quarter chip: {quarter['cycles']} cycles vs full chip {
 
 # 3. published points (quarter chip, timing only, as the reproduction script), two kinds:
 #  a) agreement on validation points (configs/validation/points.yaml, role validation): every
-#     validation series at seq 2048, plus the A100 point, must be within the 25 % target. The
+#     validation series at seq 2048, plus the single-point series (the A100 point, the FP8
+#     headline), must be within the 25 % target. The
 #     points are chosen by that rule, not by their error; none of them chose a parameter.
 #  b) regression bands on calibration points (d 128): the error documented in docs/validation.md
 #     +- 8 points, so a model change that moves them either way is noticed.
@@ -109,15 +111,16 @@ def scored(p):
 
 published = vt.load_points()
 for p in published:
-    if p["role"] == "validation" and (p["seq"] == 2048 or p["gpu"] == "a100"):
+    single = sum(q["impl"] == p["impl"] and q["gpu"] == p["gpu"] and q["d"] == p["d"] for q in published) == 1
+    if p["role"] == "validation" and (p["seq"] == 2048 or single):
         name, sim, err = scored(p)
         check(abs(err) <= 0.25, f"validation {name}: simulated {sim:.1f} TFLOP/s vs published {p['published']:.0f}: "
               f"{100 * err:+.1f}% (target within 25 %)")
 
-BANDS = {  # calibration points (impl, d, causal, seq): documented error band (docs/validation.md)
-    ("fa2", 128, False, 512): (0.02, 0.18), ("fa2", 128, False, 2048): (-0.06, 0.10),
-    ("fa2", 128, True, 512): (0.12, 0.28), ("fa2", 128, True, 2048): (-0.02, 0.14),
-    ("fa3", 128, False, 512): (0.00, 0.16), ("fa3", 128, True, 2048): (-0.08, 0.08),
+BANDS = {  # calibration points (impl, d, causal, seq): documented error +- 8 points (docs/validation.md)
+    ("fa2", 128, False, 512): (0.00, 0.16), ("fa2", 128, False, 2048): (-0.06, 0.10),
+    ("fa2", 128, True, 512): (0.27, 0.43), ("fa2", 128, True, 2048): (-0.01, 0.15),
+    ("fa3", 128, False, 512): (-0.10, 0.06), ("fa3", 128, True, 2048): (-0.16, 0.00),
 }
 for p in published:
     key = (p["impl"], p["d"], p["causal"], p["seq"])
@@ -128,10 +131,14 @@ for p in published:
               f"{100 * err:+.1f}% (documented band {100 * lo:+.0f}% .. {100 * hi:+.0f}%)")
 
 # 4. one issue slot for the tensor core and the MUFU; slice size
+# the mechanism alone, without the fixed costs (a set-up latency is hidden by the other block when
+# the units take turns anyway, but not when they overlap: it would blur what is compared here)
+nofix = ["accelerator.launch_cycles=0", "accelerator.item_setup_cycles=0"]
 sep = ["accelerator.sfu.shares_tensor_issue=false"]
-shared, separate = point(64, False, 2048), point(64, False, 2048, extra=sep)
-check(separate["cycles"] < 0.9 * shared["cycles"], f"FA2 d 64 seq 2048: separate tensor and SFU {separate['cycles']} "
-      f"cycles vs one issue slot {shared['cycles']} (overlapping exponentials must be > 10 % faster)")
+shared, separate = point(64, False, 2048, extra=nofix), point(64, False, 2048, extra=nofix + sep)
+check(separate["cycles"] < 0.9 * shared["cycles"], f"FA2 d 64 seq 2048, no fixed costs: separate tensor and SFU "
+      f"{separate['cycles']} cycles vs one issue slot {shared['cycles']} (overlapping exponentials must be > 10 % faster)")
+shared = point(64, False, 2048)
 il0 = point(64, False, 2048, interleave=0)
 check(abs(il0["cycles"] / shared["cycles"] - 1) <= 0.05,
       f"one issue slot: whole instructions {il0['cycles']} vs 8-cycle slices {shared['cycles']} cycles (within 5 %)")
