@@ -320,9 +320,9 @@ def main():
                     help="override accelerator.sfu.shares_tensor_issue to false (sensitivity study; CSV suffix _separate_sfu)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="extra override for every point (calibration studies; CSV name gets a suffix)")
-    ap.add_argument("--predict", metavar="IMPL",
-                    help="run a preset (e.g. fa3fp8) at every benchmark shape without published values and write "
-                         "timing_predictions_IMPL.csv: predictions recorded before they are compared with anything")
+    ap.add_argument("--predict", metavar="IMPL[:GPU]",
+                    help="run a preset (e.g. fa3fp8, fa2:a100) at every benchmark shape without published values and "
+                         "write timing_predictions_IMPL_GPU.csv: predictions recorded before they are compared with anything")
     ap.add_argument("--collect", action="store_true",
                     help="run nothing: tabulate the selected points already finished in --work")
     a = ap.parse_args()
@@ -340,14 +340,19 @@ def main():
         return
 
     if a.predict:
-        seqs = FP8_SEQS if a.predict.endswith("fp8") else SEQS
-        jobs = [(a.predict, "h100", d, c, q, a.scale, None, False, tuple(a.set)) for d in DIMS for c in (False, True)
+        impl, _, gpu = a.predict.partition(":")
+        gpu = gpu or "h100"
+        if (impl, gpu) not in PRESETS:
+            sys.exit(f"--predict {a.predict}: no preset for {impl} on {gpu} (known: "
+                     f"{', '.join(i + ':' + g for i, g in PRESETS)})")
+        seqs = FP8_SEQS if impl.endswith("fp8") else SEQS
+        jobs = [(impl, gpu, d, c, q, a.scale, None, False, tuple(a.set)) for d in DIMS for c in (False, True)
                 for q in seqs]
         with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
             rows = list(ex.map(lambda j: run_point(lampsim, a.work, *j), jobs))
-        write_csv(os.path.join(a.out, f"timing_predictions_{a.predict}.csv"), rows)
+        write_csv(os.path.join(a.out, f"timing_predictions_{impl}_{gpu}.csv"), rows)
         for r in rows:
-            print(f"{a.predict} d {r['d']:3d} {'causal' if r['causal'] else 'full':6s} seq {r['seq']:6d}: "
+            print(f"{impl} on {gpu} d {r['d']:3d} {'causal' if r['causal'] else 'full':6s} seq {r['seq']:6d}: "
                   f"{r['sim_tflops']:7.1f} TFLOP/s (tensor {100 * r['tensor_util']:.0f} %, SFU {100 * r['sfu_util']:.0f} %)")
         return
 

@@ -22,12 +22,6 @@ typedef struct {
     size_t no;
 } outcome;
 
-static const ls_timed_unit *unit(const ls_timed_result *tr, const char *name)
-{
-    for (int i = 0; i < tr->nunits; i++)
-        if (!strcmp(tr->units[i].name, name)) return &tr->units[i];
-    return NULL;
-}
 
 static int run(const char *const *ov, int nov, outcome *out)
 {
@@ -44,10 +38,10 @@ static int run(const char *const *ov, int nov, outcome *out)
     int rc = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &r, &out->tr, err, sizeof err);
     if (rc != 0) fprintf(stderr, "timed: %s\n", err);
     if (rc == 0) {
-        out->dram = unit(&out->tr, "dram")->work;
-        out->l2 = unit(&out->tr, "l2")->work;
-        out->buffer = unit(&out->tr, "buffer")->work;
-        out->tensor_busy = unit(&out->tr, "tensor")->busy_cycles;
+        out->dram = tt_unit(&out->tr, "dram")->work;
+        out->l2 = tt_unit(&out->tr, "l2")->work;
+        out->buffer = tt_unit(&out->tr, "buffer")->work;
+        out->tensor_busy = tt_unit(&out->tr, "tensor")->busy_cycles;
         if (!r.timing_only) {
             out->no = (size_t)r.batch * r.heads_q * r.seq_q * r.dim;
             out->o = malloc(out->no * sizeof(float));
@@ -153,7 +147,7 @@ static void operand_width(void)
     CHECK_MSG(b.buffer * 2 >= a.buffer - o_bytes && b.buffer < a.buffer, "buffer bytes %llu vs %llu",
               (unsigned long long)b.buffer, (unsigned long long)a.buffer);
     /* 16-bit instructions at 4096 instead of 2048 MAC/clk: half the tensor time, to rounding */
-    CHECK_MSG(b.tensor_busy * 2 <= a.tensor_busy + 2 * unit(&b.tr, "tensor")->ops && b.tensor_busy * 2 >= a.tensor_busy,
+    CHECK_MSG(b.tensor_busy * 2 <= a.tensor_busy + 2 * tt_unit(&b.tr, "tensor")->ops && b.tensor_busy * 2 >= a.tensor_busy,
               "tensor busy %llu (e4m3) vs %llu (bf16)", (unsigned long long)b.tensor_busy, (unsigned long long)a.tensor_busy);
     /* V transpose: each loaded tile's V half read and written again through the port */
     const char *tr8[] = { ONE, "workload.heads_q=2", "workload.heads_kv=2", "workload.seq_q=256", "workload.seq_k=512",

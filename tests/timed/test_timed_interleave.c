@@ -52,12 +52,6 @@ static int run(const char *const *ov, int nov, int systemc, outcome *out)
     return rc;
 }
 
-static const ls_timed_unit *unit(const ls_timed_result *tr, const char *name)
-{
-    for (int i = 0; i < tr->nunits; i++)
-        if (strcmp(tr->units[i].name, name) == 0) return &tr->units[i];
-    return NULL;
-}
 
 #define N(a) ((int)(sizeof a / sizeof a[0]))
 /* FlashAttention-2 shape on one core: Br 128 (4 warps x 32 rows), Bc 64, d 64: the exponentials
@@ -78,7 +72,7 @@ static void conservation_and_contention(void)
     }
     static const char *const names[] = { "tensor", "sfu", "vector", "lut", "scheduler", "buffer" };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        const ls_timed_unit *a = unit(&two[0].tr, names[k]), *b = unit(&two[1].tr, names[k]);
+        const ls_timed_unit *a = tt_unit(&two[0].tr, names[k]), *b = tt_unit(&two[1].tr, names[k]);
         CHECK(a && b);
         if (!a || !b) continue;
         CHECK_MSG(a->busy_cycles == b->busy_cycles && a->ops == b->ops && a->work == b->work,
@@ -112,12 +106,12 @@ static void operand_reads(void)
         const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", cfgs[i][0], cfgs[i][1] };
         CHECK(run(ov, N(ov), 0, &o[i]) == 0);
     }
-    uint64_t fills = unit(&o[0].tr, "buffer")->work;
+    uint64_t fills = tt_unit(&o[0].tr, "buffer")->work;
     /* per key tile: K and V once per copy, copies = ceil(rows / operand_read_rows); Q per warp */
     uint64_t kv_tile = (uint64_t)bc * d * eb, q_warp = (uint64_t)bq * d * eb;
     uint64_t want32 = (uint64_t)tiles * (2 * (uint64_t)warps * kv_tile + warps * q_warp);
     uint64_t want128 = (uint64_t)tiles * 2 * kv_tile;
-    uint64_t got32 = unit(&o[1].tr, "buffer")->work - fills, got128 = unit(&o[2].tr, "buffer")->work - fills;
+    uint64_t got32 = tt_unit(&o[1].tr, "buffer")->work - fills, got128 = tt_unit(&o[2].tr, "buffer")->work - fills;
     printf("operand bytes: per-warp reads + Q %llu (closed form %llu), one read per block %llu (%llu)\n",
            (unsigned long long)got32, (unsigned long long)want32, (unsigned long long)got128,
            (unsigned long long)want128);
@@ -131,7 +125,7 @@ static void operand_reads(void)
                          "accelerator.memory.buffer_bytes_per_cycle=8" };
     outcome n;
     CHECK(run(ov, N(ov), 0, &n) == 0);
-    double bound = (double)unit(&n.tr, "buffer")->work / 8.0;
+    double bound = (double)tt_unit(&n.tr, "buffer")->work / 8.0;
     printf("narrow port: %llu cycles, port bound %.0f (x%.3f)\n", (unsigned long long)n.tr.cycles, bound,
            (double)n.tr.cycles / bound);
     CHECK(n.tr.cycles >= bound && n.tr.cycles < 1.1 * bound);
@@ -168,7 +162,7 @@ static void whole_tiles(void)
         tiles += (uint64_t)(last / bc + 1);                         /* key tiles it sees */
     }
     uint64_t want_macs = tiles * 2ull * br * bc * d, want_exps = tiles * (uint64_t)br * bc;
-    const ls_timed_unit *t1 = unit(&o[1].tr, "tensor"), *s1 = unit(&o[1].tr, "sfu"), *t0 = unit(&o[0].tr, "tensor");
+    const ls_timed_unit *t1 = tt_unit(&o[1].tr, "tensor"), *s1 = tt_unit(&o[1].tr, "sfu"), *t0 = tt_unit(&o[0].tr, "tensor");
     printf("whole tiles: %llu tensor MACs (closed form %llu), %llu SFU exps (%llu + lambda); skipping: %llu MACs; "
            "cycles %llu vs %llu\n", (unsigned long long)t1->work, (unsigned long long)want_macs,
            (unsigned long long)s1->work, (unsigned long long)want_exps, (unsigned long long)t0->work,
@@ -183,7 +177,7 @@ static void whole_tiles(void)
         const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", sk[i] };
         CHECK(run(ov, N(ov), 0, &o[i]) == 0);
     }
-    CHECK(o[0].tr.cycles == o[1].tr.cycles && unit(&o[0].tr, "tensor")->work == unit(&o[1].tr, "tensor")->work);
+    CHECK(o[0].tr.cycles == o[1].tr.cycles && tt_unit(&o[0].tr, "tensor")->work == tt_unit(&o[1].tr, "tensor")->work);
     for (int i = 0; i < 2; i++) free(o[i].o);
 }
 
@@ -197,8 +191,8 @@ static void shared_issue(void)
             const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", il[i], sh[k] };
             CHECK(run(ov, N(ov), 0, &o[k]) == 0);
         }
-        const ls_timed_unit *t0 = unit(&o[0].tr, "tensor"), *s0 = unit(&o[0].tr, "sfu");
-        const ls_timed_unit *t1 = unit(&o[1].tr, "tensor"), *s1 = unit(&o[1].tr, "sfu");
+        const ls_timed_unit *t0 = tt_unit(&o[0].tr, "tensor"), *s0 = tt_unit(&o[0].tr, "sfu");
+        const ls_timed_unit *t1 = tt_unit(&o[1].tr, "tensor"), *s1 = tt_unit(&o[1].tr, "sfu");
         CHECK(t0 && s0 && t1 && s1);
         if (!t0 || !s0 || !t1 || !s1) continue;
         uint64_t sum = t1->busy_cycles + s1->busy_cycles;

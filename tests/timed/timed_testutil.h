@@ -31,6 +31,14 @@ static int tt_setup(tt_case *c, const char *const *ov, int nov)
     return 0;
 }
 
+/* A unit's figures in a timed result, by report name (tensor, sfu, buffer, dram, l2, ...), or NULL. */
+static inline const ls_timed_unit *tt_unit(const ls_timed_result *tr, const char *name)
+{
+    for (int i = 0; i < tr->nunits; i++)
+        if (strcmp(tr->units[i].name, name) == 0) return &tr->units[i];
+    return NULL;
+}
+
 static void tt_free(tt_case *c)
 {
     ls_attn_inputs_release(&c->in);
