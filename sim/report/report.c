@@ -140,6 +140,8 @@ void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *
         fprintf(out, "accuracy  vs fp64: KL mean %.3e max %.3e, O rel. Frobenius %.3e, max |dO| %.3e, argmax flips %.3f%%\n",
                 r->accuracy.kl_mean, r->accuracy.kl_max, r->accuracy.o_rel_fro_err, r->accuracy.o_max_abs_err,
                 100.0 * r->accuracy.argmax_flip_rate);
+    else
+        fprintf(out, "accuracy  not computed (algorithm.compute_reference: false)\n");
     fprintf(out, "events    e4m3 saturations %llu, exp underflows %llu, exps above one %llu\n",
             (unsigned long long)r->events.e4m3_saturations, (unsigned long long)r->events.exp_underflows,
             (unsigned long long)r->events.exp_above_one);

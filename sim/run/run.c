@@ -47,6 +47,7 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
     p->random_rate = a->random_rate;
     p->seed = (uint64_t)cfg->seed;
     p->threads = a->threads;
+    p->compute_reference = a->compute_reference;
 }
 
 /* Creates dir (and parents); refuses a non-empty one unless force. */
