@@ -171,6 +171,15 @@ void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const floa
 void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq,
                           int nk, int nq, int d, float *Y, int ldy);
 
+/* sum a[t]*b[t] in float64 (every product exact), as eight interleaved partial sums t mod 8 added
+ * pairwise at the end: the fp64 references' dot product, identical on every CPU. */
+double lsfp_dot_f64(const float *a, const float *b, int n);
+/* out[r] = lsfp_dot_f64(q, B + r * ldb, n) for r < rows (bit-identical, faster). */
+void lsfp_dot_rows_f64(const float *q, const float *B, long ldb, int rows, int n, double *out);
+/* y[t] += a[k] * X[k * ldx + t] in float64 for k = 0 .. rows-1 in that order, t < n (one rounding per
+ * multiply and per add, as the plain double loop). */
+void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int rows, int n);
+
 /* Force the scalar kernels even on AVX2 machines (tests compare both paths). */
 void lsfp_set_force_scalar(bool on);
 bool lsfp_have_avx2(void);

@@ -83,11 +83,9 @@ void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lsl
     }
     const float *qr = g->Q + (size_t)j * d;
     double sc = 1.0 / sqrt((double)d), mx = -INFINITY;
+    lsfp_dot_rows_f64(qr, g->K, d, kmax, d, w->dlog);
     for (int k = 0; k < kmax; k++) {
-        const float *kr = g->K + (size_t)k * d;
-        double s = 0.0;
-        for (int t = 0; t < d; t++) s += (double)qr[t] * (double)kr[t];
-        w->dlog[k] = s * sc;
+        w->dlog[k] *= sc;
         if (w->dlog[k] > mx) mx = w->dlog[k];
     }
     double Z = 0.0;
@@ -95,11 +93,7 @@ void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lsl
     for (int k = 0; k < kmax; k++) w->dref[k] /= Z;
     for (int k = kmax; k < sk; k++) w->dref[k] = 0.0;
     for (int t = 0; t < d; t++) w->oref[t] = 0.0;
-    for (int k = 0; k < kmax; k++) {
-        const float *vr = g->V + (size_t)k * d;
-        double pk = w->dref[k];
-        for (int t = 0; t < d; t++) w->oref[t] += pk * (double)vr[t];
-    }
+    lsfp_gemv_t_f64(w->oref, w->dref, g->V, d, kmax, d);
     if (g->Oref)
         for (int t = 0; t < d; t++) g->Oref[(size_t)j * d + t] = (float)w->oref[t];
     /* probability metrics */
@@ -147,11 +141,12 @@ static void rebuild_row(const lslamp_block *g, const ls_engine_acc_ws *w, const 
                         double mu_final, double omega_final)
 {
     int sk = g->seq_k, br = g->br, bc = g->bc;
-    for (int k = 0; k < sk; k++) {
-        float e = Ebuf[(size_t)k * br + j];
-        if (e == 0.0f || !(omega_final > 0)) { w->dtest[k] = 0.0; continue; }
-        double mt = muh[(size_t)(k / bc) * br + j];
-        w->dtest[k] = (double)e * exp(mt - mu_final) / omega_final;
+    for (int k0 = 0; k0 < sk; k0 += bc) {
+        double scale = exp((double)muh[(size_t)(k0 / bc) * br + j] - mu_final);   /* one per tile */
+        for (int k = k0; k < sk && k < k0 + bc; k++) {
+            float e = Ebuf[(size_t)k * br + j];
+            w->dtest[k] = e == 0.0f || !(omega_final > 0) ? 0.0 : (double)e * scale / omega_final;
+        }
     }
 }
 

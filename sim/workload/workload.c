@@ -1,8 +1,10 @@
 #include "workload.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fp.h"
 #include "io_common.h"
 #include "workload_internal.h"
 
@@ -72,7 +74,8 @@ long long ls_round_to_dtype(float *x, size_t n, ls_cfg_dtype dtype)
     return bad;
 }
 
-/* Largest |q.k|/sqrt(d) over visible pairs; rows are subsampled beyond 2^28 multiply-adds. */
+/* Largest |q.k|/sqrt(d) over visible pairs (-1: out of memory); rows are subsampled beyond 2^28
+ * multiply-adds. */
 static double max_logit(const ls_attn_inputs *in, bool *sampled)
 {
     const int D = in->dim, SQ = in->seq_q, SK = in->seq_k, group = in->heads_q / in->heads_kv;
@@ -83,6 +86,8 @@ static double max_logit(const ls_attn_inputs *in, bool *sampled)
     if (stride > SQ) stride = SQ;
     *sampled = stride > 1 || work / stride > budget;
     double best = 0, inv = 1.0 / sqrt((double)D);
+    double *dots = malloc((size_t)SK * sizeof *dots);
+    if (!dots) return -1;
     for (int b = 0; b < in->batch; ++b)
         for (int h = 0; h < in->heads_q; ++h) {
             if (*sampled && work / stride > budget && h % 8) continue; /* still too big: every 8th head */
@@ -91,15 +96,14 @@ static double max_logit(const ls_attn_inputs *in, bool *sampled)
                 const float *q = in->q + (((size_t)b * in->heads_q + h) * SQ + i) * D;
                 int jmax = in->causal ? i + (SK - SQ) : SK - 1;
                 if (jmax > SK - 1) jmax = SK - 1;
+                lsfp_dot_rows_f64(q, kb, D, jmax + 1, D, dots);
                 for (int j = 0; j <= jmax; ++j) {
-                    const float *k = kb + (size_t)j * D;
-                    double s = 0;
-                    for (int t = 0; t < D; ++t) s += (double)q[t] * k[t];
-                    s = fabs(s) * inv;
+                    double s = fabs(dots[j]) * inv;
                     if (s > best) best = s;
                 }
             }
         }
+    free(dots);
     return best;
 }
 
@@ -167,6 +171,11 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
         info->logit_bound = mq * mk / sqrt((double)out->dim);
     }
     info->max_abs_logit = max_logit(out, &info->max_abs_logit_sampled);
+    if (info->max_abs_logit < 0) {
+        ls_io_err(err, errlen, "workload: out of memory while scanning the logits");
+        ls_attn_inputs_release(out);
+        return -1;
+    }
     info->logits_within_limit = info->max_abs_logit <= LS_E4M3_MAX;
     if (info->gain_applicable && w->qknorm.enforce_bound && !info->gain_bound_respected) {
         ls_io_err(err, errlen,

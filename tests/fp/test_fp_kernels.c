@@ -7,7 +7,8 @@
  *    and descending, shapes that are not multiples of 8 and leading dimensions larger than the
  *    widths: scalar == vector bitwise, == lsfp_dot per element, == ref_dot per element, padding
  *    of Y beyond nq left untouched, identical event counters;
- *  - lsfp_logit_tile_fp32 equals a plain fp32 multiply-add loop. */
+ *  - lsfp_logit_tile_fp32 equals a plain fp32 multiply-add loop;
+ *  - the fp64 reference kernels (lsfp_dot_f64, _rows, lsfp_gemv_t_f64) equal their definitions. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -166,6 +167,44 @@ static void check_tile_fp32(void)
     CHECK_MSG(bad == 0, "lsfp_logit_tile_fp32: %ld entries differ from the plain fp32 loop", bad);
 }
 
+/* fp64 reference kernels: lsfp_dot_f64 is eight partial sums t mod 8 folded pairwise (written out
+ * here independently), lsfp_dot_rows_f64 equals it row by row, lsfp_gemv_t_f64 the plain double loop. */
+static void check_f64_kernels(void)
+{
+    enum { MAXN = 137, ROWS = 11 };
+    static const int lens[] = {1, 7, 8, 9, 16, 64, 128, 130, 137};
+    float A[ROWS * MAXN], q[MAXN];
+    double a[ROWS], out[ROWS], y1[MAXN], y2[MAXN];
+    trng g;
+    trng_seed(&g, 47);
+    long bad = 0;
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        int n = lens[li];
+        for (int i = 0; i < ROWS * MAXN; i++) A[i] = (float)trng_gauss(&g);
+        for (int i = 0; i < MAXN; i++) q[i] = (float)trng_gauss(&g);
+        for (int r = 0; r < ROWS; r++) a[r] = trng_gauss(&g);
+        for (int r = 0; r < ROWS; r++) {
+            const float *b = A + r * MAXN;
+            double ps[8] = {0};
+            int full = n / 8 * 8;
+            for (int t = 0; t < full; t++) ps[t % 8] += (double)q[t] * (double)b[t];
+            double want = ((ps[0] + ps[4]) + (ps[1] + ps[5])) + ((ps[2] + ps[6]) + (ps[3] + ps[7]));
+            for (int t = full; t < n; t++) want += (double)q[t] * (double)b[t];
+            bad += lsfp_dot_f64(q, b, n) != want;
+        }
+        for (int rows = 1; rows <= ROWS; rows += 3) {
+            lsfp_dot_rows_f64(q, A, MAXN, rows, n, out);
+            for (int r = 0; r < rows; r++) bad += out[r] != lsfp_dot_f64(q, A + r * MAXN, n);
+            for (int t = 0; t < n; t++) y1[t] = y2[t] = (double)q[t];
+            lsfp_gemv_t_f64(y1, a, A, MAXN, rows, n);
+            for (int r = 0; r < rows; r++)
+                for (int t = 0; t < n; t++) y2[t] += a[r] * (double)A[r * MAXN + t];
+            for (int t = 0; t < n; t++) bad += y1[t] != y2[t];
+        }
+    }
+    CHECK_MSG(bad == 0, "fp64 reference kernels: %ld results differ from their definition", bad);
+}
+
 int main(void)
 {
     double t0 = now_s();
@@ -173,6 +212,7 @@ int main(void)
     check_round_array();
     check_tiles();
     check_tile_fp32();
+    check_f64_kernels();
     lsfp_set_force_scalar(false);
     printf("fp_kernels: %ld tiles, %.2f s\n", g_tiles, now_s() - t0);
     CHECK_DONE();
