@@ -373,6 +373,56 @@ float lsfp_dot(const lsfp_accum *spec, const float *a, const float *b, int n, ls
 }
 
 #ifdef LSFP_X86
+/* Sign (-1, 0, +1, as floats) of a*b + c - x, exactly, for 4 lanes: x is the fp32 rounding of the
+ * exact a*b + c. In double a*b is exact, TwoSum gives s + err = c + a*b exactly, s - x is exact
+ * (Sterbenz: s and x are both within 2^-24 of the exact value), and a rounded sum has the sign of
+ * the exact one. */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m128
+residual_sign4(__m128 a, __m128 b, __m128 c, __m128 x)
+{
+    __m256d cd = _mm256_cvtps_pd(c);
+    __m256d p = _mm256_mul_pd(_mm256_cvtps_pd(a), _mm256_cvtps_pd(b));
+    __m256d s = _mm256_add_pd(cd, p);
+    __m256d bv = _mm256_sub_pd(s, cd);
+    __m256d err = _mm256_add_pd(_mm256_sub_pd(cd, _mm256_sub_pd(s, bv)), _mm256_sub_pd(p, bv));
+    __m256d res = _mm256_add_pd(_mm256_sub_pd(s, _mm256_cvtps_pd(x)), err);
+    __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+    __m256d sg = _mm256_sub_pd(_mm256_and_pd(_mm256_cmp_pd(res, zero, _CMP_GT_OQ), one),
+                               _mm256_and_pd(_mm256_cmp_pd(res, zero, _CMP_LT_OQ), one));
+    return _mm256_cvtpd_ps(sg);
+}
+
+/* The exact-model step for 8 lanes whose fast result nw may sit on a decision boundary: such a
+ * lane's fp32 sum x is a midpoint (RNE) or a grid point (RTZ), and the correct rounding of the
+ * exact sum is the rounding of x moved one fp32 ulp toward the exact value (an exact tie keeps x).
+ * Returns the settled lanes and moves their saturation counts from the fast to the exact result;
+ * bit-identical to exact_step (tests/fp: fp_kernels, fp_accum). */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256
+fixup8(const acc_ctx *c, __m256 kb, __m256 q, __m256 acc, __m256 nw, __m256i *satc, uint64_t *fix,
+       const int wide, const int rtz)
+{
+    __m256 x = _mm256_fmadd_ps(kb, q, acc), bnd;
+    __m256i sm_fast, sm_exact;
+    (void)round8_spec(&c->k, x, &sm_fast, &bnd, wide, rtz);
+    int lanes = _mm256_movemask_ps(bnd);
+    if (!lanes) return nw;
+    *fix += (uint64_t)__builtin_popcount((unsigned)lanes);
+    __m256 sg = _mm256_set_m128(residual_sign4(_mm256_extractf128_ps(kb, 1), _mm256_extractf128_ps(q, 1),
+                                               _mm256_extractf128_ps(acc, 1), _mm256_extractf128_ps(x, 1)),
+                                residual_sign4(_mm256_castps256_ps128(kb), _mm256_castps256_ps128(q),
+                                               _mm256_castps256_ps128(acc), _mm256_castps256_ps128(x)));
+    /* one ulp away from zero where the residual has x's sign, toward zero where it has the other */
+    __m256 dir = _mm256_mul_ps(x, sg);
+    __m256i away = _mm256_castps_si256(_mm256_cmp_ps(dir, _mm256_setzero_ps(), _CMP_GT_OQ));
+    __m256i toward = _mm256_castps_si256(_mm256_cmp_ps(dir, _mm256_setzero_ps(), _CMP_LT_OQ));
+    __m256i step = _mm256_and_si256(_mm256_sub_epi32(toward, away), _mm256_castps_si256(bnd));
+    __m256 xn = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(x), step));
+    __m256 exact = round8_spec(&c->k, xn, &sm_exact, NULL, wide, rtz);
+    __m256i bi = _mm256_castps_si256(bnd);
+    *satc = _mm256_sub_epi32(_mm256_add_epi32(*satc, _mm256_and_si256(sm_fast, bi)), _mm256_and_si256(sm_exact, bi));
+    return _mm256_blendv_ps(nw, exact, bnd);
+}
+
 /* R rows x V vectors of 8 queries, per-product rounding, one order. Inlined with constant R, V. */
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 tile_block_avx2(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int d, int desc,
@@ -400,26 +450,12 @@ tile_block_avx2(const acc_ctx *c, const float *K, int ldk, const float *Qt, int 
             }
         }
         if (exact && !_mm256_testz_ps(anyb, anyb)) {
-            /* rare: some lane's fp32 sum sat on a decision boundary; redo those lanes exactly */
-            for (int r = 0; r < R; r++)
-                for (int v = 0; v < V; v++) {
-                    float prev[8], cur[8], qv[8];
-                    float kv = K[(long)r * ldk + t];
-                    _mm256_storeu_ps(prev, acc[r][v]);
-                    _mm256_storeu_ps(cur, nw[r][v]);
-                    _mm256_storeu_ps(qv, q[v]);
-                    int changed = 0;
-                    for (int l = 0; l < 8; l++) {
-                        step_out o = round_scalar(&c->k, fmaf(kv, qv[l], prev[l]));
-                        if (!o.boundary) continue;
-                        int es;
-                        ++*fix;
-                        cur[l] = exact_step(c, kv, qv[l], prev[l], &es);
-                        *sat += (uint64_t)es - (uint64_t)o.gt;   /* replace the fast path's count */
-                        changed = 1;
-                    }
-                    if (changed) nw[r][v] = _mm256_loadu_ps(cur);
-                }
+            /* rare: some lane's fp32 sum sat on a decision boundary; settle those lanes in vector */
+            for (int r = 0; r < R; r++) {
+                __m256 kb = _mm256_broadcast_ss(K + (long)r * ldk + t);
+                for (int v = 0; v < V; v++)
+                    nw[r][v] = fixup8(c, kb, q[v], acc[r][v], nw[r][v], &satc, fix, wide, rtz);
+            }
         }
         for (int r = 0; r < R; r++)
             for (int v = 0; v < V; v++) acc[r][v] = nw[r][v];

@@ -6,7 +6,8 @@
  *  - lsfp_logit_tile for e4m3 and e4m11 (and PS(3), PS(11), bf16 accumulators), PAPER and EXACT, RNE and RTZ, chunk_k 1 and 16, ascending
  *    and descending, shapes that are not multiples of 8 and leading dimensions larger than the
  *    widths: scalar == vector bitwise, == lsfp_dot per element, == ref_dot per element, padding
- *    of Y beyond nq left untouched, identical event counters;
+ *    of Y beyond nq left untouched, identical event counters (exact fix-ups included), with random
+ *    and bf16-grid operands (the latter hit decision boundaries often: the vector fix-up path);
  *  - lsfp_logit_tile_fp32 equals a plain fp32 multiply-add loop;
  *  - the fp64 reference kernels (lsfp_dot_f64, _rows, lsfp_gemv_t_f64) equal their definitions. */
 #include <math.h>
@@ -58,7 +59,11 @@ typedef struct { int nk, nq, d, ldk_pad, ldq_pad, ldy_pad; } shape;
 
 static long g_tiles;
 
-static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, trng *g, const char *label)
+static long g_fixups;   /* exact slow-path steps seen (vector path): the boundary cases were exercised */
+
+/* bf16_in: operands on the bf16 grid, as the workloads' default dtype: decision-boundary sums are
+ * then common (the exact model's fix-up path). */
+static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, int bf16_in, trng *g, const char *label)
 {
     int ldk = sh->d + sh->ldk_pad, ldq = sh->nq + sh->ldq_pad, ldy = sh->nq + sh->ldy_pad;
     float *K = malloc(sizeof(float) * (size_t)sh->nk * ldk), *Qt = malloc(sizeof(float) * (size_t)sh->d * ldq);
@@ -67,6 +72,10 @@ static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, trn
     double qs = scale / sqrt((double)sh->d);
     for (int i = 0; i < sh->nk * ldk; i++) K[i] = (float)trng_gauss(g);
     for (int i = 0; i < sh->d * ldq; i++) Qt[i] = (float)(trng_gauss(g) * qs);
+    if (bf16_in) {
+        lsfp_round_array(lsfp_named_format(LSFP_BF16), K, K, (size_t)sh->nk * ldk, NULL);
+        lsfp_round_array(lsfp_named_format(LSFP_BF16), Qt, Qt, (size_t)sh->d * ldq, NULL);
+    }
     const float sentinel = -12345.0f;
     for (int i = 0; i < sh->nk * ldy; i++) Y1[i] = Y2[i] = sentinel;
     lsfp_events e1 = {0}, e2 = {0};
@@ -97,10 +106,13 @@ static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, trn
     CHECK_MSG(bad_dot == 0, "%s: %ld tile/dot differences", label, bad_dot);
     CHECK_MSG(bad_ref == 0, "%s: %ld dot/reference differences", label, bad_ref);
     CHECK_MSG(bad_pad == 0, "%s: %ld writes beyond nq", label, bad_pad);
-    CHECK_MSG(e1.saturations == e2.saturations && e1.underflows == e2.underflows && e1.overflows == e2.overflows,
-              "%s: events differ scalar/vector (sat %llu/%llu, unf %llu/%llu)", label,
+    CHECK_MSG(e1.saturations == e2.saturations && e1.underflows == e2.underflows && e1.overflows == e2.overflows &&
+              e1.exact_fixups == e2.exact_fixups,
+              "%s: events differ scalar/vector (sat %llu/%llu, unf %llu/%llu, fixups %llu/%llu)", label,
               (unsigned long long)e1.saturations, (unsigned long long)e2.saturations,
-              (unsigned long long)e1.underflows, (unsigned long long)e2.underflows);
+              (unsigned long long)e1.underflows, (unsigned long long)e2.underflows,
+              (unsigned long long)e1.exact_fixups, (unsigned long long)e2.exact_fixups);
+    g_fixups += (long)e2.exact_fixups;
     g_tiles++;
     free(K); free(Qt); free(Y1); free(Y2); free(col);
 }
@@ -129,15 +141,17 @@ static void check_tiles(void)
                         f.rounding = rtz ? LSFP_RND_RTZ : LSFP_RND_RNE;
                         lsfp_accum spec = {.fmt = &f, .model = (lsfp_acc_model)model,
                                            .order = (lsfp_acc_order)order, .chunk_k = chunk ? 16 : 1};
-                        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-                            if (fi >= 2 && s % 2) continue;  /* fewer shapes for the extra formats */
-                            char label[128];
-                            float sc = scales[(s + (size_t)model) % 3];
-                            snprintf(label, sizeof label, "%s %s %s chunk%d %s %dx%dx%d scale %g", f.name,
-                                     rtz ? "rtz" : "rne", model ? "exact" : "paper", spec.chunk_k,
-                                     order ? "desc" : "asc", shapes[s].nk, shapes[s].nq, shapes[s].d, (double)sc);
-                            check_tile(&spec, &shapes[s], sc, &g, label);
-                        }
+                        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                            for (int bf = 0; bf < 2; bf++) {
+                                if (fi >= 2 && s % 2) continue;  /* fewer shapes for the extra formats */
+                                char label[160];
+                                float sc = scales[(s + (size_t)model) % 3];
+                                snprintf(label, sizeof label, "%s %s %s chunk%d %s %dx%dx%d scale %g%s", f.name,
+                                         rtz ? "rtz" : "rne", model ? "exact" : "paper", spec.chunk_k,
+                                         order ? "desc" : "asc", shapes[s].nk, shapes[s].nq, shapes[s].d, (double)sc,
+                                         bf ? " bf16 inputs" : "");
+                                check_tile(&spec, &shapes[s], sc, bf, &g, label);
+                            }
                     }
 }
 
@@ -165,6 +179,66 @@ static void check_tile_fp32(void)
         for (int j = NQ; j < LDY; j++) bad += Y[i * LDY + j] != -1.0f;
     }
     CHECK_MSG(bad == 0, "lsfp_logit_tile_fp32: %ld entries differ from the plain fp32 loop", bad);
+}
+
+/* The exact model's boundary cases with a residual: a two-step dot product [x0, a] . [1, b] whose
+ * fp32 sum fmaf(a, b, x0) lands exactly on a decision boundary m of the format (a midpoint for RNE,
+ * a grid point for RTZ) while the exact x0 + a*b does not, so that the correct rounding differs
+ * from rounding the fp32 sum. Vector == scalar == lsfp_dot == ref_dot on every lane. */
+static void check_fixup_residuals(void)
+{
+    enum { NK = 8, NQ = 16, D = 2 };
+    static const lsfp_named ids[] = {LSFP_E4M3, LSFP_E4M11, LSFP_BF16};
+    trng g;
+    trng_seed(&g, 53);
+    long residual_cases = 0;
+    for (size_t fi = 0; fi < sizeof ids / sizeof ids[0]; fi++)
+        for (int rtz = 0; rtz < 2; rtz++) {
+            lsfp_format f = *lsfp_named_format(ids[fi]);
+            f.rounding = rtz ? LSFP_RND_RTZ : LSFP_RND_RNE;
+            ref_fmt rf;
+            ref_fmt_from(&rf, &f);
+            lsfp_accum spec = {.fmt = &f, .model = LSFP_ACC_EXACT, .order = LSFP_ORDER_ASCENDING, .chunk_k = 1};
+            for (int rep = 0; rep < 40; rep++) {
+                float K[NK * D], Qt[D * NQ], Y1[NK * NQ], Y2[NK * NQ];
+                for (int j = 0; j < NQ; j++) Qt[j] = 1.0f;
+                for (int i = 0; i < NK; i++) {
+                    /* boundary m above a grid point gv; x0 on the grid below m; a*b ~ m - x0, inexact */
+                    float gv = lsfp_round(&f, (float)(ldexp(1.0 + trng_unit(&g), (int)(trng_next(&g) % 6))), NULL, NULL);
+                    float m = rtz ? gv : (float)(0.5 * ((double)gv + (double)lsfp_decode(&f, lsfp_encode(&f, gv) + 1)));
+                    float x0 = lsfp_round(&f, (float)(m * (0.25 + 0.5 * trng_unit(&g))), NULL, NULL);
+                    double h = (double)m - (double)x0, u = ldexp(1.0, -(int)(1 + trng_next(&g) % 22));
+                    float sg = (trng_next(&g) & 1) ? -1.0f : 1.0f;
+                    K[i * D] = sg * x0;
+                    K[i * D + 1] = sg * (float)(h * (1.0 + u));
+                    for (int j = 0; j < NQ; j++) Qt[NQ + j] = i == 0 ? (float)(1.0 / (1.0 + u * (1 + j % 3))) : Qt[NQ + j];
+                }
+                lsfp_events e1 = {0}, e2 = {0};
+                lsfp_set_force_scalar(true);
+                lsfp_logit_tile(&spec, K, D, Qt, NQ, NK, NQ, D, Y1, NQ, &e1);
+                lsfp_set_force_scalar(false);
+                lsfp_logit_tile(&spec, K, D, Qt, NQ, NK, NQ, D, Y2, NQ, &e2);
+                long bad = 0;
+                for (int i = 0; i < NK; i++)
+                    for (int j = 0; j < NQ; j++) {
+                        float a = K[i * D + 1], b = Qt[NQ + j], x0 = K[i * D];
+                        float fast = fmaf(a, b, x0);
+                        double ex = (double)x0 + (double)a * (double)b;
+                        float col[D] = {1.0f, b};
+                        float yr = ref_dot(&rf, ref_mode_of(f.rounding), LSFP_ACC_EXACT, LSFP_ORDER_ASCENDING, 1,
+                                           K + i * D, col, D);
+                        if ((double)fast != ex && lsfp_round_double(&f, ex, NULL) != lsfp_round(&f, fast, NULL, NULL))
+                            residual_cases++;
+                        bad += !same_float(Y1[i * NQ + j], Y2[i * NQ + j]) || !same_float(Y2[i * NQ + j], yr);
+                    }
+                CHECK_MSG(bad == 0 && e1.exact_fixups == e2.exact_fixups && e1.saturations == e2.saturations,
+                          "%s %s: %ld lanes differ (vector/scalar/reference), fixups %llu/%llu", f.name,
+                          rtz ? "rtz" : "rne", bad, (unsigned long long)e1.exact_fixups,
+                          (unsigned long long)e2.exact_fixups);
+            }
+        }
+    printf("boundary sums whose exact rounding differs from the fp32 sum's: %ld\n", residual_cases);
+    CHECK_MSG(residual_cases > 200, "only %ld residual boundary cases: the fix-up was not exercised", residual_cases);
 }
 
 /* fp64 reference kernels: lsfp_dot_f64 is eight partial sums t mod 8 folded pairwise (written out
@@ -211,8 +285,11 @@ int main(void)
     printf("AVX2 available: %d\n", (int)lsfp_have_avx2());
     check_round_array();
     check_tiles();
+    CHECK_MSG(g_fixups > 1000, "only %ld exact fix-ups: the boundary cases were not exercised", g_fixups);
+    printf("exact fix-ups exercised: %ld\n", g_fixups);
     check_tile_fp32();
     check_f64_kernels();
+    check_fixup_residuals();
     lsfp_set_force_scalar(false);
     printf("fp_kernels: %ld tiles, %.2f s\n", g_tiles, now_s() - t0);
     CHECK_DONE();
