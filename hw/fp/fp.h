@@ -180,7 +180,20 @@ void lsfp_dot_rows_f64(const float *q, const float *B, long ldb, int rows, int n
  * multiply and per add, as the plain double loop). */
 void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int rows, int n);
 
-/* Force the scalar kernels even on AVX2 machines (tests compare both paths). */
+/* P.V update of one output row (the running state): o[t] <- o[t] * lam for t < d, then for each key
+ * i < nkeys in order with e = E[i * lde] (as float for the fp32 version) nonzero,
+ * o[t] <- o[t] + e * V[i * ldv + t]; one rounding per multiply and per add (no FMA). */
+void lsfp_pv_update_f32(float *o, int d, float lam, const double *E, long lde, int nkeys, const float *V, long ldv);
+void lsfp_pv_update_f64(double *o, int d, double lam, const double *E, long lde, int nkeys, const float *V, long ldv);
+
+/* Kernel families, chosen at run time: the best the CPU has, capped by lsfp_set_isa_limit. Every
+ * family gives the scalar kernels' bits (tests force each one). */
+typedef enum { LSFP_ISA_SCALAR, LSFP_ISA_AVX2, LSFP_ISA_AVX512 } lsfp_isa;
+lsfp_isa lsfp_isa_best(void);      /* AVX2 needs AVX2 + FMA; AVX-512 needs AVX512F as well */
+lsfp_isa lsfp_isa_active(void);    /* min(best, limit) */
+void lsfp_set_isa_limit(lsfp_isa limit);
+const char *lsfp_isa_name(lsfp_isa isa);
+/* Force the scalar kernels even on AVX2 machines (lsfp_set_isa_limit(SCALAR) / no limit). */
 void lsfp_set_force_scalar(bool on);
 bool lsfp_have_avx2(void);
 

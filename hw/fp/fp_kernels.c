@@ -124,26 +124,40 @@ static inline step_out round_scalar(const kparams *k, float x)
     return o;
 }
 
-/* Force-scalar switch for tests. */
-static int g_force_scalar;
-void lsfp_set_force_scalar(bool on) { g_force_scalar = on; }
+/* Kernel family: the CPU's best, capped by the tests' limit. */
+static lsfp_isa g_isa_limit = LSFP_ISA_AVX512;
+void lsfp_set_isa_limit(lsfp_isa limit) { g_isa_limit = limit; }
+void lsfp_set_force_scalar(bool on) { g_isa_limit = on ? LSFP_ISA_SCALAR : LSFP_ISA_AVX512; }
 
-bool lsfp_have_avx2(void)
+lsfp_isa lsfp_isa_best(void)
 {
 #ifdef LSFP_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        cached = avx2 && __builtin_cpu_supports("avx512f") ? LSFP_ISA_AVX512 : avx2 ? LSFP_ISA_AVX2 : LSFP_ISA_SCALAR;
+    }
+    return (lsfp_isa)cached;
 #else
-    return false;
+    return LSFP_ISA_SCALAR;
 #endif
 }
 
-static int use_avx2(void)
+lsfp_isa lsfp_isa_active(void)
 {
-    static int cached = -1;
-    if (cached < 0) cached = lsfp_have_avx2() ? 1 : 0;
-    return cached && !g_force_scalar;
+    lsfp_isa b = lsfp_isa_best();
+    return b < g_isa_limit ? b : g_isa_limit;
 }
+
+const char *lsfp_isa_name(lsfp_isa isa)
+{
+    return isa == LSFP_ISA_AVX512 ? "AVX-512" : isa == LSFP_ISA_AVX2 ? "AVX2" : "scalar";
+}
+
+bool lsfp_have_avx2(void) { return lsfp_isa_best() >= LSFP_ISA_AVX2; }
+
+static int use_avx2(void) { return lsfp_isa_active() >= LSFP_ISA_AVX2; }
 
 /* Values above max finite either saturated or overflowed, by the format's policy. */
 static unsigned count_above_max(const kparams *k, uint64_t n, lsfp_events *ev)

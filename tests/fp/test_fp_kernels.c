@@ -9,9 +9,11 @@
  *    of Y beyond nq left untouched, identical event counters (exact fix-ups included), with random
  *    and bf16-grid operands (the latter hit decision boundaries often: the vector fix-up path);
  *  - lsfp_logit_tile_fp32 equals a plain fp32 multiply-add loop;
+ *  - the P.V update (lsfp_pv_update_f32/_f64) of every kernel family equals the plain loop;
  *  - the fp64 reference kernels (lsfp_dot_f64, _rows, lsfp_gemv_t_f64) equal their definitions. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "fp_test_util.h"
@@ -241,6 +243,46 @@ static void check_fixup_residuals(void)
     CHECK_MSG(residual_cases > 200, "only %ld residual boundary cases: the fix-up was not exercised", residual_cases);
 }
 
+/* P.V update: every kernel family the CPU has gives the plain loop's bits (fp32 and float64 state),
+ * widths that are not multiples of the vector length, keys with zero weight skipped. */
+static void check_pv_update(void)
+{
+    enum { MAXD = 160, NK = 13, LDV = 163 };
+    static const int dims[] = {1, 7, 16, 37, 64, 100, 128, 130, 160};
+    float V[NK * LDV], o32[MAXD], w32[MAXD];
+    double E[NK * 3], o64[MAXD], w64[MAXD];
+    trng g;
+    trng_seed(&g, 59);
+    long bad = 0;
+    for (int i = 0; i < NK * LDV; i++) V[i] = (float)trng_gauss(&g);
+    for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++) {
+        int d = dims[di];
+        for (int i = 0; i < NK * 3; i++) E[i] = i % 5 == 2 ? 0.0 : trng_unit(&g);
+        float lam = (float)trng_unit(&g);
+        for (int t = 0; t < d; t++) { w32[t] = (float)trng_gauss(&g); w64[t] = trng_gauss(&g); }
+        for (int isa = 0; isa <= (int)lsfp_isa_best(); isa++) {
+            lsfp_set_isa_limit((lsfp_isa)isa);
+            memcpy(o32, w32, sizeof o32);
+            memcpy(o64, w64, sizeof o64);
+            lsfp_pv_update_f32(o32, d, lam, E + 1, 3, NK, V, LDV);
+            lsfp_pv_update_f64(o64, d, (double)lam, E + 1, 3, NK, V, LDV);
+            for (int t = 0; t < d; t++) {
+                float r32 = w32[t] * lam;
+                double r64 = w64[t] * (double)lam;
+                for (int i = 0; i < NK; i++) {
+                    double e = E[i * 3 + 1];
+                    if (e == 0.0) continue;
+                    r32 = r32 + (float)e * V[i * LDV + t];
+                    r64 = r64 + e * (double)V[i * LDV + t];
+                }
+                bad += !same_float(o32[t], r32) || o64[t] != r64;
+            }
+        }
+    }
+    lsfp_set_isa_limit(LSFP_ISA_AVX512);
+    CHECK_MSG(bad == 0, "P.V update: %ld elements differ from the plain loop", bad);
+}
+
 /* fp64 reference kernels: lsfp_dot_f64 is eight partial sums t mod 8 folded pairwise (written out
  * here independently), lsfp_dot_rows_f64 equals it row by row, lsfp_gemv_t_f64 the plain double loop. */
 static void check_f64_kernels(void)
@@ -282,13 +324,14 @@ static void check_f64_kernels(void)
 int main(void)
 {
     double t0 = now_s();
-    printf("AVX2 available: %d\n", (int)lsfp_have_avx2());
+    printf("kernel families: best %s\n", lsfp_isa_name(lsfp_isa_best()));
     check_round_array();
     check_tiles();
     CHECK_MSG(g_fixups > 1000, "only %ld exact fix-ups: the boundary cases were not exercised", g_fixups);
     printf("exact fix-ups exercised: %ld\n", g_fixups);
     check_tile_fp32();
     check_f64_kernels();
+    check_pv_update();
     check_fixup_residuals();
     lsfp_set_force_scalar(false);
     printf("fp_kernels: %ld tiles, %.2f s\n", g_tiles, now_s() - t0);
