@@ -205,7 +205,8 @@ static const ls_schema_entry schema[] = {
     B("timed.timing_only", timed.timing_only, "false",
       "Timing without the arithmetic, for the data-independent modes fa2_16bit and pure_8bit: each tile's selection "
       "follows from the geometry, so cycles, units, stalls, occupancy and energy equal a full run's in a fraction of "
-      "its time. The report then has numerics.computed false and no accuracy or events. Refused with mode lamp "
+      "its time. No tensor data is generated for a synthetic workload (workload.data_generated false). The report "
+      "then has numerics.computed false and no accuracy or events. Refused with mode lamp "
       "(or any mode not on the timed model), algorithm.above_one = raise, --golden and --save-o."),
 
     /* ---------------- workload ---------------- */

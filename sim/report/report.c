@@ -53,9 +53,10 @@ static void workload_fields(ls_fields *fs, const ls_workload_info *w)
     ls_fields_double(fs, "workload.gain_used", w->gain_applicable ? w->gain_used : NAN);
     ls_fields_double(fs, "workload.gain_bound", w->gain_bound);
     ls_fields_bool(fs, "workload.gain_bound_respected", w->gain_applicable ? w->gain_bound_respected : true);
-    char hash[24];
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)w->hash);
+    char hash[24] = "";
+    if (w->data_generated) snprintf(hash, sizeof hash, "%016llx", (unsigned long long)w->hash);
     ls_fields_string(fs, "workload.hash", hash);
+    ls_fields_bool(fs, "workload.data_generated", w->data_generated);
 }
 
 void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, const ls_workload_info *wl,

@@ -118,20 +118,74 @@ static double max_row_norm(const float *x, size_t rows, int d)
     return sqrt(best);
 }
 
-int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
-                      char *err, size_t errlen)
+/* The facts of the configuration alone, before any data exists. */
+static void info_from_config(const ls_cfg_workload *w, ls_workload_info *info)
 {
-    ls_workload_info local;
-    if (!info) info = &local;
     memset(info, 0, sizeof *info);
-    memset(out, 0, sizeof *out);
-    const ls_cfg_workload *w = &cfg->workload;
     snprintf(info->name, sizeof info->name, "%s", w->name);
     snprintf(info->generator, sizeof info->generator, "%s", ls_config_enum_name("workload.generator", (int)w->generator));
     snprintf(info->dtype, sizeof info->dtype, "%s", ls_config_enum_name("workload.dtype", (int)w->dtype));
     info->synthetic = w->generator != LS_GEN_TRACE;
     info->logit_limit = LS_E4M3_MAX;
     info->gain_bound = ls_qknorm_gain_bound(w->dim);
+    info->data_generated = true;
+}
+
+static void release_zero_tensors(ls_attn_inputs *in)
+{
+    free(in->q);
+    free(in->k);
+    free(in->v);
+    in->q = in->k = in->v = NULL;
+    in->release = NULL;
+}
+
+int ls_workload_build_geometry(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
+                               char *err, size_t errlen)
+{
+    const ls_cfg_workload *w = &cfg->workload;
+    if (w->generator == LS_GEN_TRACE) return ls_workload_build(cfg, base_dir, out, info, err, errlen);
+    ls_workload_info local;
+    if (!info) info = &local;
+    info_from_config(w, info);
+    memset(out, 0, sizeof *out);
+    if (w->heads_q % w->heads_kv) {
+        ls_io_err(err, errlen, "workload.heads_kv: %d does not divide heads_q = %d", w->heads_kv, w->heads_q);
+        return -1;
+    }
+    *out = (ls_attn_inputs){ .batch = w->batch, .heads_q = w->heads_q, .heads_kv = w->heads_kv, .seq_q = w->seq_q,
+                             .seq_k = w->seq_k, .dim = w->dim, .causal = w->causal, .release = release_zero_tensors };
+    size_t nq = (size_t)w->batch * w->heads_q * w->seq_q * w->dim, nk = (size_t)w->batch * w->heads_kv * w->seq_k * w->dim;
+    /* calloc'ed: the zero pages are mapped lazily and never touched by a run that reads no data */
+    out->q = calloc(nq, sizeof(float));
+    out->k = calloc(nk, sizeof(float));
+    out->v = calloc(nk, sizeof(float));
+    if (!out->q || !out->k || !out->v) {
+        ls_attn_inputs_release(out);
+        ls_io_err(err, errlen, "out of memory for Q/K/V (%zu + 2 x %zu floats)", nq, nk);
+        return -1;
+    }
+    info->data_generated = false;
+    info->seed = w->seed >= 0 ? w->seed : cfg->seed;
+    info->batch = w->batch;
+    info->heads_q = w->heads_q;
+    info->heads_kv = w->heads_kv;
+    info->seq_q = w->seq_q;
+    info->seq_k = w->seq_k;
+    info->dim = w->dim;
+    info->causal = w->causal;
+    info->max_abs_logit = info->logit_bound = NAN;
+    return 0;
+}
+
+int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
+                      char *err, size_t errlen)
+{
+    ls_workload_info local;
+    if (!info) info = &local;
+    memset(out, 0, sizeof *out);
+    const ls_cfg_workload *w = &cfg->workload;
+    info_from_config(w, info);
     int rc;
     if (w->generator == LS_GEN_TRACE) {
         rc = ls_trace_load(cfg, base_dir, out, info, err, errlen);
@@ -202,6 +256,10 @@ void ls_workload_info_print(const ls_workload_info *in, FILE *out)
                 in->logit_bound);
     else
         fprintf(out, "  row-norm logit bound %.4g\n", in->logit_bound);
+    if (!in->data_generated) {
+        fprintf(out, "  data not generated (timed.timing_only reads only the geometry)\n");
+        return;
+    }
     fprintf(out, "  max |logit| %.4g%s vs e4m3 limit %.0f: %s\n", in->max_abs_logit,
             in->max_abs_logit_sampled ? " (sampled rows)" : "", in->logit_limit, in->logits_within_limit ? "within" : "EXCEEDS");
     if (in->sinks) fprintf(out, "  attention sinks: %d\n", in->sinks);
