@@ -284,11 +284,12 @@ static void check_pv_update(void)
 }
 
 /* fp64 reference kernels: lsfp_dot_f64 is eight partial sums t mod 8 folded pairwise (written out
- * here independently), lsfp_dot_rows_f64 equals it row by row, lsfp_gemv_t_f64 the plain double loop. */
+ * here independently), lsfp_dot_rows_f64 equals it row by row, lsfp_gemv_t_f64 the plain double loop,
+ * for every kernel family the CPU has. */
 static void check_f64_kernels(void)
 {
-    enum { MAXN = 137, ROWS = 11 };
-    static const int lens[] = {1, 7, 8, 9, 16, 64, 128, 130, 137};
+    enum { MAXN = 137, ROWS = 11 };   /* the rows' stride MAXN is odd: unaligned loads */
+    static const int lens[] = {1, 7, 8, 9, 16, 40, 64, 128, 130, 137};
     float A[ROWS * MAXN], q[MAXN];
     double a[ROWS], out[ROWS], y1[MAXN], y2[MAXN];
     trng g;
@@ -308,15 +309,18 @@ static void check_f64_kernels(void)
             for (int t = full; t < n; t++) want += (double)q[t] * (double)b[t];
             bad += lsfp_dot_f64(q, b, n) != want;
         }
-        for (int rows = 1; rows <= ROWS; rows += 3) {
-            lsfp_dot_rows_f64(q, A, MAXN, rows, n, out);
-            for (int r = 0; r < rows; r++) bad += out[r] != lsfp_dot_f64(q, A + r * MAXN, n);
-            for (int t = 0; t < n; t++) y1[t] = y2[t] = (double)q[t];
-            lsfp_gemv_t_f64(y1, a, A, MAXN, rows, n);
-            for (int r = 0; r < rows; r++)
-                for (int t = 0; t < n; t++) y2[t] += a[r] * (double)A[r * MAXN + t];
-            for (int t = 0; t < n; t++) bad += y1[t] != y2[t];
-        }
+        for (int isa = 0; isa <= (int)lsfp_isa_best(); isa++)
+            for (int rows = 1; rows <= ROWS; rows += 3) {
+                lsfp_set_isa_limit((lsfp_isa)isa);
+                lsfp_dot_rows_f64(q, A, MAXN, rows, n, out);
+                for (int r = 0; r < rows; r++) bad += out[r] != lsfp_dot_f64(q, A + r * MAXN, n);
+                for (int t = 0; t < n; t++) y1[t] = y2[t] = (double)q[t];
+                lsfp_gemv_t_f64(y1, a, A, MAXN, rows, n);
+                for (int r = 0; r < rows; r++)
+                    for (int t = 0; t < n; t++) y2[t] += a[r] * (double)A[r * MAXN + t];
+                for (int t = 0; t < n; t++) bad += y1[t] != y2[t];
+            }
+        lsfp_set_isa_limit(LSFP_ISA_AVX512);
     }
     CHECK_MSG(bad == 0, "fp64 reference kernels: %ld results differ from their definition", bad);
 }
