@@ -189,7 +189,7 @@ void lsfp_pv_update_f64(double *o, int d, double lam, const double *E, long lde,
 /* Kernel families, chosen at run time: the best the CPU has, capped by lsfp_set_isa_limit. Every
  * family gives the scalar kernels' bits (tests force each one). */
 typedef enum { LSFP_ISA_SCALAR, LSFP_ISA_AVX2, LSFP_ISA_AVX512 } lsfp_isa;
-lsfp_isa lsfp_isa_best(void);      /* AVX2 needs AVX2 + FMA; AVX-512 needs AVX512F as well */
+lsfp_isa lsfp_isa_best(void);      /* AVX2 needs AVX2 + FMA; AVX-512 needs AVX512F and AVX512DQ as well */
 lsfp_isa lsfp_isa_active(void);    /* min(best, limit) */
 void lsfp_set_isa_limit(lsfp_isa limit);
 const char *lsfp_isa_name(lsfp_isa isa);

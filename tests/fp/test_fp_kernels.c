@@ -83,6 +83,19 @@ static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, int
     lsfp_events e1 = {0}, e2 = {0};
     lsfp_set_force_scalar(true);
     lsfp_logit_tile(spec, K, ldk, Qt, ldq, sh->nk, sh->nq, sh->d, Y1, ldy, &e1);
+    /* every vector family the CPU has must give the scalar bits (AVX2 alone, then AVX-512 + AVX2 tails) */
+    for (int isa = LSFP_ISA_AVX2; isa < (int)lsfp_isa_best(); isa++) {
+        float *Y3 = malloc(sizeof(float) * (size_t)sh->nk * ldy);
+        lsfp_events e3 = {0};
+        for (int i = 0; i < sh->nk * ldy; i++) Y3[i] = sentinel;
+        lsfp_set_isa_limit((lsfp_isa)isa);
+        lsfp_logit_tile(spec, K, ldk, Qt, ldq, sh->nk, sh->nq, sh->d, Y3, ldy, &e3);
+        long bad3 = 0;
+        for (int i = 0; i < sh->nk * ldy; i++) bad3 += !same_float(Y1[i], Y3[i]);
+        CHECK_MSG(bad3 == 0 && e3.saturations == e1.saturations && e3.exact_fixups == e1.exact_fixups,
+                  "%s (%s): %ld scalar/vector differences", label, lsfp_isa_name((lsfp_isa)isa), bad3);
+        free(Y3);
+    }
     lsfp_set_force_scalar(false);
     lsfp_logit_tile(spec, K, ldk, Qt, ldq, sh->nk, sh->nq, sh->d, Y2, ldy, &e2);
     ref_fmt r;
@@ -218,8 +231,9 @@ static void check_fixup_residuals(void)
                 lsfp_events e1 = {0}, e2 = {0};
                 lsfp_set_force_scalar(true);
                 lsfp_logit_tile(&spec, K, D, Qt, NQ, NK, NQ, D, Y1, NQ, &e1);
-                lsfp_set_force_scalar(false);
+                lsfp_set_isa_limit((lsfp_isa)(rep % ((int)lsfp_isa_best() + 1)));   /* every family in turn */
                 lsfp_logit_tile(&spec, K, D, Qt, NQ, NK, NQ, D, Y2, NQ, &e2);
+                lsfp_set_force_scalar(false);
                 long bad = 0;
                 for (int i = 0; i < NK; i++)
                     for (int j = 0; j < NQ; j++) {

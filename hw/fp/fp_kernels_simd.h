@@ -1,0 +1,315 @@
+/* hw/fp/fp_kernels_simd.h — the vector kernels of fp_kernels.c, written once over a lane width and
+ * included once per instruction set (LSK_AVX2: 8 lanes, LSK_AVX512: 16 lanes). Each is a
+ * line-for-line transcription of the scalar code it replaces (round_scalar, acc_step, the tile
+ * loop), so every instantiation gives the scalar bits. Masks are whole-lane integer vectors
+ * (all ones or zero) on both instruction sets. Private to fp_kernels.c. */
+
+#if defined(LSK_AVX2)
+#define LSK(name) name##_avx2
+#define LSK_TGT __attribute__((target("avx2,fma"), always_inline)) static inline
+#define LSK_FN __attribute__((target("avx2,fma"))) static
+#define LSK_W 8
+#define LSK_VF __m256
+#define LSK_VI __m256i
+#define F_LOAD(p) _mm256_loadu_ps(p)
+#define F_STORE(p, v) _mm256_storeu_ps(p, v)
+#define F_BCAST(p) _mm256_broadcast_ss(p)
+#define F_ZERO() _mm256_setzero_ps()
+#define F_ADD(a, b) _mm256_add_ps(a, b)
+#define F_SUB(a, b) _mm256_sub_ps(a, b)
+#define F_MUL(a, b) _mm256_mul_ps(a, b)
+#define F_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define F_CMP(a, b, p) _mm256_castps_si256(_mm256_cmp_ps(a, b, p))
+#define AS_I(f) _mm256_castps_si256(f)
+#define AS_F(i) _mm256_castsi256_ps(i)
+#define I_SET1(x) _mm256_set1_epi32(x)
+#define I_ZERO() _mm256_setzero_si256()
+#define I_STORE(p, v) _mm256_storeu_si256((__m256i *)(p), v)
+#define I_ADD(a, b) _mm256_add_epi32(a, b)
+#define I_SUB(a, b) _mm256_sub_epi32(a, b)
+#define I_AND(a, b) _mm256_and_si256(a, b)
+#define I_ANDNOT(a, b) _mm256_andnot_si256(a, b)
+#define I_OR(a, b) _mm256_or_si256(a, b)
+#define I_XOR(a, b) _mm256_xor_si256(a, b)
+#define I_MAX(a, b) _mm256_max_epi32(a, b)
+#define I_MIN(a, b) _mm256_min_epi32(a, b)
+#define I_CMPGT(a, b) _mm256_cmpgt_epi32(a, b)
+#define I_CMPEQ(a, b) _mm256_cmpeq_epi32(a, b)
+#define I_BLEND(a, b, m) _mm256_blendv_epi8(a, b, m)
+#define M_ANY(m) (!_mm256_testz_si256(m, m))
+#define M_BITS(m) ((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m)))
+
+/* Sign (-1, 0, +1) of a*b + c - x exactly, x the fp32 rounding of a*b + c, for 4 lanes: a*b is exact
+ * in double, TwoSum gives s + err = c + a*b exactly, s - x is exact (Sterbenz: both are within 2^-24
+ * of the exact value), and a rounded sum has the sign of the exact one. */
+LSK_TGT __m128 residual_sign4(__m128 a, __m128 b, __m128 c, __m128 x)
+{
+    __m256d cd = _mm256_cvtps_pd(c);
+    __m256d p = _mm256_mul_pd(_mm256_cvtps_pd(a), _mm256_cvtps_pd(b));
+    __m256d s = _mm256_add_pd(cd, p);
+    __m256d bv = _mm256_sub_pd(s, cd);
+    __m256d err = _mm256_add_pd(_mm256_sub_pd(cd, _mm256_sub_pd(s, bv)), _mm256_sub_pd(p, bv));
+    __m256d res = _mm256_add_pd(_mm256_sub_pd(s, _mm256_cvtps_pd(x)), err);
+    __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+    __m256d sg = _mm256_sub_pd(_mm256_and_pd(_mm256_cmp_pd(res, zero, _CMP_GT_OQ), one),
+                               _mm256_and_pd(_mm256_cmp_pd(res, zero, _CMP_LT_OQ), one));
+    return _mm256_cvtpd_ps(sg);
+}
+
+LSK_TGT __m256 residual_sign_avx2(__m256 a, __m256 b, __m256 c, __m256 x)
+{
+    return _mm256_set_m128(residual_sign4(_mm256_extractf128_ps(a, 1), _mm256_extractf128_ps(b, 1),
+                                          _mm256_extractf128_ps(c, 1), _mm256_extractf128_ps(x, 1)),
+                           residual_sign4(_mm256_castps256_ps128(a), _mm256_castps256_ps128(b),
+                                          _mm256_castps256_ps128(c), _mm256_castps256_ps128(x)));
+}
+
+#elif defined(LSK_AVX512)
+#define LSK(name) name##_avx512
+#define LSK_TGT __attribute__((target("avx512f,avx512dq,avx2,fma"), always_inline)) static inline
+#define LSK_FN __attribute__((target("avx512f,avx512dq,avx2,fma"))) static
+#define LSK_W 16
+#define LSK_VF __m512
+#define LSK_VI __m512i
+#define F_LOAD(p) _mm512_loadu_ps(p)
+#define F_STORE(p, v) _mm512_storeu_ps(p, v)
+#define F_BCAST(p) _mm512_set1_ps(*(p))
+#define F_ZERO() _mm512_setzero_ps()
+#define F_ADD(a, b) _mm512_add_ps(a, b)
+#define F_SUB(a, b) _mm512_sub_ps(a, b)
+#define F_MUL(a, b) _mm512_mul_ps(a, b)
+#define F_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define F_CMP(a, b, p) _mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, p))
+#define AS_I(f) _mm512_castps_si512(f)
+#define AS_F(i) _mm512_castsi512_ps(i)
+#define I_SET1(x) _mm512_set1_epi32(x)
+#define I_ZERO() _mm512_setzero_si512()
+#define I_STORE(p, v) _mm512_storeu_si512((void *)(p), v)
+#define I_ADD(a, b) _mm512_add_epi32(a, b)
+#define I_SUB(a, b) _mm512_sub_epi32(a, b)
+#define I_AND(a, b) _mm512_and_si512(a, b)
+#define I_ANDNOT(a, b) _mm512_andnot_si512(a, b)
+#define I_OR(a, b) _mm512_or_si512(a, b)
+#define I_XOR(a, b) _mm512_xor_si512(a, b)
+#define I_MAX(a, b) _mm512_max_epi32(a, b)
+#define I_MIN(a, b) _mm512_min_epi32(a, b)
+#define I_CMPGT(a, b) _mm512_movm_epi32(_mm512_cmpgt_epi32_mask(a, b))
+#define I_CMPEQ(a, b) _mm512_movm_epi32(_mm512_cmpeq_epi32_mask(a, b))
+#define I_BLEND(a, b, m) _mm512_mask_blend_epi32(_mm512_movepi32_mask(m), a, b)
+#define M_ANY(m) (_mm512_movepi32_mask(m) != 0)
+#define M_BITS(m) ((unsigned)_mm512_movepi32_mask(m))
+
+/* residual_sign4 (above) for 8 lanes at a time in double. */
+LSK_TGT __m256 residual_sign8(__m256 a, __m256 b, __m256 c, __m256 x)
+{
+    __m512d cd = _mm512_cvtps_pd(c);
+    __m512d p = _mm512_mul_pd(_mm512_cvtps_pd(a), _mm512_cvtps_pd(b));
+    __m512d s = _mm512_add_pd(cd, p);
+    __m512d bv = _mm512_sub_pd(s, cd);
+    __m512d err = _mm512_add_pd(_mm512_sub_pd(cd, _mm512_sub_pd(s, bv)), _mm512_sub_pd(p, bv));
+    __m512d res = _mm512_add_pd(_mm512_sub_pd(s, _mm512_cvtps_pd(x)), err);
+    __mmask8 gt = _mm512_cmp_pd_mask(res, _mm512_setzero_pd(), _CMP_GT_OQ);
+    __mmask8 lt = _mm512_cmp_pd_mask(res, _mm512_setzero_pd(), _CMP_LT_OQ);
+    __m512d sg = _mm512_sub_pd(_mm512_maskz_mov_pd(gt, _mm512_set1_pd(1.0)), _mm512_maskz_mov_pd(lt, _mm512_set1_pd(1.0)));
+    return _mm512_cvtpd_ps(sg);
+}
+
+#define LSK_HI8(v) _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))
+LSK_TGT __m512 residual_sign_avx512(__m512 a, __m512 b, __m512 c, __m512 x)
+{
+    __m512 lo = _mm512_castps256_ps512(residual_sign8(_mm512_castps512_ps256(a), _mm512_castps512_ps256(b),
+                                                      _mm512_castps512_ps256(c), _mm512_castps512_ps256(x)));
+    __m256 hi = residual_sign8(LSK_HI8(a), LSK_HI8(b), LSK_HI8(c), LSK_HI8(x));
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(lo), _mm256_castps_pd(hi), 1));
+}
+#undef LSK_HI8
+#else
+#error "define LSK_AVX2 or LSK_AVX512 before including fp_kernels_simd.h"
+#endif
+
+/* W lanes of round_scalar; sat gets the lanes above max finite, bnd the boundary lanes.
+ * wide/rtz are passed separately so callers can make them compile-time constants. */
+LSK_TGT LSK_VF LSK(round_spec)(const kparams *k, LSK_VF x, LSK_VI *sat, LSK_VI *bnd, const int wide, const int rtz)
+{
+    const LSK_VI absm = I_SET1(0x7FFFFFFF);
+    LSK_VI xb = AS_I(x), ab = I_AND(xb, absm), rb;
+    LSK_VF a = AS_F(ab);
+    if (!wide) {
+        LSK_VI ef = I_AND(xb, I_SET1(0x7F800000));
+        ef = I_MAX(ef, I_SET1((int)k->emin_bits));
+        ef = I_MIN(ef, I_SET1((int)k->emax_bits));
+        LSK_VF c = AS_F(I_ADD(ef, I_SET1((int)k->c_off)));
+        LSK_VF r = F_SUB(F_ADD(a, c), c);
+        if (rtz) {
+            LSK_VI q = I_SUB(ef, I_SET1((int)k->q_off));
+            r = F_SUB(r, AS_F(I_AND(q, F_CMP(r, a, _CMP_GT_OQ))));
+            if (bnd) *bnd = I_AND(F_CMP(r, a, _CMP_EQ_OQ), F_CMP(a, F_ZERO(), _CMP_NEQ_OQ));
+        } else if (bnd) {
+            LSK_VF half = AS_F(I_SUB(ef, I_SET1((int)k->half_off)));
+            LSK_VF dev = AS_F(I_AND(AS_I(F_SUB(a, r)), absm));
+            *bnd = F_CMP(dev, half, _CMP_EQ_OQ);
+        }
+        rb = AS_I(r);
+    } else {
+        /* unsigned compares via the sign-flip trick are unnecessary: ab < 2^31 */
+        LSK_VI special = I_CMPGT(ab, I_SET1(0x7F7FFFFF));
+        LSK_VI lowm = I_SET1((int)k->low_mask);
+        LSK_VI low = I_AND(ab, lowm);
+        LSK_VI up = I_ZERO();
+        if (!rtz && k->low_mask) {
+            LSK_VI odd = I_AND(ab, I_SET1((int)(k->low_mask + 1u)));
+            LSK_VI isodd = I_XOR(I_CMPEQ(odd, I_ZERO()), I_SET1(-1));
+            up = I_SUB(I_SET1((int)(k->half_bit - 1u)), isodd);
+        }
+        rb = I_BLEND(I_ANDNOT(lowm, I_ADD(ab, up)), ab, special);
+        if (bnd) {
+            LSK_VI b;
+            if (rtz) b = I_ANDNOT(I_CMPEQ(ab, I_ZERO()), I_CMPEQ(low, I_ZERO()));
+            else b = k->low_mask ? I_CMPEQ(low, I_SET1((int)k->half_bit)) : I_ZERO();
+            *bnd = I_ANDNOT(special, b);
+        }
+    }
+    LSK_VI quiet_in = I_CMPGT(ab, I_SET1((int)k->quiet_above));
+    if (k->flush) rb = I_ANDNOT(I_CMPGT(I_SET1((int)f2u(k->min_normal)), rb), rb);
+    LSK_VI gt = I_ANDNOT(quiet_in, I_CMPGT(rb, I_SET1((int)f2u(k->max_finite))));
+    rb = I_BLEND(rb, I_SET1((int)(k->saturate ? f2u(k->max_finite) : k->ovf_bits)), gt);
+    if (k->is_signed) {
+        rb = I_OR(rb, I_AND(xb, I_SET1((int)0x80000000u)));
+    } else {
+        LSK_VI neg = I_ANDNOT(I_CMPEQ(ab, I_ZERO()), I_CMPGT(I_ZERO(), xb));
+        rb = I_BLEND(rb, I_SET1(0x7FC00000), neg);
+    }
+    if (sat) *sat = gt;
+    return AS_F(rb);
+}
+
+/* The exact-model step for W lanes whose fast result nw may sit on a decision boundary: such a
+ * lane's fp32 sum x is a midpoint (RNE) or a grid point (RTZ), and the correct rounding of the
+ * exact sum is the rounding of x moved one fp32 ulp toward the exact value (an exact tie keeps x).
+ * Returns the settled lanes and moves their saturation counts from the fast to the exact result;
+ * bit-identical to exact_step (tests/fp: fp_kernels, fp_accum). */
+LSK_TGT LSK_VF LSK(fixup)(const acc_ctx *c, LSK_VF kb, LSK_VF q, LSK_VF acc, LSK_VF nw, LSK_VI *satc, uint64_t *fix,
+                          const int wide, const int rtz)
+{
+    LSK_VF x = F_FMA(kb, q, acc);
+    LSK_VI bnd, sm_fast, sm_exact;
+    (void)LSK(round_spec)(&c->k, x, &sm_fast, &bnd, wide, rtz);
+    unsigned lanes = M_BITS(bnd);
+    if (!lanes) return nw;
+    *fix += (uint64_t)__builtin_popcount(lanes);
+    /* one ulp away from zero where the residual has x's sign, toward zero where it has the other */
+    LSK_VF dir = F_MUL(x, LSK(residual_sign)(kb, q, acc, x));
+    LSK_VI away = F_CMP(dir, F_ZERO(), _CMP_GT_OQ), toward = F_CMP(dir, F_ZERO(), _CMP_LT_OQ);
+    LSK_VF xn = AS_F(I_ADD(AS_I(x), I_AND(I_SUB(toward, away), bnd)));
+    LSK_VF exact = LSK(round_spec)(&c->k, xn, &sm_exact, NULL, wide, rtz);
+    *satc = I_SUB(I_ADD(*satc, I_AND(sm_fast, bnd)), I_AND(sm_exact, bnd));
+    return AS_F(I_BLEND(AS_I(nw), AS_I(exact), bnd));
+}
+
+/* R rows x V vectors of W queries, per-product rounding, one order. Inlined with constant R, V. */
+LSK_TGT void LSK(tile_block)(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int d, int desc,
+                             float *Y, int ldy, const int R, const int V, const int wide, const int rtz,
+                             const int exact, uint64_t *sat, uint64_t *fix)
+{
+    LSK_VF acc[4][2];
+    LSK_VI satc = I_ZERO();
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) acc[r][v] = F_ZERO();
+    for (int s = 0; s < d; s++) {
+        int t = desc ? d - 1 - s : s;
+        LSK_VF q[2], nw[4][2];
+        LSK_VI anyb = I_ZERO();
+        for (int v = 0; v < V; v++) q[v] = F_LOAD(Qt + (long)t * ldq + LSK_W * v);
+        for (int r = 0; r < R; r++) {
+            LSK_VF kb = F_BCAST(K + (long)r * ldk + t);
+            for (int v = 0; v < V; v++) {
+                LSK_VI sm, bm;
+                nw[r][v] = LSK(round_spec)(&c->k, F_FMA(kb, q[v], acc[r][v]), &sm, exact ? &bm : NULL, wide, rtz);
+                satc = I_SUB(satc, sm);
+                if (exact) anyb = I_OR(anyb, bm);
+            }
+        }
+        if (exact && M_ANY(anyb)) {
+            /* rare: some lane's fp32 sum sat on a decision boundary; settle those lanes in vector */
+            for (int r = 0; r < R; r++) {
+                LSK_VF kb = F_BCAST(K + (long)r * ldk + t);
+                for (int v = 0; v < V; v++)
+                    nw[r][v] = LSK(fixup)(c, kb, q[v], acc[r][v], nw[r][v], &satc, fix, wide, rtz);
+            }
+        }
+        for (int r = 0; r < R; r++)
+            for (int v = 0; v < V; v++) acc[r][v] = nw[r][v];
+    }
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) F_STORE(Y + (long)r * ldy + LSK_W * v, acc[r][v]);
+    uint32_t sv[LSK_W];   /* per-lane counts: at most d each */
+    I_STORE(sv, satc);
+    for (int l = 0; l < LSK_W; l++) *sat += sv[l];
+}
+
+/* The tile's first nq / W * W columns for one (wide, rtz, exact) combination: R x V blocks. */
+LSK_TGT void LSK(logit_tile_spec)(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int nk, int nq,
+                                  int d, int desc, float *Y, int ldy, const int wide, const int rtz, const int exact,
+                                  uint64_t *sat, uint64_t *fix)
+{
+    int nq2 = nq / (2 * LSK_W) * (2 * LSK_W), nq1 = nq / LSK_W * LSK_W;
+    int i = 0;
+#define LSK_BLOCK(R, V, J) LSK(tile_block)(c, K + (long)i * ldk, ldk, Qt + (J), ldq, d, desc, \
+        Y + (long)i * ldy + (J), ldy, R, V, wide, rtz, exact, sat, fix)
+    for (; i + 4 <= nk; i += 4) {
+        for (int j = 0; j < nq2; j += 2 * LSK_W) LSK_BLOCK(4, 2, j);
+        if (nq1 > nq2) LSK_BLOCK(4, 1, nq2);
+    }
+    for (; i < nk; i++) {
+        for (int j = 0; j < nq2; j += 2 * LSK_W) LSK_BLOCK(1, 2, j);
+        if (nq1 > nq2) LSK_BLOCK(1, 1, nq2);
+    }
+#undef LSK_BLOCK
+}
+
+/* Returns the columns done (nq / W * W); the caller finishes the rest. */
+LSK_FN int LSK(logit_tile)(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d,
+                           int desc, float *Y, int ldy, uint64_t *sat, uint64_t *fix)
+{
+    int wide = c->k.wide, rtz = c->k.rtz, exact = c->exact;
+#define LSK_SPEC(W, T, E) if (wide == W && rtz == T && exact == E) \
+        LSK(logit_tile_spec)(c, K, ldk, Qt, ldq, nk, nq, d, desc, Y, ldy, W, T, E, sat, fix);
+    LSK_SPEC(0, 0, 1) LSK_SPEC(0, 0, 0) LSK_SPEC(0, 1, 1) LSK_SPEC(0, 1, 0)
+    LSK_SPEC(1, 0, 1) LSK_SPEC(1, 0, 0) LSK_SPEC(1, 1, 1) LSK_SPEC(1, 1, 0)
+#undef LSK_SPEC
+    return nq / LSK_W * LSK_W;
+}
+
+#undef LSK
+#undef LSK_TGT
+#undef LSK_FN
+#undef LSK_W
+#undef LSK_VF
+#undef LSK_VI
+#undef F_LOAD
+#undef F_STORE
+#undef F_BCAST
+#undef F_ZERO
+#undef F_ADD
+#undef F_SUB
+#undef F_MUL
+#undef F_FMA
+#undef F_CMP
+#undef AS_I
+#undef AS_F
+#undef I_SET1
+#undef I_ZERO
+#undef I_STORE
+#undef I_ADD
+#undef I_SUB
+#undef I_AND
+#undef I_ANDNOT
+#undef I_OR
+#undef I_XOR
+#undef I_MAX
+#undef I_MIN
+#undef I_CMPGT
+#undef I_CMPEQ
+#undef I_BLEND
+#undef M_ANY
+#undef M_BITS
