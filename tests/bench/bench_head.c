@@ -6,6 +6,7 @@
  *  - engine cost per multiply-add at d = 64 and d = 256 over d = 128, bf16 inputs (<= 1.3x);
  *  - a 4096-token layer (the default workload, seq 4096): timed/golden peak RSS (<= 1.5x) and CPU
  *    time (<= 1.15x), whole processes;
+ *  - how the engine and the OpenBLAS head scale with N (1024..4096) and d (64..256): exponents;
  *  - a timing-only validation point (configs/validation/fa2_h100_d128.yaml, seq 4096): the timed
  *    model's share of the process (wall clock: run_info.json has the timed model's wall time).
  * The head is the default workload (QK-norm, bf16) with 1 head, N = 2048, d = 128, non-causal,
@@ -47,6 +48,12 @@ static double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Least-squares slope of log2 t over three points a factor of two apart. */
+static double slope3(const double t[3])
+{
+    return (log2(t[2]) - log2(t[0])) / 2.0;
 }
 
 /* fp32 attention of one head: S = Q K^T / sqrt(d), row softmax, O = P V. */
@@ -198,18 +205,38 @@ int main(int argc, char **argv)
     const int dims[3] = { 64, 128, 256 };
     for (int j = 0; j < 3; j++)
         if (head_build(&hd[j], n, dims[j], "bf16") != 0) return 1;
-    double r64[MAXP], r256[MAXP], t64[MAXP], t128[MAXP], t256[MAXP];
+    double r64[MAXP], r256[MAXP], t64[MAXP], t128[MAXP], t256[MAXP], bd[3][MAXP];
     for (int i = 0; i < pairs; i++) {
         t64[i] = time_engine(&hd[0]);
         t128[i] = time_engine(&hd[1]);
         t256[i] = time_engine(&hd[2]);
         r64[i] = (t64[i] / 64) / (t128[i] / 128);
         r256[i] = (t256[i] / 256) / (t128[i] / 128);
+        for (int j = 0; j < 3; j++) bd[j][i] = time_blas(&hd[j]);
     }
+    double ed[3] = { median(t64, pairs), median(t128, pairs), median(t256, pairs) };
     printf("  engine per MAC, bf16 inputs: d=64 %.1f ms (%.2fx d=128 per MAC), d=128 %.1f ms, d=256 %.1f ms (%.2fx)"
-           "  (target <= 1.3x)\n", 1e3 * median(t64, pairs), median(r64, pairs), 1e3 * median(t128, pairs),
-           1e3 * median(t256, pairs), median(r256, pairs));
+           "  (target <= 1.3x)\n", 1e3 * ed[0], median(r64, pairs), 1e3 * ed[1], 1e3 * ed[2], median(r256, pairs));
+    double bdm[3] = { median(bd[0], pairs), median(bd[1], pairs), median(bd[2], pairs) };
     for (int j = 0; j < 3; j++) head_free(&hd[j]);
+
+    /* scaling: time ~ N^a (d = 128) and ~ d^b (N = 2048), least-squares slopes over three doublings' points */
+    const int ns[3] = { 1024, 2048, 4096 };
+    double en[3], bn[3];
+    for (int j = 0; j < 3; j++) {
+        head hn;
+        double te1[MAXP], tb1[MAXP];
+        if (head_build(&hn, ns[j], 128, "bf16") != 0) return 1;
+        for (int i = 0; i < pairs; i++) { te1[i] = time_engine(&hn); tb1[i] = time_blas(&hn); }
+        en[j] = median(te1, pairs);
+        bn[j] = median(tb1, pairs);
+        head_free(&hn);
+    }
+    printf("  scaling, engine only: N=1024/2048/4096 %.1f/%.1f/%.1f ms, exponent in N %.2f; d=64/128/256 exponent %.2f\n",
+           1e3 * en[0], 1e3 * en[1], 1e3 * en[2], slope3(en), slope3(ed));
+    printf("  scaling, OpenBLAS head: N=1024/2048/4096 %.1f/%.1f/%.1f ms, exponent in N %.2f; d=64/128/256 %.1f/%.1f/%.1f"
+           " ms, exponent %.2f\n", 1e3 * bn[0], 1e3 * bn[1], 1e3 * bn[2], slope3(bn), 1e3 * bdm[0], 1e3 * bdm[1],
+           1e3 * bdm[2], slope3(bdm));
 
     /* a 4096-token layer of the default workload: timed model vs golden engine, whole processes */
     char *layer_t[] = { lampsim, "run", "--quiet", "--set", "workload.seq_q=4096", "--set", "workload.seq_k=4096",
