@@ -92,6 +92,7 @@ void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lsl
     for (int k = 0; k < kmax; k++) { w->dref[k] = exp(w->dlog[k] - mx); Z += w->dref[k]; }
     for (int k = 0; k < kmax; k++) w->dref[k] /= Z;
     for (int k = kmax; k < sk; k++) w->dref[k] = 0.0;
+    double logz = log(Z);
     for (int t = 0; t < d; t++) w->oref[t] = 0.0;
     lsfp_gemv_t_f64(w->oref, w->dref, g->V, d, kmax, d);
     if (g->Oref)
@@ -105,7 +106,7 @@ void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lsl
         if (pr > 0) {
             if (!(pt > 0)) inf = 1;
             double ptc = pt > 1e-45 ? pt : 1e-45;
-            kl += pr * (log(pr) - log(ptc));
+            kl += pr * ((w->dlog[k] - mx - logz) - log(ptc));   /* log pr without a log call */
         }
         if (pr > w->dref[am_ref]) am_ref = k;
         if (pt > w->dtest[am_test]) am_test = k;
