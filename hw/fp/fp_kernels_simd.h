@@ -1,8 +1,8 @@
 /* hw/fp/fp_kernels_simd.h — the vector kernels of fp_kernels.c, written once over a lane width and
  * included once per instruction set (LSK_AVX2: 8 lanes, LSK_AVX512: 16 lanes). Each is a
  * line-for-line transcription of the scalar code it replaces (round_scalar, acc_step, the tile
- * loop), so every instantiation gives the scalar bits. Masks are whole-lane integer vectors
- * (all ones or zero) on both instruction sets. Private to fp_kernels.c. */
+ * loop), so every instantiation gives the scalar bits. Lane masks (LSK_VM) are whole-lane integer
+ * vectors on AVX2 and mask registers on AVX-512. Private to fp_kernels.c. */
 
 #if defined(LSK_AVX2)
 #define LSK(name) name##_avx2
@@ -19,7 +19,6 @@
 #define F_SUB(a, b) _mm256_sub_ps(a, b)
 #define F_MUL(a, b) _mm256_mul_ps(a, b)
 #define F_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define F_CMP(a, b, p) _mm256_castps_si256(_mm256_cmp_ps(a, b, p))
 #define AS_I(f) _mm256_castps_si256(f)
 #define AS_F(i) _mm256_castsi256_ps(i)
 #define I_SET1(x) _mm256_set1_epi32(x)
@@ -33,9 +32,19 @@
 #define I_XOR(a, b) _mm256_xor_si256(a, b)
 #define I_MAX(a, b) _mm256_max_epi32(a, b)
 #define I_MIN(a, b) _mm256_min_epi32(a, b)
-#define I_CMPGT(a, b) _mm256_cmpgt_epi32(a, b)
-#define I_CMPEQ(a, b) _mm256_cmpeq_epi32(a, b)
-#define I_BLEND(a, b, m) _mm256_blendv_epi8(a, b, m)
+#define LSK_VM __m256i
+#define F_CMPM(a, b, p) _mm256_castps_si256(_mm256_cmp_ps(a, b, p))
+#define I_CMPGTM(a, b) _mm256_cmpgt_epi32(a, b)
+#define I_CMPEQM(a, b) _mm256_cmpeq_epi32(a, b)
+#define M_ZERO() _mm256_setzero_si256()
+#define M_AND(a, b) _mm256_and_si256(a, b)
+#define M_ANDNOT(a, b) _mm256_andnot_si256(a, b)
+#define M_OR(a, b) _mm256_or_si256(a, b)
+#define M_TOVEC(m) (m)
+#define I_BLENDM(a, b, m) _mm256_blendv_epi8(a, b, m)
+#define I_AND_M(v, m) _mm256_and_si256(v, m)
+#define I_MASKINC(v, m) _mm256_sub_epi32(v, m)
+#define I_MASKDEC(v, m) _mm256_add_epi32(v, m)
 #define M_ANY(m) (!_mm256_testz_si256(m, m))
 #define M_BITS(m) ((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m)))
 
@@ -79,7 +88,6 @@ LSK_TGT __m256 residual_sign_avx2(__m256 a, __m256 b, __m256 c, __m256 x)
 #define F_SUB(a, b) _mm512_sub_ps(a, b)
 #define F_MUL(a, b) _mm512_mul_ps(a, b)
 #define F_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define F_CMP(a, b, p) _mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, p))
 #define AS_I(f) _mm512_castps_si512(f)
 #define AS_F(i) _mm512_castsi512_ps(i)
 #define I_SET1(x) _mm512_set1_epi32(x)
@@ -93,11 +101,21 @@ LSK_TGT __m256 residual_sign_avx2(__m256 a, __m256 b, __m256 c, __m256 x)
 #define I_XOR(a, b) _mm512_xor_si512(a, b)
 #define I_MAX(a, b) _mm512_max_epi32(a, b)
 #define I_MIN(a, b) _mm512_min_epi32(a, b)
-#define I_CMPGT(a, b) _mm512_movm_epi32(_mm512_cmpgt_epi32_mask(a, b))
-#define I_CMPEQ(a, b) _mm512_movm_epi32(_mm512_cmpeq_epi32_mask(a, b))
-#define I_BLEND(a, b, m) _mm512_mask_blend_epi32(_mm512_movepi32_mask(m), a, b)
-#define M_ANY(m) (_mm512_movepi32_mask(m) != 0)
-#define M_BITS(m) ((unsigned)_mm512_movepi32_mask(m))
+#define LSK_VM __mmask16
+#define F_CMPM(a, b, p) _mm512_cmp_ps_mask(a, b, p)
+#define I_CMPGTM(a, b) _mm512_cmpgt_epi32_mask(a, b)
+#define I_CMPEQM(a, b) _mm512_cmpeq_epi32_mask(a, b)
+#define M_ZERO() ((__mmask16)0)
+#define M_AND(a, b) ((__mmask16)((a) & (b)))
+#define M_ANDNOT(a, b) ((__mmask16)(~(a) & (b)))
+#define M_OR(a, b) ((__mmask16)((a) | (b)))
+#define M_TOVEC(m) _mm512_movm_epi32(m)
+#define I_BLENDM(a, b, m) _mm512_mask_blend_epi32(m, a, b)
+#define I_AND_M(v, m) _mm512_maskz_mov_epi32(m, v)
+#define I_MASKINC(v, m) _mm512_mask_sub_epi32(v, m, v, _mm512_set1_epi32(-1))
+#define I_MASKDEC(v, m) _mm512_mask_add_epi32(v, m, v, _mm512_set1_epi32(-1))
+#define M_ANY(m) ((m) != 0)
+#define M_BITS(m) ((unsigned)(m))
 
 /* residual_sign4 (above) for 8 lanes at a time in double. */
 LSK_TGT __m256 residual_sign8(__m256 a, __m256 b, __m256 c, __m256 x)
@@ -129,7 +147,7 @@ LSK_TGT __m512 residual_sign_avx512(__m512 a, __m512 b, __m512 c, __m512 x)
 
 /* W lanes of round_scalar; sat gets the lanes above max finite, bnd the boundary lanes.
  * wide/rtz are passed separately so callers can make them compile-time constants. */
-LSK_TGT LSK_VF LSK(round_spec)(const kparams *k, LSK_VF x, LSK_VI *sat, LSK_VI *bnd, const int wide, const int rtz)
+LSK_TGT LSK_VF LSK(round_spec)(const kparams *k, LSK_VF x, LSK_VM *sat, LSK_VM *bnd, const int wide, const int rtz)
 {
     const LSK_VI absm = I_SET1(0x7FFFFFFF);
     LSK_VI xb = AS_I(x), ab = I_AND(xb, absm), rb;
@@ -142,42 +160,42 @@ LSK_TGT LSK_VF LSK(round_spec)(const kparams *k, LSK_VF x, LSK_VI *sat, LSK_VI *
         LSK_VF r = F_SUB(F_ADD(a, c), c);
         if (rtz) {
             LSK_VI q = I_SUB(ef, I_SET1((int)k->q_off));
-            r = F_SUB(r, AS_F(I_AND(q, F_CMP(r, a, _CMP_GT_OQ))));
-            if (bnd) *bnd = I_AND(F_CMP(r, a, _CMP_EQ_OQ), F_CMP(a, F_ZERO(), _CMP_NEQ_OQ));
+            r = F_SUB(r, AS_F(I_AND_M(q, F_CMPM(r, a, _CMP_GT_OQ))));
+            if (bnd) *bnd = M_AND(F_CMPM(r, a, _CMP_EQ_OQ), F_CMPM(a, F_ZERO(), _CMP_NEQ_OQ));
         } else if (bnd) {
             LSK_VF half = AS_F(I_SUB(ef, I_SET1((int)k->half_off)));
             LSK_VF dev = AS_F(I_AND(AS_I(F_SUB(a, r)), absm));
-            *bnd = F_CMP(dev, half, _CMP_EQ_OQ);
+            *bnd = F_CMPM(dev, half, _CMP_EQ_OQ);
         }
         rb = AS_I(r);
     } else {
         /* unsigned compares via the sign-flip trick are unnecessary: ab < 2^31 */
-        LSK_VI special = I_CMPGT(ab, I_SET1(0x7F7FFFFF));
+        LSK_VM special = I_CMPGTM(ab, I_SET1(0x7F7FFFFF));
         LSK_VI lowm = I_SET1((int)k->low_mask);
         LSK_VI low = I_AND(ab, lowm);
         LSK_VI up = I_ZERO();
         if (!rtz && k->low_mask) {
-            LSK_VI odd = I_AND(ab, I_SET1((int)(k->low_mask + 1u)));
-            LSK_VI isodd = I_XOR(I_CMPEQ(odd, I_ZERO()), I_SET1(-1));
-            up = I_SUB(I_SET1((int)(k->half_bit - 1u)), isodd);
+            /* half a quantum minus one, plus one where the kept part is odd (ties to even) */
+            LSK_VM odd = M_ANDNOT(I_CMPEQM(I_AND(ab, I_SET1((int)(k->low_mask + 1u))), I_ZERO()), (LSK_VM)~M_ZERO());
+            up = I_SUB(I_SET1((int)(k->half_bit - 1u)), M_TOVEC(odd));
         }
-        rb = I_BLEND(I_ANDNOT(lowm, I_ADD(ab, up)), ab, special);
+        rb = I_BLENDM(I_ANDNOT(lowm, I_ADD(ab, up)), ab, special);
         if (bnd) {
-            LSK_VI b;
-            if (rtz) b = I_ANDNOT(I_CMPEQ(ab, I_ZERO()), I_CMPEQ(low, I_ZERO()));
-            else b = k->low_mask ? I_CMPEQ(low, I_SET1((int)k->half_bit)) : I_ZERO();
-            *bnd = I_ANDNOT(special, b);
+            LSK_VM b;
+            if (rtz) b = M_ANDNOT(I_CMPEQM(ab, I_ZERO()), I_CMPEQM(low, I_ZERO()));
+            else b = k->low_mask ? I_CMPEQM(low, I_SET1((int)k->half_bit)) : M_ZERO();
+            *bnd = M_ANDNOT(special, b);
         }
     }
-    LSK_VI quiet_in = I_CMPGT(ab, I_SET1((int)k->quiet_above));
-    if (k->flush) rb = I_ANDNOT(I_CMPGT(I_SET1((int)f2u(k->min_normal)), rb), rb);
-    LSK_VI gt = I_ANDNOT(quiet_in, I_CMPGT(rb, I_SET1((int)f2u(k->max_finite))));
-    rb = I_BLEND(rb, I_SET1((int)(k->saturate ? f2u(k->max_finite) : k->ovf_bits)), gt);
+    LSK_VM quiet_in = I_CMPGTM(ab, I_SET1((int)k->quiet_above));
+    if (k->flush) rb = I_BLENDM(rb, I_ZERO(), I_CMPGTM(I_SET1((int)f2u(k->min_normal)), rb));
+    LSK_VM gt = M_ANDNOT(quiet_in, I_CMPGTM(rb, I_SET1((int)f2u(k->max_finite))));
+    rb = I_BLENDM(rb, I_SET1((int)(k->saturate ? f2u(k->max_finite) : k->ovf_bits)), gt);
     if (k->is_signed) {
         rb = I_OR(rb, I_AND(xb, I_SET1((int)0x80000000u)));
     } else {
-        LSK_VI neg = I_ANDNOT(I_CMPEQ(ab, I_ZERO()), I_CMPGT(I_ZERO(), xb));
-        rb = I_BLEND(rb, I_SET1(0x7FC00000), neg);
+        LSK_VM neg = M_ANDNOT(I_CMPEQM(ab, I_ZERO()), I_CMPGTM(I_ZERO(), xb));
+        rb = I_BLENDM(rb, I_SET1(0x7FC00000), neg);
     }
     if (sat) *sat = gt;
     return AS_F(rb);
@@ -192,18 +210,18 @@ LSK_TGT LSK_VF LSK(fixup)(const acc_ctx *c, LSK_VF kb, LSK_VF q, LSK_VF acc, LSK
                           const int wide, const int rtz)
 {
     LSK_VF x = F_FMA(kb, q, acc);
-    LSK_VI bnd, sm_fast, sm_exact;
+    LSK_VM bnd, sm_fast, sm_exact;
     (void)LSK(round_spec)(&c->k, x, &sm_fast, &bnd, wide, rtz);
     unsigned lanes = M_BITS(bnd);
     if (!lanes) return nw;
     *fix += (uint64_t)__builtin_popcount(lanes);
     /* one ulp away from zero where the residual has x's sign, toward zero where it has the other */
     LSK_VF dir = F_MUL(x, LSK(residual_sign)(kb, q, acc, x));
-    LSK_VI away = F_CMP(dir, F_ZERO(), _CMP_GT_OQ), toward = F_CMP(dir, F_ZERO(), _CMP_LT_OQ);
-    LSK_VF xn = AS_F(I_ADD(AS_I(x), I_AND(I_SUB(toward, away), bnd)));
+    LSK_VM away = M_AND(F_CMPM(dir, F_ZERO(), _CMP_GT_OQ), bnd), toward = M_AND(F_CMPM(dir, F_ZERO(), _CMP_LT_OQ), bnd);
+    LSK_VF xn = AS_F(I_MASKDEC(I_MASKINC(AS_I(x), away), toward));
     LSK_VF exact = LSK(round_spec)(&c->k, xn, &sm_exact, NULL, wide, rtz);
-    *satc = I_SUB(I_ADD(*satc, I_AND(sm_fast, bnd)), I_AND(sm_exact, bnd));
-    return AS_F(I_BLEND(AS_I(nw), AS_I(exact), bnd));
+    *satc = I_MASKINC(I_MASKDEC(*satc, M_AND(sm_fast, bnd)), M_AND(sm_exact, bnd));
+    return AS_F(I_BLENDM(AS_I(nw), AS_I(exact), bnd));
 }
 
 /* R rows x V vectors of W queries, per-product rounding, one order. Inlined with constant R, V. */
@@ -218,15 +236,15 @@ LSK_TGT void LSK(tile_block)(const acc_ctx *c, const float *K, int ldk, const fl
     for (int s = 0; s < d; s++) {
         int t = desc ? d - 1 - s : s;
         LSK_VF q[2], nw[4][2];
-        LSK_VI anyb = I_ZERO();
+        LSK_VM anyb = M_ZERO();
         for (int v = 0; v < V; v++) q[v] = F_LOAD(Qt + (long)t * ldq + LSK_W * v);
         for (int r = 0; r < R; r++) {
             LSK_VF kb = F_BCAST(K + (long)r * ldk + t);
             for (int v = 0; v < V; v++) {
-                LSK_VI sm, bm;
+                LSK_VM sm, bm;
                 nw[r][v] = LSK(round_spec)(&c->k, F_FMA(kb, q[v], acc[r][v]), &sm, exact ? &bm : NULL, wide, rtz);
-                satc = I_SUB(satc, sm);
-                if (exact) anyb = I_OR(anyb, bm);
+                satc = I_MASKINC(satc, sm);
+                if (exact) anyb = M_OR(anyb, bm);
             }
         }
         if (exact && M_ANY(anyb)) {
@@ -294,7 +312,6 @@ LSK_FN int LSK(logit_tile)(const acc_ctx *c, const float *K, int ldk, const floa
 #undef F_SUB
 #undef F_MUL
 #undef F_FMA
-#undef F_CMP
 #undef AS_I
 #undef AS_F
 #undef I_SET1
@@ -308,8 +325,18 @@ LSK_FN int LSK(logit_tile)(const acc_ctx *c, const float *K, int ldk, const floa
 #undef I_XOR
 #undef I_MAX
 #undef I_MIN
-#undef I_CMPGT
-#undef I_CMPEQ
-#undef I_BLEND
 #undef M_ANY
+#undef LSK_VM
+#undef F_CMPM
+#undef I_CMPGTM
+#undef I_CMPEQM
+#undef M_ZERO
+#undef M_AND
+#undef M_ANDNOT
+#undef M_OR
+#undef M_TOVEC
+#undef I_BLENDM
+#undef I_AND_M
+#undef I_MASKINC
+#undef I_MASKDEC
 #undef M_BITS
