@@ -223,7 +223,7 @@ __attribute__((target("avx2,fma"))) static void round_array_avx2(const kparams *
     for (; i + 8 <= n; i += 8) {
         __m256 x = _mm256_loadu_ps(in + i);
         __m256i s;
-        __m256 r = round_spec_avx2(k, x, &s, NULL, k->wide, k->rtz);
+        __m256 r = round_spec_avx2(k, x, &s, NULL, k->wide, k->rtz, 0);
         __m256 isnan_r = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
         r = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), isnan_r);
         __m256 unf8 = _mm256_and_ps(_mm256_cmp_ps(r, _mm256_setzero_ps(), _CMP_EQ_OQ),

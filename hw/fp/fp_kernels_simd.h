@@ -147,7 +147,10 @@ LSK_TGT __m512 residual_sign_avx512(__m512 a, __m512 b, __m512 c, __m512 x)
 
 /* W lanes of round_scalar; sat gets the lanes above max finite, bnd the boundary lanes.
  * wide/rtz are passed separately so callers can make them compile-time constants. */
-LSK_TGT LSK_VF LSK(round_spec)(const kparams *k, LSK_VF x, LSK_VM *sat, LSK_VM *bnd, const int wide, const int rtz)
+/* plain: a signed format without flush to zero (e4m3, e4m11: the hardware logits), so that those
+ * two tests leave the hot loop. */
+LSK_TGT LSK_VF LSK(round_spec)(const kparams *k, LSK_VF x, LSK_VM *sat, LSK_VM *bnd, const int wide, const int rtz,
+                               const int plain)
 {
     const LSK_VI absm = I_SET1(0x7FFFFFFF);
     LSK_VI xb = AS_I(x), ab = I_AND(xb, absm), rb;
@@ -188,10 +191,10 @@ LSK_TGT LSK_VF LSK(round_spec)(const kparams *k, LSK_VF x, LSK_VM *sat, LSK_VM *
         }
     }
     LSK_VM quiet_in = I_CMPGTM(ab, I_SET1((int)k->quiet_above));
-    if (k->flush) rb = I_BLENDM(rb, I_ZERO(), I_CMPGTM(I_SET1((int)f2u(k->min_normal)), rb));
+    if (!plain && k->flush) rb = I_BLENDM(rb, I_ZERO(), I_CMPGTM(I_SET1((int)f2u(k->min_normal)), rb));
     LSK_VM gt = M_ANDNOT(quiet_in, I_CMPGTM(rb, I_SET1((int)f2u(k->max_finite))));
     rb = I_BLENDM(rb, I_SET1((int)(k->saturate ? f2u(k->max_finite) : k->ovf_bits)), gt);
-    if (k->is_signed) {
+    if (plain || k->is_signed) {
         rb = I_OR(rb, I_AND(xb, I_SET1((int)0x80000000u)));
     } else {
         LSK_VM neg = M_ANDNOT(I_CMPEQM(ab, I_ZERO()), I_CMPGTM(I_ZERO(), xb));
@@ -207,11 +210,11 @@ LSK_TGT LSK_VF LSK(round_spec)(const kparams *k, LSK_VF x, LSK_VM *sat, LSK_VM *
  * Returns the settled lanes and moves their saturation counts from the fast to the exact result;
  * bit-identical to exact_step (tests/fp: fp_kernels, fp_accum). */
 LSK_TGT LSK_VF LSK(fixup)(const acc_ctx *c, LSK_VF kb, LSK_VF q, LSK_VF acc, LSK_VF nw, LSK_VI *satc, uint64_t *fix,
-                          const int wide, const int rtz)
+                          const int wide, const int rtz, const int plain)
 {
     LSK_VF x = F_FMA(kb, q, acc);
     LSK_VM bnd, sm_fast, sm_exact;
-    (void)LSK(round_spec)(&c->k, x, &sm_fast, &bnd, wide, rtz);
+    (void)LSK(round_spec)(&c->k, x, &sm_fast, &bnd, wide, rtz, plain);
     unsigned lanes = M_BITS(bnd);
     if (!lanes) return nw;
     *fix += (uint64_t)__builtin_popcount(lanes);
@@ -219,7 +222,7 @@ LSK_TGT LSK_VF LSK(fixup)(const acc_ctx *c, LSK_VF kb, LSK_VF q, LSK_VF acc, LSK
     LSK_VF dir = F_MUL(x, LSK(residual_sign)(kb, q, acc, x));
     LSK_VM away = M_AND(F_CMPM(dir, F_ZERO(), _CMP_GT_OQ), bnd), toward = M_AND(F_CMPM(dir, F_ZERO(), _CMP_LT_OQ), bnd);
     LSK_VF xn = AS_F(I_MASKDEC(I_MASKINC(AS_I(x), away), toward));
-    LSK_VF exact = LSK(round_spec)(&c->k, xn, &sm_exact, NULL, wide, rtz);
+    LSK_VF exact = LSK(round_spec)(&c->k, xn, &sm_exact, NULL, wide, rtz, plain);
     *satc = I_MASKINC(I_MASKDEC(*satc, M_AND(sm_fast, bnd)), M_AND(sm_exact, bnd));
     return AS_F(I_BLENDM(AS_I(nw), AS_I(exact), bnd));
 }
@@ -227,7 +230,7 @@ LSK_TGT LSK_VF LSK(fixup)(const acc_ctx *c, LSK_VF kb, LSK_VF q, LSK_VF acc, LSK
 /* R rows x V vectors of W queries, per-product rounding, one order. Inlined with constant R, V. */
 LSK_TGT void LSK(tile_block)(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int d, int desc,
                              float *Y, int ldy, const int R, const int V, const int wide, const int rtz,
-                             const int exact, uint64_t *sat, uint64_t *fix)
+                             const int exact, const int plain, uint64_t *sat, uint64_t *fix)
 {
     LSK_VF acc[4][2];
     LSK_VI satc = I_ZERO();
@@ -242,7 +245,8 @@ LSK_TGT void LSK(tile_block)(const acc_ctx *c, const float *K, int ldk, const fl
             LSK_VF kb = F_BCAST(K + (long)r * ldk + t);
             for (int v = 0; v < V; v++) {
                 LSK_VM sm, bm;
-                nw[r][v] = LSK(round_spec)(&c->k, F_FMA(kb, q[v], acc[r][v]), &sm, exact ? &bm : NULL, wide, rtz);
+                nw[r][v] = LSK(round_spec)(&c->k, F_FMA(kb, q[v], acc[r][v]), &sm, exact ? &bm : NULL, wide, rtz,
+                                           plain);
                 satc = I_MASKINC(satc, sm);
                 if (exact) anyb = M_OR(anyb, bm);
             }
@@ -252,7 +256,7 @@ LSK_TGT void LSK(tile_block)(const acc_ctx *c, const float *K, int ldk, const fl
             for (int r = 0; r < R; r++) {
                 LSK_VF kb = F_BCAST(K + (long)r * ldk + t);
                 for (int v = 0; v < V; v++)
-                    nw[r][v] = LSK(fixup)(c, kb, q[v], acc[r][v], nw[r][v], &satc, fix, wide, rtz);
+                    nw[r][v] = LSK(fixup)(c, kb, q[v], acc[r][v], nw[r][v], &satc, fix, wide, rtz, plain);
             }
         }
         for (int r = 0; r < R; r++)
@@ -268,12 +272,12 @@ LSK_TGT void LSK(tile_block)(const acc_ctx *c, const float *K, int ldk, const fl
 /* The tile's first nq / W * W columns for one (wide, rtz, exact) combination: R x V blocks. */
 LSK_TGT void LSK(logit_tile_spec)(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int nk, int nq,
                                   int d, int desc, float *Y, int ldy, const int wide, const int rtz, const int exact,
-                                  uint64_t *sat, uint64_t *fix)
+                                  const int plain, uint64_t *sat, uint64_t *fix)
 {
     int nq2 = nq / (2 * LSK_W) * (2 * LSK_W), nq1 = nq / LSK_W * LSK_W;
     int i = 0;
 #define LSK_BLOCK(R, V, J) LSK(tile_block)(c, K + (long)i * ldk, ldk, Qt + (J), ldq, d, desc, \
-        Y + (long)i * ldy + (J), ldy, R, V, wide, rtz, exact, sat, fix)
+        Y + (long)i * ldy + (J), ldy, R, V, wide, rtz, exact, plain, sat, fix)
     for (; i + 4 <= nk; i += 4) {
         for (int j = 0; j < nq2; j += 2 * LSK_W) LSK_BLOCK(4, 2, j);
         if (nq1 > nq2) LSK_BLOCK(4, 1, nq2);
@@ -289,11 +293,15 @@ LSK_TGT void LSK(logit_tile_spec)(const acc_ctx *c, const float *K, int ldk, con
 LSK_FN int LSK(logit_tile)(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d,
                            int desc, float *Y, int ldy, uint64_t *sat, uint64_t *fix)
 {
-    int wide = c->k.wide, rtz = c->k.rtz, exact = c->exact;
-#define LSK_SPEC(W, T, E) if (wide == W && rtz == T && exact == E) \
-        LSK(logit_tile_spec)(c, K, ldk, Qt, ldq, nk, nq, d, desc, Y, ldy, W, T, E, sat, fix);
-    LSK_SPEC(0, 0, 1) LSK_SPEC(0, 0, 0) LSK_SPEC(0, 1, 1) LSK_SPEC(0, 1, 0)
-    LSK_SPEC(1, 0, 1) LSK_SPEC(1, 0, 0) LSK_SPEC(1, 1, 1) LSK_SPEC(1, 1, 0)
+    /* a private copy: the stores to Y and the counters cannot alias it, so its fields stay in registers */
+    const acc_ctx cl = *c;
+    int wide = cl.k.wide, rtz = cl.k.rtz, exact = cl.exact, plain = cl.k.is_signed && !cl.k.flush;
+#define LSK_SPEC(W, T, E, P) if (wide == W && rtz == T && exact == E && (!P || plain)) { \
+        LSK(logit_tile_spec)(&cl, K, ldk, Qt, ldq, nk, nq, d, desc, Y, ldy, W, T, E, P, sat, fix); \
+        return nq / LSK_W * LSK_W; }
+    LSK_SPEC(0, 0, 1, 1) LSK_SPEC(0, 0, 0, 1)   /* the hardware logits: e4m3 / e4m11, RNE */
+    LSK_SPEC(0, 0, 1, 0) LSK_SPEC(0, 0, 0, 0) LSK_SPEC(0, 1, 1, 0) LSK_SPEC(0, 1, 0, 0)
+    LSK_SPEC(1, 0, 1, 0) LSK_SPEC(1, 0, 0, 0) LSK_SPEC(1, 1, 1, 0) LSK_SPEC(1, 1, 0, 0)
 #undef LSK_SPEC
     return nq / LSK_W * LSK_W;
 }
