@@ -176,6 +176,10 @@ void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq,
 double lsfp_dot_f64(const float *a, const float *b, int n);
 /* out[r] = lsfp_dot_f64(q, B + r * ldb, n) for r < rows (bit-identical, faster). */
 void lsfp_dot_rows_f64(const float *q, const float *B, long ldb, int rows, int n, double *out);
+/* out[i * ldo + r] = lsfp_dot_f64(Q + i * ldq, B + r * ldb, n) for i < nq, r < rows (bit-identical; four
+ * queries share each row's loads). */
+void lsfp_dot_block_f64(const float *Q, long ldq, int nq, const float *B, long ldb, int rows, int n, double *out,
+                        long ldo);
 /* y[t] += a[k] * X[k * ldx + t] in float64 for k = 0 .. rows-1 in that order, t < n (one rounding per
  * multiply and per add, as the plain double loop). */
 void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int rows, int n);

@@ -72,6 +72,35 @@ __attribute__((target("avx512f"))) static int rows_avx512(const float *q, const 
     return r;
 }
 
+/* Four queries x four rows at a time (n a multiple of 8): each row's conversion serves four queries.
+ * out[i * ldo + r]; returns the next row. */
+__attribute__((target("avx512f"))) static int block_avx512(const float *Q, long ldq, const float *B, long ldb,
+                                                           int rows, int n, double *out, long ldo)
+{
+    int r = 0;
+    for (; r + 4 <= rows; r += 4) {
+        const float *b = B + (long)r * ldb;
+        __m512d s[4][4];
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 4; k++) s[i][k] = _mm512_setzero_pd();
+        for (int t = 0; t < n; t += 8) {
+            __m512d qv[4], bv;
+            for (int i = 0; i < 4; i++) qv[i] = _mm512_cvtps_pd(_mm256_loadu_ps(Q + i * ldq + t));
+            for (int k = 0; k < 4; k++) {
+                bv = _mm512_cvtps_pd(_mm256_loadu_ps(b + k * ldb + t));
+                for (int i = 0; i < 4; i++) s[i][k] = _mm512_add_pd(s[i][k], _mm512_mul_pd(qv[i], bv));
+            }
+        }
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 4; k++) {
+                double u[8];
+                _mm512_storeu_pd(u, s[i][k]);
+                out[i * ldo + r + k] = ((u[0] + u[4]) + (u[1] + u[5])) + ((u[2] + u[6]) + (u[3] + u[7]));
+            }
+    }
+    return r;
+}
+
 /* Columns in blocks held in registers across all rows; returns the first column not done. */
 __attribute__((target("avx2"))) static int gemv_avx2(double *y, const double *a, const float *X, long ldx, int rows,
                                                      int n)
@@ -121,6 +150,21 @@ void lsfp_dot_rows_f64(const float *q, const float *B, long ldb, int rows, int n
     else if (n % 8 == 0 && isa == LSFP_ISA_AVX2) r = rows_avx2(q, B, ldb, rows, n, out);
 #endif
     for (; r < rows; r++) out[r] = dot_scalar(q, B + (long)r * ldb, n);
+}
+
+void lsfp_dot_block_f64(const float *Q, long ldq, int nq, const float *B, long ldb, int rows, int n, double *out,
+                        long ldo)
+{
+    int i = 0;
+#ifdef LSFP_X86
+    if (n % 8 == 0 && lsfp_isa_active() == LSFP_ISA_AVX512)
+        for (; i + 4 <= nq; i += 4) {
+            int r = block_avx512(Q + (long)i * ldq, ldq, B, ldb, rows, n, out + (long)i * ldo, ldo);
+            for (int k = 0; k < 4; k++)
+                lsfp_dot_rows_f64(Q + (long)(i + k) * ldq, B + (long)r * ldb, ldb, rows - r, n, out + (long)(i + k) * ldo + r);
+        }
+#endif
+    for (; i < nq; i++) lsfp_dot_rows_f64(Q + (long)i * ldq, B, ldb, rows, n, out + (long)i * ldo);
 }
 
 void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int rows, int n)

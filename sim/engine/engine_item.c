@@ -57,7 +57,7 @@ int ls_engine_acc_ws_init(ls_engine_acc_ws *w, int seq_k, int dim)
     size_t sk = (size_t)seq_k;
     w->dref = malloc(sk * sizeof(double));
     w->dtest = malloc(sk * sizeof(double));
-    w->dlog = malloc(sk * sizeof(double));
+    w->dlog = malloc(LS_ENGINE_ACC_ROWS * sk * sizeof(double));
     w->oref = malloc((size_t)dim * sizeof(double));
     if (w->dref && w->dtest && w->dlog && w->oref) return 0;
     ls_engine_acc_ws_free(w);
@@ -70,26 +70,29 @@ void ls_engine_acc_ws_free(ls_engine_acc_ws *w)
     memset(w, 0, sizeof *w);
 }
 
-void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lslamp_item_stats *st, int j,
-                           const float *otest)
+/* Keys row j of the block sees (causal masking), 0 if none. */
+static int row_keys(const lslamp_block *g, int j)
 {
-    int d = g->dim, sk = g->seq_k;
-    int64_t qi = g->q0 + j;
-    int kmax = sk;
-    if (g->causal) {
-        int64_t last = qi + g->shift;
-        if (last < 0) return;                       /* row sees no key: not measured */
-        if (last + 1 < kmax) kmax = (int)(last + 1);
-    }
-    const float *qr = g->Q + (size_t)j * d;
+    if (!g->causal) return g->seq_k;
+    int64_t last = g->q0 + j + g->shift;
+    if (last < 0) return 0;
+    return last + 1 < g->seq_k ? (int)(last + 1) : g->seq_k;
+}
+
+/* The metrics of row j from its float64 dot products q . k_i (dl, at least row_keys(j) of them;
+ * scaled here, in place). */
+static void row_metrics_from_dots(const lslamp_block *g, const ls_engine_acc_ws *w, lslamp_item_stats *st, int j,
+                                  const float *otest, double *dl)
+{
+    int d = g->dim, sk = g->seq_k, kmax = row_keys(g, j);
+    if (kmax == 0) return;                          /* row sees no key: not measured */
     double sc = 1.0 / sqrt((double)d), mx = -INFINITY;
-    lsfp_dot_rows_f64(qr, g->K, d, kmax, d, w->dlog);
     for (int k = 0; k < kmax; k++) {
-        w->dlog[k] *= sc;
-        if (w->dlog[k] > mx) mx = w->dlog[k];
+        dl[k] *= sc;
+        if (dl[k] > mx) mx = dl[k];
     }
     double Z = 0.0;
-    for (int k = 0; k < kmax; k++) { w->dref[k] = exp(w->dlog[k] - mx); Z += w->dref[k]; }
+    for (int k = 0; k < kmax; k++) { w->dref[k] = exp(dl[k] - mx); Z += w->dref[k]; }
     for (int k = 0; k < kmax; k++) w->dref[k] /= Z;
     for (int k = kmax; k < sk; k++) w->dref[k] = 0.0;
     double logz = log(Z);
@@ -106,7 +109,7 @@ void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lsl
         if (pr > 0) {
             if (!(pt > 0)) inf = 1;
             double ptc = pt > 1e-45 ? pt : 1e-45;
-            kl += pr * ((w->dlog[k] - mx - logz) - log(ptc));   /* log pr without a log call */
+            kl += pr * ((dl[k] - mx - logz) - log(ptc));   /* log pr without a log call */
         }
         if (pr > w->dref[am_ref]) am_ref = k;
         if (pt > w->dtest[am_test]) am_test = k;
@@ -136,6 +139,14 @@ void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lsl
     if (rr > st->rrl2_max) st->rrl2_max = rr;
 }
 
+void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lslamp_item_stats *st, int j,
+                           const float *otest)
+{
+    int kmax = row_keys(g, j);
+    if (kmax > 0) lsfp_dot_rows_f64(g->Q + (size_t)j * g->dim, g->K, g->dim, kmax, g->dim, w->dlog);
+    row_metrics_from_dots(g, w, st, j, otest, w->dlog);
+}
+
 /* Rebuild p_test of row j from the final exponentials of each tile (numerics.md E):
  * p_i = E_i * exp(mu_hat_t - mu_final) / omega_final, in float64. */
 static void rebuild_row(const lslamp_block *g, const ls_engine_acc_ws *w, const float *Ebuf, const float *muh, int j,
@@ -155,10 +166,18 @@ void ls_engine_item_accuracy(const lslamp_block *g, const ls_engine_acc_ws *w, c
                              const float *muh, const float *mu, const float *om32, const double *om64,
                              lslamp_item_stats *st)
 {
-    for (int j = 0; j < g->nqv; j++) {
-        double om = om64 ? om64[j] : (double)om32[j];
-        rebuild_row(g, w, Ebuf, muh, j, (double)mu[j], om);
-        ls_engine_row_metrics(g, w, st, j, g->O + (size_t)j * g->dim);
+    /* LS_ENGINE_ACC_ROWS rows' float64 logits at a time (they share the loads of K); the last row of
+     * a group sees the most keys */
+    for (int j0 = 0; j0 < g->nqv; j0 += LS_ENGINE_ACC_ROWS) {
+        int nq = imin(LS_ENGINE_ACC_ROWS, g->nqv - j0), kmax = row_keys(g, j0 + nq - 1);
+        if (kmax > 0)
+            lsfp_dot_block_f64(g->Q + (size_t)j0 * g->dim, g->dim, nq, g->K, g->dim, kmax, g->dim, w->dlog, g->seq_k);
+        for (int m = 0; m < nq; m++) {
+            int j = j0 + m;
+            double om = om64 ? om64[j] : (double)om32[j];
+            rebuild_row(g, w, Ebuf, muh, j, (double)mu[j], om);
+            row_metrics_from_dots(g, w, st, j, g->O + (size_t)j * g->dim, w->dlog + (size_t)m * g->seq_k);
+        }
     }
 }
 

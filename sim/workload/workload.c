@@ -86,21 +86,27 @@ static double max_logit(const ls_attn_inputs *in, bool *sampled)
     if (stride > SQ) stride = SQ;
     *sampled = stride > 1 || work / stride > budget;
     double best = 0, inv = 1.0 / sqrt((double)D);
-    double *dots = malloc((size_t)SK * sizeof *dots);
+    enum { QB = 4 };   /* sampled rows scanned together: they share the loads of K */
+    double *dots = malloc((size_t)QB * SK * sizeof *dots);
     if (!dots) return -1;
     for (int b = 0; b < in->batch; ++b)
         for (int h = 0; h < in->heads_q; ++h) {
             if (*sampled && work / stride > budget && h % 8) continue; /* still too big: every 8th head */
             const float *kb = in->k + ((size_t)b * in->heads_kv + h / group) * SK * D;
-            for (int i = 0; i < SQ; i += stride) {
-                const float *q = in->q + (((size_t)b * in->heads_q + h) * SQ + i) * D;
-                int jmax = in->causal ? i + (SK - SQ) : SK - 1;
-                if (jmax > SK - 1) jmax = SK - 1;
-                lsfp_dot_rows_f64(q, kb, D, jmax + 1, D, dots);
-                for (int j = 0; j <= jmax; ++j) {
-                    double s = fabs(dots[j]) * inv;
-                    if (s > best) best = s;
+            for (int i0 = 0; i0 < SQ; i0 += QB * stride) {
+                int nq = 0, jmax[QB], jtop = -1;
+                for (int i = i0; i < SQ && nq < QB; i += stride, ++nq) {
+                    jmax[nq] = in->causal ? i + (SK - SQ) : SK - 1;
+                    if (jmax[nq] > SK - 1) jmax[nq] = SK - 1;
+                    if (jmax[nq] > jtop) jtop = jmax[nq];
                 }
+                const float *q = in->q + (((size_t)b * in->heads_q + h) * SQ + i0) * D;
+                lsfp_dot_block_f64(q, (long)stride * D, nq, kb, D, jtop + 1, D, dots, SK);
+                for (int m = 0; m < nq; ++m)
+                    for (int j = 0; j <= jmax[m]; ++j) {
+                        double s = fabs(dots[(size_t)m * SK + j]) * inv;
+                        if (s > best) best = s;
+                    }
             }
         }
     free(dots);

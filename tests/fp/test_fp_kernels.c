@@ -298,7 +298,7 @@ static void check_pv_update(void)
 }
 
 /* fp64 reference kernels: lsfp_dot_f64 is eight partial sums t mod 8 folded pairwise (written out
- * here independently), lsfp_dot_rows_f64 equals it row by row, lsfp_gemv_t_f64 the plain double loop,
+ * here independently), lsfp_dot_rows_f64 and lsfp_dot_block_f64 equal it element by element, lsfp_gemv_t_f64 the plain double loop,
  * for every kernel family the CPU has. */
 static void check_f64_kernels(void)
 {
@@ -328,6 +328,13 @@ static void check_f64_kernels(void)
                 lsfp_set_isa_limit((lsfp_isa)isa);
                 lsfp_dot_rows_f64(q, A, MAXN, rows, n, out);
                 for (int r = 0; r < rows; r++) bad += out[r] != lsfp_dot_f64(q, A + r * MAXN, n);
+                for (int nq = 1; nq <= 6; nq += 5) {   /* a lone query and four + two: the block and its tail */
+                    double ob[6 * ROWS];
+                    lsfp_dot_block_f64(A + (ROWS - nq) * MAXN, MAXN, nq, A, MAXN, rows, n, ob, ROWS);
+                    for (int i = 0; i < nq; i++)
+                        for (int r = 0; r < rows; r++)
+                            bad += ob[i * ROWS + r] != lsfp_dot_f64(A + (ROWS - nq + i) * MAXN, A + r * MAXN, n);
+                }
                 for (int t = 0; t < n; t++) y1[t] = y2[t] = (double)q[t];
                 lsfp_gemv_t_f64(y1, a, A, MAXN, rows, n);
                 for (int r = 0; r < rows; r++)
