@@ -183,6 +183,10 @@ void lsfp_dot_block_f64(const float *Q, long ldq, int nq, const float *B, long l
 /* y[t] += a[k] * X[k * ldx + t] in float64 for k = 0 .. rows-1 in that order, t < n (one rounding per
  * multiply and per add, as the plain double loop). */
 void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int rows, int n);
+/* lsfp_gemv_t_f64(Y + m * ldy, A + m * lda, X, ldx, rows[m], n) for m < ny (bit-identical; four y rows
+ * share each X row's loads). */
+void lsfp_gemv_t_block_f64(double *Y, long ldy, const double *A, long lda, int ny, const int *rows, const float *X,
+                           long ldx, int n);
 
 /* P.V update of one output row (the running state): o[t] <- o[t] * lam for t < d, then for each key
  * i < nkeys in order with e = E[i * lde] (as float for the fp32 version) nonzero,

@@ -167,6 +167,51 @@ void lsfp_dot_block_f64(const float *Q, long ldq, int nq, const float *B, long l
     for (; i < nq; i++) lsfp_dot_rows_f64(Q + (long)i * ldq, B, ldb, rows, n, out + (long)i * ldo);
 }
 
+/* Four y rows at a time over the rows all of them take (kmin), 16 columns per pass; returns the
+ * first column not done. */
+__attribute__((target("avx512f"))) static int gemv_block_avx512(double *Y, long ldy, const double *A, long lda,
+                                                                int kmin, const float *X, long ldx, int n)
+{
+    int t0 = 0;
+    for (; t0 + 16 <= n; t0 += 16) {
+        __m512d acc[4][2];
+        for (int m = 0; m < 4; m++)
+            for (int u = 0; u < 2; u++) acc[m][u] = _mm512_loadu_pd(Y + m * ldy + t0 + 8 * u);
+        for (int k = 0; k < kmin; k++) {
+            const float *x = X + (long)k * ldx + t0;
+            __m512d x0 = _mm512_cvtps_pd(_mm256_loadu_ps(x)), x1 = _mm512_cvtps_pd(_mm256_loadu_ps(x + 8));
+            for (int m = 0; m < 4; m++) {
+                __m512d am = _mm512_set1_pd(A[m * lda + k]);
+                acc[m][0] = _mm512_add_pd(acc[m][0], _mm512_mul_pd(am, x0));
+                acc[m][1] = _mm512_add_pd(acc[m][1], _mm512_mul_pd(am, x1));
+            }
+        }
+        for (int m = 0; m < 4; m++)
+            for (int u = 0; u < 2; u++) _mm512_storeu_pd(Y + m * ldy + t0 + 8 * u, acc[m][u]);
+    }
+    return t0;
+}
+
+void lsfp_gemv_t_block_f64(double *Y, long ldy, const double *A, long lda, int ny, const int *rows, const float *X,
+                           long ldx, int n)
+{
+    int m0 = 0;
+#ifdef LSFP_X86
+    if (lsfp_isa_active() == LSFP_ISA_AVX512)
+        for (; m0 + 4 <= ny; m0 += 4) {
+            int kmin = rows[m0];
+            for (int m = 1; m < 4; m++) kmin = rows[m0 + m] < kmin ? rows[m0 + m] : kmin;
+            int t0 = gemv_block_avx512(Y + m0 * ldy, ldy, A + m0 * lda, lda, kmin, X, ldx, n);
+            /* per element the rows run in order: the block's columns go on from kmin, the rest from 0 */
+            for (int m = m0; m < m0 + 4; m++) {
+                lsfp_gemv_t_f64(Y + m * ldy, A + m * lda + kmin, X + (long)kmin * ldx, ldx, rows[m] - kmin, t0);
+                lsfp_gemv_t_f64(Y + m * ldy + t0, A + m * lda, X + t0, ldx, rows[m], n - t0);
+            }
+        }
+#endif
+    for (int m = m0; m < ny; m++) lsfp_gemv_t_f64(Y + m * ldy, A + m * lda, X, ldx, rows[m], n);
+}
+
 void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int rows, int n)
 {
     int t0 = 0;

@@ -298,7 +298,8 @@ static void check_pv_update(void)
 }
 
 /* fp64 reference kernels: lsfp_dot_f64 is eight partial sums t mod 8 folded pairwise (written out
- * here independently), lsfp_dot_rows_f64 and lsfp_dot_block_f64 equal it element by element, lsfp_gemv_t_f64 the plain double loop,
+ * here independently), lsfp_dot_rows_f64 and lsfp_dot_block_f64 equal it element by element, lsfp_gemv_t_f64 the plain double loop
+ * and lsfp_gemv_t_block_f64 lsfp_gemv_t_f64 row by row,
  * for every kernel family the CPU has. */
 static void check_f64_kernels(void)
 {
@@ -340,6 +341,19 @@ static void check_f64_kernels(void)
                 for (int r = 0; r < rows; r++)
                     for (int t = 0; t < n; t++) y2[t] += a[r] * (double)A[r * MAXN + t];
                 for (int t = 0; t < n; t++) bad += y1[t] != y2[t];
+                /* six y rows (a block of four and two more) over different row counts */
+                double Yb[6 * MAXN], Yr[6 * MAXN], Ab[6 * ROWS];
+                int cnt[6];
+                for (int m = 0; m < 6; m++) {
+                    cnt[m] = (rows + 3 * m) % (ROWS + 1);
+                    for (int k = 0; k < ROWS; k++) Ab[m * ROWS + k] = a[(k + m) % ROWS];
+                    for (int t = 0; t < n; t++) Yb[m * MAXN + t] = Yr[m * MAXN + t] = (double)q[(t + m) % n];
+                }
+                lsfp_gemv_t_block_f64(Yb, MAXN, Ab, ROWS, 6, cnt, A, MAXN, n);
+                for (int m = 0; m < 6; m++) {
+                    lsfp_gemv_t_f64(Yr + m * MAXN, Ab + m * ROWS, A, MAXN, cnt[m], n);
+                    for (int t = 0; t < n; t++) bad += Yb[m * MAXN + t] != Yr[m * MAXN + t];
+                }
             }
         lsfp_set_isa_limit(LSFP_ISA_AVX512);
     }
