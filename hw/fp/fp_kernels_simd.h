@@ -4,6 +4,20 @@
  * loop), so every instantiation gives the scalar bits. Lane masks (LSK_VM) are whole-lane integer
  * vectors on AVX2 and mask registers on AVX-512. Private to fp_kernels.c. */
 
+/* The residual's exact sign in double (D: double vector type, P: its intrinsic prefix, CVT: float
+ * half -> D), as a D of -1, 0, +1: a*b is exact in double, TwoSum gives s + err = c + a*b exactly,
+ * s - x is exact (Sterbenz: s and x, the fp32 rounding of a*b + c, are both within 2^-24 of the exact
+ * value), and a rounded sum has the sign of the exact one. */
+#ifndef LSK_RESIDUAL_SIGN
+#define LSK_RESIDUAL_SIGN(D, P, CVT, a, b, c, x, out)                                                     \
+    do {                                                                                                  \
+        D cd_ = CVT(c), p_ = P##_mul_pd(CVT(a), CVT(b)), s_ = P##_add_pd(cd_, p_), bv_ = P##_sub_pd(s_, cd_); \
+        D err_ = P##_add_pd(P##_sub_pd(cd_, P##_sub_pd(s_, bv_)), P##_sub_pd(p_, bv_));                    \
+        D res_ = P##_add_pd(P##_sub_pd(s_, CVT(x)), err_), one_ = P##_set1_pd(1.0);                        \
+        out = P##_sub_pd(LSK_PD_WHERE(P, res_, _CMP_GT_OQ, one_), LSK_PD_WHERE(P, res_, _CMP_LT_OQ, one_));  \
+    } while (0)
+#endif
+
 #if defined(LSK_AVX2)
 #define LSK(name) name##_avx2
 #define LSK_TGT __attribute__((target("avx2,fma"), always_inline)) static inline
@@ -48,22 +62,15 @@
 #define M_ANY(m) (!_mm256_testz_si256(m, m))
 #define M_BITS(m) ((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m)))
 
-/* Sign (-1, 0, +1) of a*b + c - x exactly, x the fp32 rounding of a*b + c, for 4 lanes: a*b is exact
- * in double, TwoSum gives s + err = c + a*b exactly, s - x is exact (Sterbenz: both are within 2^-24
- * of the exact value), and a rounded sum has the sign of the exact one. */
+/* one where res compares true with zero, else zero */
+#define LSK_PD_WHERE(P, res, cmp, one) _mm256_and_pd(_mm256_cmp_pd(res, _mm256_setzero_pd(), cmp), one)
 LSK_TGT __m128 residual_sign4(__m128 a, __m128 b, __m128 c, __m128 x)
 {
-    __m256d cd = _mm256_cvtps_pd(c);
-    __m256d p = _mm256_mul_pd(_mm256_cvtps_pd(a), _mm256_cvtps_pd(b));
-    __m256d s = _mm256_add_pd(cd, p);
-    __m256d bv = _mm256_sub_pd(s, cd);
-    __m256d err = _mm256_add_pd(_mm256_sub_pd(cd, _mm256_sub_pd(s, bv)), _mm256_sub_pd(p, bv));
-    __m256d res = _mm256_add_pd(_mm256_sub_pd(s, _mm256_cvtps_pd(x)), err);
-    __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
-    __m256d sg = _mm256_sub_pd(_mm256_and_pd(_mm256_cmp_pd(res, zero, _CMP_GT_OQ), one),
-                               _mm256_and_pd(_mm256_cmp_pd(res, zero, _CMP_LT_OQ), one));
+    __m256d sg;
+    LSK_RESIDUAL_SIGN(__m256d, _mm256, _mm256_cvtps_pd, a, b, c, x, sg);
     return _mm256_cvtpd_ps(sg);
 }
+#undef LSK_PD_WHERE
 
 LSK_TGT __m256 residual_sign_avx2(__m256 a, __m256 b, __m256 c, __m256 x)
 {
@@ -117,20 +124,15 @@ LSK_TGT __m256 residual_sign_avx2(__m256 a, __m256 b, __m256 c, __m256 x)
 #define M_ANY(m) ((m) != 0)
 #define M_BITS(m) ((unsigned)(m))
 
-/* residual_sign4 (above) for 8 lanes at a time in double. */
+/* residual_sign4 (AVX2) for 8 lanes at a time in double. */
+#define LSK_PD_WHERE(P, res, cmp, one) _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(res, _mm512_setzero_pd(), cmp), one)
 LSK_TGT __m256 residual_sign8(__m256 a, __m256 b, __m256 c, __m256 x)
 {
-    __m512d cd = _mm512_cvtps_pd(c);
-    __m512d p = _mm512_mul_pd(_mm512_cvtps_pd(a), _mm512_cvtps_pd(b));
-    __m512d s = _mm512_add_pd(cd, p);
-    __m512d bv = _mm512_sub_pd(s, cd);
-    __m512d err = _mm512_add_pd(_mm512_sub_pd(cd, _mm512_sub_pd(s, bv)), _mm512_sub_pd(p, bv));
-    __m512d res = _mm512_add_pd(_mm512_sub_pd(s, _mm512_cvtps_pd(x)), err);
-    __mmask8 gt = _mm512_cmp_pd_mask(res, _mm512_setzero_pd(), _CMP_GT_OQ);
-    __mmask8 lt = _mm512_cmp_pd_mask(res, _mm512_setzero_pd(), _CMP_LT_OQ);
-    __m512d sg = _mm512_sub_pd(_mm512_maskz_mov_pd(gt, _mm512_set1_pd(1.0)), _mm512_maskz_mov_pd(lt, _mm512_set1_pd(1.0)));
+    __m512d sg;
+    LSK_RESIDUAL_SIGN(__m512d, _mm512, _mm512_cvtps_pd, a, b, c, x, sg);
     return _mm512_cvtpd_ps(sg);
 }
+#undef LSK_PD_WHERE
 
 #define LSK_HI8(v) _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))
 LSK_TGT __m512 residual_sign_avx512(__m512 a, __m512 b, __m512 c, __m512 x)

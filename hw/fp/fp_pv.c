@@ -70,24 +70,26 @@ LSFP_PV_KERNEL(pv_f64_avx512, "avx512f", __m512d, double, 8, 4, _mm512_loadu_pd,
                _mm512_mul_pd, _mm512_add_pd, LSFP_CVT512)
 #endif
 
+/* The widest family the CPU has takes the leading columns, AVX2 what AVX-512 leaves, the plain loop the rest. */
+#ifdef LSFP_X86
+#define LSFP_PV_VECTOR(T)                                                                                   \
+    lsfp_isa isa = lsfp_isa_active();                                                                       \
+    if (isa == LSFP_ISA_AVX512) t0 = pv_##T##_avx512(o, d, lam, E, lde, nkeys, V, ldv);                     \
+    if (isa >= LSFP_ISA_AVX2) t0 += pv_##T##_avx2(o + t0, d - t0, lam, E, lde, nkeys, V + t0, ldv);
+#else
+#define LSFP_PV_VECTOR(T)
+#endif
+
 void lsfp_pv_update_f32(float *o, int d, float lam, const double *E, long lde, int nkeys, const float *V, long ldv)
 {
     int t0 = 0;
-#ifdef LSFP_X86
-    lsfp_isa isa = lsfp_isa_active();
-    if (isa == LSFP_ISA_AVX512) t0 = pv_f32_avx512(o, d, lam, E, lde, nkeys, V, ldv);
-    if (isa >= LSFP_ISA_AVX2) t0 += pv_f32_avx2(o + t0, d - t0, lam, E, lde, nkeys, V + t0, ldv);
-#endif
+    LSFP_PV_VECTOR(f32)
     pv_f32_scalar(o, t0, d, lam, E, lde, nkeys, V, ldv);
 }
 
 void lsfp_pv_update_f64(double *o, int d, double lam, const double *E, long lde, int nkeys, const float *V, long ldv)
 {
     int t0 = 0;
-#ifdef LSFP_X86
-    lsfp_isa isa = lsfp_isa_active();
-    if (isa == LSFP_ISA_AVX512) t0 = pv_f64_avx512(o, d, lam, E, lde, nkeys, V, ldv);
-    if (isa >= LSFP_ISA_AVX2) t0 += pv_f64_avx2(o + t0, d - t0, lam, E, lde, nkeys, V + t0, ldv);
-#endif
+    LSFP_PV_VECTOR(f64)
     pv_f64_scalar(o, t0, d, lam, E, lde, nkeys, V, ldv);
 }
