@@ -10,6 +10,7 @@ packages=(
   python3 python3-numpy python3-matplotlib python3-yaml   # scripts/ (plots, points.yaml), run by /usr/bin/python3
   python3-torch                              # scripts/dump_qkv.py and its test (tiny CPU model)
   parallel                                   # scripts/parallel_sweep.sh and its test
+  libopenblas-dev                            # make bench only: the OpenBLAS fp32 attention yardstick
 )
 # `--long`: also what the long tests need (libFuzzer targets are built with clang; the Slurm sweep
 # test starts a single-node Slurm).

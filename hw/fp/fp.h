@@ -171,7 +171,37 @@ void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const floa
 void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq,
                           int nk, int nq, int d, float *Y, int ldy);
 
-/* Force the scalar kernels even on AVX2 machines (tests compare both paths). */
+/* sum a[t]*b[t] in float64 (every product exact), as eight interleaved partial sums t mod 8 added
+ * pairwise at the end: the fp64 references' dot product, identical on every CPU. */
+double lsfp_dot_f64(const float *a, const float *b, int n);
+/* out[r] = lsfp_dot_f64(q, B + r * ldb, n) for r < rows (bit-identical, faster). */
+void lsfp_dot_rows_f64(const float *q, const float *B, long ldb, int rows, int n, double *out);
+/* out[i * ldo + r] = lsfp_dot_f64(Q + i * ldq, B + r * ldb, n) for i < nq, r < rows (bit-identical; four
+ * queries share each row's loads). */
+void lsfp_dot_block_f64(const float *Q, long ldq, int nq, const float *B, long ldb, int rows, int n, double *out,
+                        long ldo);
+/* y[t] += a[k] * X[k * ldx + t] in float64 for k = 0 .. rows-1 in that order, t < n (one rounding per
+ * multiply and per add, as the plain double loop). */
+void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int rows, int n);
+/* lsfp_gemv_t_f64(Y + m * ldy, A + m * lda, X, ldx, rows[m], n) for m < ny (bit-identical; four y rows
+ * share each X row's loads). */
+void lsfp_gemv_t_block_f64(double *Y, long ldy, const double *A, long lda, int ny, const int *rows, const float *X,
+                           long ldx, int n);
+
+/* P.V update of one output row (the running state): o[t] <- o[t] * lam for t < d, then for each key
+ * i < nkeys in order with e = E[i * lde] (as float for the fp32 version) nonzero,
+ * o[t] <- o[t] + e * V[i * ldv + t]; one rounding per multiply and per add (no FMA). */
+void lsfp_pv_update_f32(float *o, int d, float lam, const double *E, long lde, int nkeys, const float *V, long ldv);
+void lsfp_pv_update_f64(double *o, int d, double lam, const double *E, long lde, int nkeys, const float *V, long ldv);
+
+/* Kernel families, chosen at run time: the best the CPU has, capped by lsfp_set_isa_limit. Every
+ * family gives the scalar kernels' bits (tests force each one). */
+typedef enum { LSFP_ISA_SCALAR, LSFP_ISA_AVX2, LSFP_ISA_AVX512 } lsfp_isa;
+lsfp_isa lsfp_isa_best(void);      /* AVX2 needs AVX2 + FMA; AVX-512 needs AVX512F and AVX512DQ as well */
+lsfp_isa lsfp_isa_active(void);    /* min(best, limit) */
+void lsfp_set_isa_limit(lsfp_isa limit);
+const char *lsfp_isa_name(lsfp_isa isa);
+/* Force the scalar kernels even on AVX2 machines (lsfp_set_isa_limit(SCALAR) / no limit). */
 void lsfp_set_force_scalar(bool on);
 bool lsfp_have_avx2(void);
 

@@ -124,26 +124,41 @@ static inline step_out round_scalar(const kparams *k, float x)
     return o;
 }
 
-/* Force-scalar switch for tests. */
-static int g_force_scalar;
-void lsfp_set_force_scalar(bool on) { g_force_scalar = on; }
+/* Kernel family: the CPU's best, capped by the tests' limit. */
+static lsfp_isa g_isa_limit = LSFP_ISA_AVX512;
+void lsfp_set_isa_limit(lsfp_isa limit) { g_isa_limit = limit; }
+void lsfp_set_force_scalar(bool on) { g_isa_limit = on ? LSFP_ISA_SCALAR : LSFP_ISA_AVX512; }
 
-bool lsfp_have_avx2(void)
+lsfp_isa lsfp_isa_best(void)
 {
 #ifdef LSFP_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+        cached = avx2 && avx512 ? LSFP_ISA_AVX512 : avx2 ? LSFP_ISA_AVX2 : LSFP_ISA_SCALAR;
+    }
+    return (lsfp_isa)cached;
 #else
-    return false;
+    return LSFP_ISA_SCALAR;
 #endif
 }
 
-static int use_avx2(void)
+lsfp_isa lsfp_isa_active(void)
 {
-    static int cached = -1;
-    if (cached < 0) cached = lsfp_have_avx2() ? 1 : 0;
-    return cached && !g_force_scalar;
+    lsfp_isa b = lsfp_isa_best();
+    return b < g_isa_limit ? b : g_isa_limit;
 }
+
+const char *lsfp_isa_name(lsfp_isa isa)
+{
+    return isa == LSFP_ISA_AVX512 ? "AVX-512" : isa == LSFP_ISA_AVX2 ? "AVX2" : "scalar";
+}
+
+bool lsfp_have_avx2(void) { return lsfp_isa_best() >= LSFP_ISA_AVX2; }
+
+static int use_avx2(void) { return lsfp_isa_active() >= LSFP_ISA_AVX2; }
 
 /* Values above max finite either saturated or overflowed, by the format's policy. */
 static unsigned count_above_max(const kparams *k, uint64_t n, lsfp_events *ev)
@@ -172,80 +187,33 @@ static void round_array_scalar(const kparams *k, const float *in, float *out, si
     }
 }
 
-#ifdef LSFP_X86
-/* 8 lanes of round_scalar; sat gets the lanes above max finite, bnd the boundary lanes. */
-/* wide/rtz are passed separately so callers can make them compile-time constants. */
-__attribute__((target("avx2,fma"), always_inline)) static inline __m256
-round8_spec(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd, const int wide, const int rtz)
+/* The acc_ctx of the accumulation kernels is needed by the vector kernels below. */
+typedef struct {
+    kparams k;
+    const lsfp_format *fmt;
+    int exact;
+    int stochastic;
+    lsfp_rng *rng;
+} acc_ctx;
+
+static void acc_ctx_init(acc_ctx *c, const lsfp_accum *spec)
 {
-    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
-    __m256 a = _mm256_and_ps(x, absm);
-    __m256i ab = _mm256_castps_si256(a);
-    __m256i rb;
-    if (!wide) {
-        __m256i ef = _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x7F800000));
-        ef = _mm256_max_epi32(ef, _mm256_set1_epi32((int)k->emin_bits));
-        ef = _mm256_min_epi32(ef, _mm256_set1_epi32((int)k->emax_bits));
-        __m256 c = _mm256_castsi256_ps(_mm256_add_epi32(ef, _mm256_set1_epi32((int)k->c_off)));
-        __m256 r = _mm256_sub_ps(_mm256_add_ps(a, c), c);
-        if (rtz) {
-            __m256 q = _mm256_castsi256_ps(_mm256_sub_epi32(ef, _mm256_set1_epi32((int)k->q_off)));
-            r = _mm256_sub_ps(r, _mm256_and_ps(q, _mm256_cmp_ps(r, a, _CMP_GT_OQ)));
-            if (bnd) *bnd = _mm256_and_ps(_mm256_cmp_ps(r, a, _CMP_EQ_OQ),
-                                          _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NEQ_OQ));
-        } else if (bnd) {
-            __m256 half = _mm256_castsi256_ps(_mm256_sub_epi32(ef, _mm256_set1_epi32((int)k->half_off)));
-            __m256 dev = _mm256_and_ps(_mm256_sub_ps(a, r), absm);
-            *bnd = _mm256_cmp_ps(dev, half, _CMP_EQ_OQ);
-        }
-        rb = _mm256_castps_si256(r);
-    } else {
-        /* unsigned compares via the sign-flip trick are unnecessary: ab < 2^31 */
-        __m256i special = _mm256_cmpgt_epi32(ab, _mm256_set1_epi32(0x7F7FFFFF));
-        __m256i lowm = _mm256_set1_epi32((int)k->low_mask);
-        __m256i low = _mm256_and_si256(ab, lowm);
-        __m256i up = _mm256_setzero_si256();
-        if (!rtz && k->low_mask) {
-            __m256i odd = _mm256_and_si256(ab, _mm256_set1_epi32((int)(k->low_mask + 1u)));
-            __m256i isodd = _mm256_xor_si256(_mm256_cmpeq_epi32(odd, _mm256_setzero_si256()),
-                                             _mm256_set1_epi32(-1));
-            up = _mm256_sub_epi32(_mm256_set1_epi32((int)(k->half_bit - 1u)), isodd);
-        }
-        __m256i rounded = _mm256_andnot_si256(lowm, _mm256_add_epi32(ab, up));
-        rb = _mm256_blendv_epi8(rounded, ab, special);
-        if (bnd) {
-            __m256i b;
-            if (rtz)
-                b = _mm256_andnot_si256(_mm256_cmpeq_epi32(ab, _mm256_setzero_si256()),
-                                        _mm256_cmpeq_epi32(low, _mm256_setzero_si256()));
-            else
-                b = k->low_mask ? _mm256_cmpeq_epi32(low, _mm256_set1_epi32((int)k->half_bit))
-                                : _mm256_setzero_si256();
-            *bnd = _mm256_castsi256_ps(_mm256_andnot_si256(special, b));
-        }
-    }
-    __m256i quiet_in = _mm256_cmpgt_epi32(ab, _mm256_set1_epi32((int)k->quiet_above));
-    if (k->flush)
-        rb = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)f2u(k->min_normal)), rb), rb);
-    __m256i gt = _mm256_andnot_si256(quiet_in, _mm256_cmpgt_epi32(rb, _mm256_set1_epi32((int)f2u(k->max_finite))));
-    rb = _mm256_blendv_epi8(rb, _mm256_set1_epi32((int)(k->saturate ? f2u(k->max_finite) : k->ovf_bits)), gt);
-    __m256i xb = _mm256_castps_si256(x);
-    if (k->is_signed) {
-        rb = _mm256_or_si256(rb, _mm256_and_si256(xb, _mm256_set1_epi32((int)0x80000000u)));
-    } else {
-        __m256i neg = _mm256_andnot_si256(_mm256_cmpeq_epi32(ab, _mm256_setzero_si256()),
-                                          _mm256_cmpgt_epi32(_mm256_setzero_si256(), xb));
-        rb = _mm256_blendv_epi8(rb, _mm256_set1_epi32(0x7FC00000), neg);
-    }
-    if (sat) *sat = gt;
-    return _mm256_castsi256_ps(rb);
+    kparams_init(&c->k, spec->fmt);
+    c->fmt = spec->fmt;
+    c->exact = spec->model == LSFP_ACC_EXACT;
+    c->stochastic = spec->fmt->rounding == LSFP_RND_STOCHASTIC && spec->rng != NULL;
+    if (spec->fmt->rounding == LSFP_RND_STOCHASTIC) c->k.rtz = 0;
+    c->rng = spec->rng;
 }
 
-__attribute__((target("avx2,fma"), always_inline)) static inline __m256
-round8(const kparams *k, __m256 x, __m256i *sat, __m256 *bnd)
-{
-    return round8_spec(k, x, sat, bnd, k->wide, k->rtz);
-}
+#ifdef LSFP_X86
+/* The vector kernels, once per instruction set from one transcription of the scalar code. */
+#define LSK_AVX2 1
+#include "fp_kernels_simd.h"
+#undef LSK_AVX2
+#define LSK_AVX512 1
+#include "fp_kernels_simd.h"
+#undef LSK_AVX512
 
 __attribute__((target("avx2,fma"))) static void round_array_avx2(const kparams *k, const float *in, float *out,
                                                                   size_t n, uint64_t *above, uint64_t *unf)
@@ -255,7 +223,7 @@ __attribute__((target("avx2,fma"))) static void round_array_avx2(const kparams *
     for (; i + 8 <= n; i += 8) {
         __m256 x = _mm256_loadu_ps(in + i);
         __m256i s;
-        __m256 r = round8(k, x, &s, NULL);
+        __m256 r = round_spec_avx2(k, x, &s, NULL, k->wide, k->rtz, 0);
         __m256 isnan_r = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
         r = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), isnan_r);
         __m256 unf8 = _mm256_and_ps(_mm256_cmp_ps(r, _mm256_setzero_ps(), _CMP_EQ_OQ),
@@ -289,23 +257,6 @@ unsigned lsfp_round_array(const lsfp_format *f, const float *in, float *out, siz
 
 /* ---- Accumulation ---- */
 
-typedef struct {
-    kparams k;
-    const lsfp_format *fmt;
-    int exact;
-    int stochastic;
-    lsfp_rng *rng;
-} acc_ctx;
-
-static void acc_ctx_init(acc_ctx *c, const lsfp_accum *spec)
-{
-    kparams_init(&c->k, spec->fmt);
-    c->fmt = spec->fmt;
-    c->exact = spec->model == LSFP_ACC_EXACT;
-    c->stochastic = spec->fmt->rounding == LSFP_RND_STOCHASTIC && spec->rng != NULL;
-    if (spec->fmt->rounding == LSFP_RND_STOCHASTIC) c->k.rtz = 0;
-    c->rng = spec->rng;
-}
 
 /* Exact single rounding of a*b + c, and whether it saturated. */
 static float exact_step(const acc_ctx *c, float a, float b, float acc, int *sat)
@@ -372,98 +323,6 @@ float lsfp_dot(const lsfp_accum *spec, const float *a, const float *b, int n, ls
     return r;
 }
 
-#ifdef LSFP_X86
-/* R rows x V vectors of 8 queries, per-product rounding, one order. Inlined with constant R, V. */
-__attribute__((target("avx2,fma"), always_inline)) static inline void
-tile_block_avx2(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int d, int desc,
-                float *Y, int ldy, const int R, const int V, const int wide, const int rtz, const int exact,
-                uint64_t *sat, uint64_t *fix)
-{
-    __m256 acc[4][2];
-    __m256i satc = _mm256_setzero_si256();
-    for (int r = 0; r < R; r++)
-        for (int v = 0; v < V; v++) acc[r][v] = _mm256_setzero_ps();
-    for (int s = 0; s < d; s++) {
-        int t = desc ? d - 1 - s : s;
-        __m256 q[2];
-        for (int v = 0; v < V; v++) q[v] = _mm256_loadu_ps(Qt + (long)t * ldq + 8 * v);
-        __m256 nw[4][2], anyb = _mm256_setzero_ps();
-        for (int r = 0; r < R; r++) {
-            __m256 kb = _mm256_broadcast_ss(K + (long)r * ldk + t);
-            for (int v = 0; v < V; v++) {
-                __m256i sm;
-                __m256 bm;
-                nw[r][v] = round8_spec(&c->k, _mm256_fmadd_ps(kb, q[v], acc[r][v]), &sm, exact ? &bm : NULL,
-                                       wide, rtz);
-                satc = _mm256_sub_epi32(satc, sm);
-                if (exact) anyb = _mm256_or_ps(anyb, bm);
-            }
-        }
-        if (exact && !_mm256_testz_ps(anyb, anyb)) {
-            /* rare: some lane's fp32 sum sat on a decision boundary; redo those lanes exactly */
-            for (int r = 0; r < R; r++)
-                for (int v = 0; v < V; v++) {
-                    float prev[8], cur[8], qv[8];
-                    float kv = K[(long)r * ldk + t];
-                    _mm256_storeu_ps(prev, acc[r][v]);
-                    _mm256_storeu_ps(cur, nw[r][v]);
-                    _mm256_storeu_ps(qv, q[v]);
-                    int changed = 0;
-                    for (int l = 0; l < 8; l++) {
-                        step_out o = round_scalar(&c->k, fmaf(kv, qv[l], prev[l]));
-                        if (!o.boundary) continue;
-                        int es;
-                        ++*fix;
-                        cur[l] = exact_step(c, kv, qv[l], prev[l], &es);
-                        *sat += (uint64_t)es - (uint64_t)o.gt;   /* replace the fast path's count */
-                        changed = 1;
-                    }
-                    if (changed) nw[r][v] = _mm256_loadu_ps(cur);
-                }
-        }
-        for (int r = 0; r < R; r++)
-            for (int v = 0; v < V; v++) acc[r][v] = nw[r][v];
-    }
-    for (int r = 0; r < R; r++)
-        for (int v = 0; v < V; v++) _mm256_storeu_ps(Y + (long)r * ldy + 8 * v, acc[r][v]);
-    uint32_t sv[8];
-    _mm256_storeu_si256((__m256i *)sv, satc);
-    for (int l = 0; l < 8; l++) *sat += sv[l];
-}
-
-/* The whole tile for one (wide, rtz, exact) combination; R x V blocks plus row tails. */
-__attribute__((target("avx2,fma"), always_inline)) static inline void
-logit_tile_avx2_spec(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d,
-                     int desc, float *Y, int ldy, const int wide, const int rtz, const int exact,
-                     uint64_t *sat, uint64_t *fix)
-{
-    int nq16 = nq / 16 * 16, nq8 = nq / 8 * 8;
-    int i = 0;
-#define LSFP_BLOCK(R, V, J) tile_block_avx2(c, K + (long)i * ldk, ldk, Qt + (J), ldq, d, desc, \
-        Y + (long)i * ldy + (J), ldy, R, V, wide, rtz, exact, sat, fix)
-    for (; i + 4 <= nk; i += 4) {
-        for (int j = 0; j < nq16; j += 16) LSFP_BLOCK(4, 2, j);
-        if (nq8 > nq16) LSFP_BLOCK(4, 1, nq16);
-    }
-    for (; i < nk; i++) {
-        for (int j = 0; j < nq16; j += 16) LSFP_BLOCK(1, 2, j);
-        if (nq8 > nq16) LSFP_BLOCK(1, 1, nq16);
-    }
-#undef LSFP_BLOCK
-}
-
-__attribute__((target("avx2,fma"))) static void
-logit_tile_avx2(const acc_ctx *c, const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d,
-                int desc, float *Y, int ldy, uint64_t *sat, uint64_t *fix)
-{
-    int wide = c->k.wide, rtz = c->k.rtz, exact = c->exact;
-#define LSFP_SPEC(W, T, E) if (wide == W && rtz == T && exact == E) { \
-        logit_tile_avx2_spec(c, K, ldk, Qt, ldq, nk, nq, d, desc, Y, ldy, W, T, E, sat, fix); return; }
-    LSFP_SPEC(0, 0, 1) LSFP_SPEC(0, 0, 0) LSFP_SPEC(0, 1, 1) LSFP_SPEC(0, 1, 0)
-    LSFP_SPEC(1, 0, 1) LSFP_SPEC(1, 0, 0) LSFP_SPEC(1, 1, 1) LSFP_SPEC(1, 1, 0)
-#undef LSFP_SPEC
-}
-#endif
 
 void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const float *Qt, int ldq,
                      int nk, int nq, int d, float *Y, int ldy, lsfp_events *ev)
@@ -473,9 +332,13 @@ void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const floa
     uint64_t sat = 0, fix = 0;
     int j0 = 0;
 #ifdef LSFP_X86
-    if (use_avx2() && spec->chunk_k <= 1 && !c.stochastic) {
-        logit_tile_avx2(&c, K, ldk, Qt, ldq, nk, nq, d, spec->order == LSFP_ORDER_DESCENDING, Y, ldy, &sat, &fix);
-        j0 = nq / 8 * 8;
+    if (spec->chunk_k <= 1 && !c.stochastic) {
+        /* AVX-512 takes whole groups of 16 queries, AVX2 a group of 8 left over, the scalar code the rest */
+        int desc = spec->order == LSFP_ORDER_DESCENDING;
+        lsfp_isa isa = lsfp_isa_active();
+        if (isa == LSFP_ISA_AVX512) j0 = logit_tile_avx512(&c, K, ldk, Qt, ldq, nk, nq, d, desc, Y, ldy, &sat, &fix);
+        if (isa >= LSFP_ISA_AVX2)
+            j0 += logit_tile_avx2(&c, K, ldk, Qt + j0, ldq, nk, nq - j0, d, desc, Y + j0, ldy, &sat, &fix);
     }
 #endif
     for (int i = 0; i < nk; i++)

@@ -363,26 +363,12 @@ void lslamp_update(const lslamp_cfg *c, const lslamp_tile_io *io, lslamp_state *
             double rs = 0.0;
             for (int i = 0; i < c->bc; i++) rs += E[(long)i * bq + j];
             st->omega64[j] = alpha[j] + rs;
-            double *o = st->O64 + (long)j * st->ldo, lam = lambda[j];
-            for (int t = 0; t < d; t++) o[t] = o[t] * lam;
-            for (int i = 0; i < nkeys; i++) {
-                double e = E[(long)i * bq + j];
-                if (e == 0.0) continue;
-                const float *v = io->V + (long)i * io->ldv;
-                for (int t = 0; t < d; t++) o[t] = o[t] + e * (double)v[t];
-            }
+            lsfp_pv_update_f64(st->O64 + (long)j * st->ldo, d, lambda[j], E + j, bq, nkeys, io->V, io->ldv);
         } else {
             float rs = 0.0f;
             for (int i = 0; i < c->bc; i++) rs += (float)E[(long)i * bq + j];
             st->omega32[j] = (float)alpha[j] + rs;
-            float *o = st->O32 + (long)j * st->ldo, lam = (float)lambda[j];
-            for (int t = 0; t < d; t++) o[t] = o[t] * lam;
-            for (int i = 0; i < nkeys; i++) {
-                float e = (float)E[(long)i * bq + j];
-                if (e == 0.0f) continue;
-                const float *v = io->V + (long)i * io->ldv;
-                for (int t = 0; t < d; t++) o[t] = o[t] + e * v[t];
-            }
+            lsfp_pv_update_f32(st->O32 + (long)j * st->ldo, d, (float)lambda[j], E + j, bq, nkeys, io->V, io->ldv);
         }
     }
 }

@@ -87,6 +87,7 @@ typedef struct ls_cfg_algorithm {
     ls_cfg_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;
+    bool compute_reference;
     int threads;
 } ls_cfg_algorithm;
 

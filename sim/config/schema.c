@@ -208,6 +208,9 @@ static const ls_schema_entry schema[] = {
        "Precision of the running state (max, normaliser, output accumulator)."),
     D("algorithm.lamp_code_tau", algorithm.lamp_code_tau, "1.5", 0, 2, "Threshold of the LAMP code rule (mode lamp_code), on its [1, 2] scale."),
     D("algorithm.random_rate", algorithm.random_rate, "0.1", 0, 1, "Share of sub-blocks recomputed in mode random."),
+    B("algorithm.compute_reference", algorithm.compute_reference, "true",
+      "Compute the fp64 reference attention and the accuracy statistics against it (about a third of a golden "
+      "run's time); false: the report says accuracy was not computed (accuracy.valid false, metrics null)."),
     I("algorithm.threads", algorithm.threads, "1", 0, 4096, "Worker threads of the golden engine (0 = all cores); results do not depend on it."),
 
     /* ---------------- timed model ---------------- */
@@ -227,7 +230,8 @@ static const ls_schema_entry schema[] = {
     B("timed.timing_only", timed.timing_only, "false",
       "Timing without the arithmetic, for the data-independent modes fa2_16bit and pure_8bit: each tile's selection "
       "follows from the geometry, so cycles, units, stalls, occupancy and energy equal a full run's in a fraction of "
-      "its time. The report then has numerics.computed false and no accuracy or events. Refused with mode lamp "
+      "its time. No tensor data is generated for a synthetic workload (workload.data_generated false). The report "
+      "then has numerics.computed false and no accuracy or events. Refused with mode lamp "
       "(or any mode not on the timed model), algorithm.above_one = raise, --golden and --save-o."),
 
     /* ---------------- workload ---------------- */

@@ -55,10 +55,10 @@ void eng_ws_free(eng_ws *w)
 int ls_engine_acc_ws_init(ls_engine_acc_ws *w, int seq_k, int dim)
 {
     size_t sk = (size_t)seq_k;
-    w->dref = malloc(sk * sizeof(double));
+    w->dref = malloc(LS_ENGINE_ACC_ROWS * sk * sizeof(double));
     w->dtest = malloc(sk * sizeof(double));
-    w->dlog = malloc(sk * sizeof(double));
-    w->oref = malloc((size_t)dim * sizeof(double));
+    w->dlog = malloc(LS_ENGINE_ACC_ROWS * sk * sizeof(double));
+    w->oref = malloc(LS_ENGINE_ACC_ROWS * (size_t)dim * sizeof(double));
     if (w->dref && w->dtest && w->dlog && w->oref) return 0;
     ls_engine_acc_ws_free(w);
     return -1;
@@ -70,50 +70,58 @@ void ls_engine_acc_ws_free(ls_engine_acc_ws *w)
     memset(w, 0, sizeof *w);
 }
 
-void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lslamp_item_stats *st, int j,
-                           const float *otest)
+/* Keys row j of the block sees (causal masking), 0 if none. */
+static int row_keys(const lslamp_block *g, int j)
+{
+    if (!g->causal) return g->seq_k;
+    int64_t last = g->q0 + j + g->shift;
+    if (last < 0) return 0;
+    return last + 1 < g->seq_k ? (int)(last + 1) : g->seq_k;
+}
+
+/* The fp64 reference of row j from its float64 dot products q . k_i (dl, at least row_keys(j) of
+ * them; scaled here, in place): p_ref into dref (seq_k), its max logit and log of the normaliser.
+ * Returns the keys the row sees (0: not measured). */
+typedef struct { int kmax; double mx, logz; } row_ref;
+
+static row_ref row_reference(const lslamp_block *g, int j, double *dl, double *dref)
+{
+    row_ref r = { row_keys(g, j), -INFINITY, 0.0 };
+    if (r.kmax == 0) return r;
+    double sc = 1.0 / sqrt((double)g->dim), Z = 0.0;
+    for (int k = 0; k < r.kmax; k++) {
+        dl[k] *= sc;
+        if (dl[k] > r.mx) r.mx = dl[k];
+    }
+    for (int k = 0; k < r.kmax; k++) { dref[k] = exp(dl[k] - r.mx); Z += dref[k]; }
+    for (int k = 0; k < r.kmax; k++) dref[k] /= Z;
+    for (int k = r.kmax; k < g->seq_k; k++) dref[k] = 0.0;
+    r.logz = log(Z);
+    return r;
+}
+
+/* The metrics of row j against its reference (row_reference: dl, dref; oref = p_ref . V) and the
+ * test probabilities w->dtest, added to st; writes O_ref's row if the block keeps it. */
+static void row_metrics_vs(const lslamp_block *g, const ls_engine_acc_ws *w, lslamp_item_stats *st, int j,
+                           const float *otest, const double *dl, const double *dref, const double *oref, row_ref ref)
 {
     int d = g->dim, sk = g->seq_k;
-    int64_t qi = g->q0 + j;
-    int kmax = sk;
-    if (g->causal) {
-        int64_t last = qi + g->shift;
-        if (last < 0) return;                       /* row sees no key: not measured */
-        if (last + 1 < kmax) kmax = (int)(last + 1);
-    }
-    const float *qr = g->Q + (size_t)j * d;
-    double sc = 1.0 / sqrt((double)d), mx = -INFINITY;
-    for (int k = 0; k < kmax; k++) {
-        const float *kr = g->K + (size_t)k * d;
-        double s = 0.0;
-        for (int t = 0; t < d; t++) s += (double)qr[t] * (double)kr[t];
-        w->dlog[k] = s * sc;
-        if (w->dlog[k] > mx) mx = w->dlog[k];
-    }
-    double Z = 0.0;
-    for (int k = 0; k < kmax; k++) { w->dref[k] = exp(w->dlog[k] - mx); Z += w->dref[k]; }
-    for (int k = 0; k < kmax; k++) w->dref[k] /= Z;
-    for (int k = kmax; k < sk; k++) w->dref[k] = 0.0;
-    for (int t = 0; t < d; t++) w->oref[t] = 0.0;
-    for (int k = 0; k < kmax; k++) {
-        const float *vr = g->V + (size_t)k * d;
-        double pk = w->dref[k];
-        for (int t = 0; t < d; t++) w->oref[t] += pk * (double)vr[t];
-    }
+    double mx = ref.mx, logz = ref.logz;
+    if (ref.kmax == 0) return;                       /* row sees no key: not measured */
     if (g->Oref)
-        for (int t = 0; t < d; t++) g->Oref[(size_t)j * d + t] = (float)w->oref[t];
+        for (int t = 0; t < d; t++) g->Oref[(size_t)j * d + t] = (float)oref[t];
     /* probability metrics */
     double l1 = 0.0, kl = 0.0;
     int inf = 0, am_ref = 0, am_test = 0;
     for (int k = 0; k < sk; k++) {
-        double pr = w->dref[k], pt = w->dtest[k];
+        double pr = dref[k], pt = w->dtest[k];
         l1 += fabs(pt - pr);
         if (pr > 0) {
             if (!(pt > 0)) inf = 1;
             double ptc = pt > 1e-45 ? pt : 1e-45;
-            kl += pr * (log(pr) - log(ptc));
+            kl += pr * ((dl[k] - mx - logz) - log(ptc));   /* log pr without a log call */
         }
-        if (pr > w->dref[am_ref]) am_ref = k;
+        if (pr > dref[am_ref]) am_ref = k;
         if (pt > w->dtest[am_test]) am_test = k;
     }
     st->rows++;
@@ -126,12 +134,12 @@ void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lsl
     /* output metrics */
     double dn = 0.0, rn = 0.0;
     for (int t = 0; t < d; t++) {
-        double e = (double)otest[t] - w->oref[t];
+        double e = (double)otest[t] - oref[t];
         double ae = fabs(e);
         st->abs_sum += ae;
         if (ae > st->abs_max || isnan(ae)) st->abs_max = isnan(ae) ? INFINITY : ae > st->abs_max ? ae : st->abs_max;
         dn += e * e;
-        rn += w->oref[t] * w->oref[t];
+        rn += oref[t] * oref[t];
     }
     st->elems += (uint64_t)d;
     st->diff2 += dn;
@@ -141,17 +149,29 @@ void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lsl
     if (rr > st->rrl2_max) st->rrl2_max = rr;
 }
 
+void ls_engine_row_metrics(const lslamp_block *g, const ls_engine_acc_ws *w, lslamp_item_stats *st, int j,
+                           const float *otest)
+{
+    int kmax = row_keys(g, j);
+    if (kmax > 0) lsfp_dot_rows_f64(g->Q + (size_t)j * g->dim, g->K, g->dim, kmax, g->dim, w->dlog);
+    row_ref rr = row_reference(g, j, w->dlog, w->dref);
+    for (int t = 0; t < g->dim; t++) w->oref[t] = 0.0;
+    lsfp_gemv_t_f64(w->oref, w->dref, g->V, g->dim, rr.kmax, g->dim);
+    row_metrics_vs(g, w, st, j, otest, w->dlog, w->dref, w->oref, rr);
+}
+
 /* Rebuild p_test of row j from the final exponentials of each tile (numerics.md E):
  * p_i = E_i * exp(mu_hat_t - mu_final) / omega_final, in float64. */
 static void rebuild_row(const lslamp_block *g, const ls_engine_acc_ws *w, const float *Ebuf, const float *muh, int j,
                         double mu_final, double omega_final)
 {
     int sk = g->seq_k, br = g->br, bc = g->bc;
-    for (int k = 0; k < sk; k++) {
-        float e = Ebuf[(size_t)k * br + j];
-        if (e == 0.0f || !(omega_final > 0)) { w->dtest[k] = 0.0; continue; }
-        double mt = muh[(size_t)(k / bc) * br + j];
-        w->dtest[k] = (double)e * exp(mt - mu_final) / omega_final;
+    for (int k0 = 0; k0 < sk; k0 += bc) {
+        double scale = exp((double)muh[(size_t)(k0 / bc) * br + j] - mu_final);   /* one per tile */
+        for (int k = k0; k < sk && k < k0 + bc; k++) {
+            float e = Ebuf[(size_t)k * br + j];
+            w->dtest[k] = e == 0.0f || !(omega_final > 0) ? 0.0 : (double)e * scale / omega_final;
+        }
     }
 }
 
@@ -159,10 +179,28 @@ void ls_engine_item_accuracy(const lslamp_block *g, const ls_engine_acc_ws *w, c
                              const float *muh, const float *mu, const float *om32, const double *om64,
                              lslamp_item_stats *st)
 {
-    for (int j = 0; j < g->nqv; j++) {
-        double om = om64 ? om64[j] : (double)om32[j];
-        rebuild_row(g, w, Ebuf, muh, j, (double)mu[j], om);
-        ls_engine_row_metrics(g, w, st, j, g->O + (size_t)j * g->dim);
+    /* LS_ENGINE_ACC_ROWS rows' float64 logits at a time (they share the loads of K); the last row of
+     * a group sees the most keys */
+    for (int j0 = 0; j0 < g->nqv; j0 += LS_ENGINE_ACC_ROWS) {
+        int nq = imin(LS_ENGINE_ACC_ROWS, g->nqv - j0), kmax = row_keys(g, j0 + nq - 1);
+        if (kmax > 0)
+            lsfp_dot_block_f64(g->Q + (size_t)j0 * g->dim, g->dim, nq, g->K, g->dim, kmax, g->dim, w->dlog, g->seq_k);
+        size_t sk = (size_t)g->seq_k, d = (size_t)g->dim;
+        row_ref rr[LS_ENGINE_ACC_ROWS];
+        int keys[LS_ENGINE_ACC_ROWS];
+        for (int m = 0; m < nq; m++) {
+            rr[m] = row_reference(g, j0 + m, w->dlog + m * sk, w->dref + m * sk);
+            keys[m] = rr[m].kmax;
+        }
+        for (size_t t = 0; t < nq * d; t++) w->oref[t] = 0.0;
+        lsfp_gemv_t_block_f64(w->oref, (long)d, w->dref, (long)sk, nq, keys, g->V, (long)d, (int)d);
+        for (int m = 0; m < nq; m++) {
+            int j = j0 + m;
+            double om = om64 ? om64[j] : (double)om32[j];
+            rebuild_row(g, w, Ebuf, muh, j, (double)mu[j], om);
+            row_metrics_vs(g, w, st, j, g->O + (size_t)j * g->dim, w->dlog + m * sk, w->dref + m * sk,
+                           w->oref + m * d, rr[m]);
+        }
     }
 }
 

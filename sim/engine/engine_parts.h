@@ -33,7 +33,10 @@ void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uin
 /* events.o_nonfinite from the finished O (no arithmetic event covers an fp32 overflow of O itself). */
 void ls_engine_count_nonfinite(ls_engine_result *r);
 
-/* Workspace of the accuracy pass: dref, dtest, dlog: seq_k doubles; oref: dim doubles. */
+/* Workspace of the accuracy pass: dtest: seq_k doubles; dlog, dref: LS_ENGINE_ACC_ROWS x seq_k and
+ * oref: LS_ENGINE_ACC_ROWS x dim (the float64 logits, p_ref and O_ref of that many rows, computed
+ * together). */
+#define LS_ENGINE_ACC_ROWS 4
 typedef struct { double *dref, *dtest, *dlog, *oref; } ls_engine_acc_ws;
 /* Returns 0, or -1 with nothing left allocated. Free with ls_engine_acc_ws_free (also when zeroed). */
 int ls_engine_acc_ws_init(ls_engine_acc_ws *w, int seq_k, int dim);

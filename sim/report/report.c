@@ -53,9 +53,10 @@ static void workload_fields(ls_fields *fs, const ls_workload_info *w)
     ls_fields_double(fs, "workload.gain_used", w->gain_applicable ? w->gain_used : NAN);
     ls_fields_double(fs, "workload.gain_bound", w->gain_bound);
     ls_fields_bool(fs, "workload.gain_bound_respected", w->gain_applicable ? w->gain_bound_respected : true);
-    char hash[24];
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)w->hash);
+    char hash[24] = "";
+    if (w->data_generated) snprintf(hash, sizeof hash, "%016llx", (unsigned long long)w->hash);
     ls_fields_string(fs, "workload.hash", hash);
+    ls_fields_bool(fs, "workload.data_generated", w->data_generated);
 }
 
 void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, const ls_workload_info *wl,
@@ -140,6 +141,8 @@ void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *
         fprintf(out, "accuracy  vs fp64: KL mean %.3e max %.3e, O rel. Frobenius %.3e, max |dO| %.3e, argmax flips %.3f%%\n",
                 r->accuracy.kl_mean, r->accuracy.kl_max, r->accuracy.o_rel_fro_err, r->accuracy.o_max_abs_err,
                 100.0 * r->accuracy.argmax_flip_rate);
+    else
+        fprintf(out, "accuracy  not computed (algorithm.compute_reference: false)\n");
     fprintf(out, "events    e4m3 saturations %llu, exp underflows %llu, exps above one %llu\n",
             (unsigned long long)r->events.e4m3_saturations, (unsigned long long)r->events.exp_underflows,
             (unsigned long long)r->events.exp_above_one);

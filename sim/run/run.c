@@ -47,6 +47,7 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
     p->random_rate = a->random_rate;
     p->seed = (uint64_t)cfg->seed;
     p->threads = a->threads;
+    p->compute_reference = a->compute_reference;
 }
 
 /* Creates dir (and parents); refuses a non-empty one unless force. */
@@ -194,7 +195,10 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     ls_attn_inputs in;
     ls_workload_info wl;
     memset(&in, 0, sizeof in);
-    if (ls_workload_build(cfg, NULL, &in, &wl, err, errlen)) return 2;
+    /* a timing-only run reads the geometry alone: no tensor data is generated for it */
+    int wrc = timed && cfg->timed.timing_only ? ls_workload_build_geometry(cfg, NULL, &in, &wl, err, errlen)
+                                              : ls_workload_build(cfg, NULL, &in, &wl, err, errlen);
+    if (wrc) return 2;
     ls_engine_result res;
     ls_timed_result tr;
     memset(&res, 0, sizeof res);

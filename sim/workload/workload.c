@@ -1,8 +1,10 @@
 #include "workload.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fp.h"
 #include "io_common.h"
 #include "workload_internal.h"
 
@@ -72,7 +74,8 @@ long long ls_round_to_dtype(float *x, size_t n, ls_cfg_dtype dtype)
     return bad;
 }
 
-/* Largest |q.k|/sqrt(d) over visible pairs; rows are subsampled beyond 2^28 multiply-adds. */
+/* Largest |q.k|/sqrt(d) over visible pairs (-1: out of memory); rows are subsampled beyond 2^28
+ * multiply-adds. */
 static double max_logit(const ls_attn_inputs *in, bool *sampled)
 {
     const int D = in->dim, SQ = in->seq_q, SK = in->seq_k, group = in->heads_q / in->heads_kv;
@@ -83,23 +86,30 @@ static double max_logit(const ls_attn_inputs *in, bool *sampled)
     if (stride > SQ) stride = SQ;
     *sampled = stride > 1 || work / stride > budget;
     double best = 0, inv = 1.0 / sqrt((double)D);
+    enum { QB = 4 };   /* sampled rows scanned together: they share the loads of K */
+    double *dots = malloc((size_t)QB * SK * sizeof *dots);
+    if (!dots) return -1;
     for (int b = 0; b < in->batch; ++b)
         for (int h = 0; h < in->heads_q; ++h) {
             if (*sampled && work / stride > budget && h % 8) continue; /* still too big: every 8th head */
             const float *kb = in->k + ((size_t)b * in->heads_kv + h / group) * SK * D;
-            for (int i = 0; i < SQ; i += stride) {
-                const float *q = in->q + (((size_t)b * in->heads_q + h) * SQ + i) * D;
-                int jmax = in->causal ? i + (SK - SQ) : SK - 1;
-                if (jmax > SK - 1) jmax = SK - 1;
-                for (int j = 0; j <= jmax; ++j) {
-                    const float *k = kb + (size_t)j * D;
-                    double s = 0;
-                    for (int t = 0; t < D; ++t) s += (double)q[t] * k[t];
-                    s = fabs(s) * inv;
-                    if (s > best) best = s;
+            for (int i0 = 0; i0 < SQ; i0 += QB * stride) {
+                int nq = 0, jmax[QB], jtop = -1;
+                for (int i = i0; i < SQ && nq < QB; i += stride, ++nq) {
+                    jmax[nq] = in->causal ? i + (SK - SQ) : SK - 1;
+                    if (jmax[nq] > SK - 1) jmax[nq] = SK - 1;
+                    if (jmax[nq] > jtop) jtop = jmax[nq];
                 }
+                const float *q = in->q + (((size_t)b * in->heads_q + h) * SQ + i0) * D;
+                lsfp_dot_block_f64(q, (long)stride * D, nq, kb, D, jtop + 1, D, dots, SK);
+                for (int m = 0; m < nq; ++m)
+                    for (int j = 0; j <= jmax[m]; ++j) {
+                        double s = fabs(dots[(size_t)m * SK + j]) * inv;
+                        if (s > best) best = s;
+                    }
             }
         }
+    free(dots);
     return best;
 }
 
@@ -114,20 +124,74 @@ static double max_row_norm(const float *x, size_t rows, int d)
     return sqrt(best);
 }
 
-int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
-                      char *err, size_t errlen)
+/* The facts of the configuration alone, before any data exists. */
+static void info_from_config(const ls_cfg_workload *w, ls_workload_info *info)
 {
-    ls_workload_info local;
-    if (!info) info = &local;
     memset(info, 0, sizeof *info);
-    memset(out, 0, sizeof *out);
-    const ls_cfg_workload *w = &cfg->workload;
     snprintf(info->name, sizeof info->name, "%s", w->name);
     snprintf(info->generator, sizeof info->generator, "%s", ls_config_enum_name("workload.generator", (int)w->generator));
     snprintf(info->dtype, sizeof info->dtype, "%s", ls_config_enum_name("workload.dtype", (int)w->dtype));
     info->synthetic = w->generator != LS_GEN_TRACE;
     info->logit_limit = LS_E4M3_MAX;
     info->gain_bound = ls_qknorm_gain_bound(w->dim);
+    info->data_generated = true;
+}
+
+static void release_zero_tensors(ls_attn_inputs *in)
+{
+    free(in->q);
+    free(in->k);
+    free(in->v);
+    in->q = in->k = in->v = NULL;
+    in->release = NULL;
+}
+
+int ls_workload_build_geometry(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
+                               char *err, size_t errlen)
+{
+    const ls_cfg_workload *w = &cfg->workload;
+    if (w->generator == LS_GEN_TRACE) return ls_workload_build(cfg, base_dir, out, info, err, errlen);
+    ls_workload_info local;
+    if (!info) info = &local;
+    info_from_config(w, info);
+    memset(out, 0, sizeof *out);
+    if (w->heads_q % w->heads_kv) {
+        ls_io_err(err, errlen, "workload.heads_kv: %d does not divide heads_q = %d", w->heads_kv, w->heads_q);
+        return -1;
+    }
+    *out = (ls_attn_inputs){ .batch = w->batch, .heads_q = w->heads_q, .heads_kv = w->heads_kv, .seq_q = w->seq_q,
+                             .seq_k = w->seq_k, .dim = w->dim, .causal = w->causal, .release = release_zero_tensors };
+    size_t nq = (size_t)w->batch * w->heads_q * w->seq_q * w->dim, nk = (size_t)w->batch * w->heads_kv * w->seq_k * w->dim;
+    /* calloc'ed: the zero pages are mapped lazily and never touched by a run that reads no data */
+    out->q = calloc(nq, sizeof(float));
+    out->k = calloc(nk, sizeof(float));
+    out->v = calloc(nk, sizeof(float));
+    if (!out->q || !out->k || !out->v) {
+        ls_attn_inputs_release(out);
+        ls_io_err(err, errlen, "out of memory for Q/K/V (%zu + 2 x %zu floats)", nq, nk);
+        return -1;
+    }
+    info->data_generated = false;
+    info->seed = w->seed >= 0 ? w->seed : cfg->seed;
+    info->batch = w->batch;
+    info->heads_q = w->heads_q;
+    info->heads_kv = w->heads_kv;
+    info->seq_q = w->seq_q;
+    info->seq_k = w->seq_k;
+    info->dim = w->dim;
+    info->causal = w->causal;
+    info->max_abs_logit = info->logit_bound = NAN;
+    return 0;
+}
+
+int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
+                      char *err, size_t errlen)
+{
+    ls_workload_info local;
+    if (!info) info = &local;
+    memset(out, 0, sizeof *out);
+    const ls_cfg_workload *w = &cfg->workload;
+    info_from_config(w, info);
     int rc;
     if (w->generator == LS_GEN_TRACE) {
         rc = ls_trace_load(cfg, base_dir, out, info, err, errlen);
@@ -167,6 +231,11 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
         info->logit_bound = mq * mk / sqrt((double)out->dim);
     }
     info->max_abs_logit = max_logit(out, &info->max_abs_logit_sampled);
+    if (info->max_abs_logit < 0) {
+        ls_io_err(err, errlen, "workload: out of memory while scanning the logits");
+        ls_attn_inputs_release(out);
+        return -1;
+    }
     info->logits_within_limit = info->max_abs_logit <= LS_E4M3_MAX;
     if (info->gain_applicable && w->qknorm.enforce_bound && !info->gain_bound_respected) {
         ls_io_err(err, errlen,
@@ -193,6 +262,10 @@ void ls_workload_info_print(const ls_workload_info *in, FILE *out)
                 in->logit_bound);
     else
         fprintf(out, "  row-norm logit bound %.4g\n", in->logit_bound);
+    if (!in->data_generated) {
+        fprintf(out, "  data not generated (timed.timing_only reads only the geometry)\n");
+        return;
+    }
     fprintf(out, "  max |logit| %.4g%s vs e4m3 limit %.0f: %s\n", in->max_abs_logit,
             in->max_abs_logit_sampled ? " (sampled rows)" : "", in->logit_limit, in->logits_within_limit ? "within" : "EXCEEDS");
     if (in->sinks) fprintf(out, "  attention sinks: %d\n", in->sinks);

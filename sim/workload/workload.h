@@ -38,6 +38,8 @@ typedef struct ls_workload_info {
     double logit_bound;
     int sinks;
     uint64_t hash;               /* ls_workload_hash of the inputs */
+    bool data_generated;         /* false: ls_workload_build_geometry (zero tensors; max_abs_logit,
+                                    logit_bound, gains and hash not computed) */
     char source[3 * LS_CFG_PATH_MAX + 8]; /* trace file(s) */
 } ls_workload_info;
 
@@ -46,6 +48,11 @@ typedef struct ls_workload_info {
  * file and what was wrong. out must be released with ls_attn_inputs_release. */
 int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
                       char *err, size_t errlen);
+/* The shape alone, for runs that read no data (timed.timing_only): zero Q, K, V that are never
+ * generated (nor touched), info->data_generated false. Trace workloads are loaded as by
+ * ls_workload_build (their shape lives in the files). Same errors and release as ls_workload_build. */
+int ls_workload_build_geometry(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
+                               char *err, size_t errlen);
 /* FNV-1a 64 over the shape and the float bits of Q, K, V. */
 uint64_t ls_workload_hash(const ls_attn_inputs *in);
 /* sqrt(448 / sqrt(d)): the largest QK-norm gain that keeps every logit within e4m3 (D.5). */

@@ -69,9 +69,11 @@ int main(void)
     /* QK-norm rows, gains in [1, 3.5], 2 query heads sharing one KV head, ragged lengths, causal */
     if (tu_inputs_qknorm(&in, 20261129, 1, 2, 1, 200, 232, 64, 1, 1.0, 3.5) != 0) return 1;
     int n = (int)(sizeof golden / sizeof golden[0]);
-    /* second pass: the fp library's scalar kernels must give the same bits as its AVX2 ones */
-    for (int i = 0; i < 2 * n; i++) {
-        lsfp_set_force_scalar(i >= n);
+    /* one pass per kernel family the CPU has (AVX-512, AVX2, scalar): all must give the same bits */
+    int passes = (int)lsfp_isa_best() + 1;
+    for (int i = 0; i < passes * n; i++) {
+        lsfp_isa isa = (lsfp_isa)(passes - 1 - i / n);
+        lsfp_set_isa_limit(isa);
         const golden_entry *ge = &golden[i % n];
         ls_engine_params p;
         ls_engine_params_default(&p);
@@ -94,12 +96,14 @@ int main(void)
         uint64_t ho = hash_o(&r), hs = hash_stats(&r);
         if (print && i < n) printf("    { \"%s\", 0x%016llxull, 0x%016llxull },\n", ge->name, (unsigned long long)ho,
                           (unsigned long long)hs);
-        CHECK_MSG(ho == ge->o_hash, "%s%s: O hash %016llx, golden %016llx", ge->name, i >= n ? " (scalar)" : "",
+        CHECK_MSG(ho == ge->o_hash, "%s (%s): O hash %016llx, golden %016llx", ge->name, lsfp_isa_name(isa),
                   (unsigned long long)ho, (unsigned long long)ge->o_hash);
-        CHECK_MSG(hs == ge->stats_hash, "%s%s: stats hash %016llx, golden %016llx", ge->name, i >= n ? " (scalar)" : "",
+        CHECK_MSG(hs == ge->stats_hash, "%s (%s): stats hash %016llx, golden %016llx", ge->name, lsfp_isa_name(isa),
                   (unsigned long long)hs, (unsigned long long)ge->stats_hash);
         ls_engine_result_free(&r);
     }
+    lsfp_set_isa_limit(LSFP_ISA_AVX512);
+    printf("engine_golden: %d kernel families checked (best %s)\n", passes, lsfp_isa_name(lsfp_isa_best()));
     ls_attn_inputs_release(&in);
     CHECK_DONE();
 }

@@ -6,10 +6,14 @@
  *  - lsfp_logit_tile for e4m3 and e4m11 (and PS(3), PS(11), bf16 accumulators), PAPER and EXACT, RNE and RTZ, chunk_k 1 and 16, ascending
  *    and descending, shapes that are not multiples of 8 and leading dimensions larger than the
  *    widths: scalar == vector bitwise, == lsfp_dot per element, == ref_dot per element, padding
- *    of Y beyond nq left untouched, identical event counters;
- *  - lsfp_logit_tile_fp32 equals a plain fp32 multiply-add loop. */
+ *    of Y beyond nq left untouched, identical event counters (exact fix-ups included), with random
+ *    and bf16-grid operands (the latter hit decision boundaries often: the vector fix-up path);
+ *  - lsfp_logit_tile_fp32 equals a plain fp32 multiply-add loop;
+ *  - the P.V update (lsfp_pv_update_f32/_f64) of every kernel family equals the plain loop;
+ *  - the fp64 reference kernels (lsfp_dot_f64, _rows, lsfp_gemv_t_f64) equal their definitions. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "fp_test_util.h"
@@ -57,7 +61,11 @@ typedef struct { int nk, nq, d, ldk_pad, ldq_pad, ldy_pad; } shape;
 
 static long g_tiles;
 
-static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, trng *g, const char *label)
+static long g_fixups;   /* exact slow-path steps seen (vector path): the boundary cases were exercised */
+
+/* bf16_in: operands on the bf16 grid, as the workloads' default dtype: decision-boundary sums are
+ * then common (the exact model's fix-up path). */
+static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, int bf16_in, trng *g, const char *label)
 {
     int ldk = sh->d + sh->ldk_pad, ldq = sh->nq + sh->ldq_pad, ldy = sh->nq + sh->ldy_pad;
     float *K = malloc(sizeof(float) * (size_t)sh->nk * ldk), *Qt = malloc(sizeof(float) * (size_t)sh->d * ldq);
@@ -66,11 +74,28 @@ static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, trn
     double qs = scale / sqrt((double)sh->d);
     for (int i = 0; i < sh->nk * ldk; i++) K[i] = (float)trng_gauss(g);
     for (int i = 0; i < sh->d * ldq; i++) Qt[i] = (float)(trng_gauss(g) * qs);
+    if (bf16_in) {
+        lsfp_round_array(lsfp_named_format(LSFP_BF16), K, K, (size_t)sh->nk * ldk, NULL);
+        lsfp_round_array(lsfp_named_format(LSFP_BF16), Qt, Qt, (size_t)sh->d * ldq, NULL);
+    }
     const float sentinel = -12345.0f;
     for (int i = 0; i < sh->nk * ldy; i++) Y1[i] = Y2[i] = sentinel;
     lsfp_events e1 = {0}, e2 = {0};
     lsfp_set_force_scalar(true);
     lsfp_logit_tile(spec, K, ldk, Qt, ldq, sh->nk, sh->nq, sh->d, Y1, ldy, &e1);
+    /* every vector family the CPU has must give the scalar bits (AVX2 alone, then AVX-512 + AVX2 tails) */
+    for (int isa = LSFP_ISA_AVX2; isa < (int)lsfp_isa_best(); isa++) {
+        float *Y3 = malloc(sizeof(float) * (size_t)sh->nk * ldy);
+        lsfp_events e3 = {0};
+        for (int i = 0; i < sh->nk * ldy; i++) Y3[i] = sentinel;
+        lsfp_set_isa_limit((lsfp_isa)isa);
+        lsfp_logit_tile(spec, K, ldk, Qt, ldq, sh->nk, sh->nq, sh->d, Y3, ldy, &e3);
+        long bad3 = 0;
+        for (int i = 0; i < sh->nk * ldy; i++) bad3 += !same_float(Y1[i], Y3[i]);
+        CHECK_MSG(bad3 == 0 && e3.saturations == e1.saturations && e3.exact_fixups == e1.exact_fixups,
+                  "%s (%s): %ld scalar/vector differences", label, lsfp_isa_name((lsfp_isa)isa), bad3);
+        free(Y3);
+    }
     lsfp_set_force_scalar(false);
     lsfp_logit_tile(spec, K, ldk, Qt, ldq, sh->nk, sh->nq, sh->d, Y2, ldy, &e2);
     ref_fmt r;
@@ -96,10 +121,13 @@ static void check_tile(const lsfp_accum *spec, const shape *sh, float scale, trn
     CHECK_MSG(bad_dot == 0, "%s: %ld tile/dot differences", label, bad_dot);
     CHECK_MSG(bad_ref == 0, "%s: %ld dot/reference differences", label, bad_ref);
     CHECK_MSG(bad_pad == 0, "%s: %ld writes beyond nq", label, bad_pad);
-    CHECK_MSG(e1.saturations == e2.saturations && e1.underflows == e2.underflows && e1.overflows == e2.overflows,
-              "%s: events differ scalar/vector (sat %llu/%llu, unf %llu/%llu)", label,
+    CHECK_MSG(e1.saturations == e2.saturations && e1.underflows == e2.underflows && e1.overflows == e2.overflows &&
+              e1.exact_fixups == e2.exact_fixups,
+              "%s: events differ scalar/vector (sat %llu/%llu, unf %llu/%llu, fixups %llu/%llu)", label,
               (unsigned long long)e1.saturations, (unsigned long long)e2.saturations,
-              (unsigned long long)e1.underflows, (unsigned long long)e2.underflows);
+              (unsigned long long)e1.underflows, (unsigned long long)e2.underflows,
+              (unsigned long long)e1.exact_fixups, (unsigned long long)e2.exact_fixups);
+    g_fixups += (long)e2.exact_fixups;
     g_tiles++;
     free(K); free(Qt); free(Y1); free(Y2); free(col);
 }
@@ -128,15 +156,17 @@ static void check_tiles(void)
                         f.rounding = rtz ? LSFP_RND_RTZ : LSFP_RND_RNE;
                         lsfp_accum spec = {.fmt = &f, .model = (lsfp_acc_model)model,
                                            .order = (lsfp_acc_order)order, .chunk_k = chunk ? 16 : 1};
-                        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-                            if (fi >= 2 && s % 2) continue;  /* fewer shapes for the extra formats */
-                            char label[128];
-                            float sc = scales[(s + (size_t)model) % 3];
-                            snprintf(label, sizeof label, "%s %s %s chunk%d %s %dx%dx%d scale %g", f.name,
-                                     rtz ? "rtz" : "rne", model ? "exact" : "paper", spec.chunk_k,
-                                     order ? "desc" : "asc", shapes[s].nk, shapes[s].nq, shapes[s].d, (double)sc);
-                            check_tile(&spec, &shapes[s], sc, &g, label);
-                        }
+                        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                            for (int bf = 0; bf < 2; bf++) {
+                                if (fi >= 2 && s % 2) continue;  /* fewer shapes for the extra formats */
+                                char label[160];
+                                float sc = scales[(s + (size_t)model) % 3];
+                                snprintf(label, sizeof label, "%s %s %s chunk%d %s %dx%dx%d scale %g%s", f.name,
+                                         rtz ? "rtz" : "rne", model ? "exact" : "paper", spec.chunk_k,
+                                         order ? "desc" : "asc", shapes[s].nk, shapes[s].nq, shapes[s].d, (double)sc,
+                                         bf ? " bf16 inputs" : "");
+                                check_tile(&spec, &shapes[s], sc, bf, &g, label);
+                            }
                     }
 }
 
@@ -166,13 +196,182 @@ static void check_tile_fp32(void)
     CHECK_MSG(bad == 0, "lsfp_logit_tile_fp32: %ld entries differ from the plain fp32 loop", bad);
 }
 
+/* The exact model's boundary cases with a residual: a two-step dot product [x0, a] . [1, b] whose
+ * fp32 sum fmaf(a, b, x0) lands exactly on a decision boundary m of the format (a midpoint for RNE,
+ * a grid point for RTZ) while the exact x0 + a*b does not, so that the correct rounding differs
+ * from rounding the fp32 sum. Vector == scalar == lsfp_dot == ref_dot on every lane. */
+static void check_fixup_residuals(void)
+{
+    enum { NK = 8, NQ = 16, D = 2 };
+    static const lsfp_named ids[] = {LSFP_E4M3, LSFP_E4M11, LSFP_BF16};
+    trng g;
+    trng_seed(&g, 53);
+    long residual_cases = 0;
+    for (size_t fi = 0; fi < sizeof ids / sizeof ids[0]; fi++)
+        for (int rtz = 0; rtz < 2; rtz++) {
+            lsfp_format f = *lsfp_named_format(ids[fi]);
+            f.rounding = rtz ? LSFP_RND_RTZ : LSFP_RND_RNE;
+            ref_fmt rf;
+            ref_fmt_from(&rf, &f);
+            lsfp_accum spec = {.fmt = &f, .model = LSFP_ACC_EXACT, .order = LSFP_ORDER_ASCENDING, .chunk_k = 1};
+            for (int rep = 0; rep < 40; rep++) {
+                float K[NK * D], Qt[D * NQ], Y1[NK * NQ], Y2[NK * NQ];
+                for (int j = 0; j < NQ; j++) Qt[j] = 1.0f;
+                for (int i = 0; i < NK; i++) {
+                    /* boundary m above a grid point gv; x0 on the grid below m; a*b ~ m - x0, inexact */
+                    float gv = lsfp_round(&f, (float)(ldexp(1.0 + trng_unit(&g), (int)(trng_next(&g) % 6))), NULL, NULL);
+                    float m = rtz ? gv : (float)(0.5 * ((double)gv + (double)lsfp_decode(&f, lsfp_encode(&f, gv) + 1)));
+                    float x0 = lsfp_round(&f, (float)(m * (0.25 + 0.5 * trng_unit(&g))), NULL, NULL);
+                    double h = (double)m - (double)x0, u = ldexp(1.0, -(int)(1 + trng_next(&g) % 22));
+                    float sg = (trng_next(&g) & 1) ? -1.0f : 1.0f;
+                    K[i * D] = sg * x0;
+                    K[i * D + 1] = sg * (float)(h * (1.0 + u));
+                    for (int j = 0; j < NQ; j++) Qt[NQ + j] = i == 0 ? (float)(1.0 / (1.0 + u * (1 + j % 3))) : Qt[NQ + j];
+                }
+                lsfp_events e1 = {0}, e2 = {0};
+                lsfp_set_force_scalar(true);
+                lsfp_logit_tile(&spec, K, D, Qt, NQ, NK, NQ, D, Y1, NQ, &e1);
+                lsfp_set_isa_limit((lsfp_isa)(rep % ((int)lsfp_isa_best() + 1)));   /* every family in turn */
+                lsfp_logit_tile(&spec, K, D, Qt, NQ, NK, NQ, D, Y2, NQ, &e2);
+                lsfp_set_force_scalar(false);
+                long bad = 0;
+                for (int i = 0; i < NK; i++)
+                    for (int j = 0; j < NQ; j++) {
+                        float a = K[i * D + 1], b = Qt[NQ + j], x0 = K[i * D];
+                        float fast = fmaf(a, b, x0);
+                        double ex = (double)x0 + (double)a * (double)b;
+                        float col[D] = {1.0f, b};
+                        float yr = ref_dot(&rf, ref_mode_of(f.rounding), LSFP_ACC_EXACT, LSFP_ORDER_ASCENDING, 1,
+                                           K + i * D, col, D);
+                        if ((double)fast != ex && lsfp_round_double(&f, ex, NULL) != lsfp_round(&f, fast, NULL, NULL))
+                            residual_cases++;
+                        bad += !same_float(Y1[i * NQ + j], Y2[i * NQ + j]) || !same_float(Y2[i * NQ + j], yr);
+                    }
+                CHECK_MSG(bad == 0 && e1.exact_fixups == e2.exact_fixups && e1.saturations == e2.saturations,
+                          "%s %s: %ld lanes differ (vector/scalar/reference), fixups %llu/%llu", f.name,
+                          rtz ? "rtz" : "rne", bad, (unsigned long long)e1.exact_fixups,
+                          (unsigned long long)e2.exact_fixups);
+            }
+        }
+    printf("boundary sums whose exact rounding differs from the fp32 sum's: %ld\n", residual_cases);
+    CHECK_MSG(residual_cases > 200, "only %ld residual boundary cases: the fix-up was not exercised", residual_cases);
+}
+
+/* P.V update: every kernel family the CPU has gives the plain loop's bits (fp32 and float64 state),
+ * widths that are not multiples of the vector length, keys with zero weight skipped. */
+static void check_pv_update(void)
+{
+    enum { MAXD = 160, NK = 13, LDV = 163 };
+    static const int dims[] = {1, 7, 16, 37, 64, 100, 128, 130, 160};
+    float V[NK * LDV], o32[MAXD], w32[MAXD];
+    double E[NK * 3], o64[MAXD], w64[MAXD];
+    trng g;
+    trng_seed(&g, 59);
+    long bad = 0;
+    for (int i = 0; i < NK * LDV; i++) V[i] = (float)trng_gauss(&g);
+    for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++) {
+        int d = dims[di];
+        for (int i = 0; i < NK * 3; i++) E[i] = i % 5 == 2 ? 0.0 : trng_unit(&g);
+        float lam = (float)trng_unit(&g);
+        for (int t = 0; t < d; t++) { w32[t] = (float)trng_gauss(&g); w64[t] = trng_gauss(&g); }
+        for (int isa = 0; isa <= (int)lsfp_isa_best(); isa++) {
+            lsfp_set_isa_limit((lsfp_isa)isa);
+            memcpy(o32, w32, sizeof o32);
+            memcpy(o64, w64, sizeof o64);
+            lsfp_pv_update_f32(o32, d, lam, E + 1, 3, NK, V, LDV);
+            lsfp_pv_update_f64(o64, d, (double)lam, E + 1, 3, NK, V, LDV);
+            for (int t = 0; t < d; t++) {
+                float r32 = w32[t] * lam;
+                double r64 = w64[t] * (double)lam;
+                for (int i = 0; i < NK; i++) {
+                    double e = E[i * 3 + 1];
+                    if (e == 0.0) continue;
+                    r32 = r32 + (float)e * V[i * LDV + t];
+                    r64 = r64 + e * (double)V[i * LDV + t];
+                }
+                bad += !same_float(o32[t], r32) || o64[t] != r64;
+            }
+        }
+    }
+    lsfp_set_isa_limit(LSFP_ISA_AVX512);
+    CHECK_MSG(bad == 0, "P.V update: %ld elements differ from the plain loop", bad);
+}
+
+/* fp64 reference kernels: lsfp_dot_f64 is eight partial sums t mod 8 folded pairwise (written out
+ * here independently), lsfp_dot_rows_f64 and lsfp_dot_block_f64 equal it element by element, lsfp_gemv_t_f64 the plain double loop
+ * and lsfp_gemv_t_block_f64 lsfp_gemv_t_f64 row by row,
+ * for every kernel family the CPU has. */
+static void check_f64_kernels(void)
+{
+    enum { MAXN = 137, ROWS = 11 };   /* the rows' stride MAXN is odd: unaligned loads */
+    static const int lens[] = {1, 7, 8, 9, 16, 40, 64, 128, 130, 137};
+    float A[ROWS * MAXN], q[MAXN];
+    double a[ROWS], out[ROWS], y1[MAXN], y2[MAXN];
+    trng g;
+    trng_seed(&g, 47);
+    long bad = 0;
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        int n = lens[li];
+        for (int i = 0; i < ROWS * MAXN; i++) A[i] = (float)trng_gauss(&g);
+        for (int i = 0; i < MAXN; i++) q[i] = (float)trng_gauss(&g);
+        for (int r = 0; r < ROWS; r++) a[r] = trng_gauss(&g);
+        for (int r = 0; r < ROWS; r++) {
+            const float *b = A + r * MAXN;
+            double ps[8] = {0};
+            int full = n / 8 * 8;
+            for (int t = 0; t < full; t++) ps[t % 8] += (double)q[t] * (double)b[t];
+            double want = ((ps[0] + ps[4]) + (ps[1] + ps[5])) + ((ps[2] + ps[6]) + (ps[3] + ps[7]));
+            for (int t = full; t < n; t++) want += (double)q[t] * (double)b[t];
+            bad += lsfp_dot_f64(q, b, n) != want;
+        }
+        for (int isa = 0; isa <= (int)lsfp_isa_best(); isa++)
+            for (int rows = 1; rows <= ROWS; rows += 3) {
+                lsfp_set_isa_limit((lsfp_isa)isa);
+                lsfp_dot_rows_f64(q, A, MAXN, rows, n, out);
+                for (int r = 0; r < rows; r++) bad += out[r] != lsfp_dot_f64(q, A + r * MAXN, n);
+                for (int nq = 1; nq <= 6; nq += 5) {   /* a lone query and four + two: the block and its tail */
+                    double ob[6 * ROWS];
+                    lsfp_dot_block_f64(A + (ROWS - nq) * MAXN, MAXN, nq, A, MAXN, rows, n, ob, ROWS);
+                    for (int i = 0; i < nq; i++)
+                        for (int r = 0; r < rows; r++)
+                            bad += ob[i * ROWS + r] != lsfp_dot_f64(A + (ROWS - nq + i) * MAXN, A + r * MAXN, n);
+                }
+                for (int t = 0; t < n; t++) y1[t] = y2[t] = (double)q[t];
+                lsfp_gemv_t_f64(y1, a, A, MAXN, rows, n);
+                for (int r = 0; r < rows; r++)
+                    for (int t = 0; t < n; t++) y2[t] += a[r] * (double)A[r * MAXN + t];
+                for (int t = 0; t < n; t++) bad += y1[t] != y2[t];
+                /* six y rows (a block of four and two more) over different row counts */
+                double Yb[6 * MAXN], Yr[6 * MAXN], Ab[6 * ROWS];
+                int cnt[6];
+                for (int m = 0; m < 6; m++) {
+                    cnt[m] = (rows + 3 * m) % (ROWS + 1);
+                    for (int k = 0; k < ROWS; k++) Ab[m * ROWS + k] = a[(k + m) % ROWS];
+                    for (int t = 0; t < n; t++) Yb[m * MAXN + t] = Yr[m * MAXN + t] = (double)q[(t + m) % n];
+                }
+                lsfp_gemv_t_block_f64(Yb, MAXN, Ab, ROWS, 6, cnt, A, MAXN, n);
+                for (int m = 0; m < 6; m++) {
+                    lsfp_gemv_t_f64(Yr + m * MAXN, Ab + m * ROWS, A, MAXN, cnt[m], n);
+                    for (int t = 0; t < n; t++) bad += Yb[m * MAXN + t] != Yr[m * MAXN + t];
+                }
+            }
+        lsfp_set_isa_limit(LSFP_ISA_AVX512);
+    }
+    CHECK_MSG(bad == 0, "fp64 reference kernels: %ld results differ from their definition", bad);
+}
+
 int main(void)
 {
     double t0 = now_s();
-    printf("AVX2 available: %d\n", (int)lsfp_have_avx2());
+    printf("kernel families: best %s\n", lsfp_isa_name(lsfp_isa_best()));
     check_round_array();
     check_tiles();
+    CHECK_MSG(g_fixups > 1000, "only %ld exact fix-ups: the boundary cases were not exercised", g_fixups);
+    printf("exact fix-ups exercised: %ld\n", g_fixups);
     check_tile_fp32();
+    check_f64_kernels();
+    check_pv_update();
+    check_fixup_residuals();
     lsfp_set_force_scalar(false);
     printf("fp_kernels: %ld tiles, %.2f s\n", g_tiles, now_s() - t0);
     CHECK_DONE();

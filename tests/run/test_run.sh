@@ -87,6 +87,21 @@ check "[ $rc -eq 2 ]" "unknown option exits 2"
 # --save-o writes O.npy with the workload's shape
 "$lampsim" run "${small[@]}" -o "$tmp/g" --save-o --quiet
 check "$py -c \"import numpy as np; o=np.load('$tmp/g/O.npy'); r=np.load('$tmp/g/O_ref.npy'); assert o.shape==(1,2,256,128)==r.shape and o.dtype==np.float32\"" "--save-o writes O.npy and O_ref.npy"
+# algorithm.compute_reference: false skips the fp64 reference: same O and statistics, accuracy not computed
+"$lampsim" run "${small[@]}" --golden --set algorithm.compute_reference=false -o "$tmp/nr" --save-o > "$tmp/nr_out"
+"$lampsim" run "${small[@]}" --set algorithm.compute_reference=false -o "$tmp/nrt" --quiet
+check "grep -q 'accuracy  not computed (algorithm.compute_reference: false)' '$tmp/nr_out' && [ ! -e '$tmp/nr/O_ref.npy' ]" "compute_reference false: the summary says so, no O_ref.npy"
+check "$py - '$tmp/h' '$tmp/nr' '$tmp/nrt' <<'PY'
+import json, sys, numpy as np
+h, nr, nrt = (json.load(open(d + '/report.json')) for d in sys.argv[1:])
+assert np.array_equal(np.load(sys.argv[1] + '/O.npy'), np.load(sys.argv[2] + '/O.npy'))
+for sec in ('tiles', 'recompute', 'events'):
+    assert h[sec] == nr[sec] == nrt[sec], sec
+assert h['accuracy']['valid'] and h['accuracy']['kl_mean'] > 0
+for r in (nr, nrt):
+    a = r['accuracy']
+    assert a['valid'] is False and a['rows'] == 0 and a['kl_mean'] is None and a['o_rel_fro_err'] is None, a
+PY" "compute_reference false: O and statistics unchanged, accuracy.valid false and metrics null (golden and timed)"
 # far above the logit bound the paper arithmetic overflows fp32 in O: counted and warned about,
 # identically by the timed model and the golden engine; the hardware arithmetic saturates instead
 far=(--set algorithm.arithmetic=paper --set workload.qknorm.gain=12 --set workload.sharpness=1.5 --set workload.locality=1

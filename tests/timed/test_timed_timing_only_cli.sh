@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # timed.timing_only on the command line: the report says numerics.computed false, carries the timed
-# fields (equal to a full run's) and no accuracy or events; data-dependent modes and --save-o exit 2.
+# fields (equal to a full run's) and no accuracy or events, and no tensor data was generated for it
+# (workload.data_generated false); data-dependent modes and --save-o exit 2.
 set -u
 lampsim=$1
 py=/usr/bin/python3
@@ -25,7 +26,15 @@ row = next(csv.DictReader(open(sys.argv[2] + '/report.csv')))
 assert row['numerics.computed'] in ('false', '0') and not any(k.startswith('accuracy.') for k in row), row.get('numerics.computed')
 info = json.load(open(sys.argv[2] + '/run_info.json'))
 assert info['timing_only'] is True
-PY" "timing-only report: numerics.computed false, no accuracy/events, timed fields equal the full run's"
+# no tensor data generated for it: the data facts are absent, the shape is the full run's
+fw, tw = full['workload'], to['workload']
+assert fw['data_generated'] is True and len(fw['hash']) == 16 and fw['max_abs_logit'] > 0, fw
+assert tw['data_generated'] is False and tw['hash'] == '' and tw['max_abs_logit'] is None, tw
+for k in ('batch', 'heads_q', 'heads_kv', 'seq_q', 'seq_k', 'dim', 'causal', 'dtype', 'generator', 'seed'):
+    assert fw[k] == tw[k], k
+PY" "timing-only report: numerics.computed false, no accuracy/events, timed fields equal the full run's, no data generated"
+"$lampsim" run "${small[@]}" --set timed.timing_only=true > "$tmp/to_out"
+check "grep -q 'data not generated' '$tmp/to_out' || ! grep -q 'max |logit|' '$tmp/to_out'" "the summary does not report data facts it did not compute"
 
 "$lampsim" run --set timed.timing_only=true -o "$tmp/lamp" --quiet 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 2 ]" "mode lamp with timing_only exits 2 (got $rc)"
