@@ -124,7 +124,7 @@ def attention(q, k, v, causal=True, config=None, scale=None, reference=False, re
         for qi, ki, vi in zip(q, k, v):
             oi, si = attention(qi, ki, vi, causal=causal, config=config, scale=scale, reference=reference,
                                records=records, settings=settings, **overrides)
-            outs.append(oi[0] if getattr(qi, "ndim", 4) == 3 else oi)
+            outs.append(oi)
             parts.append(si)
         merged = _merge_stats(parts)
         if records:
