@@ -149,12 +149,7 @@ def plot(out, results):
         if key in by:
             ax.axhline(by[key]["ppl"], color=style[0], linestyle=style[1:], label=key)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("tau")
-    ax.set_ylabel("perplexity (held-out)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "ppl_vs_tau.png"), dpi=120)
-    plt.close(fig)
+    _finish(fig, ax, "tau", os.path.join(out, "ppl_vs_tau.png"))
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     ax.plot([100 * r["subblock_rate"] for r in lamp], [r["ppl"] for r in lamp], "o-", label="LAMP (tau varies)")
     ax.plot([100 * r["subblock_rate"] for r in rand], [r["ppl"] for r in rand], "s--", label="random")
@@ -162,11 +157,16 @@ def plot(out, results):
         ax.plot([0], [by["pure_8bit"]["ppl"]], "r^", label="pure 8-bit")
     if "fa2_16bit" in by:
         ax.plot([100], [by["fa2_16bit"]["ppl"]], "gv", label="16-bit")
-    ax.set_xlabel("recomputed sub-blocks (%)")
+    _finish(fig, ax, "recomputed sub-blocks (%)", os.path.join(out, "ppl_vs_rate.png"))
+
+
+def _finish(fig, ax, xlabel, path):
+    import matplotlib.pyplot as plt
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("perplexity (held-out)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "ppl_vs_rate.png"), dpi=120)
+    fig.savefig(path, dpi=120)
     plt.close(fig)
 
 

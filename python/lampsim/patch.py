@@ -8,13 +8,11 @@
   lampsim.model), the path for models on torch 1.13.
 
 Both yield a list that receives one (name, stats) per attention call, in call order. They compute
-without autograd (evaluation only).
+without autograd (evaluation only). torch is imported when a patch is made, so that
+`import lampsim` stays light for numpy-only use.
 """
 import contextlib
 import re
-
-import torch
-import torch.nn.functional as F
 
 from .attention import attention
 
@@ -27,6 +25,7 @@ def _refuse(what):
 def patch_sdpa(config=None, **options):
     """Within the block, F.scaled_dot_product_attention(q, k, v, is_causal=..., scale=...) runs on
     lampsim with the given config and overrides (see lampsim.attention)."""
+    import torch.nn.functional as F
     calls = []
     had = hasattr(F, "scaled_dot_product_attention")
     original = getattr(F, "scaled_dot_product_attention", None)
@@ -64,6 +63,7 @@ def patch_modules(model, pattern=None, class_name="CoreAttention", config=None, 
     """Within the block, the forward of each matching submodule (qualified name matching the regex
     pattern, else class name class_name) becomes lampsim attention of its (q, k, v) arguments; a
     ``causal`` keyword (default True) is honoured. Raises ValueError if nothing matches."""
+    import torch
     calls = []
     patched = []
     for name, mod in _matching_modules(model, pattern, class_name):

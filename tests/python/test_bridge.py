@@ -15,17 +15,10 @@ except ImportError:  # python3-torch missing: skip (ctest SKIP_RETURN_CODE)
     print("skipped: no torch")
     sys.exit(77)
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from checks import check, done  # noqa: E402
 import lampsim  # noqa: E402
 from lampsim.model import reference_attention  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def qkv(seed, b=1, hq=4, hk=2, sq=192, sk=192, d=128, gain=2.0):
@@ -133,8 +126,7 @@ def main(binary, tmp):
         check(o_run.dtype == np.float32 and o_run.shape == o_br.shape and
               np.array_equal(o_run.view(np.uint32), o_br.view(np.uint32)),
               "bridge O == lampsim run O.npy bit for bit (%s, scale %.3g/sqrt(d))" % (mode, sharp))
-    print("%d failure(s)" % len(failures))
-    return 1 if failures else 0
+    return done()
 
 
 if __name__ == "__main__":

@@ -11,16 +11,9 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from checks import check, done  # noqa: E402
 import lampsim  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(binary, model, out, *extra):
@@ -123,8 +116,7 @@ def main(binary, tmp):
               "%s refused: %s" % (name, p.stderr.strip()[:120]))
     p, _ = run(binary, m1, os.path.join(tmp, "o5"), "--set", "algorithm.mode=fa2_fp32")
     check(p.returncode == 2 and "timed model" in p.stderr, "mode fa2_fp32 refused (%s)" % p.stderr.strip()[:100])
-    print("%d failure(s)" % len(failures))
-    return 1 if failures else 0
+    return done()
 
 
 if __name__ == "__main__":

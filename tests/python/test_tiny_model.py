@@ -9,7 +9,6 @@ import os
 import shutil
 import sys
 
-import numpy as np
 
 try:
     import torch
@@ -18,21 +17,12 @@ except ImportError:  # python3-torch missing: skip (ctest SKIP_RETURN_CODE)
     sys.exit(77)
 import torch.nn.functional as F
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from checks import ROOT, check, done  # noqa: E402
 import lampsim  # noqa: E402
-from lampsim.model import CausalLM, ConfigError, check_config, load_pretrained  # noqa: E402
+from lampsim.model import ConfigError, check_config, load_pretrained  # noqa: E402
 from lampsim.safetensors_io import write_safetensors  # noqa: E402
 from eval_ppl import heldout_ids, perplexity  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def sig4(x):
@@ -100,8 +90,7 @@ def main(tmp, checkpoint):
             check(False, "refused: %s" % bad)
         except ConfigError as e:
             check(needle in str(e), "refused: %s" % str(e)[:100])
-    print("%d failure(s)" % len(failures))
-    return 1 if failures else 0
+    return done()
 
 
 if __name__ == "__main__":
