@@ -19,3 +19,12 @@ def check(cond, what):
 def done():
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
+
+
+def child_env():
+    """The environment for the lampsim binary: without the ASan preload and leak-check opt-out that
+    Sanitize builds give this Python process (tests/python/CMakeLists.txt), so the binary is checked."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    env.pop("ASAN_OPTIONS", None)
+    return env

@@ -15,7 +15,7 @@ except ImportError:  # python3-torch missing: skip (ctest SKIP_RETURN_CODE)
     print("skipped: no torch")
     sys.exit(77)
 
-from checks import check, done  # noqa: E402
+from checks import check, child_env, done  # noqa: E402
 import lampsim  # noqa: E402
 from lampsim.model import reference_attention  # noqa: E402
 
@@ -120,7 +120,7 @@ def main(binary, tmp):
     for mode in ("lamp", "pure_8bit"):
         subprocess.run([binary, "run", "--golden", "--save-o", "--quiet", "--force", "-o", out, "--set",
                         "workload.file=" + os.path.join(tmp, "trace.yaml"), "--set", "algorithm.mode=" + mode,
-                        "--set", "algorithm.tau=0.25"], check=True)
+                        "--set", "algorithm.tau=0.25"], check=True, env=child_env())
         o_run = np.load(os.path.join(out, "O.npy"))
         o_br, _ = lampsim.attention(qt, kt, vt, causal=True, scale=sharp / np.sqrt(128), mode=mode, tau=0.25)
         check(o_run.dtype == np.float32 and o_run.shape == o_br.shape and

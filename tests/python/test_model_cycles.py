@@ -11,14 +11,14 @@ import sys
 
 import numpy as np
 
-from checks import check, done  # noqa: E402
+from checks import check, child_env, done  # noqa: E402
 import lampsim  # noqa: E402
 
 
 
 def run(binary, model, out, *extra):
     p = subprocess.run([binary, "model", model, "-o", out, "--force", "--quiet"] + list(extra),
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=child_env())
     rep = json.load(open(os.path.join(out, "report.json"))) if p.returncode == 0 else None
     return p, rep
 
