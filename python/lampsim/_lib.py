@@ -4,6 +4,8 @@ import ctypes
 import ctypes.util
 import os
 
+import numpy as np
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -79,7 +81,7 @@ class Context:
         """q, k, v: C-contiguous float32 numpy arrays [B, H, S, D]. Returns (o, stats JSON, records, geometry)."""
         b, hq, sq, d = q.shape
         hk, sk = k.shape[1], k.shape[2]
-        o = q.__class__(q.shape, dtype=q.dtype)  # numpy.empty of the same shape
+        o = np.empty(q.shape, dtype=np.float32)
         stats, recs = ctypes.c_void_p(), ctypes.c_void_p()
         nrec, geom = ctypes.c_size_t(), (ctypes.c_int * 3)()
         err = ctypes.create_string_buffer(_ERRLEN)

@@ -18,7 +18,7 @@ from .attention import attention
 
 
 def _refuse(what):
-    raise NotImplementedError("lampsim attention: %s is not supported (causal or full masks only)" % what)
+    raise NotImplementedError("lampsim attention: %s not supported (causal or full attention only)" % what)
 
 
 @contextlib.contextmanager
@@ -62,12 +62,15 @@ def _matching_modules(model, pattern, class_name):
 def patch_modules(model, pattern=None, class_name="CoreAttention", config=None, **options):
     """Within the block, the forward of each matching submodule (qualified name matching the regex
     pattern, else class name class_name) becomes lampsim attention of its (q, k, v) arguments; a
-    ``causal`` keyword (default True) is honoured. Raises ValueError if nothing matches."""
+    ``causal`` keyword (default True) is honoured, any other keyword (a mask...) is refused with
+    NotImplementedError. Raises ValueError if nothing matches."""
     import torch
     calls = []
     patched = []
     for name, mod in _matching_modules(model, pattern, class_name):
-        def forward(q, k, v, causal=True, _name=name, **_ignored):
+        def forward(q, k, v, causal=True, _name=name, **extra):
+            if extra:
+                _refuse("the argument(s) %s of %s" % (", ".join(sorted(extra)), _name))
             with torch.no_grad():
                 o, stats = attention(q, k, v, causal=causal, config=config, **options)
             calls.append((_name, stats))

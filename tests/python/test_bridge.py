@@ -106,6 +106,35 @@ def main(binary, tmp):
         check(False, "heads 4 over 3 KV heads refused")
     except lampsim.LampsimError as e:
         check("multiple" in str(e), "heads 4 over 3 KV heads refused: %s" % e)
+    # the patch helpers refuse what they do not model, and say so
+    from lampsim.model import CoreAttention
+    holder = torch.nn.Sequential(CoreAttention())
+    tq, tk, tv = torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v)
+    for what, call in (("attn_mask", lambda: torch.nn.functional.scaled_dot_product_attention(
+                            tq, tk, tv, attn_mask=torch.ones(192, 192, dtype=torch.bool))),
+                       ("dropout_p", lambda: torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, dropout_p=0.1))):
+        try:
+            with lampsim.patch_sdpa():
+                call()
+            check(False, "patch_sdpa refuses %s" % what)
+        except NotImplementedError as e:
+            check(what in str(e), "patch_sdpa refuses %s: %s" % (what, e))
+    try:
+        with lampsim.patch_modules(holder):
+            holder[0](tq, tk, tv, mask=None)
+        check(False, "patch_modules refuses an unknown argument")
+    except NotImplementedError as e:
+        check("mask" in str(e), "patch_modules refuses an unknown argument: %s" % e)
+    try:
+        with lampsim.patch_modules(holder, pattern=r"nothing\.here"):
+            pass
+        check(False, "patch_modules with no match refused")
+    except ValueError as e:
+        check("no submodule" in str(e), "patch_modules with no match refused: %s" % e)
+    with lampsim.patch_modules(holder, mode="fa2_16bit") as calls:
+        o_h = holder[0](tq, tk, tv)
+    check(len(calls) == 1 and calls[0][0] == "0" and torch.equal(o_h, torch.from_numpy(outs["fa2_16bit"]))
+          and "forward" not in vars(holder[0]), "patch_modules: the call is lampsim's, recorded, and undone after")
     # the bridge == `lampsim run` on the same trace, bit for bit, with a non-default scale
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
