@@ -4,8 +4,9 @@
 For the tiny model (models/tiny_kjv.safetensors, default) on held-out King James text, or for a
 Qwen3 checkpoint directory (config.json + *.safetensors) with --ids (token ids, .npy int array
 [sequences, tokens]). Modes: torch's own fp32 attention, lampsim fa2_fp32, fa2_16bit, pure_8bit,
-LAMP at each tau, and random recompute at the sub-block rate LAMP reached at that tau. Per layer
-and head: disruptive-tile rate and recompute (HP sub-block) rate. Writes DIR/ppl.csv, DIR/ppl.json,
+LAMP at each tau, and random recompute at the sub-block rate LAMP reached at that tau. Per layer:
+disruptive-tile rate and recompute (HP sub-block) rate; per head: disruptive-tile rate and HP
+sub-blocks per executed key tile (from the per-tile records). Writes DIR/ppl.csv, DIR/ppl.json,
 DIR/layers.csv and the plots DIR/ppl_vs_tau.png, DIR/ppl_vs_rate.png.
 
     /usr/bin/python3 scripts/eval_ppl.py -o out/ppl [--sequences 16] [--tokens 256] [--tau 1,0.5,0.25,0.125]
@@ -73,7 +74,8 @@ def run_mode(model, ids, batch, label, options):
         acc["disruptive"] += sum(st["tiles.hp_subblocks_hist"][2:])
         acc["hp"] += st["recompute.stage1_subblocks"] + st["recompute.stage2_subblocks"]
         acc["active"] += st["recompute.subblocks_active"]
-        acc["heads"] = hr if acc["heads"] is None else {k: acc["heads"][k] + hr[k] for k in ("executed", "disruptive")}
+        acc["heads"] = hr if acc["heads"] is None else {k: acc["heads"][k] + hr[k]
+                                                        for k in ("executed", "disruptive", "hp_subblocks")}
     rows, tot = [], {"executed": 0, "disruptive": 0, "hp": 0, "active": 0}
     for li, (name, acc) in enumerate(layers.items()):
         for k in tot:
@@ -83,7 +85,9 @@ def run_mode(model, ids, batch, label, options):
                      "disruptive_rate": acc["disruptive"] / max(1, acc["executed"]),
                      "subblock_rate": acc["hp"] / max(1, acc["active"]),
                      "head_disruptive_rates": ";".join("%.4f" % (d / max(1, e)) for d, e in
-                                                       zip(heads["disruptive"], heads["executed"]))})
+                                                       zip(heads["disruptive"], heads["executed"])),
+                     "head_hp_subblocks_per_tile": ";".join("%.3f" % (h / max(1, e)) for h, e in
+                                                            zip(heads["hp_subblocks"], heads["executed"]))})
     res = {"label": label, "mode": options["mode"], "tau": options.get("tau"), "random_rate": options.get("random_rate"),
            "ppl": ppl, "disruptive_rate": tot["disruptive"] / max(1, tot["executed"]),
            "subblock_rate": tot["hp"] / max(1, tot["active"])}
@@ -126,7 +130,7 @@ def write_outputs(out, results, layer_rows, meta):
             w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in cols})
     with open(os.path.join(out, "layers.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["label", "layer", "module", "disruptive_rate", "subblock_rate",
-                                          "head_disruptive_rates"])
+                                          "head_disruptive_rates", "head_hp_subblocks_per_tile"])
         w.writeheader()
         w.writerows(layer_rows)
     with open(os.path.join(out, "ppl.json"), "w") as f:
