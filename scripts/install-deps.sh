@@ -8,7 +8,8 @@ packages=(
   libsystemc-dev                             # SystemC 2.3.4 + TLM-2.0 (built for C++17)
   libyaml-dev                                # YAML configuration
   python3 python3-numpy python3-matplotlib python3-yaml   # scripts/ (plots, points.yaml), run by /usr/bin/python3
-  python3-torch                              # scripts/dump_qkv.py and its test (tiny CPU model)
+  python3-torch                              # scripts/dump_qkv.py, python/lampsim, the tiny model
+  bible-kjv bible-kjv-text                   # public-domain text (King James Bible) the tiny model trains on
   parallel                                   # scripts/parallel_sweep.sh and its test
   libopenblas-dev                            # make bench only: the OpenBLAS fp32 attention yardstick
 )

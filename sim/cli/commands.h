@@ -7,5 +7,6 @@ int lscli_fp(int argc, char **argv);
 int lscli_run(int argc, char **argv);
 int lscli_validate(int argc, char **argv);
 int lscli_config(int argc, char **argv);
+int lscli_model(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ static const command k_commands[] = {
     {"sweep", lscli_sweep, "expand, run (parallel, resumable, sharded) and merge sweeps of configurations"},
     {"report", lscli_report, "write report.html (tables and figures) for a run or sweep directory"},
     {"compare", lscli_compare, "side-by-side table of runs: cycles, speedup, utilisation, recompute, accuracy"},
+    {"model", lscli_model, "model-level cycles: every layer of a model description through the timed model"},
     {"fp", lscli_fp, "explore the number formats: round, encode, decode, table, lut, dot"},
 };
 

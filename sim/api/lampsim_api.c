@@ -1,0 +1,161 @@
+#define _POSIX_C_SOURCE 200809L  /* open_memstream, strdup */
+/* liblampsim.so: the golden engine behind a flat C interface (see lampsim_api.h). */
+#include "lampsim_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "engine.h"
+#include "fields.h"
+#include "json.h"
+#include "lampsim_version.h"
+#include "report.h"
+#include "run.h"
+
+struct lsapi_ctx {
+    ls_config cfg;
+    ls_engine_params ep;
+};
+
+lsapi_ctx *lsapi_open(const char *config_path, const char *const *overrides, int n_overrides, char *err,
+                      size_t errlen)
+{
+    lsapi_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    ls_diag diag;
+    memset(&diag, 0, sizeof diag);
+    if (ls_config_load(&c->cfg, config_path, overrides, n_overrides, &diag) != 0) {
+        snprintf(err, errlen, "%s", diag.message);
+        ls_config_free(&c->cfg);
+        free(c);
+        return NULL;
+    }
+    ls_engine_params_from_config(&c->cfg, &c->ep);
+    return c;
+}
+
+void lsapi_close(lsapi_ctx *c)
+{
+    if (!c) return;
+    ls_config_free(&c->cfg);
+    free(c);
+}
+
+char *lsapi_config_yaml(const lsapi_ctx *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return NULL;
+    int rc = ls_config_write_resolved(&c->cfg, f);
+    fclose(f);
+    if (rc != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int lsapi_is_key(const char *key) { return key && ls_schema_find(key) != NULL; }
+
+static int check_shape(int batch, int hq, int hk, int sq, int sk, int d, char *err, size_t errlen)
+{
+    if (batch < 1 || hq < 1 || hk < 1 || sq < 1 || sk < 1 || d < 1) {
+        snprintf(err, errlen, "shape: every dimension must be >= 1 (batch %d, heads %d/%d, seq %d x %d, dim %d)",
+                 batch, hq, hk, sq, sk, d);
+        return 2;
+    }
+    if (hq % hk) {
+        snprintf(err, errlen, "shape: heads_q %d is not a multiple of heads_kv %d", hq, hk);
+        return 2;
+    }
+    return 0;
+}
+
+/* The report's numerics fields of one bridge call: the workload block describes the tensors. */
+static char *stats_to_json(const ls_config *cfg, const ls_engine_result *r, int batch, int hq, int hk, int sq,
+                           int sk, int d, int causal)
+{
+    ls_workload_info wl;
+    memset(&wl, 0, sizeof wl);
+    snprintf(wl.name, sizeof wl.name, "bridge");
+    snprintf(wl.generator, sizeof wl.generator, "bridge");
+    snprintf(wl.dtype, sizeof wl.dtype, "fp32");
+    wl.batch = batch, wl.heads_q = hq, wl.heads_kv = hk, wl.seq_q = sq, wl.seq_k = sk, wl.dim = d;
+    wl.causal = causal != 0;
+    ls_fields fs;
+    ls_fields_init(&fs);
+    ls_report_fields(&fs, cfg, "golden", &wl, r);
+    /* the counts behind the logit rates, so that the rates of several calls can be merged exactly */
+    ls_fields_uint(&fs, "bridge.logits_unmasked", r->recompute.logits_unmasked);
+    ls_fields_uint(&fs, "bridge.logits_hp", r->recompute.logits_hp);
+    ls_fields_double(&fs, "bridge.wall_seconds", r->wall_seconds);
+    ls_json j;
+    ls_json_init(&j);
+    ls_fields_to_json(&fs, &j);
+    const char *t = ls_json_text(&j);
+    char *out = t && !fs.oom ? strdup(t) : NULL;
+    ls_json_free(&j);
+    ls_fields_free(&fs);
+    return out;
+}
+
+static int copy_records(const ls_engine_result *r, int32_t **records, size_t *n_records, int geometry[3])
+{
+    *n_records = r->n_records;
+    geometry[0] = r->n_qblocks, geometry[1] = r->n_q, geometry[2] = r->n_ktiles;
+    *records = malloc((r->n_records ? r->n_records : 1) * 4 * sizeof(int32_t));
+    if (!*records) return -1;
+    for (size_t i = 0; i < r->n_records; i++) {
+        const ls_tile_record *t = &r->records[i];
+        int32_t *row = *records + 4 * i;
+        row[0] = t->stage1_mask, row[1] = t->stage2_mask, row[2] = t->n_hp, row[3] = t->flags;
+    }
+    return 0;
+}
+
+int lsapi_attention(const lsapi_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k, int dim,
+                    int causal, const float *q, const float *k, const float *v, float *o, int flags,
+                    char **stats_json, int32_t **records, size_t *n_records, int geometry[3], char *err,
+                    size_t errlen)
+{
+    if (stats_json) *stats_json = NULL;
+    if (records) *records = NULL;
+    int rc = check_shape(batch, heads_q, heads_kv, seq_q, seq_k, dim, err, errlen);
+    if (rc) return rc;
+    ls_engine_params ep = c->ep;
+    ep.compute_reference = (flags & LSAPI_REFERENCE) != 0;
+    ep.keep_reference = false;
+    ep.keep_tile_records = (flags & LSAPI_RECORDS) != 0 && records;
+    /* the engine reads the inputs only; the struct's pointers are not const for the owners' sake */
+    ls_attn_inputs in = {.batch = batch, .heads_q = heads_q, .heads_kv = heads_kv, .seq_q = seq_q,
+                         .seq_k = seq_k, .dim = dim, .causal = causal != 0, .q = (float *)q, .k = (float *)k,
+                         .v = (float *)v};
+    ls_engine_result r;
+    memset(&r, 0, sizeof r);
+    if (ls_engine_run(&ep, &in, &r, err, errlen) != 0) {
+        ls_engine_result_free(&r);
+        return 1;
+    }
+    memcpy(o, r.o, sizeof(float) * (size_t)batch * (size_t)heads_q * (size_t)seq_q * (size_t)dim);
+    rc = 0;
+    if (stats_json && !(*stats_json = stats_to_json(&c->cfg, &r, batch, heads_q, heads_kv, seq_q, seq_k, dim, causal)))
+        rc = 1;
+    if (!rc && ep.keep_tile_records && copy_records(&r, records, n_records, geometry) != 0) rc = 1;
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        free(stats_json ? *stats_json : NULL);
+        if (stats_json) *stats_json = NULL;
+    }
+    ls_engine_result_free(&r);
+    return rc;
+}
+
+void lsapi_free(void *p) { free(p); }
+
+const char *lsapi_version(void) { return LAMPSIM_VERSION " (git " LAMPSIM_GIT_REV ")"; }

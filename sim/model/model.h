@@ -1,0 +1,70 @@
+/* sim/model — model-level cycles: a model description (YAML: layers, heads, head dim, GQA, prefill
+ * and decode lengths, optional per-layer traces) run layer by layer through the timed model, with
+ * identical synthetic layers computed once and reused, rolled up into a per-layer table, the
+ * prefill / decode split and cycle-weighted unit utilisation. See docs/models.md. */
+#ifndef LAMPSIM_MODEL_MODEL_H
+#define LAMPSIM_MODEL_MODEL_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "timed.h"
+
+#define LS_MODEL_MAX_LAYERS 1024
+#define LS_MODEL_MAX_SETS 64
+
+typedef struct {
+    char path[LS_CFG_PATH_MAX];         /* model file */
+    char name[LS_CFG_NAME_MAX];
+    char config[LS_CFG_PATH_MAX];       /* accelerator + algorithm configuration ("" = embedded default) */
+    char workload[LS_CFG_PATH_MAX];     /* synthetic workload file for untraced layers ("" = the config's) */
+    int layers, heads_q, heads_kv, dim, batch;
+    int prefill;                        /* prompt tokens (0: no prefill phase) */
+    int decode;                         /* generated tokens after the prompt (0: no decode phase) */
+    int decode_samples;                 /* decode contexts simulated, interpolated between */
+    char *traces[LS_MODEL_MAX_LAYERS];  /* per-layer prefill trace workload file, or NULL */
+    char *sets[LS_MODEL_MAX_SETS];      /* "key=value" overrides of the configuration */
+    int nsets;
+} ls_model;
+
+/* Parses a model file. Returns 0, or 2 with "file:line:col: key: reason" in err. Paths in the
+ * file are resolved against its directory. */
+int ls_model_load(ls_model *m, const char *path, char *err, size_t errlen);
+void ls_model_free(ls_model *m);
+
+typedef struct {
+    int layer;                 /* decode rows: -1 (the same for every layer) */
+    int decode;                /* 0 prefill, 1 decode sample */
+    int seq_q, seq_k;
+    int traced;
+    int reused_from;           /* index of the row whose simulation this row reuses, or -1 */
+    uint64_t cycles;
+    double time_us, disruptive_rate, subblock_rate;
+    double util[LS_TIMED_NUNITS];
+} ls_model_row;
+
+typedef struct {
+    ls_model_row *rows;
+    int nrows;
+    char unit_names[LS_TIMED_NUNITS][16];
+    int nunits;
+    int simulations;           /* timed-model runs actually made */
+    uint64_t prefill_cycles;   /* summed over layers */
+    uint64_t decode_cycles;    /* summed over layers and decode steps (interpolated between samples) */
+    double clock_ghz;
+    double util[LS_TIMED_NUNITS]; /* cycle-weighted over the whole model */
+    double wall_seconds;       /* host time (never in the report) */
+} ls_model_result;
+
+/* Runs every layer (and decode samples) through the timed model; extra_sets ("key=value") apply
+ * after the model file's. Progress lines go to progress if non-NULL. Returns 0, 2 for bad input
+ * (config, workload, trace shape), 1 for a run failure, with a message in err. */
+int ls_model_run(const ls_model *m, const char *const *extra_sets, int n_extra, FILE *progress,
+                 ls_model_result *r, char *err, size_t errlen);
+void ls_model_result_free(ls_model_result *r);
+
+/* The human summary, report.json text and layers.csv text (malloc'ed; NULL on allocation failure). */
+void ls_model_summary(FILE *out, const ls_model *m, const ls_model_result *r);
+char *ls_model_report_json(const ls_model *m, const ls_model_result *r);
+char *ls_model_layers_csv(const ls_model_result *r);
+#endif
