@@ -193,10 +193,10 @@ int lscli_config(int argc, char **argv)
         rc = 2;
         break;
     case EXPLAIN:
-        rc = ls_config_explain(key, stdout) ? 2 : 0;
+        rc = ls_config_explain(key, stdout, stderr) ? 2 : 0;
         break;
     case LIST:
-        (void)ls_config_explain("", stdout);
+        (void)ls_config_explain("", stdout, stderr);
         break;
     case DOCS: {
         char *md = ls_config_docs_markdown();

@@ -178,8 +178,8 @@ int ls_config_equal(const ls_config *a, const ls_config *b, char *diff, size_t d
 void ls_config_free(ls_config *cfg);
 
 /* Explanation of one key (type, default, range/enum, help) or of every key under a section
- * prefix. Returns 0, or -1 with a did-you-mean message in out. */
-int ls_config_explain(const char *key, FILE *out);
+ * prefix, on out. Returns 0, or -1 with a did-you-mean message on errs. */
+int ls_config_explain(const char *key, FILE *out, FILE *errs);
 /* The Markdown reference of every key (docs/config.md is exactly this text). */
 char *ls_config_docs_markdown(void);
 

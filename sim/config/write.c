@@ -238,7 +238,7 @@ static void allowed_text(const ls_schema_entry *e, char *buf, size_t len)
     }
 }
 
-int ls_config_explain(const char *key, FILE *out)
+int ls_config_explain(const char *key, FILE *out, FILE *errs)
 {
     size_t n;
     const ls_schema_entry *s = ls_schema(&n);
@@ -260,8 +260,8 @@ int ls_config_explain(const char *key, FILE *out)
         }
     if (found) return 0;
     char sug[256];
-    if (ls_config_suggest(key, sug, sizeof sug)) fprintf(out, "%s: unknown key; did you mean '%s'?\n", key, sug);
-    else fprintf(out, "%s: unknown key\n", key);
+    if (ls_config_suggest(key, sug, sizeof sug)) fprintf(errs, "%s: unknown key; did you mean '%s'?\n", key, sug);
+    else fprintf(errs, "%s: unknown key\n", key);
     return -1;
 }
 
