@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -222,6 +223,9 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         fprintf(stderr, "lampsim: warning: %llu output elements are NaN or infinite (events.o_nonfinite): the "
                 "arithmetic overflowed fp32, accuracy metrics that include them are null\n",
                 (unsigned long long)res.events.o_nonfinite);
+    if (!rc && res.accuracy.valid && isnan(res.accuracy.o_rel_fro_err))
+        fprintf(stderr, "lampsim: warning: accuracy.o_rel_fro_err is NaN: the fp64 reference or the output is not "
+                "finite (reported as null)\n");
     if (!rc && !o->quiet) {
         ls_report_summary(out, cfg, &wl, &res);
         if (timed) ls_timed_summary(out, &tr);
