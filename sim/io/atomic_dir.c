@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,20 @@ char *ls_path_join(const char *dir, const char *name)
     return p;
 }
 
+char *ls_path_fmt(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!p) return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
@@ -37,8 +52,7 @@ int ls_remove_tree(const char *path)
     return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* mkdir -p of path (every component). */
-static int make_dirs(const char *path, char *err, size_t errlen)
+int ls_make_dirs(const char *path, char *err, size_t errlen)
 {
     char *p = strdup(path);
     if (!p) {
@@ -111,7 +125,7 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
         return 1;
     }
     sprintf(tmp, "%s/.%s.run.XXXXXX", parent, base);
-    int rc = make_dirs(parent, err, errlen);
+    int rc = ls_make_dirs(parent, err, errlen);
     free(parent);
     if (!rc && !mkdtemp(tmp)) {
         ls_io_err(err, errlen, "%s: cannot create a directory next to it: %s", final, strerror(errno));

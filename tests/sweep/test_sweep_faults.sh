@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Sweep runners sharing a directory and failing filesystems: 4 concurrent runners on one sweep
+# directory compute each point once, with no FAILED marker; a write error (file size limit) and a
+# full disk (a small tmpfs, where the kernel allows an unprivileged mount namespace) stop the
+# runner with the errno text, and the runner and `sweep merge` agree on failed vs missing.
+. "$(dirname "$0")/common.sh"
+cd "$tmp"
+cat > g.yaml <<'YAML'
+name: g
+base:
+  seed: 7
+  timed: {enabled: false}
+  workload: {heads_q: 2, heads_kv: 1, seq_q: 256, seq_k: 256}
+axes:
+  algorithm.tau: {geom: [1, 2^-11], points: 12}
+YAML
+# runner summary "F failed, M not run" and merge's "F failed, M missing" must agree
+agree() { # agree RUNNER_LOG MERGE_LOG
+  local r m
+  r=$(sed -n 's/.* \([0-9]*\) failed, \([0-9]*\) not run, .*/\1 \2/p' "$1" | tail -1)
+  m=$(sed -n 's/^merge: .* \([0-9]*\) failed, \([0-9]*\) missing$/\1 \2/p' "$2")
+  [ -n "$r" ] && [ "$r" = "$m" ]
+}
+
+# 4 runners, one directory
+for r in 1 2 3 4; do "$lampsim" sweep run g.yaml -j 2 -o conc --no-reuse --no-progress 2> conc$r.log & done
+rc=0; for r in 1 2 3 4; do wait %$r || rc=1; done
+computed=$(cat conc?.log | grep -c '^\[[0-9]*/12\] point [0-9]* [0-9a-f]* done in ')
+dups=$(cat conc?.log | sed -n 's/^\[[0-9]*\/12\] point \([0-9]*\) .* done in .*/\1/p' | sort | uniq -d | wc -l)
+check "[ $rc -eq 0 ]" "4 concurrent runners all exit 0: $(tail -qn1 conc?.log)"
+check "[ $computed -eq 12 ] && [ $dups -eq 0 ]" "each of the 12 points computed exactly once across the 4 runners ($computed computations, $dups duplicated)"
+check "[ \$(ls conc/points/*/DONE | wc -l) -eq 12 ] && ! ls conc/points/*/FAILED >/dev/null 2>&1" "12 DONE markers, no FAILED marker"
+check "grep -q 'by other runners' conc1.log && [ -z \"\$(ls -A conc/points | grep '^\.')\" ]" "the runners report the points done by the others; no temporaries left"
+"$lampsim" sweep merge conc > conc.csv 2> conc_merge.log
+"$lampsim" sweep run g.yaml -j 2 -o solo --no-reuse --quiet
+check "\"$lampsim\" sweep merge solo | cmp -s - conc.csv" "the shared directory merges to the same CSV as one runner alone"
+
+# a write error (a file size limit: report.csv does not fit) is a filesystem error: the FAILED
+# marker names it, nothing further is launched, runner and merge agree
+( trap '' XFSZ; ulimit -f 4; "$lampsim" sweep run g.yaml -j 1 -o fsz --no-reuse --no-progress ) 2> fsz.log; rc=$?
+"$lampsim" sweep merge fsz > /dev/null 2> fsz_merge.log
+check "[ $rc -eq 1 ] && [ \$(grep -c 'FAILED: .*File too large' fsz.log) -eq 1 ] && grep -q 'filesystem error, no further points launched' fsz.log" "a write error stops the runner after one point, naming the error (rc $rc): $(cat fsz.log)"
+check "agree fsz.log fsz_merge.log" "runner and merge agree on failed vs missing: $(tail -1 fsz.log) / $(tail -1 fsz_merge.log)"
+
+# a full disk (ENOSPC) on a 64 KiB tmpfs
+if unshare -rm true 2>/dev/null; then
+  mkdir full
+  unshare -rm bash -c "mount -t tmpfs -o size=64k tmpfs '$tmp/full' || exit 9
+    '$lampsim' sweep run g.yaml -j 1 -o full/sw --no-reuse --no-progress 2> full.log; echo \$? > full.rc
+    '$lampsim' sweep merge full/sw > /dev/null 2> full_merge.log"
+  rc=$(cat full.rc 2>/dev/null || echo none)
+  check "[ \"$rc\" = 1 ] && grep -q 'No space left on device' full.log && grep -q 'no further points launched' full.log && [ \$(grep -c 'FAILED' full.log) -le 2 ]" "a full disk: exit 1, ENOSPC named, no further launches (rc $rc): $(cat full.log)"
+  check "! grep -q 'worker exited (status 0)' full.log && agree full.log full_merge.log" "runner and merge agree on failed vs missing: $(tail -1 full.log) / $(tail -1 full_merge.log)"
+else
+  echo "note: no unprivileged mount namespace here; the tmpfs full-disk case is skipped (the size-limit case ran)"
+fi
+finish
