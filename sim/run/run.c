@@ -161,6 +161,8 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--save-o writes O, which timed.timing_only does not compute (run without one of them)");
         return 2;
     }
+    int crc = ls_run_check(cfg, err, errlen);
+    if (crc) return crc;
     /* the output location is checked (and a temporary made next to it) before anything is computed */
     ls_atomic_dir od = {0};
     if (o->out_dir) {

@@ -26,6 +26,11 @@ void ls_run_info_begin(struct ls_json *j, const ls_config *cfg, int threads);
 /* The engine parameters a configuration asks for. */
 void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p);
 
+/* The checks that need the configuration only (microprogram, register fit, LUT present for the
+ * mode), so `validate` finds what `run` would find, and `run` finds it before generating data.
+ * Returns 0, or 2 with "key: what" in err. */
+int ls_run_check(const ls_config *cfg, char *err, size_t errlen);
+
 /* Runs cfg. Returns 0; 2 for bad input (workload, out_dir refused) with a message in err; 1 for a
  * run or I/O failure. The output location is checked before anything is computed; the run is
  * written into a temporary directory next to out_dir and swapped in by rename (ls_atomic_dir),

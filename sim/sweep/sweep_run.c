@@ -606,6 +606,29 @@ static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *n
     return held;
 }
 
+/* ls_run_check of every selected point. Returns 0, or -1 with the first failure in err. */
+static int check_points(const ls_sweep *sw, const char *sel, char *err, size_t errlen)
+{
+    ls_config *cfg = malloc(sizeof *cfg);
+    if (!cfg) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    char e[2048];
+    for (int p = 0; p < sw->npoints && !rc; p++) {
+        const ls_sweep_point *pt = &sw->points[p];
+        if (!sel[p] || (!ls_sweep_point_config(sw, pt, cfg, e, sizeof e) && !ls_run_check(cfg, e, sizeof e))) continue;
+        size_t o = (size_t)snprintf(err, errlen, "%s: point %d (", sw->file, p);
+        for (int a = 0; a < sw->naxes && o < errlen; a++)
+            o += (size_t)snprintf(err + o, errlen - o, "%s%s", a ? ", " : "", pt->overrides[a]);
+        if (o < errlen) snprintf(err + o, errlen - o, "): %s", e);
+        rc = -1;
+    }
+    free(cfg);
+    return rc;
+}
+
 int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size_t errlen)
 {
     const char *out = o->out_dir;
@@ -636,6 +659,11 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         }
         for (int p = 0; p < n; p++) sel[p] = want[p] ? sel[p] : S_OFF;
         free(want);
+    }
+    /* what each point's run would refuse before generating data is refused now, writing nothing */
+    if (check_points(sw, sel, err, errlen)) {
+        free(sel);
+        return 2;
     }
     char *pdir = ls_path_join(out, "points"), *cdir = ls_path_join(out, "claims");
     if (!pdir || !cdir || ls_make_dirs(pdir, err, errlen) || ls_make_dirs(cdir, err, errlen)) {

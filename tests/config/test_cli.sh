@@ -49,6 +49,20 @@ check "explain unknown" 2 $?
 grepf "explain unknown" "did you mean 'algorithm.delta'?" "$T/err"
 if [ -s "$T/out" ]; then echo "FAIL: explain unknown: the error went to stdout:"; cat "$T/out"; fail=1; fi
 
+# what a run would refuse before generating data, validate refuses too (exit 2)
+"$D" validate "$R/configs/default.yaml" --set workload.file="$R/workloads/gemma3_like_decode.yaml" > "$T/out" 2> "$T/err"
+check "validate register fit" 2 $?
+grepf "validate register fit" "accelerator.regfile: one warp needs 416 registers per thread (> regfile.max_regs_per_thread = 255)" "$T/err"
+"$D" validate "$R/configs/default.yaml" --set timed.program="$T/none.lasm" > "$T/out" 2> "$T/err"
+check "validate missing program" 2 $?
+grepf "validate missing program" "timed.program: $T/none.lasm: cannot open microprogram" "$T/err"
+printf '  END\n' > "$T/end.lasm"
+"$D" validate "$R/configs/default.yaml" --set timed.program="$T/end.lasm" > "$T/out" 2> "$T/err"
+check "validate END-only program" 2 $?
+grepf "validate END-only program" "never stores O (no STO instruction)" "$T/err"
+"$D" validate "$R/configs/default.yaml" --set timed.enabled=false --set timed.program="$T/end.lasm" > "$T/out" 2> "$T/err"
+check "validate program of a golden run" 0 $?
+
 # an empty configuration is valid, with a warning that everything is at its default
 : > "$T/empty.yaml"
 "$D" validate "$T/empty.yaml" > "$T/out" 2> "$T/err"

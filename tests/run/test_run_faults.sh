@@ -40,4 +40,14 @@ check "[ $rc -eq 2 ] && grep -q '$tmp/file' '$tmp/err'" "an output path under a 
 check "[ $ms -lt 1500 ]" "refused before computing (${ms} ms)"
 "$lampsim" run "${small[@]}" -o "$tmp/file" 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'not a directory' '$tmp/err'" "an output path naming a file exits 2 (rc $rc)"
+
+# a check that depends only on the configuration fails before any data is generated: the Gemma 3
+# decode workload's warp needs 416 registers on the default preset (its data takes ~20 s)
+start=$(date +%s%N)
+"$lampsim" run --set workload.file="$(dirname "${BASH_SOURCE[0]}")/../../workloads/gemma3_like_decode.yaml" -o "$tmp/regs" 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "[ $rc -eq 2 ] && grep -q '416 registers' '$tmp/err' && [ $ms -lt 1500 ] && [ ! -e '$tmp/regs' ]" "a warp that does not fit: exit 2 in ${ms} ms, nothing written (rc $rc): $(cat "$tmp/err")"
+printf '  END\n' > "$tmp/end.lasm"
+"$lampsim" run "${small[@]}" --set timed.program="$tmp/end.lasm" 2> "$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'never stores O' '$tmp/err'" "a program of only END is refused, not 0 cycles (rc $rc)"
 finish_checks

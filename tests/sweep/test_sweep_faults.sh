@@ -54,4 +54,14 @@ if unshare -rm true 2>/dev/null; then
 else
   echo "note: no unprivileged mount namespace here; the tmpfs full-disk case is skipped (the size-limit case ran)"
 fi
+
+# a point whose run would be refused before generating data refuses the sweep, writing nothing
+cat > regs.yaml <<'YAML'
+base:
+  workload: {heads_q: 2, heads_kv: 1, seq_q: 128, seq_k: 128}
+axes:
+  workload.dim: [64, 512]
+YAML
+"$lampsim" sweep run regs.yaml -o regs 2> regs.log; rc=$?
+check "[ $rc -eq 2 ] && [ ! -e regs ] && grep -q 'point 1 (workload.dim=512): accelerator.regfile: one warp needs' regs.log" "a sweep point that does not fit the registers: exit 2, nothing written (rc $rc): $(cat regs.log)"
 finish
