@@ -154,6 +154,7 @@ typedef struct ls_schema_entry {
 } ls_schema_entry;
 
 #define LS_SF_NODUMP 1u   /* not written to the resolved YAML (workload.file) */
+#define LS_SF_NOREPORT 2u /* host-dependent, not in the report's config section (algorithm.threads) */
 
 const ls_schema_entry *ls_schema(size_t *count);
 const ls_schema_entry *ls_schema_find(const char *path);

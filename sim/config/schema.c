@@ -183,7 +183,9 @@ static const ls_schema_entry schema[] = {
        "Precision of the running state (max, normaliser, output accumulator)."),
     D("algorithm.lamp_code_tau", algorithm.lamp_code_tau, "1.5", 0, 2, "Threshold of the LAMP code rule (mode lamp_code), on its [1, 2] scale."),
     D("algorithm.random_rate", algorithm.random_rate, "0.1", 0, 1, "Share of sub-blocks recomputed in mode random."),
-    I("algorithm.threads", algorithm.threads, "1", 0, 4096, "Worker threads of the golden engine (0 = all cores); results do not depend on it."),
+    {"algorithm.threads", LS_T_INT, F(algorithm.threads), "1", 0, 4096, NULL,
+     "Worker threads of the golden engine (0 = all cores); results do not depend on it, so it is recorded in "
+     "run_info.json, not in the report.", LS_SF_NOREPORT},
 
     /* ---------------- timed model ---------------- */
     B("timed.enabled", timed.enabled, "true",

@@ -14,7 +14,7 @@ void ls_report_config_fields(ls_fields *fs, const ls_config *cfg)
     char name[320];
     for (size_t i = 0; i < n; i++) {
         const ls_schema_entry *e = &s[i];
-        if (e->flags & LS_SF_NODUMP) continue;
+        if (e->flags & (LS_SF_NODUMP | LS_SF_NOREPORT)) continue;
         const char *p = (const char *)cfg + e->offset;
         snprintf(name, sizeof name, "config.%s", e->path);
         switch (e->type) {
