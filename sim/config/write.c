@@ -346,7 +346,14 @@ static const char DOC_HEAD[] =
     "range, NaN or infinity where a finite number is needed, tile products above the limits, `chunk_k`\n"
     "not dividing the head dimension, `heads_kv` not dividing `heads_q`, duplicate keys, YAML syntax\n"
     "errors, more than one document, documents above 10000 nodes after alias expansion or deeper than 32\n"
-    "levels, missing or unreadable includes and include cycles. Booleans are `true`/`false` only.\n";
+    "levels, missing or unreadable includes and include cycles. Booleans are `true`/`false` only. A sweep\n"
+    "file or a workload file given where a configuration is expected is named as such, with the command\n"
+    "to use instead; an empty configuration file is valid (everything at its default) with a warning.\n"
+    "\n"
+    "`validate` (and `run`, before generating any data) also makes the checks that need the\n"
+    "configuration only: the timed model's microprogram exists, assembles and stores its output\n"
+    "(`STO`), the LUT is there for modes that use it, and one context's registers fit the register file\n"
+    "(for a trace, whose head dimension comes from its file, this last check waits for the file).\n";
 
 char *ls_config_docs_markdown(void)
 {

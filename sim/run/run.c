@@ -169,6 +169,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         int rc = ls_atomic_dir_open(&od, o->out_dir, o->force, err, errlen);
         if (rc) return rc;
     }
+    if (!o->quiet && ls_run_estimate_wanted(cfg)) ls_run_estimate(cfg, stderr);
     ls_attn_inputs in;
     ls_workload_info wl;
     memset(&in, 0, sizeof in);

@@ -31,6 +31,12 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p);
  * Returns 0, or 2 with "key: what" in err. */
 int ls_run_check(const ls_config *cfg, char *err, size_t errlen);
 
+/* True when cfg raises workload.max_elements above its default (a run the guard would refuse). */
+bool ls_run_estimate_wanted(const ls_config *cfg);
+/* Prints the workload's size and (synthetic workloads) an estimate of the run time, from timing
+ * one query block of one head, to out. */
+void ls_run_estimate(const ls_config *cfg, FILE *out);
+
 /* Runs cfg. Returns 0; 2 for bad input (workload, out_dir refused) with a message in err; 1 for a
  * run or I/O failure. The output location is checked before anything is computed; the run is
  * written into a temporary directory next to out_dir and swapped in by rename (ls_atomic_dir),

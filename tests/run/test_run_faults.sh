@@ -41,6 +41,13 @@ check "[ $ms -lt 1500 ]" "refused before computing (${ms} ms)"
 "$lampsim" run "${small[@]}" -o "$tmp/file" 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'not a directory' '$tmp/err'" "an output path naming a file exits 2 (rc $rc)"
 
+# a run with workload.max_elements raised above its default is told its size and a time estimate
+est=(--set workload.seq_q=512 --set workload.seq_k=512 --golden)
+"$lampsim" run "${est[@]}" --set workload.max_elements=2147483648 > /dev/null 2> "$tmp/err"; rc=$?
+check "[ $rc -eq 0 ] && grep -q 'max_elements is raised to 2147483648: Q has 131072 elements.*estimated run time ~[0-9]' '$tmp/err'" "raised max_elements: size and time estimate on stderr (rc $rc): $(cat "$tmp/err")"
+"$lampsim" run "${est[@]}" > /dev/null 2> "$tmp/err"
+check "! grep -q 'estimated' '$tmp/err'" "no estimate at the default guard"
+
 # a check that depends only on the configuration fails before any data is generated: the Gemma 3
 # decode workload's warp needs 416 registers on the default preset (its data takes ~20 s)
 start=$(date +%s%N)
