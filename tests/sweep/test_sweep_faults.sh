@@ -55,6 +55,17 @@ else
   echo "note: no unprivileged mount namespace here; the tmpfs full-disk case is skipped (the size-limit case ran)"
 fi
 
+# a sweep directory path of more than 1024 bytes: run, merge and compare use it whole
+long="$tmp"
+for i in 1 2 3 4 5 6; do long="$long/$(printf 's%.0s' $(seq 200))"; done
+cat > two.yaml <<'YAML'
+base: {timed: {enabled: false}, workload: {heads_q: 2, heads_kv: 1, seq_q: 64, seq_k: 64}}
+axes: {algorithm.tau: [1, 0.5]}
+YAML
+"$lampsim" sweep run two.yaml -o "$long/sw" --quiet; rc=$?
+check "[ $rc -eq 0 ] && [ \${#long} -gt 1024 ] && [ \$(ls \"$long\"/sw/points/*/DONE | wc -l) -eq 2 ]" "a ${#long}-byte sweep directory is used whole (rc $rc)"
+check "[ \$(\"$lampsim\" sweep merge \"$long/sw\" | wc -l) -eq 3 ] && [ \$(\"$lampsim\" compare \"$long/sw\" | wc -l) -eq 3 ]" "merge and compare read it"
+
 # a point whose run would be refused before generating data refuses the sweep, writing nothing
 cat > regs.yaml <<'YAML'
 base:
