@@ -589,7 +589,7 @@ enum { S_OFF, S_PENDING, S_DONE_BEFORE, S_RUNNING, S_DONE_NOW, S_FAILED, S_ELSEW
  * died or stopped first) make them pending again. Returns how many are still held. */
 static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *next)
 {
-    int held = 0;
+    int held = 0, reclaimed = 0;
     for (int p = 0; p < sw->npoints; p++) {
         if (sel[p] != S_ELSEWHERE) continue;
         char err[64];
@@ -600,9 +600,11 @@ static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *n
         else {
             sel[p] = S_PENDING;
             if (*next > p) *next = p;
+            reclaimed = 1;
         }
         if (fd >= 0) close(fd);
     }
+    if (reclaimed) clean_stale_runs(out); /* the other runner died: what its workers were writing */
     return held;
 }
 

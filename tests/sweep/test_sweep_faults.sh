@@ -23,8 +23,9 @@ agree() { # agree RUNNER_LOG MERGE_LOG
 }
 
 # 4 runners, one directory
-for r in 1 2 3 4; do "$lampsim" sweep run g.yaml -j 2 -o conc --no-reuse --no-progress 2> conc$r.log & done
-rc=0; for r in 1 2 3 4; do wait %$r || rc=1; done
+pids=()
+for r in 1 2 3 4; do "$lampsim" sweep run g.yaml -j 2 -o conc --no-reuse --no-progress 2> conc$r.log & pids+=($!); done
+rc=0; for p in "${pids[@]}"; do wait "$p" || rc=1; done
 computed=$(cat conc?.log | grep -c '^\[[0-9]*/12\] point [0-9]* [0-9a-f]* done in ')
 dups=$(cat conc?.log | sed -n 's/^\[[0-9]*\/12\] point \([0-9]*\) .* done in .*/\1/p' | sort | uniq -d | wc -l)
 check "[ $rc -eq 0 ]" "4 concurrent runners all exit 0: $(tail -qn1 conc?.log)"
@@ -34,6 +35,12 @@ check "grep -q 'by other runners' conc1.log && [ -z \"\$(ls -A conc/points | gre
 "$lampsim" sweep merge conc > conc.csv 2> conc_merge.log
 "$lampsim" sweep run g.yaml -j 2 -o solo --no-reuse --quiet
 check "\"$lampsim\" sweep merge solo | cmp -s - conc.csv" "the shared directory merges to the same CSV as one runner alone"
+
+# a runner killed (SIGKILL) mid-way: its claims die with it, the other runner takes its points over
+"$lampsim" sweep run g.yaml -j 1 -o k9 --no-reuse --no-progress 2> k9a.log & a=$!
+"$lampsim" sweep run g.yaml -j 1 -o k9 --no-reuse --no-progress 2> k9b.log & b=$!
+sleep 0.5; kill -9 $a; wait $b; rc=$?
+check "[ $rc -eq 0 ] && [ \$(ls k9/points/*/DONE | wc -l) -eq 12 ] && ! ls k9/points/*/FAILED >/dev/null 2>&1 && [ -z \"\$(ls -A k9/points | grep '^\.')\" ]" "the survivor of a killed runner finishes every point, no FAILED marker, no temporaries (rc $rc): $(tail -1 k9b.log)"
 
 # a write error (a file size limit: report.csv does not fit) is a filesystem error: the FAILED
 # marker names it, nothing further is launched, runner and merge agree
