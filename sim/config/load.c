@@ -580,6 +580,11 @@ static int apply_file(ctx *c, const char *path, const char *disp_from, int line,
         diag_set(c, disp_from, line, col, key, "includes nested deeper than %d levels", MAX_INCLUDE_DEPTH);
         return -1;
     }
+    if (strlen(path) >= LS_CFG_PATH_MAX) { /* refused, not truncated into another directory */
+        if (disp_from) diag_set(c, disp_from, line, col, key, "included path longer than %d bytes", LS_CFG_PATH_MAX - 1);
+        else diag_set(c, "(configuration path)", 0, 0, NULL, "path longer than %d bytes", LS_CFG_PATH_MAX - 1);
+        return -1;
+    }
     char *real = realpath(path, NULL);
     if (!real) {
         if (disp_from) diag_set(c, disp_from, line, col, key, "cannot open included file '%s': %s", path, strerror(errno));

@@ -634,6 +634,10 @@ int ls_sweep_load(ls_sweep *sw, const char *path, char *err, size_t errlen)
 int ls_sweep_load_text(ls_sweep *sw, const char *text, size_t len, const char *path, char *err, size_t errlen)
 {
     memset(sw, 0, sizeof *sw);
+    if (strlen(path) >= sizeof sw->file) { /* refused, not truncated into another directory */
+        snprintf(err, errlen, "sweep file path longer than %zu bytes", sizeof sw->file - 1);
+        return 2;
+    }
     snprintf(sw->file, sizeof sw->file, "%s", path);
     dir_of(path, sw->base_dir, sizeof sw->base_dir);
     const char *slash = strrchr(path, '/');

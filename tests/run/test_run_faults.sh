@@ -30,6 +30,11 @@ for i in 1 2 3 4 5 6; do long="$long/$(printf 'd%.0s' $(seq 200))"; done
 long="$long/run"
 "$lampsim" run "${small[@]}" -o "$long"; rc=$?
 check "[ $rc -eq 0 ] && [ \${#long} -gt 1024 ] && [ -s '$long/report.json' ] && [ -s '$long/config.resolved.yaml' ]" "a ${#long}-byte output path is honoured (rc $rc)"
+# a configuration file behind such a path is refused with a clear error (its directory, against
+# which includes resolve, would not fit the configuration's path fields), not truncated
+printf 'seed: 3\n' > "$long/c.yaml"
+"$lampsim" run "$long/c.yaml" "${small[@]}" 2> "$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'path longer than 1023 bytes' '$tmp/err'" "a ${#long}-byte configuration path: exit 2, named as too long (rc $rc)"
 
 # a bad output location is refused at once, before the workload is built
 touch "$tmp/file"
