@@ -76,6 +76,17 @@ int ls_make_dirs(const char *path, char *err, size_t errlen)
     return rc;
 }
 
+/* Whether path is the working directory or one of its ancestors (the root included). */
+static bool inside_cwd(const char *path)
+{
+    char *rp = realpath(path, NULL), *cwd = getcwd(NULL, 0);
+    size_t n = rp ? strlen(rp) : 0;
+    bool in = rp && cwd && !strncmp(cwd, rp, n) && (cwd[n] == '\0' || cwd[n] == '/' || n == 1);
+    free(rp);
+    free(cwd);
+    return in;
+}
+
 /* 1 when dir has entries, 0 when empty, -1 when it cannot be read. */
 static int has_entries(const char *dir)
 {
@@ -100,6 +111,24 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
     if (!final) {
         ls_io_err(err, errlen, "out of memory");
         return 1;
+    }
+    /* "." or "..": the directory's own name is what gets swapped */
+    const char *last = strrchr(final, '/');
+    last = last ? last + 1 : final;
+    if (!strcmp(last, ".") || !strcmp(last, "..")) {
+        char *real = realpath(final, NULL);
+        free(final);
+        if (!real) {
+            ls_io_err(err, errlen, "%s: %s", path, strerror(errno));
+            return 2;
+        }
+        final = real;
+    }
+    if (inside_cwd(final)) {
+        ls_io_err(err, errlen, "%s: the current directory (or a directory containing it) cannot be an output "
+                  "directory: a run directory is replaced as a whole, by rename", path);
+        free(final);
+        return 2;
     }
     struct stat st;
     if (stat(final, &st) == 0) {

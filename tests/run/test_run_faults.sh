@@ -43,6 +43,8 @@ start=$(date +%s%N)
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "[ $rc -eq 2 ] && grep -q '$tmp/file' '$tmp/err'" "an output path under a regular file exits 2 and names it (rc $rc): $(cat "$tmp/err")"
 check "[ $ms -lt 1500 ]" "refused before computing (${ms} ms)"
+( cd "$tmp/a" && "$lampsim" run "${small[@]}" -o . --force ) 2> "$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'current directory' '$tmp/err'" "the current directory is refused as -o (it would be swapped away from under the shell) (rc $rc)"
 "$lampsim" run "${small[@]}" -o "$tmp/file" 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'not a directory' '$tmp/err'" "an output path naming a file exits 2 (rc $rc)"
 
