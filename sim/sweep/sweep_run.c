@@ -936,6 +936,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         slots[s].npts = 0;
     }
     if (progress == 1) fputc('\n', stderr);
+    if (!g_stop) clean_stale_runs(out); /* what runners that died while this one ran left behind */
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     /* the tally is read back from the markers, as `sweep merge` reads it, so both agree */
