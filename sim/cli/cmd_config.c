@@ -9,6 +9,7 @@
 
 #include "atomic_file.h"
 #include "config.h"
+#include "run.h"
 #include "workload.h"
 
 static void print_warnings(const char *name, const ls_diag *d)
@@ -20,7 +21,8 @@ static void validate_usage(FILE *out)
 {
     fputs("usage: lampsim validate FILE... [--set key.path=value]... [--build] [--quiet]\n"
           "  Loads each configuration (includes, workload files and overrides applied) and reports\n"
-          "  every problem as file:line:column: key: message. --build also generates or loads the\n"
+          "  every problem as file:line:column: key: message, then what a run would check before\n"
+          "  generating data (microprogram, register fit). --build also generates or loads the\n"
           "  workload (trace files, QK-norm bound) and prints its summary.\n"
           "  Exit code 0 when every file is valid, 2 otherwise.\n",
           out);
@@ -99,7 +101,13 @@ int lscli_validate(int argc, char **argv)
         } else {
             print_warnings(files[f], d);
             int ok = 1;
-            if (build) {
+            char cerr[2048];
+            if (ls_run_check(cfg, cerr, sizeof cerr)) { /* what `run` would find before any data */
+                fprintf(stderr, "%s: %s\n", files[f], cerr);
+                rc = 2;
+                ok = 0;
+            }
+            if (ok && build) {
                 ls_attn_inputs in;
                 ls_workload_info info;
                 char err[2048];
@@ -193,10 +201,10 @@ int lscli_config(int argc, char **argv)
         rc = 2;
         break;
     case EXPLAIN:
-        rc = ls_config_explain(key, stdout) ? 2 : 0;
+        rc = ls_config_explain(key, stdout, stderr) ? 2 : 0;
         break;
     case LIST:
-        (void)ls_config_explain("", stdout);
+        (void)ls_config_explain("", stdout, stderr);
         break;
     case DOCS: {
         char *md = ls_config_docs_markdown();

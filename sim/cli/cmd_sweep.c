@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomic_dir.h"
 #include "atomic_file.h"
 #include "cmd_sweep.h"
 #include "sweep.h"
@@ -207,10 +208,11 @@ int lscli_sweep(int argc, char **argv)
 
 static int is_file(const char *dir, const char *name)
 {
-    char p[2 * LS_CFG_PATH_MAX];
+    char *p = ls_path_join(dir, name);
     struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    int r = p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    free(p);
+    return r;
 }
 
 /* scripts/plot_sweep.py: $LAMPSIM_PLOT_SCRIPT, next to the binary (../scripts, ./scripts), or the
@@ -251,6 +253,49 @@ static int run_python(char *const *args)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/* Writes DIR/results.csv (a sweep), then runs plot_sweep.py for DIR/figures and DIR/report.html. */
+static int report_dir(const char *dir, int sweep, const char *py, char *script)
+{
+    char err[2048] = "";
+    char *figs = ls_path_join(dir, "figures"), *html = ls_path_join(dir, "report.html"),
+         *csv = ls_path_join(dir, sweep ? "results.csv" : "report.csv");
+    int rc = 0;
+    if (!figs || !html || !csv) {
+        rc = 1;
+        goto out;
+    }
+    if (sweep) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m) {
+            rc = 1;
+            goto out;
+        }
+        ls_sweep_merge_stats st;
+        rc = ls_sweep_merge(dir, m, stderr, &st, err, sizeof err);
+        fclose(m);
+        if (!rc && ls_atomic_write_file(csv, text, len, err, sizeof err)) rc = 1;
+        free(text);
+        if (rc) {
+            fprintf(stderr, "lampsim report: %s\n", err);
+            goto out;
+        }
+    }
+    char *args[] = {(char *)py, script, csv, (char *)"--out", figs, (char *)"--html", html,
+                    (char *)(sweep ? "--sweep" : "--run"), NULL};
+    int prc = run_python(args);
+    if (prc) {
+        fprintf(stderr, "lampsim report: plot_sweep.py failed (exit %d)\n", prc);
+        rc = 1;
+    } else printf("%s\n", html);
+out:
+    free(figs);
+    free(html);
+    free(csv);
+    return rc;
+}
+
 int lscli_report(int argc, char **argv)
 {
     const char *dir = NULL, *py = getenv("LAMPSIM_PYTHON");
@@ -268,8 +313,7 @@ int lscli_report(int argc, char **argv)
         } else dir = argv[i];
     }
     if (!dir) { fputs("usage: lampsim report DIR\n", stderr); return 2; }
-    char script[PATH_MAX + 64], csv[LS_CFG_PATH_MAX + 64], figs[LS_CFG_PATH_MAX + 64], html[LS_CFG_PATH_MAX + 64];
-    char err[2048] = "";
+    char script[PATH_MAX + 64];
     int sweep = is_file(dir, "manifest.tsv");
     if (!sweep && !is_file(dir, "report.csv")) {
         fprintf(stderr, "lampsim report: %s: neither a run directory (report.csv) nor a sweep directory (manifest.tsv)\n", dir);
@@ -283,33 +327,7 @@ int lscli_report(int argc, char **argv)
         fprintf(stderr, "lampsim report: %s not found; install Debian python3, python3-numpy, python3-matplotlib\n", py);
         return 1;
     }
-    snprintf(figs, sizeof figs, "%s/figures", dir);
-    snprintf(html, sizeof html, "%s/report.html", dir);
-    if (sweep) {
-        snprintf(csv, sizeof csv, "%s/results.csv", dir);
-        char *text = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&text, &len);
-        if (!m) return 1;
-        ls_sweep_merge_stats st;
-        int rc = ls_sweep_merge(dir, m, stderr, &st, err, sizeof err);
-        fclose(m);
-        if (!rc && ls_atomic_write_file(csv, text, len, err, sizeof err)) rc = 1;
-        free(text);
-        if (rc) {
-            fprintf(stderr, "lampsim report: %s\n", err);
-            return rc;
-        }
-    } else snprintf(csv, sizeof csv, "%s/report.csv", dir);
-    char *args[] = {(char *)py, script, csv, (char *)"--out", figs, (char *)"--html", html,
-                    (char *)(sweep ? "--sweep" : "--run"), NULL};
-    int rc = run_python(args);
-    if (rc) {
-        fprintf(stderr, "lampsim report: plot_sweep.py failed (exit %d)\n", rc);
-        return 1;
-    }
-    printf("%s\n", html);
-    return 0;
+    return report_dir(dir, sweep, py, script);
 }
 
 /* ---------------- compare ---------------- */
@@ -360,9 +378,9 @@ static double utilisation(const crow *c)
 
 static int load_row(crow *c, const char *dir, const char *label)
 {
-    char p[LS_CFG_PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/report.csv", dir);
-    char *t = ls_sweep_read_file(p, NULL);
+    char *p = ls_path_join(dir, "report.csv");
+    char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
+    free(p);
     if (!t) return -1;
     size_t pos = 0;
     int nh = ls_csv_record(t, &pos, &c->h);
@@ -394,9 +412,9 @@ int lscli_compare(int argc, char **argv)
             return 0;
         }
         if (d[0] == '-') { fprintf(stderr, "lampsim compare: unknown option '%s'\n", d); rc = 2; break; }
-        char p[LS_CFG_PATH_MAX + 64];
-        snprintf(p, sizeof p, "%s/manifest.tsv", d);
-        char *man = is_file(d, "report.csv") ? NULL : ls_sweep_read_file(p, NULL);
+        char *p = ls_path_join(d, "manifest.tsv");
+        char *man = is_file(d, "report.csv") || !p ? NULL : ls_sweep_read_file(p, NULL);
+        free(p);
         int want = man ? 0 : 1;
         if (man)
             for (char *s = man; *s; s++) want += *s == '\n';
@@ -422,13 +440,17 @@ int lscli_compare(int argc, char **argv)
             char *t2 = strchr(t1 + 1, '\t');
             char id[64];
             snprintf(id, sizeof id, "%.*s", (int)(t2 ? t2 - t1 - 1 : (long)strlen(t1 + 1)), t1 + 1);
-            char pd[LS_CFG_PATH_MAX + 96], label[LS_CFG_PATH_MAX];
-            snprintf(pd, sizeof pd, "%s/points/%s", d, id);
-            if (!is_file(pd, "DONE")) continue;
+            char label[LS_CFG_PATH_MAX];
+            char *pd = ls_path_fmt("%s/points/%s", d, id);
+            if (!pd || !is_file(pd, "DONE")) {
+                free(pd);
+                continue;
+            }
             snprintf(label, sizeof label, "%s", t2 ? t2 + 1 : id);
             for (char *c = label; *c; c++)
                 if (*c == '\t') *c = ' ';
             if (!load_row(&rows[n], pd, label)) n++;
+            free(pd);
         }
         free(man);
     }

@@ -159,6 +159,7 @@ typedef struct ls_schema_entry {
 } ls_schema_entry;
 
 #define LS_SF_NODUMP 1u   /* not written to the resolved YAML (workload.file) */
+#define LS_SF_NOREPORT 2u /* host-dependent, not in the report's config section (algorithm.threads) */
 
 const ls_schema_entry *ls_schema(size_t *count);
 const ls_schema_entry *ls_schema_find(const char *path);
@@ -183,8 +184,8 @@ int ls_config_equal(const ls_config *a, const ls_config *b, char *diff, size_t d
 void ls_config_free(ls_config *cfg);
 
 /* Explanation of one key (type, default, range/enum, help) or of every key under a section
- * prefix. Returns 0, or -1 with a did-you-mean message in out. */
-int ls_config_explain(const char *key, FILE *out);
+ * prefix, on out. Returns 0, or -1 with a did-you-mean message on errs. */
+int ls_config_explain(const char *key, FILE *out, FILE *errs);
 /* The Markdown reference of every key (docs/config.md is exactly this text). */
 char *ls_config_docs_markdown(void);
 

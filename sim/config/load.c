@@ -580,6 +580,11 @@ static int apply_file(ctx *c, const char *path, const char *disp_from, int line,
         diag_set(c, disp_from, line, col, key, "includes nested deeper than %d levels", MAX_INCLUDE_DEPTH);
         return -1;
     }
+    if (strlen(path) >= LS_CFG_PATH_MAX) { /* refused, not truncated into another directory */
+        if (disp_from) diag_set(c, disp_from, line, col, key, "included path longer than %d bytes", LS_CFG_PATH_MAX - 1);
+        else diag_set(c, "(configuration path)", 0, 0, NULL, "path longer than %d bytes", LS_CFG_PATH_MAX - 1);
+        return -1;
+    }
     char *real = realpath(path, NULL);
     if (!real) {
         if (disp_from) diag_set(c, disp_from, line, col, key, "cannot open included file '%s': %s", path, strerror(errno));
@@ -614,6 +619,8 @@ static int apply_file(ctx *c, const char *path, const char *disp_from, int line,
         free(real);
         return -1;
     }
+    if (!disp_from && doc.root->n == 0) /* an empty or all-comment file is legal, but rarely meant */
+        diag_warn(c, "%s has no configuration keys: everything is at its default", disp);
     c->stack[c->depth] = real;
     c->stack_disp[c->depth] = disp;
     c->depth++;
@@ -624,6 +631,25 @@ static int apply_file(ctx *c, const char *path, const char *disp_from, int line,
     free(real);
     ls_yaml_free(&doc);
     return rc;
+}
+
+/* A sweep file or a workload file given where a configuration is expected: instead of a
+ * did-you-mean for its first key, say what the file is and what to run. Returns 1 when it said so. */
+static int wrong_kind_of_file(ctx *c, const ynode *root, const ynode *key, const char *disp)
+{
+    for (int i = 0; i < root->n; i += 2)
+        if (!strcmp(root->kids[i]->text, "axes")) {
+            diag_set(c, disp, root->kids[i]->line, root->kids[i]->col, "axes",
+                     "this is a sweep file, not a configuration: run it with `lampsim sweep run %s`", disp);
+            return 1;
+        }
+    char wk[512];
+    snprintf(wk, sizeof wk, "workload.%s", key->text);
+    if (!ls_schema_find(wk) && !is_section(wk)) return 0;
+    diag_set(c, disp, key->line, key->col, key->text,
+             "'%s' is a workload key: this looks like a workload file, not a configuration; use it with "
+             "`lampsim run --set workload.file=%s` or `workload: {file: %s}` in a configuration", key->text, disp, disp);
+    return 1;
 }
 
 static int apply_map(ctx *c, const ynode *map, const char *prefix, const char *disp, const char *base_dir, int in_wl_file)
@@ -689,6 +715,7 @@ static int apply_map(ctx *c, const ynode *map, const char *prefix, const char *d
             if (apply_map(c, v, path, disp, base_dir, in_wl_file)) return -1;
             continue;
         }
+        if (!*prefix && wrong_kind_of_file(c, map, k, disp)) return -1;
         char sug[256];
         if (in_wl_file && !strncmp(path, "workload.", 9) && ls_config_suggest(path, sug, sizeof sug))
             diag_set(c, disp, k->line, k->col, path, "unknown key; did you mean '%s'?", sug);

@@ -211,7 +211,9 @@ static const ls_schema_entry schema[] = {
     B("algorithm.compute_reference", algorithm.compute_reference, "true",
       "Compute the fp64 reference attention and the accuracy statistics against it (about a third of a golden "
       "run's time); false: the report says accuracy was not computed (accuracy.valid false, metrics null)."),
-    I("algorithm.threads", algorithm.threads, "1", 0, 4096, "Worker threads of the golden engine (0 = all cores); results do not depend on it."),
+    {"algorithm.threads", LS_T_INT, F(algorithm.threads), "1", 0, 4096, NULL,
+     "Worker threads of the golden engine (0 = all cores); results do not depend on it, so it is recorded in "
+     "run_info.json, not in the report.", LS_SF_NOREPORT},
 
     /* ---------------- timed model ---------------- */
     B("timed.enabled", timed.enabled, "true",
@@ -273,7 +275,8 @@ static const ls_schema_entry schema[] = {
       "qknorm: weight of the sink direction in every query (the sink keys are that direction plus a little noise); "
       "0.5 gives the sink about a quarter of the attention mass at the default gain."),
     I64("workload.max_elements", workload.max_elements, "1073741824", 1, 1099511627776.0,
-        "Largest accepted Q, K or V tensor in elements (guards against accidental huge runs)."),
+        "Largest accepted Q, K or V tensor in elements (guards against accidental huge runs). Raised above this "
+        "default, a run first prints the workload size and an estimated run time."),
     P("workload.trace.q", workload.trace.q, "", "trace: Q as .npy, shape [batch, heads_q, seq_q, dim] or [heads_q, seq_q, dim]."),
     P("workload.trace.k", workload.trace.k, "", "trace: K as .npy, shape [batch, heads_kv, seq_k, dim] or [heads_kv, seq_k, dim]."),
     P("workload.trace.v", workload.trace.v, "", "trace: V as .npy, same shape as K."),

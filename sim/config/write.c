@@ -238,7 +238,7 @@ static void allowed_text(const ls_schema_entry *e, char *buf, size_t len)
     }
 }
 
-int ls_config_explain(const char *key, FILE *out)
+int ls_config_explain(const char *key, FILE *out, FILE *errs)
 {
     size_t n;
     const ls_schema_entry *s = ls_schema(&n);
@@ -260,8 +260,8 @@ int ls_config_explain(const char *key, FILE *out)
         }
     if (found) return 0;
     char sug[256];
-    if (ls_config_suggest(key, sug, sizeof sug)) fprintf(out, "%s: unknown key; did you mean '%s'?\n", key, sug);
-    else fprintf(out, "%s: unknown key\n", key);
+    if (ls_config_suggest(key, sug, sizeof sug)) fprintf(errs, "%s: unknown key; did you mean '%s'?\n", key, sug);
+    else fprintf(errs, "%s: unknown key\n", key);
     return -1;
 }
 
@@ -346,7 +346,14 @@ static const char DOC_HEAD[] =
     "range, NaN or infinity where a finite number is needed, tile products above the limits, `chunk_k`\n"
     "not dividing the head dimension, `heads_kv` not dividing `heads_q`, duplicate keys, YAML syntax\n"
     "errors, more than one document, documents above 10000 nodes after alias expansion or deeper than 32\n"
-    "levels, missing or unreadable includes and include cycles. Booleans are `true`/`false` only.\n";
+    "levels, missing or unreadable includes and include cycles. Booleans are `true`/`false` only. A sweep\n"
+    "file or a workload file given where a configuration is expected is named as such, with the command\n"
+    "to use instead; an empty configuration file is valid (everything at its default) with a warning.\n"
+    "\n"
+    "`validate` (and `run`, before generating any data) also makes the checks that need the\n"
+    "configuration only: the timed model's microprogram exists, assembles and stores its output\n"
+    "(`STO`), the LUT is there for modes that use it, and one context's registers fit the register file\n"
+    "(for a trace, whose head dimension comes from its file, this last check waits for the file).\n";
 
 char *ls_config_docs_markdown(void)
 {

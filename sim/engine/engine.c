@@ -192,7 +192,8 @@ void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uin
         a->l1_max = t.l1_max;
         a->o_max_abs_err = t.abs_max;
         a->o_mean_abs_err = t.elems ? t.abs_sum / (double)t.elems : 0.0;
-        a->o_rel_fro_err = t.ref2 > 0 ? sqrt(t.diff2 / t.ref2) : 0.0;
+        /* NaN when either sum is not finite: a broken reference must not read as zero error */
+        a->o_rel_fro_err = !isfinite(t.ref2) || !isfinite(t.diff2) ? NAN : t.ref2 > 0 ? sqrt(t.diff2 / t.ref2) : 0.0;
         a->row_rel_l2_mean = rows > 0 ? t.rrl2_sum / rows : 0.0;
         a->row_rel_l2_max = t.rrl2_max;
         a->argmax_flip_rate = rows > 0 ? (double)t.flips / rows : 0.0;

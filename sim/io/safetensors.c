@@ -271,6 +271,53 @@ static void free_tensors(ls_st_file *f)
     f->n = f->cap = 0;
 }
 
+static const st_tensor *g_sort_tensors; /* qsort has no context argument in C11 */
+
+static int by_begin(const void *a, const void *b)
+{
+    const st_tensor *x = &g_sort_tensors[*(const int *)a], *y = &g_sort_tensors[*(const int *)b];
+    if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+/* The format requires the tensors to tile the data buffer exactly: no overlap, no gap, nothing
+ * after the last one. A file breaking this is corrupt or crafted, so it is refused. */
+static int check_coverage(const ls_st_file *f, size_t data_len, char *err, size_t errlen)
+{
+    int *order = malloc((f->n > 0 ? (size_t)f->n : 1) * sizeof *order);
+    if (!order) {
+        ls_io_err(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < f->n; ++i) order[i] = i;
+    g_sort_tensors = f->t;
+    qsort(order, (size_t)f->n, sizeof *order, by_begin);
+    uint64_t at = 0;
+    int rc = 0;
+    for (int k = 0; k < f->n && !rc; ++k) {
+        const st_tensor *t = &f->t[order[k]];
+        if (t->begin < at) {
+            const st_tensor *p = &f->t[order[k - 1]];
+            ls_io_err(err, errlen, "tensors '%s' [%llu, %llu] and '%s' [%llu, %llu] overlap in the data buffer", p->name,
+                      (unsigned long long)p->begin, (unsigned long long)p->end, t->name,
+                      (unsigned long long)t->begin, (unsigned long long)t->end);
+            rc = -1;
+        } else if (t->begin > at) {
+            ls_io_err(err, errlen, "gap in the data buffer: bytes [%llu, %llu) before tensor '%s' belong to no tensor",
+                      (unsigned long long)at, (unsigned long long)t->begin, t->name);
+            rc = -1;
+        }
+        at = t->end;
+    }
+    if (!rc && at != data_len) {
+        ls_io_err(err, errlen, "gap in the data buffer: bytes [%llu, %zu) after the last tensor belong to no tensor",
+                  (unsigned long long)at, data_len);
+        rc = -1;
+    }
+    free(order);
+    return rc;
+}
+
 static int parse_file(ls_st_file *f, char *err, size_t errlen)
 {
     const unsigned char *b = f->buf;
@@ -344,7 +391,12 @@ static int parse_file(ls_st_file *f, char *err, size_t errlen)
     }
     for (int i = 0; i < f->n; ++i) {
         st_tensor *t = &f->t[i];
-        if (t->begin > t->end || t->end > data_len) {
+        if (t->begin > t->end) {
+            ls_io_err(err, errlen, "tensor '%s': data_offsets [%llu, %llu] are reversed (begin after end)", t->name,
+                      (unsigned long long)t->begin, (unsigned long long)t->end);
+            return -1;
+        }
+        if (t->end > data_len) {
             ls_io_err(err, errlen, "tensor '%s': data_offsets [%llu, %llu] outside the %zu data bytes (truncated file?)",
                       t->name, (unsigned long long)t->begin, (unsigned long long)t->end, data_len);
             return -1;
@@ -367,7 +419,7 @@ static int parse_file(ls_st_file *f, char *err, size_t errlen)
             return -1;
         }
     }
-    return 0;
+    return check_coverage(f, data_len, err, errlen);
 bad:
     ls_io_err(err, errlen, "bad header: %s at byte %d of the JSON", c.msg, (int)(c.p - (const char *)b - 8));
     return rc;

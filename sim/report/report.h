@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "config_fields.h"
 #include "engine.h"
 #include "fields.h"
 #include "workload.h"
@@ -19,8 +20,6 @@
  * then appends the timed model's fields (if any) and, last, ls_report_config_fields. */
 void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, const ls_workload_info *wl,
                       const ls_engine_result *r);
-/* Only the configuration as config.<key> fields, by the schema table. */
-void ls_report_config_fields(ls_fields *fs, const ls_config *cfg);
 /* A compact human summary. */
 void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *wl, const ls_engine_result *r);
 #endif

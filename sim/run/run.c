@@ -1,13 +1,12 @@
-#define _POSIX_C_SOURCE 200809L  /* mkdir, gethostname */
+#define _POSIX_C_SOURCE 200809L  /* gethostname, strdup */
 #include "run.h"
 
-#include <dirent.h>
-#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_dir.h"
 #include "atomic_file.h"
 #include "fields.h"
 #include "json.h"
@@ -50,45 +49,16 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
     p->compute_reference = a->compute_reference;
 }
 
-/* Creates dir (and parents); refuses a non-empty one unless force. */
-static int prepare_out_dir(const char *dir, bool force, char *err, size_t errlen)
-{
-    char path[LS_CFG_PATH_MAX];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
-            return 2;
-        }
-        *p = '/';
-    }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
-        return 2;
-    }
-    DIR *d = opendir(path);
-    if (!d) {
-        snprintf(err, errlen, "%s: not a directory: %s", path, strerror(errno));
-        return 2;
-    }
-    int entries = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) entries++;
-    closedir(d);
-    if (entries && !force) {
-        snprintf(err, errlen, "%s: output directory is not empty (use --force to overwrite)", path);
-        return 2;
-    }
-    return 0;
-}
-
 static int write_text(const char *dir, const char *name, const char *text, char *err, size_t errlen)
 {
-    char path[LS_CFG_PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return ls_atomic_write_file(path, text, strlen(text), err, errlen) ? 1 : 0;
+    char *path = ls_path_join(dir, name);
+    if (!path) {
+        snprintf(err, errlen, "out of memory");
+        return 1;
+    }
+    int rc = ls_atomic_write_file(path, text, strlen(text), err, errlen) ? 1 : 0;
+    free(path);
+    return rc;
 }
 
 /* Host-dependent facts of the run, kept apart from the deterministic report. */
@@ -124,12 +94,12 @@ static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, cons
     return out;
 }
 
-static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const ls_workload_info *wl,
+/* Writes the run's files into dir (the run directory's temporary until the caller commits it). */
+static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const char *dir, const ls_workload_info *wl,
                          const ls_engine_result *res, const ls_timed_result *tr, const ls_engine_params *ep,
                          char *err, size_t errlen)
 {
-    const char *dir = o->out_dir;
-    char path[LS_CFG_PATH_MAX + 64];
+    char *path = NULL, *po = NULL, *pr = NULL;
     ls_fields fs;
     ls_json j;
     int rc = 1;
@@ -146,20 +116,24 @@ static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const ls_wo
         snprintf(err, errlen, "out of memory while writing the report");
         goto out;
     }
-    snprintf(path, sizeof path, "%s/config.resolved.yaml", dir);
-    if (ls_config_write_resolved_file(cfg, path, err, errlen)) goto out;
-    if (o->save_o) {
-        char po[LS_CFG_PATH_MAX + 64], pr[LS_CFG_PATH_MAX + 64];
-        snprintf(po, sizeof po, "%s/O.npy", dir);
-        snprintf(pr, sizeof pr, "%s/O_ref.npy", dir);
-        if (ls_engine_save_npy(res, po, res->o_ref ? pr : NULL, NULL, err, errlen)) goto out;
+    path = ls_path_join(dir, "config.resolved.yaml");
+    po = ls_path_join(dir, "O.npy");
+    pr = ls_path_join(dir, "O_ref.npy");
+    if (!path || !po || !pr) {
+        snprintf(err, errlen, "out of memory while writing the report");
+        goto out;
     }
+    if (ls_config_write_resolved_file(cfg, path, err, errlen)) goto out;
+    if (o->save_o && ls_engine_save_npy(res, po, res->o_ref ? pr : NULL, NULL, err, errlen)) goto out;
     if (write_text(dir, "report.csv", csv, err, errlen) || write_text(dir, "run_info.json", info, err, errlen))
         goto out;
     /* report.json last: its presence marks a complete run directory */
     if (write_text(dir, "report.json", json, err, errlen)) goto out;
     rc = 0;
 out:
+    free(path);
+    free(po);
+    free(pr);
     free(csv);
     free(info);
     ls_json_free(&j);
@@ -188,29 +162,41 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--save-o writes O, which timed.timing_only does not compute (run without one of them)");
         return 2;
     }
+    int crc = ls_run_check(cfg, err, errlen);
+    if (crc) return crc;
+    /* the output location is checked (and a temporary made next to it) before anything is computed */
+    ls_atomic_dir od = {0};
     if (o->out_dir) {
-        int rc = prepare_out_dir(o->out_dir, o->force, err, errlen);
+        int rc = ls_atomic_dir_open(&od, o->out_dir, o->force, err, errlen);
         if (rc) return rc;
     }
+    if (!o->quiet && ls_run_estimate_wanted(cfg)) ls_run_estimate(cfg, stderr);
     ls_attn_inputs in;
     ls_workload_info wl;
     memset(&in, 0, sizeof in);
     /* a timing-only run reads the geometry alone: no tensor data is generated for it */
     int wrc = timed && cfg->timed.timing_only ? ls_workload_build_geometry(cfg, NULL, &in, &wl, err, errlen)
                                               : ls_workload_build(cfg, NULL, &in, &wl, err, errlen);
-    if (wrc) return 2;
+    if (wrc) {
+        ls_atomic_dir_abort(&od);
+        return 2;
+    }
     ls_engine_result res;
     ls_timed_result tr;
     memset(&res, 0, sizeof res);
     memset(&tr, 0, sizeof tr);
-    char trace_path[LS_CFG_PATH_MAX + 64];
+    char *trace_path = NULL;
     int rc = 0;
     if (timed) {
         ls_timed_options to;
         ls_timed_options_default(&to);
         to.program_path = cfg->timed.program[0] ? cfg->timed.program : NULL;
         if (cfg->timed.trace && o->out_dir) {
-            snprintf(trace_path, sizeof trace_path, "%s/trace.json", o->out_dir);
+            trace_path = ls_path_join(od.tmp_path, "trace.json");
+            if (!trace_path) {
+                snprintf(err, errlen, "out of memory");
+                rc = 1;
+            }
             to.trace_path = trace_path;
         }
         to.trace_first_tile = cfg->timed.trace_first_tile;
@@ -218,7 +204,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         to.trace_max_events = (long)cfg->timed.trace_max_events;
         to.reuse_numerics = cfg->timed.reuse_numerics;
         to.timing_only = cfg->timed.timing_only;
-        if (ls_timed_run_opts(cfg, &ep, &in, &to, &res, &tr, err, errlen)) rc = 1;
+        if (!rc && ls_timed_run_opts(cfg, &ep, &in, &to, &res, &tr, err, errlen)) rc = 1;
     } else if (ls_engine_run(&ep, &in, &res, err, errlen)) {
         rc = 1;
     }
@@ -226,13 +212,19 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         fprintf(stderr, "lampsim: warning: %llu output elements are NaN or infinite (events.o_nonfinite): the "
                 "arithmetic overflowed fp32, accuracy metrics that include them are null\n",
                 (unsigned long long)res.events.o_nonfinite);
+    if (!rc && res.accuracy.valid && isnan(res.accuracy.o_rel_fro_err))
+        fprintf(stderr, "lampsim: warning: accuracy.o_rel_fro_err is NaN: the fp64 reference or the output is not "
+                "finite (reported as null)\n");
     if (!rc && !o->quiet) {
         ls_report_summary(out, cfg, &wl, &res);
         if (timed) ls_timed_summary(out, &tr);
         fprintf(out, "wall      %.3f s%s%s\n", timed ? tr.wall_seconds : res.wall_seconds,
                 o->out_dir ? ", results in " : "", o->out_dir ? o->out_dir : "");
     }
-    if (!rc && o->out_dir) rc = write_outputs(cfg, o, &wl, &res, timed ? &tr : NULL, &ep, err, errlen);
+    if (!rc && o->out_dir) rc = write_outputs(cfg, o, od.tmp_path, &wl, &res, timed ? &tr : NULL, &ep, err, errlen);
+    if (!rc && o->out_dir && ls_atomic_dir_commit(&od, err, errlen)) rc = 1;
+    ls_atomic_dir_abort(&od); /* no-op after a commit */
+    free(trace_path);
     ls_timed_result_free(&tr);
     ls_engine_result_free(&res);
     ls_attn_inputs_release(&in);

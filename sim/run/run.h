@@ -12,7 +12,7 @@
 
 typedef struct {
     const char *out_dir;   /* NULL: print the summary only, write nothing */
-    bool force;            /* allow writing into a non-empty out_dir */
+    bool force;            /* allow replacing a non-empty out_dir */
     bool save_o;           /* also write O.npy (and O_ref.npy) */
     bool quiet;            /* no summary on stdout */
     FILE *summary;         /* where the summary goes (default stdout) */
@@ -26,8 +26,20 @@ void ls_run_info_begin(struct ls_json *j, const ls_config *cfg, int threads);
 /* The engine parameters a configuration asks for. */
 void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p);
 
+/* The checks that need the configuration only (microprogram, register fit, LUT present for the
+ * mode), so `validate` finds what `run` would find, and `run` finds it before generating data.
+ * Returns 0, or 2 with "key: what" in err. */
+int ls_run_check(const ls_config *cfg, char *err, size_t errlen);
+
+/* True when cfg raises workload.max_elements above its default (a run the guard would refuse). */
+bool ls_run_estimate_wanted(const ls_config *cfg);
+/* Prints the workload's size and (synthetic workloads) an estimate of the run time, from timing
+ * one query block of one head, to out. */
+void ls_run_estimate(const ls_config *cfg, FILE *out);
+
 /* Runs cfg. Returns 0; 2 for bad input (workload, out_dir refused) with a message in err; 1 for a
- * run or I/O failure. Nothing is left half-written: each file is written to a temporary name
- * and renamed. */
+ * run or I/O failure. The output location is checked before anything is computed; the run is
+ * written into a temporary directory next to out_dir and swapped in by rename (ls_atomic_dir),
+ * so out_dir holds the old run or the new one, never a mix, and a failed run creates no out_dir. */
 int ls_run(const ls_config *cfg, const ls_run_opts *opts, char *err, size_t errlen);
 #endif

@@ -22,7 +22,9 @@
 #include "config.h"
 
 #define LS_SWEEP_ID_LEN 16          /* hex digits of a point id / cache key */
+#ifndef LS_SWEEP_MAX_POINTS   /* the sweep-file fuzzer builds with a small limit */
 #define LS_SWEEP_MAX_POINTS 100000
+#endif
 
 typedef struct {
     char *key;          /* config key, e.g. "algorithm.tau" */
@@ -57,6 +59,9 @@ typedef struct {
 /* Parses and expands a sweep file; every point's configuration is loaded and checked. Returns 0,
  * or 2 with "file:line:col: key: what" in err. */
 int ls_sweep_load(ls_sweep *sw, const char *path, char *err, size_t errlen);
+/* Same from the text of a sweep file named path (messages; relative paths resolve against its
+ * directory). */
+int ls_sweep_load_text(ls_sweep *sw, const char *text, size_t len, const char *path, char *err, size_t errlen);
 void ls_sweep_free(ls_sweep *sw);
 /* Loads point p's configuration. Returns 0, or 2 with a message. */
 int ls_sweep_point_config(const ls_sweep *sw, const ls_sweep_point *p, ls_config *cfg, char *err, size_t errlen);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "atomic_dir.h"
 #include "sweep.h"
 
 typedef struct {
@@ -73,10 +74,10 @@ typedef struct {
 
 int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats *st, char *err, size_t errlen)
 {
-    char path[LS_CFG_PATH_MAX + 96];
-    snprintf(path, sizeof path, "%s/manifest.tsv", dir);
-    char *man = ls_sweep_read_file(path, NULL);
+    char *path = ls_path_join(dir, "manifest.tsv");
+    char *man = path ? ls_sweep_read_file(path, NULL) : NULL;
     if (!man) {
+        free(path);
         snprintf(err, errlen, "%s: no manifest.tsv (not a sweep directory; run `lampsim sweep run` first)", dir);
         return 2;
     }
@@ -132,10 +133,14 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
     for (int i = 0; i < np; i++) {
         mpoint *p = &pts[i];
         struct stat sb;
-        snprintf(path, sizeof path, "%s/points/%s/DONE", dir, p->id);
-        if (stat(path, &sb)) {
-            snprintf(path, sizeof path, "%s/points/%s/FAILED", dir, p->id);
-            char *why = ls_sweep_read_file(path, NULL);
+        char *pf = ls_path_fmt("%s/points/%s/DONE", dir, p->id);
+        if (!pf) { rc = 1; goto out; }
+        int done = stat(pf, &sb) == 0;
+        free(pf);
+        if (!done) {
+            pf = ls_path_fmt("%s/points/%s/FAILED", dir, p->id);
+            char *why = pf ? ls_sweep_read_file(pf, NULL) : NULL;
+            free(pf);
             if (why) {
                 size_t l = strlen(why);
                 while (l && why[l - 1] == '\n') why[--l] = '\0';
@@ -148,8 +153,9 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
             }
             continue;
         }
-        snprintf(path, sizeof path, "%s/points/%s/report.csv", dir, p->id);
-        char *csv = ls_sweep_read_file(path, NULL);
+        pf = ls_path_fmt("%s/points/%s/report.csv", dir, p->id);
+        char *csv = pf ? ls_sweep_read_file(pf, NULL) : NULL;
+        free(pf);
         size_t pos = 0;
         int nh = csv ? ls_csv_record(csv, &pos, &p->hdr) : -1;
         int nr = nh > 0 ? ls_csv_record(csv, &pos, &p->row) : -1;
@@ -206,9 +212,11 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
             size_t kl = strlen(axes.v[a]);
             for (int k = 0; k < p->nov; k++)
                 if (!strncmp(p->ov[k], axes.v[a], kl) && p->ov[k][kl] == '=') v = p->ov[k] + kl + 1;
-            char buf[LS_CFG_PATH_MAX];
-            axis_value(v, buf, sizeof buf);
+            char *buf = strdup(v);
+            if (!buf) { rc = 1; goto out; }
+            axis_value(v, buf, strlen(v) + 1);
             cell(out, buf);
+            free(buf);
             fputc(',', out);
         }
         fprintf(out, "%d,%s", p->index, p->id);
@@ -233,6 +241,7 @@ out:
     sv_free(&axes);
     sv_free(&cols);
     free(man);
+    free(path);
     if (rc == 1) snprintf(err, errlen, "out of memory");
     return rc;
 }

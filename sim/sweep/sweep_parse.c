@@ -12,7 +12,7 @@
 #include "config_internal.h"
 #include "fields.h"
 #include "lampsim_version.h"
-#include "report.h"
+#include "config_fields.h"
 #include "sweep.h"
 #include "yamltree.h"
 
@@ -619,7 +619,25 @@ out:
 
 int ls_sweep_load(ls_sweep *sw, const char *path, char *err, size_t errlen)
 {
+    size_t len = 0;
+    char *text = ls_sweep_read_file(path, &len);
+    if (!text) {
+        memset(sw, 0, sizeof *sw);
+        snprintf(err, errlen, "%s: cannot read sweep file: %s", path, strerror(errno));
+        return 2;
+    }
+    int rc = ls_sweep_load_text(sw, text, len, path, err, errlen);
+    free(text);
+    return rc;
+}
+
+int ls_sweep_load_text(ls_sweep *sw, const char *text, size_t len, const char *path, char *err, size_t errlen)
+{
     memset(sw, 0, sizeof *sw);
+    if (strlen(path) >= sizeof sw->file) { /* refused, not truncated into another directory */
+        snprintf(err, errlen, "sweep file path longer than %zu bytes", sizeof sw->file - 1);
+        return 2;
+    }
     snprintf(sw->file, sizeof sw->file, "%s", path);
     dir_of(path, sw->base_dir, sizeof sw->base_dir);
     const char *slash = strrchr(path, '/');
@@ -627,14 +645,7 @@ int ls_sweep_load(ls_sweep *sw, const char *path, char *err, size_t errlen)
     char *dot = strrchr(sw->name, '.');
     if (dot && dot != sw->name) *dot = '\0';
     perr pe = {sw->file, err, errlen};
-    size_t len = 0;
-    char *text = ls_sweep_read_file(path, &len);
-    if (!text) {
-        snprintf(err, errlen, "%s: cannot read sweep file: %s", path, strerror(errno));
-        return 2;
-    }
     if (len > LS_YAML_MAX_BYTES) {
-        free(text);
         snprintf(err, errlen, "%s: sweep file larger than %u bytes", path, LS_YAML_MAX_BYTES);
         return 2;
     }
@@ -643,12 +654,10 @@ int ls_sweep_load(ls_sweep *sw, const char *path, char *err, size_t errlen)
     char emsg[512];
     if (ls_yaml_parse(text, len, &doc, &eline, &ecol, emsg, sizeof emsg)) {
         rc = fail_at(&pe, eline, ecol, NULL, "%s", emsg);
-        free(text);
         return rc;
     }
     rc = parse_root(&pe, sw, text, len, &doc);
     ls_yaml_free(&doc);
-    free(text);
     if (!rc) rc = expand(&pe, sw);
     if (rc) {
         if (rc == 1 && !err[0]) snprintf(err, errlen, "%s: out of memory", path);

@@ -9,13 +9,21 @@
  * runs exactly the configuration the parent expanded and checked (no re-parsing of a command
  * line), and each point still lives in its own process, so a crash, a leak or an abort in one
  * point cannot take the sweep down, and a worker can be killed without corrupting the others.
- * The parent never starts engine threads, so forking it is safe. */
+ * The parent never starts engine threads, so forking it is safe.
+ *
+ * Several runners may share one sweep directory (shards, GNU parallel, cluster jobs on a shared
+ * filesystem): a point is claimed by an flock on DIR/claims/ID before it is launched, held by
+ * its worker until it exits (so a killed runner's claims vanish with it), and DONE is checked
+ * again under the claim. Points claimed elsewhere are waited for, then counted as the other
+ * runner left them; only the claim holder touches a point's files and temporaries. */
 #define _GNU_SOURCE /* prctl, strdup */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -25,6 +33,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "atomic_dir.h"
 #include "atomic_file.h"
 #include "fields.h"
 #include "json.h"
@@ -43,46 +52,52 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int mkdirs(const char *dir, char *err, size_t errlen)
-{
-    char path[LS_CFG_PATH_MAX];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(path, 0777) && errno != EEXIST) goto fail;
-        *p = '/';
-    }
-    if (mkdir(path, 0777) && errno != EEXIST) goto fail;
-    return 0;
-fail:
-    snprintf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
-    return -1;
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0;
+    return path && stat(path, &st) == 0;
 }
 
-static void point_dir(const char *out, const char *id, char *buf, size_t len)
+/* Whether DIR/points/ID/MARKER exists. */
+static bool point_has(const char *out, const char *id, const char *marker)
 {
-    snprintf(buf, len, "%s/points/%s", out, id);
+    char *p = ls_path_fmt("%s/points/%s/%s", out, id, marker);
+    bool r = exists(p);
+    free(p);
+    return r;
 }
 
-static bool point_done(const char *out, const char *id)
+static bool point_done(const char *out, const char *id) { return point_has(out, id, "DONE"); }
+
+/* The text of dir/name (malloc'ed), or NULL. */
+static char *read_in(const char *dir, const char *name)
 {
-    char p[LS_CFG_PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/points/%s/DONE", out, id);
-    return exists(p);
+    char *p = ls_path_join(dir, name);
+    char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
+    free(p);
+    return t;
 }
 
 static int write_file(const char *dir, const char *name, const char *text, char *err, size_t errlen)
 {
-    char p[LS_CFG_PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return ls_atomic_write_file(p, text, strlen(text), err, errlen);
+    char *p = ls_path_join(dir, name);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = ls_atomic_write_file(p, text, strlen(text), err, errlen);
+    free(p);
+    return rc;
+}
+
+/* A failure of the filesystem itself (as opposed to one of the point): the runner stops
+ * launching, since every further point would fail the same way. */
+static bool filesystem_error(const char *msg)
+{
+    static const int codes[] = {ENOSPC, EDQUOT, EROFS, EIO, EFBIG};
+    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
+        if (strstr(msg, strerror(codes[i]))) return true;
+    return false;
 }
 
 /* ---------------- reuse ---------------- */
@@ -177,7 +192,6 @@ static void csv_cell(FILE *m, const char *s)
  * section but config is taken as is, config is cfg's own. Returns 0, or -1 when not eligible. */
 static int reuse_report(const ls_config *cfg, const char *src_dir, char **json_out, char **csv_out)
 {
-    char p[LS_CFG_PATH_MAX + 64];
     char *sj = NULL, *sc = NULL, *tj = NULL, *nj = NULL, *nc = NULL;
     char **sh = NULL, **sr = NULL, **th = NULL, **tr = NULL;
     int nsh = 0, nsr = 0, nth = 0, ntr = 0, rc = -1;
@@ -185,10 +199,8 @@ static int reuse_report(const ls_config *cfg, const char *src_dir, char **json_o
     ls_json j;
     ls_fields_init(&cf);
     ls_json_init(&j);
-    snprintf(p, sizeof p, "%s/report.json", src_dir);
-    sj = ls_sweep_read_file(p, NULL);
-    snprintf(p, sizeof p, "%s/report.csv", src_dir);
-    sc = ls_sweep_read_file(p, NULL);
+    sj = read_in(src_dir, "report.json");
+    sc = read_in(src_dir, "report.csv");
     if (!sj || !sc) goto out;
     ls_report_config_fields(&cf, cfg);
     ls_fields_to_json(&cf, &j);
@@ -273,9 +285,10 @@ static int reuse_point(const ls_config *cfg, const char *dir, const char *src_di
     double t0 = now_s();
     if (reuse_report(cfg, src_dir, &json, &csv)) return -1;
     int rc = 1;
-    char p[LS_CFG_PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/config.resolved.yaml", dir);
-    if (ls_config_write_resolved_file(cfg, p, err, errlen)) goto out;
+    char *p = ls_path_join(dir, "config.resolved.yaml");
+    int wrc = p ? ls_config_write_resolved_file(cfg, p, err, errlen) : -1;
+    free(p);
+    if (wrc) goto out;
     info = run_info(cfg, src_id, now_s() - t0);
     if (!info) goto out;
     if (write_file(dir, "report.csv", csv, err, errlen) || write_file(dir, "run_info.json", info, err, errlen) ||
@@ -289,44 +302,122 @@ out:
     return rc;
 }
 
+/* ---------------- claims ---------------- */
+
+/* Claims point id for this runner: an exclusive flock on DIR/claims/ID (the file records the
+ * owner's pid and host for people; the lock itself is what counts, and the kernel drops it when
+ * the last process holding it exits). Returns the descriptor holding it, -1 when another runner
+ * holds it, -2 on an error (err set). */
+static int claim(const char *out, const char *id, char *err, size_t errlen)
+{
+    char *p = ls_path_fmt("%s/claims/%s", out, id);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -2;
+    }
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create the claim file: %s", p, strerror(errno));
+        free(p);
+        return -2;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK) {
+            free(p);
+            return -1;
+        }
+        snprintf(err, errlen, "%s: cannot lock: %s", p, strerror(e));
+        free(p);
+        return -2;
+    }
+    free(p);
+    char host[256] = "", who[320];
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    int n = snprintf(who, sizeof who, "%ld %s\n", (long)getpid(), host);
+    if (ftruncate(fd, 0) == 0 && write(fd, who, (size_t)n) != n) { /* informational only */ }
+    return fd;
+}
+
+/* Removes what an earlier attempt at point id left: temporaries inside its directory (ls_atomic_*
+ * names them .NAME.XXXXXX) and a stale FAILED marker. Called with the point claimed. */
+static void clean_point(const char *dir)
+{
+    DIR *dd = opendir(dir);
+    if (dd) {
+        for (struct dirent *e; (e = readdir(dd));) {
+            if (e->d_name[0] != '.' || !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            char *tp = ls_path_join(dir, e->d_name);
+            if (tp) (void)ls_remove_tree(tp);
+            free(tp);
+        }
+        closedir(dd);
+    }
+    char *fp = ls_path_join(dir, "FAILED");
+    if (fp) unlink(fp);
+    free(fp);
+}
+
+/* Run directories a killed worker left in DIR/points (ls_atomic_dir names them .ID.run.XXXXXX):
+ * removed once at start, each only when its point's claim is free (no runner is writing it). */
+static void clean_stale_runs(const char *out)
+{
+    char *pd = ls_path_join(out, "points");
+    DIR *dd = pd ? opendir(pd) : NULL;
+    if (dd) {
+        for (struct dirent *e; (e = readdir(dd));) {
+            const char *dot = e->d_name[0] == '.' ? strstr(e->d_name, ".run.") : NULL;
+            if (!dot || dot - e->d_name - 1 != LS_SWEEP_ID_LEN) continue;
+            char id[LS_SWEEP_ID_LEN + 1], err[64];
+            memcpy(id, e->d_name + 1, LS_SWEEP_ID_LEN);
+            id[LS_SWEEP_ID_LEN] = '\0';
+            int fd = claim(out, id, err, sizeof err);
+            if (fd < 0) continue;
+            char *tp = ls_path_join(pd, e->d_name);
+            if (tp) (void)ls_remove_tree(tp);
+            free(tp);
+            close(fd);
+        }
+        closedir(dd);
+    }
+    free(pd);
+}
+
 /* ---------------- workers ---------------- */
 
 /* How a point's numerics were obtained (second line of its DONE marker). */
 #define DONE_COMPUTED "-"
 #define DONE_REPLAYED "replay" /* the timed model replayed them from its in-process cache */
 
+/* Outcome of one point in a worker. */
+enum { PT_DONE, PT_FAILED, PT_FS_ERROR };
+
 /* Runs (or reuses) one point in the worker and marks it DONE or FAILED. src_id: a finished point
- * with the same cache key, or NULL. Returns 0 when done (*how: 0 computed, 1 report reused,
- * 2 replayed by the timed model). */
-static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *out, const char *src_id, int *how)
+ * with the same cache key, or NULL. Returns PT_DONE (*how: 0 computed, 1 report reused,
+ * 2 replayed by the timed model), PT_FAILED (FAILED written), or PT_FS_ERROR: the filesystem
+ * failed (full, read-only, ...), why in msg, whether or not FAILED could be written. */
+static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *out, const char *src_id, int *how,
+                     char *msg, size_t msglen)
 {
-    char dir[LS_CFG_PATH_MAX], err[2048] = "";
+    char err[2048] = "";
     int rc = 0;
     *how = 0;
-    point_dir(out, pt->id, dir, sizeof dir);
+    char *dir = ls_path_fmt("%s/points/%s", out, pt->id);
     ls_config *cfg = malloc(sizeof *cfg);
-    if (!cfg) return 1;
-    if (mkdirs(dir, err, sizeof err)) rc = 1;
-    else rc = ls_sweep_point_config(sw, pt, cfg, err, sizeof err);
-    /* temporaries of an attempt killed mid-write (ls_atomic_* names them .NAME.XXXXXX) */
-    DIR *dd = rc ? NULL : opendir(dir);
-    if (dd) {
-        for (struct dirent *e; (e = readdir(dd));) {
-            if (e->d_name[0] != '.' || !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char tp[LS_CFG_PATH_MAX + 300];
-            snprintf(tp, sizeof tp, "%s/%s", dir, e->d_name);
-            unlink(tp);
-        }
-        closedir(dd);
+    if (!cfg || !dir) {
+        free(cfg);
+        free(dir);
+        snprintf(msg, msglen, "out of memory");
+        return PT_FS_ERROR;
     }
-    /* a stale FAILED marker from an earlier attempt goes first */
-    char fp[LS_CFG_PATH_MAX + 64];
-    snprintf(fp, sizeof fp, "%s/FAILED", dir);
-    unlink(fp);
+    if (ls_make_dirs(dir, err, sizeof err)) rc = 1;
+    else rc = ls_sweep_point_config(sw, pt, cfg, err, sizeof err);
+    if (!rc) clean_point(dir);
     if (!rc && src_id) {
-        char sdir[LS_CFG_PATH_MAX];
-        point_dir(out, src_id, sdir, sizeof sdir);
-        int r = reuse_point(cfg, dir, sdir, src_id, err, sizeof err);
+        char *sdir = ls_path_fmt("%s/points/%s", out, src_id);
+        int r = sdir ? reuse_point(cfg, dir, sdir, src_id, err, sizeof err) : 1;
+        free(sdir);
         if (r == 0) *how = 1;
         else if (r > 0) rc = 1;
     }
@@ -337,8 +428,7 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *o
         ro.quiet = true;
         rc = ls_run(cfg, &ro, err, sizeof err);
         if (!rc) {
-            snprintf(fp, sizeof fp, "%s/run_info.json", dir);
-            char *info = ls_sweep_read_file(fp, NULL);
+            char *info = read_in(dir, "run_info.json");
             if (info && strstr(info, "\"numerics_reused\": true")) *how = 2;
             free(info);
         }
@@ -348,29 +438,49 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *o
         snprintf(done, sizeof done, "%s\n%s\n", pt->id, *how == 1 ? src_id : *how == 2 ? DONE_REPLAYED : DONE_COMPUTED);
         if (write_file(dir, "DONE", done, err, sizeof err)) rc = 1;
     }
+    int outcome = rc ? PT_FAILED : PT_DONE;
     if (rc) {
-        char msg[2200];
-        snprintf(msg, sizeof msg, "%s\n", err[0] ? err : "run failed");
-        write_file(dir, "FAILED", msg, err, sizeof err);
+        char text[2200], e2[1024] = "";
+        snprintf(text, sizeof text, "%s\n", err[0] ? err : "run failed");
+        snprintf(msg, msglen, "%s", err[0] ? err : "run failed");
+        if (write_file(dir, "FAILED", text, e2, sizeof e2)) {
+            snprintf(msg, msglen, "%s; the FAILED marker cannot be written either: %s", err[0] ? err : "run failed", e2);
+            outcome = PT_FS_ERROR;
+        } else if (filesystem_error(err)) {
+            outcome = PT_FS_ERROR;
+        }
     }
     free(cfg);
-    return rc;
+    free(dir);
+    return outcome;
 }
 
 /* The child: runs the points of one job in order (points sharing a cache key, so the later ones
- * reuse the first one's numerics: its report, or the timed model's in-process cache). */
-static void worker(const ls_sweep *sw, const int *job, int njob, const char *out, const char *src_id)
+ * reuse the first one's numerics: its report, or the timed model's in-process cache). A
+ * filesystem error ends the job: its message goes to the parent through report_fd as
+ * "INDEX TAB MESSAGE NEWLINE", and the worker exits with status 3. */
+static void worker(const ls_sweep *sw, const int *job, int njob, const char *out, const char *src_id, int report_fd)
 {
     const char *src = src_id;
+    int status = 0;
     for (int k = 0; k < njob; k++) {
         int how;
+        char msg[3300] = "";
         const ls_sweep_point *pt = &sw->points[job[k]];
-        if (!run_point(sw, pt, out, src, &how) && !src) src = pt->id;
+        int r = run_point(sw, pt, out, src, &how, msg, sizeof msg);
+        if (r == PT_DONE && !src) src = pt->id;
+        if (r == PT_FS_ERROR) {
+            for (char *c = msg; *c; c++)
+                if (*c == '\n' || *c == '\t') *c = ' ';
+            dprintf(report_fd, "%d\t%s\n", job[k], msg);
+            status = 3;
+            break;
+        }
     }
     /* _exit: the worker still holds the parent's allocations (the sweep, the slots), which
      * LeakSanitizer would report; ls_run itself is leak-checked by the `lampsim run` tests */
     fflush(NULL);
-    _exit(0);
+    _exit(status);
 }
 
 typedef struct {
@@ -378,27 +488,27 @@ typedef struct {
     int *pts;   /* the job's points */
     int npts;
     double start;
+    int report_fd; /* read end of the worker's report pipe */
 } slot;
 
 /* wall_seconds of a point's run_info.json, or -1 */
 static double point_wall(const char *out, const char *id)
 {
-    char p[LS_CFG_PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/points/%s/run_info.json", out, id);
-    char *t = ls_sweep_read_file(p, NULL);
+    char *p = ls_path_fmt("%s/points/%s/run_info.json", out, id);
+    char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     double w = -1;
     const char *k = t ? strstr(t, "\"wall_seconds\":") : NULL;
     if (k) w = strtod(k + 15, NULL);
     free(t);
+    free(p);
     return w;
 }
 
 /* How a finished point got its numerics: 0 computed, 1 report reused, 2 replayed. */
 static int point_how(const char *out, const char *id)
 {
-    char p[LS_CFG_PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/points/%s/DONE", out, id);
-    char *t = ls_sweep_read_file(p, NULL);
+    char *p = ls_path_fmt("%s/points/%s/DONE", out, id);
+    char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     int how = 0;
     const char *l2 = t ? strchr(t, '\n') : NULL;
     if (l2) {
@@ -407,7 +517,43 @@ static int point_how(const char *out, const char *id)
         else if (strncmp(l2, DONE_COMPUTED "\n", 2)) how = 1;
     }
     free(t);
+    free(p);
     return how;
+}
+
+/* The message a worker reported for point p on its pipe (malloc'ed), or NULL. */
+static char *reported(const char *text, int p)
+{
+    for (const char *l = text; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        char *end;
+        long idx = strtol(l, &end, 10);
+        if (end != l && *end == '\t' && idx == p) return strndup(end + 1, len - (size_t)(end + 1 - l));
+        l = nl ? nl + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* Everything a finished worker wrote to its pipe (malloc'ed), closing it. */
+static char *drain(int fd)
+{
+    size_t n = 0, cap = 256;
+    char *b = malloc(cap);
+    for (ssize_t r; b;) {
+        if (n + 1 >= cap) {
+            char *nb = realloc(b, cap *= 2);
+            if (!nb) { free(b); b = NULL; break; }
+            b = nb;
+        }
+        r = read(fd, b + n, cap - n - 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        n += (size_t)r;
+    }
+    if (b) b[n] = '\0';
+    close(fd);
+    return b;
 }
 
 static const ls_sweep *g_sort_sweep; /* qsort has no context argument in C11 */
@@ -426,16 +572,74 @@ static void fmt_hms(double s, char *buf, size_t len)
     else snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
+/* Writes text to DIR/name unless it already holds exactly that (several runners start alike). */
+static int write_if_changed(const char *out, const char *name, const char *text, char *err, size_t errlen)
+{
+    char *old = read_in(out, name);
+    int rc = !old || strcmp(old, text) ? write_file(out, name, text, err, errlen) : 0;
+    free(old);
+    return rc;
+}
+
+/* States of a selected point in the runner. */
+enum { S_OFF, S_PENDING, S_DONE_BEFORE, S_RUNNING, S_DONE_NOW, S_FAILED, S_ELSEWHERE, S_DONE_ELSEWHERE,
+       S_FAILED_ELSEWHERE };
+
+/* Points another runner held: once its claim is free, count them as it left them, or (its runner
+ * died or stopped first) make them pending again. Returns how many are still held. */
+static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *next)
+{
+    int held = 0, reclaimed = 0;
+    for (int p = 0; p < sw->npoints; p++) {
+        if (sel[p] != S_ELSEWHERE) continue;
+        char err[64];
+        int fd = claim(out, sw->points[p].id, err, sizeof err);
+        if (fd == -1) { held++; continue; }
+        if (point_done(out, sw->points[p].id)) sel[p] = S_DONE_ELSEWHERE;
+        else if (point_has(out, sw->points[p].id, "FAILED")) sel[p] = S_FAILED_ELSEWHERE;
+        else {
+            sel[p] = S_PENDING;
+            if (*next > p) *next = p;
+            reclaimed = 1;
+        }
+        if (fd >= 0) close(fd);
+    }
+    if (reclaimed) clean_stale_runs(out); /* the other runner died: what its workers were writing */
+    return held;
+}
+
+/* ls_run_check of every selected point. Returns 0, or -1 with the first failure in err. */
+static int check_points(const ls_sweep *sw, const char *sel, char *err, size_t errlen)
+{
+    ls_config *cfg = malloc(sizeof *cfg);
+    if (!cfg) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    char e[2048];
+    for (int p = 0; p < sw->npoints && !rc; p++) {
+        const ls_sweep_point *pt = &sw->points[p];
+        if (!sel[p] || (!ls_sweep_point_config(sw, pt, cfg, e, sizeof e) && !ls_run_check(cfg, e, sizeof e))) continue;
+        size_t o = (size_t)snprintf(err, errlen, "%s: point %d (", sw->file, p);
+        for (int a = 0; a < sw->naxes && o < errlen; a++)
+            o += (size_t)snprintf(err + o, errlen - o, "%s%s", a ? ", " : "", pt->overrides[a]);
+        if (o < errlen) snprintf(err + o, errlen - o, "): %s", e);
+        rc = -1;
+    }
+    free(cfg);
+    return rc;
+}
+
 int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size_t errlen)
 {
     const char *out = o->out_dir;
     int jobs = o->jobs > 0 ? o->jobs : 1;
-    char path[LS_CFG_PATH_MAX + 64];
     /* selection */
     int n = sw->npoints;
-    char *sel = calloc((size_t)n, 1);       /* 1 pending, 2 finished before, 3 running, 4 finished now, 5 failed */
+    char *sel = calloc((size_t)n, 1);
     if (!sel) return 1;
-    for (int p = 0; p < n; p++) sel[p] = o->shard_n <= 0 || p % o->shard_n == o->shard_i;
+    for (int p = 0; p < n; p++) sel[p] = o->shard_n <= 0 || p % o->shard_n == o->shard_i ? S_PENDING : S_OFF;
     if (o->nonly > 0) {
         char *want = calloc((size_t)n, 1);
         if (!want) { free(sel); return 1; }
@@ -455,37 +659,41 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
             }
             want[found] = 1;
         }
-        for (int p = 0; p < n; p++) sel[p] = sel[p] && want[p];
+        for (int p = 0; p < n; p++) sel[p] = want[p] ? sel[p] : S_OFF;
         free(want);
     }
-    if (mkdirs(out, err, errlen)) { free(sel); return 2; }
-    snprintf(path, sizeof path, "%s/points", out);
-    if (mkdirs(path, err, errlen)) { free(sel); return 2; }
+    /* what each point's run would refuse before generating data is refused now, writing nothing */
+    if (check_points(sw, sel, err, errlen)) {
+        free(sel);
+        return 2;
+    }
+    char *pdir = ls_path_join(out, "points"), *cdir = ls_path_join(out, "claims");
+    if (!pdir || !cdir || ls_make_dirs(pdir, err, errlen) || ls_make_dirs(cdir, err, errlen)) {
+        if (!pdir || !cdir) snprintf(err, errlen, "out of memory");
+        free(pdir); free(cdir); free(sel);
+        return 2;
+    }
+    free(pdir);
+    free(cdir);
     /* the manifest and a copy of the sweep file, for merge and report */
     char *man = ls_sweep_manifest_text(sw);
     if (!man) { snprintf(err, errlen, "out of memory"); free(sel); return 1; }
-    snprintf(path, sizeof path, "%s/manifest.tsv", out);
-    char *old = ls_sweep_read_file(path, NULL);
-    int wrc = 0;
-    if (!old || strcmp(old, man)) wrc = ls_atomic_write_file(path, man, strlen(man), err, errlen);
-    free(old);
+    int wrc = write_if_changed(out, "manifest.tsv", man, err, errlen);
     free(man);
     if (wrc) { free(sel); return 1; }
     char *stext = ls_sweep_read_file(sw->file, NULL);
     if (stext) {
-        snprintf(path, sizeof path, "%s/sweep.yaml", out);
-        old = ls_sweep_read_file(path, NULL);
-        if (!old || strcmp(old, stext)) wrc = ls_atomic_write_file(path, stext, strlen(stext), err, errlen);
-        free(old);
+        wrc = write_if_changed(out, "sweep.yaml", stext, err, errlen);
         free(stext);
         if (wrc) { free(sel); return 1; }
     }
+    clean_stale_runs(out);
 
     int total = 0, before = 0;
     for (int p = 0; p < n; p++) {
         if (!sel[p]) continue;
         total++;
-        if (point_done(out, sw->points[p].id)) { sel[p] = 2; before++; }
+        if (point_done(out, sw->points[p].id)) { sel[p] = S_DONE_BEFORE; before++; }
     }
 
     struct sigaction sa, old_int, old_term;
@@ -516,9 +724,13 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
 
     int progress = o->quiet ? -2 : o->progress >= 0 ? o->progress : isatty(2) ? 1 : 0;
     slot *slots = calloc((size_t)jobs, sizeof *slots);
-    int *jobbuf = malloc((size_t)n * sizeof *jobbuf);
-    if (!slots || !jobbuf) { free(slots); free(jobbuf); free(sel); free(order); free(grp_lo); free(grp_hi); return 1; }
-    int running = 0, done_now = 0, failed = 0, reused = 0, next = 0, killed = 0;
+    int *jobbuf = malloc((size_t)n * sizeof *jobbuf), *fdbuf = malloc((size_t)n * sizeof *fdbuf);
+    if (!slots || !jobbuf || !fdbuf) {
+        free(slots); free(jobbuf); free(fdbuf); free(sel); free(order); free(grp_lo); free(grp_hi);
+        return 1;
+    }
+    int running = 0, done_now = 0, failed = 0, reused = 0, next = 0, killed = 0, elsewhere = 0;
+    char fs_error[3400] = ""; /* the first filesystem error: no more launches */
     double t_start = now_s();
     if (progress >= 0)
         fprintf(stderr, "sweep %s: %d points%s, %d already done, %d to run, %d worker%s, results in %s\n", sw->name,
@@ -526,28 +738,62 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
     for (;;) {
         /* launch: a job is a pending point plus (with reuse) its pending siblings of the same cache
          * key, run in order by one worker: the first computes the numerics, the others reuse them
-         * (cheap: a report copy, or a timing-only replay in the timed model) */
-        while (!g_stop && running < jobs) {
+         * (cheap: a report copy, or a timing-only replay in the timed model). Each is claimed
+         * first; one claimed elsewhere is left to that runner, one found DONE is skipped. */
+        while (!g_stop && !fs_error[0] && running < jobs) {
             int pick = -1;
             for (int p = next; p < n && pick < 0; p++)
-                if (sel[p] == 1) pick = p;
+                if (sel[p] == S_PENDING) pick = p;
             if (pick < 0) break;
-            const char *src = NULL;
             int nj = 0;
-            jobbuf[nj++] = pick;
-            if (o->reuse)
-                for (int k = grp_lo[pick]; k < grp_hi[pick]; k++) {
-                    int q = order[k];
-                    if (q == pick) continue;
-                    if (!src && (sel[q] == 2 || sel[q] == 4 || (sel[q] == 0 && point_done(out, sw->points[q].id))))
-                        src = sw->points[q].id;
-                    else if (sel[q] == 1)
-                        jobbuf[nj++] = q;
+            int lo = o->reuse ? grp_lo[pick] : 0, hi = o->reuse ? grp_hi[pick] : 0;
+            for (int k = -1; k < hi - lo && !fs_error[0]; k++) {
+                int q = k < 0 ? pick : order[lo + k];
+                if ((k >= 0 && q == pick) || sel[q] != S_PENDING) continue;
+                char cerr[1200];
+                int fd = claim(out, sw->points[q].id, cerr, sizeof cerr);
+                if (fd == -2) {
+                    snprintf(fs_error, sizeof fs_error, "%s", cerr);
+                    break;
                 }
+                if (fd == -1) {
+                    sel[q] = S_ELSEWHERE;
+                    elsewhere++;
+                } else if (point_done(out, sw->points[q].id)) { /* finished by another runner meanwhile */
+                    sel[q] = S_DONE_ELSEWHERE;
+                    close(fd);
+                } else {
+                    jobbuf[nj] = q;
+                    fdbuf[nj++] = fd;
+                }
+            }
+            while (next < n && sel[next] != S_PENDING) next++;
+            if (fs_error[0]) {
+                for (int k = 0; k < nj; k++) close(fdbuf[k]);
+                break;
+            }
+            if (!nj) continue;
+            const char *src = NULL;
+            for (int k = lo; k < hi && !src; k++) {
+                int q = order[k];
+                if (sel[q] == S_DONE_BEFORE || sel[q] == S_DONE_NOW || sel[q] == S_DONE_ELSEWHERE ||
+                    (sel[q] == S_OFF && point_done(out, sw->points[q].id)))
+                    src = sw->points[q].id;
+            }
+            int pfd[2];
+            if (pipe(pfd) != 0) {
+                snprintf(err, errlen, "pipe: %s", strerror(errno));
+                for (int k = 0; k < nj; k++) close(fdbuf[k]);
+                g_stop = -1;
+                break;
+            }
             fflush(NULL);
             pid_t pid = fork();
             if (pid < 0) {
                 snprintf(err, errlen, "fork: %s", strerror(errno));
+                for (int k = 0; k < nj; k++) close(fdbuf[k]);
+                close(pfd[0]);
+                close(pfd[1]);
                 g_stop = -1;
                 break;
             }
@@ -558,28 +804,44 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() == 1) _exit(1);
 #endif
-                worker(sw, jobbuf, nj, out, src);
+                close(pfd[0]);
+                worker(sw, jobbuf, nj, out, src, pfd[1]);
             }
+            /* the claims now live in the worker (same open file descriptions) */
+            for (int k = 0; k < nj; k++) close(fdbuf[k]);
+            close(pfd[1]);
             int s = 0;
             while (s < jobs && slots[s].pid) s++;
             slots[s].pid = pid;
+            slots[s].report_fd = pfd[0];
             slots[s].pts = malloc((size_t)nj * sizeof *slots[s].pts);
             if (slots[s].pts) memcpy(slots[s].pts, jobbuf, (size_t)nj * sizeof *jobbuf);
             slots[s].npts = slots[s].pts ? nj : 0;
             slots[s].start = now_s();
-            for (int k = 0; k < nj; k++) sel[jobbuf[k]] = 3;
+            for (int k = 0; k < nj; k++) sel[jobbuf[k]] = S_RUNNING;
             running++;
-            while (next < n && sel[next] != 1) next++;
         }
-        if (!running) break;
         if (g_stop > 0 && !killed) { /* stop requested outside waitpid */
             for (int s = 0; s < jobs; s++)
                 if (slots[s].pid) kill(slots[s].pid, SIGTERM);
             killed = 1;
         }
-        /* reap */
+        bool waiting = elsewhere && !g_stop && !fs_error[0];
+        if (!running) {
+            if (!waiting) break;
+            /* nothing of ours left: wait for the points other runners hold */
+            elsewhere = poll_elsewhere(sw, out, sel, &next);
+            if (elsewhere) nanosleep(&(struct timespec){0, 200000000}, NULL);
+            continue;
+        }
+        /* reap (polling the other runners' points meanwhile) */
         int status;
-        pid_t pid = waitpid(-1, &status, 0);
+        pid_t pid = waitpid(-1, &status, waiting ? WNOHANG : 0);
+        if (pid == 0) {
+            elsewhere = poll_elsewhere(sw, out, sel, &next);
+            nanosleep(&(struct timespec){0, 100000000}, NULL);
+            continue;
+        }
         if (pid < 0) {
             if (errno == EINTR) {
                 if (g_stop > 0 && !killed) {
@@ -596,43 +858,58 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         if (s == jobs) continue;
         slots[s].pid = 0;
         running--;
+        char *reports = drain(slots[s].report_fd);
         for (int k = 0; k < slots[s].npts; k++) {
             int p = slots[s].pts[k];
             const ls_sweep_point *pt = &sw->points[p];
-            char dir[LS_CFG_PATH_MAX], fp[LS_CFG_PATH_MAX + 64], e2[256];
-            point_dir(out, pt->id, dir, sizeof dir);
             int how = -1;
+            char *fs = reports ? reported(reports, p) : NULL;
             if (point_done(out, pt->id)) {
-                sel[p] = 4;
+                sel[p] = S_DONE_NOW;
                 done_now++;
                 how = point_how(out, pt->id);
                 if (how) reused++;
             } else {
-                snprintf(fp, sizeof fp, "%s/FAILED", dir);
-                char *why = ls_sweep_read_file(fp, NULL);
-                if (!why && g_stop && (!WIFEXITED(status) || WEXITSTATUS(status))) {
-                    sel[p] = 1; /* stopped before finishing: a later run redoes it */
+                char *dir = ls_path_fmt("%s/points/%s", out, pt->id);
+                char *why = dir ? read_in(dir, "FAILED") : NULL;
+                if (!why && !fs && g_stop && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+                    sel[p] = S_PENDING; /* stopped before finishing: a later run redoes it */
                     if (next > p) next = p;
+                    free(dir);
                     continue;
                 }
-                sel[p] = 5;
+                if (!why && !fs && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+                    sel[p] = S_PENDING; /* not started: its job stopped at a filesystem error */
+                    if (next > p) next = p;
+                    free(dir);
+                    continue;
+                }
+                sel[p] = S_FAILED;
                 failed++;
-                if (!why) {
-                    char msg[128];
+                if (fs) {
+                    if (!fs_error[0]) snprintf(fs_error, sizeof fs_error, "%s", fs);
+                    free(why);
+                    why = fs;
+                    fs = NULL;
+                } else if (!why) {
+                    char msg[128], e2[1200];
                     if (WIFSIGNALED(status)) snprintf(msg, sizeof msg, "worker killed by signal %d\n", WTERMSIG(status));
                     else snprintf(msg, sizeof msg, "worker exited (status %d) before finishing the point\n",
                                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-                    write_file(dir, "FAILED", msg, e2, sizeof e2);
+                    if (dir && write_file(dir, "FAILED", msg, e2, sizeof e2) && !fs_error[0])
+                        snprintf(fs_error, sizeof fs_error, "%s", e2);
                     why = strdup(msg);
                 }
+                free(dir);
                 if (why) {
                     size_t l = strlen(why);
                     if (l && why[l - 1] == '\n') why[l - 1] = '\0';
                 }
                 if (progress == 1) fputs("\r\033[K", stderr);
-                if (progress >= 0) fprintf(stderr, "point %d %s FAILED: %s\n", p, pt->id, why ? why : "?");
+                if (progress >= -1) fprintf(stderr, "point %d %s FAILED: %s\n", p, pt->id, why ? why : "?");
                 free(why);
             }
+            free(fs);
             if (progress >= 0) {
                 int fin = before + done_now + failed;
                 double el = now_s() - t_start;
@@ -653,29 +930,41 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 fflush(stderr);
             }
         }
+        free(reports);
         free(slots[s].pts);
         slots[s].pts = NULL;
         slots[s].npts = 0;
     }
     if (progress == 1) fputc('\n', stderr);
+    if (!g_stop) clean_stale_runs(out); /* what runners that died while this one ran left behind */
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    int remaining = 0;
-    for (int p = 0; p < n; p++)
-        if (sel[p] == 1) remaining++;
+    /* the tally is read back from the markers, as `sweep merge` reads it, so both agree */
+    int done_all = 0, failed_all = 0, by_others = 0, missing = 0;
+    for (int p = 0; p < n; p++) {
+        if (!sel[p]) continue;
+        if (point_done(out, sw->points[p].id)) done_all++;
+        else if (point_has(out, sw->points[p].id, "FAILED")) failed_all++;
+        else missing++;
+        if (sel[p] == S_DONE_ELSEWHERE) by_others++;
+    }
     double wall = now_s() - t_start;
+    if (fs_error[0] && progress >= -1)
+        fprintf(stderr, "sweep %s: filesystem error, no further points launched: %s\n", sw->name, fs_error);
     if (progress >= -1)
-        fprintf(stderr, "sweep %s: %d/%d points done (%d now: %d computed, %d reused; %d before), %d failed, %d not run, %.1f s\n",
-                sw->name, before + done_now, total, done_now, done_now - reused, reused, before, failed, remaining, wall);
+        fprintf(stderr, "sweep %s: %d/%d points done (%d now: %d computed, %d reused; %d before; %d by other runners), "
+                "%d failed, %d not run, %.1f s\n", sw->name, done_all, total, done_now, done_now - reused, reused, before,
+                by_others, failed_all, missing, wall);
     int rc = 0;
     if (g_stop > 0) {
         if (progress >= -1) fprintf(stderr, "sweep interrupted: finished points are kept; run the same command again to resume\n");
         rc = 130;
     } else if (g_stop < 0) rc = 1;
-    else if (failed || remaining) rc = 1;
+    else if (failed_all || missing || fs_error[0]) rc = 1;
     for (int s = 0; s < jobs; s++) free(slots[s].pts);
     free(slots);
     free(jobbuf);
+    free(fdbuf);
     free(sel);
     free(order);
     free(grp_lo);

@@ -226,6 +226,17 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
             return -1;
         }
     }
+    /* after every transformation (sharpness scaling, rounding to dtype): a finite trace can
+     * still overflow, and the fp64 reference of an infinite input is NaN */
+    for (int i = 0; i < 3; ++i)
+        for (size_t e = 0; e < n[i]; ++e)
+            if (!isfinite(t[i][e])) {
+                ls_io_err(err, errlen, "workload.sharpness: %s element %zu is %s after scaling by workload.sharpness = %g "
+                          "and rounding to %s; inputs must stay finite", nm[i], e, isnan(t[i][e]) ? "NaN" : "infinite",
+                          w->sharpness, info->dtype);
+                ls_attn_inputs_release(out);
+                return -1;
+            }
     if (!info->gain_applicable) {
         double mq = max_row_norm(out->q, nq / out->dim, out->dim), mk = max_row_norm(out->k, nk / out->dim, out->dim);
         info->logit_bound = mq * mk / sqrt((double)out->dim);

@@ -46,7 +46,37 @@ grepf "explain section" "algorithm.knapsack_tiebreak" "$T/out"
 
 "$D" config --explain algorithm.detla > "$T/out" 2> "$T/err"
 check "explain unknown" 2 $?
-grepf "explain unknown" "did you mean 'algorithm.delta'?" "$T/out"
+grepf "explain unknown" "did you mean 'algorithm.delta'?" "$T/err"
+if [ -s "$T/out" ]; then echo "FAIL: explain unknown: the error went to stdout:"; cat "$T/out"; fail=1; fi
+
+# what a run would refuse before generating data, validate refuses too (exit 2)
+"$D" validate "$R/configs/default.yaml" --set workload.file="$R/workloads/gemma3_like_decode.yaml" > "$T/out" 2> "$T/err"
+check "validate register fit" 2 $?
+grepf "validate register fit" "accelerator.regfile: one warp needs 416 registers per thread (> regfile.max_regs_per_thread = 255)" "$T/err"
+"$D" validate "$R/configs/default.yaml" --set timed.program="$T/none.lasm" > "$T/out" 2> "$T/err"
+check "validate missing program" 2 $?
+grepf "validate missing program" "timed.program: $T/none.lasm: cannot open microprogram" "$T/err"
+printf '  END\n' > "$T/end.lasm"
+"$D" validate "$R/configs/default.yaml" --set timed.program="$T/end.lasm" > "$T/out" 2> "$T/err"
+check "validate END-only program" 2 $?
+grepf "validate END-only program" "never stores O (no STO instruction)" "$T/err"
+"$D" validate "$R/configs/default.yaml" --set timed.enabled=false --set timed.program="$T/end.lasm" > "$T/out" 2> "$T/err"
+check "validate program of a golden run" 0 $?
+
+# an empty configuration is valid, with a warning that everything is at its default
+: > "$T/empty.yaml"
+"$D" validate "$T/empty.yaml" > "$T/out" 2> "$T/err"
+check "validate empty" 0 $?
+grepf "validate empty" "has no configuration keys: everything is at its default" "$T/err"
+
+# a sweep file or a workload file where a configuration is expected: say what it is
+"$D" validate "$R/configs/sweeps/tau_layout.yaml" > "$T/out" 2> "$T/err"
+check "validate sweep file" 2 $?
+grepf "validate sweep file" "this is a sweep file, not a configuration: run it with \`lampsim sweep run $R/configs/sweeps/tau_layout.yaml\`" "$T/err"
+"$D" validate "$R/workloads/gemma3_like.yaml" > "$T/out" 2> "$T/err"
+check "validate workload file" 2 $?
+grepf "validate workload file" "this looks like a workload file, not a configuration; use it with \`lampsim run --set workload.file=$R/workloads/gemma3_like.yaml\`" "$T/err"
+if grep -q "did you mean" "$T/err"; then echo "FAIL: validate workload file: still a did-you-mean"; fail=1; fi
 
 # dump -> file -> validate -> dump again: identical apart from the source comment
 "$D" config --dump "$R/configs/examples/sweep_tau.yaml" --set algorithm.delta=0.0625 > "$T/resolved.yaml" 2> "$T/err"

@@ -387,6 +387,22 @@ static void overflow_events(void)
     ls_attn_inputs_release(&in);
 }
 
+/* A reference that is not finite gives NaN accuracy metrics, never a 0 that reads as exact. */
+static void nonfinite_reference(void)
+{
+    ls_attn_inputs in;
+    tu_inputs_gauss(&in, 3, 1, 1, 1, 32, 32, 64, 0, 1.0);
+    in.q[5] = INFINITY; /* the reference softmax of that row goes NaN */
+    ls_engine_params p;
+    ls_engine_params_default(&p);
+    ls_engine_result r;
+    CHECK(run(&p, &in, &r) == 0);
+    CHECK(r.accuracy.valid);
+    CHECK_MSG(isnan(r.accuracy.o_rel_fro_err), "o_rel_fro_err %g with an infinite reference", r.accuracy.o_rel_fro_err);
+    ls_engine_result_free(&r);
+    ls_attn_inputs_release(&in);
+}
+
 static void bad_params(void)
 {
     ls_attn_inputs in;
@@ -414,6 +430,7 @@ int main(void)
     modes_and_options();
     head_dims();
     overflow_events();
+    nonfinite_reference();
     bad_params();
     CHECK_DONE();
 }

@@ -1,5 +1,7 @@
-/* Fuzz target: the YAML configuration loader (libyaml, schema, includes, overrides) and the
- * resolved-YAML round trip. Any crash, sanitizer report or round-trip mismatch is a finding. */
+/* Fuzz target: the YAML configuration loader (libyaml, schema, includes, workload files,
+ * overrides, cross-key checks) and the resolved-YAML round trip. Any crash, sanitizer report or
+ * round-trip mismatch is a finding. Relative paths resolve in a real directory holding files to
+ * include and workload files (fuzz_basedir.c). */
 #define _XOPEN_SOURCE 700
 #include <stdint.h>
 #include <stdio.h>
@@ -7,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "fuzz_basedir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,9 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     ov[n] = '\0';
     const char *ovs[1] = {ov};
-    (void)ls_config_load_string(&cfg, (const char *)data, size, "fuzz.yaml", "/nonexistent-fuzz-dir", ovs, 1, &diag);
-    if (ls_config_load_string(&cfg, (const char *)data, size, "fuzz.yaml", "/nonexistent-fuzz-dir", NULL, 0, &diag) != 0)
-        return 0;
+    const char *base = fuzz_base_dir();
+    (void)ls_config_load_string(&cfg, (const char *)data, size, "fuzz.yaml", base, ovs, 1, &diag);
+    if (ls_config_load_string(&cfg, (const char *)data, size, "fuzz.yaml", base, NULL, 0, &diag) != 0) return 0;
     /* valid: the resolved dump must reload to the same configuration */
     char *buf = NULL;
     size_t len = 0;

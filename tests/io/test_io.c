@@ -249,7 +249,19 @@ static void test_safetensors(void)
     ST_ERR("{\"q\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,16]}}", data, 16,
            "tensor 'q': shape (2, 3) of F32 needs 24 bytes but data_offsets span 16");
     ST_ERR("{\"q\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[8,4]}}", data, 16,
-           "tensor 'q': data_offsets [8, 4] outside the 16 data bytes (truncated file?)");
+           "tensor 'q': data_offsets [8, 4] are reversed (begin after end)");
+    /* the tensors must tile the data buffer: no overlap, no gap, nothing after the last one */
+    ST_ERR("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+           "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}", data, 12,
+           "tensors 'a' [0, 8] and 'b' [4, 12] overlap in the data buffer");
+    ST_ERR("{\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[8,12]},"
+           "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", data, 12,
+           "gap in the data buffer: bytes [4, 8) before tensor 'b' belong to no tensor");
+    ST_ERR("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", data, 12,
+           "gap in the data buffer: bytes [4, 12) after the last tensor belong to no tensor");
+    ST_ERR("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+           "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", data, 8,
+           "tensors 'a' [0, 8] and 'b' [0, 8] overlap in the data buffer");
     ST_ERR("{\"q\":{\"dtype\":\"F32\",\"shape\":[4]}}", data, 16, "bad header: tensor 'q': missing \"data_offsets\"");
     ST_ERR("{\"q\":{\"dtype\":\"F32\",\"shape\":[-4],\"data_offsets\":[0,16]}}", data, 16,
            "bad header: tensor 'q': expected a non-negative integer");

@@ -18,6 +18,10 @@ check "! ls '$tmp/a' | grep -q tmp" "no temporary files left behind"
 "$lampsim" run "${small[@]}" -o "$tmp/b" --quiet
 check "cmp -s '$tmp/a/report.json' '$tmp/b/report.json'" "same config gives a byte-identical report.json"
 check "cmp -s '$tmp/a/report.csv' '$tmp/b/report.csv'" "same config gives a byte-identical report.csv"
+# any thread count: byte-identical reports (the thread count goes to run_info.json only)
+"$lampsim" run "${small[@]}" --set algorithm.threads=3 -o "$tmp/t3" --quiet
+check "cmp -s '$tmp/a/report.json' '$tmp/t3/report.json' && cmp -s '$tmp/a/report.csv' '$tmp/t3/report.csv'" "algorithm.threads=3 gives byte-identical report.json and report.csv"
+check "grep -q '\"threads\": 3' '$tmp/t3/run_info.json'" "run_info.json records the thread count"
 # the resolved configuration reloads to the identical run
 "$lampsim" run "$tmp/a/config.resolved.yaml" -o "$tmp/c" --quiet
 check "cmp -s '$tmp/a/report.json' '$tmp/c/report.json'" "config.resolved.yaml reproduces the run"

@@ -102,16 +102,29 @@ check "[ $rc -eq 0 ] && [ \$(wc -l < part.csv) -eq 4 ] && [ \$(grep -c 'missing 
 check "[ $rc -eq 1 ]" "--strict exits 1 on missing points"
 "$lampsim" sweep merge sep1 -o part2.csv 2>/dev/null
 check "cmp -s part.csv part2.csv && [ -z \"\$(ls -a | grep '^\.part2')\" ]" "merge -o writes the same CSV atomically"
-# a failing point is reported, and redone by the next run
-id3=$(sed -n 4p ref/manifest.tsv | cut -f2)
-mkdir -p fail/points/$id3/report.json
-"$lampsim" sweep run small.yaml -j 2 -o fail --no-progress 2> flog; rc=$?
-check "[ $rc -eq 1 ] && [ -s fail/points/$id3/FAILED ] && grep -q 'point 3 .* FAILED' flog && [ \$(n_done fail) -eq 7 ]" "a failing point: exit 1, FAILED marker, reported, the others done (rc $rc)"
+# a failing point is reported, and redone by the next run: point 1 reads a corrupt trace file
+$py -c "
+import numpy as np
+r = np.random.default_rng(1)
+for n in 'qkv': np.save(n + '.npy', r.standard_normal((1, 2, 32, 64)).astype(np.float32))
+"
+printf 'not an npy file' > bad.npy
+cat > trace.yaml <<'YAML'
+base:
+  timed: {enabled: false}
+  workload: {generator: trace, trace: {q: q.npy, k: k.npy, v: v.npy}}
+axes:
+  workload.trace.v: [v.npy, bad.npy, k.npy]
+YAML
+"$lampsim" sweep run trace.yaml -j 2 -o fail --no-progress 2> flog; rc=$?
+idb=$(sed -n 2p fail/manifest.tsv | cut -f2)
+check "[ $rc -eq 1 ] && [ -s fail/points/$idb/FAILED ] && grep -q 'point 1 .* FAILED: .*bad.npy' flog && [ \$(n_done fail) -eq 2 ]" "a failing point: exit 1, FAILED marker, reported, the others done (rc $rc): $(cat flog)"
 "$lampsim" sweep merge fail > f.csv 2> ferr
-check "[ \$(wc -l < f.csv) -eq 8 ] && grep -q \"point 3 $id3 failed\" ferr" "merge lists the failed point"
-rmdir fail/points/$id3/report.json
-"$lampsim" sweep run small.yaml -j 2 -o fail --quiet; rc=$?
-check "[ $rc -eq 0 ] && [ ! -e fail/points/$id3/FAILED ] && \"$lampsim\" sweep merge fail | cmp -s - ref.csv" "the failed point is redone on the next run"
+check "[ \$(wc -l < f.csv) -eq 3 ] && grep -q \"point 1 $idb failed\" ferr" "merge lists the failed point"
+cp v.npy bad.npy
+"$lampsim" sweep run trace.yaml -j 2 -o fail --quiet; rc=$?
+check "[ $rc -eq 0 ] && [ ! -e fail/points/$idb/FAILED ] && [ \$(n_done fail) -eq 3 ]" "the failed point is redone on the next run"
+id3=$(sed -n 4p ref/manifest.tsv | cut -f2)
 # mixed schema versions are refused, nothing written
 cp -r ref mixed
 sed -i '2s/^1,/2,/' mixed/points/$id3/report.csv

@@ -292,6 +292,14 @@ static void test_trace(void)
     ls_attn_inputs_release(&in);
     /* errors */
     char exp[4096];
+    /* finite in the file, infinite after sharpness scaling: checked after the transformation */
+    static float qbig[4 * 8 * 16];
+    memcpy(qbig, q, sizeof q);
+    qbig[7] = 3e38f;
+    save("q_big.npy", qbig, 4, sq);
+    snprintf(exp, sizeof exp, "workload.sharpness: Q element 7 is infinite after scaling by workload.sharpness = 2 and "
+             "rounding to fp32; inputs must stay finite");
+    TRACE_ERR("workload:\n  generator: trace\n  dtype: fp32\n  sharpness: 2\n  trace:\n    q: q_big.npy\n    k: k.npy\n    v: v.npy\n", exp);
     static float bad[2 * 8 * 16];
     memcpy(bad, k, sizeof k);
     bad[1 * 128 + 3 * 16 + 5] = NAN;

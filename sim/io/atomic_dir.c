@@ -1,0 +1,239 @@
+#define _GNU_SOURCE /* renameat2 */
+#include "atomic_dir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io_common.h"
+
+char *ls_path_join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    if (!p) return NULL;
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+char *ls_path_fmt(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!p) return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int ls_remove_tree(const char *path)
+{
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int ls_make_dirs(const char *path, char *err, size_t errlen)
+{
+    char *p = strdup(path);
+    if (!p) {
+        ls_io_err(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s && *s != '/') continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            ls_io_err(err, errlen, "%s: cannot create directory: %s", p, strerror(errno));
+            rc = -1;
+            break;
+        }
+        *s = c;
+        if (!c) break;
+    }
+    free(p);
+    return rc;
+}
+
+/* Whether path is the working directory or one of its ancestors (the root included). */
+static bool inside_cwd(const char *path)
+{
+    char *rp = realpath(path, NULL), *cwd = getcwd(NULL, 0);
+    size_t n = rp ? strlen(rp) : 0;
+    bool in = rp && cwd && !strncmp(cwd, rp, n) && (cwd[n] == '\0' || cwd[n] == '/' || n == 1);
+    free(rp);
+    free(cwd);
+    return in;
+}
+
+/* 1 when dir has entries, 0 when empty, -1 when it cannot be read. */
+static int has_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; !n && (e = readdir(d));) n = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *err, size_t errlen)
+{
+    memset(ad, 0, sizeof *ad);
+    size_t n = path ? strlen(path) : 0;
+    while (n > 1 && path[n - 1] == '/') n--; /* "out/run/" names out/run */
+    if (!n) {
+        ls_io_err(err, errlen, "empty output directory name");
+        return 2;
+    }
+    char *final = strndup(path, n);
+    if (!final) {
+        ls_io_err(err, errlen, "out of memory");
+        return 1;
+    }
+    /* "." or "..": the directory's own name is what gets swapped */
+    const char *last = strrchr(final, '/');
+    last = last ? last + 1 : final;
+    if (!strcmp(last, ".") || !strcmp(last, "..")) {
+        char *real = realpath(final, NULL);
+        free(final);
+        if (!real) {
+            ls_io_err(err, errlen, "%s: %s", path, strerror(errno));
+            return 2;
+        }
+        final = real;
+    }
+    if (inside_cwd(final)) {
+        ls_io_err(err, errlen, "%s: the current directory (or a directory containing it) cannot be an output "
+                  "directory: a run directory is replaced as a whole, by rename", path);
+        free(final);
+        return 2;
+    }
+    struct stat st;
+    if (stat(final, &st) == 0) {
+        int full = S_ISDIR(st.st_mode) ? has_entries(final) : 0;
+        const char *why = !S_ISDIR(st.st_mode) ? "exists and is not a directory"
+                          : full < 0           ? "cannot be read"
+                          : full && !replace   ? "output directory is not empty (use --force to overwrite)"
+                                               : NULL;
+        if (why) {
+            ls_io_err(err, errlen, "%s: %s", final, why);
+            free(final);
+            return 2;
+        }
+    }
+    const char *slash = strrchr(final, '/');
+    const char *base = slash ? slash + 1 : final;
+    char *parent = slash ? strndup(final, slash == final ? 1 : (size_t)(slash - final)) : strdup(".");
+    char *tmp = parent ? malloc(strlen(parent) + strlen(base) + 16) : NULL;
+    if (!tmp) {
+        free(parent);
+        free(final);
+        ls_io_err(err, errlen, "out of memory");
+        return 1;
+    }
+    sprintf(tmp, "%s/.%s.run.XXXXXX", parent, base);
+    int rc = ls_make_dirs(parent, err, errlen);
+    free(parent);
+    if (!rc && !mkdtemp(tmp)) {
+        ls_io_err(err, errlen, "%s: cannot create a directory next to it: %s", final, strerror(errno));
+        rc = -1;
+    }
+    if (rc) {
+        free(tmp);
+        free(final);
+        return 2;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    (void)chmod(tmp, 0777 & ~um); /* mkdtemp makes it private */
+    ad->final_path = final;
+    ad->tmp_path = tmp;
+    return 0;
+}
+
+void ls_atomic_dir_abort(ls_atomic_dir *ad)
+{
+    if (!ad) return;
+    if (ad->tmp_path) (void)ls_remove_tree(ad->tmp_path);
+    free(ad->tmp_path);
+    free(ad->final_path);
+    memset(ad, 0, sizeof *ad);
+}
+
+static void sync_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *parent = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!parent) return;
+    int fd = open(parent, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(parent);
+}
+
+int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen)
+{
+    const char *fin = ad->final_path, *tmp = ad->tmp_path;
+    /* a missing or empty destination is replaced by a plain rename */
+    if (rename(tmp, fin) == 0) goto done;
+    if (errno != ENOTEMPTY && errno != EEXIST) goto fail;
+    /* a previous run: exchange the two atomically, then remove the old one (now at tmp) */
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, fin, RENAME_EXCHANGE) == 0) {
+        (void)ls_remove_tree(tmp);
+        goto done;
+    }
+    if (errno != EINVAL && errno != ENOSYS) goto fail;
+    /* no exchange on this filesystem: move the old one aside first (never a mix, briefly none) */
+    {
+        char *old = malloc(strlen(tmp) + 5);
+        if (!old) goto fail;
+        sprintf(old, "%s.old", tmp);
+        if (rename(fin, old) != 0) {
+            free(old);
+            goto fail;
+        }
+        if (rename(tmp, fin) != 0) {
+            int e = errno;
+            (void)rename(old, fin);
+            free(old);
+            errno = e;
+            goto fail;
+        }
+        (void)ls_remove_tree(old);
+        free(old);
+    }
+done:
+    sync_parent(fin);
+    free(ad->tmp_path);
+    free(ad->final_path);
+    memset(ad, 0, sizeof *ad);
+    return 0;
+fail:
+    ls_io_err(err, errlen, "%s: cannot move the finished run into place: %s", fin, strerror(errno));
+    ls_atomic_dir_abort(ad);
+    return -1;
+}

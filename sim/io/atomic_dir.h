@@ -1,0 +1,34 @@
+/* Atomic output directories: a run's files are written into a fresh temporary directory next to
+ * the destination, which is then swapped in by rename. A reader (or a crash, or a full disk)
+ * therefore sees the old directory or the new one, never a mix, and a failed run leaves neither
+ * its temporary nor an empty destination behind. Paths are heap strings of any length. */
+#ifndef LAMPSIM_IO_ATOMIC_DIR_H
+#define LAMPSIM_IO_ATOMIC_DIR_H
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    char *final_path;   /* the destination, as given */
+    char *tmp_path;     /* where the files go until commit: DIR/../.NAME.run.XXXXXX */
+} ls_atomic_dir;
+
+/* Checks the destination before anything is computed: refuses a non-directory, and a non-empty
+ * directory unless replace; creates the missing parents and the temporary directory. Returns 0,
+ * or 2 (bad destination) / 1 (I/O) with a message naming the path. */
+int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *err, size_t errlen);
+/* Swaps the temporary directory in (the old destination, if any, is removed). 0 or -1 with err;
+ * on failure the temporary is removed and the old destination kept. */
+int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen);
+/* Removes the temporary directory and what was written into it. */
+void ls_atomic_dir_abort(ls_atomic_dir *ad);
+
+/* "dir/name" (malloc'ed), or NULL when out of memory. */
+char *ls_path_join(const char *dir, const char *name);
+/* A path built by printf (malloc'ed), or NULL when out of memory. */
+char *ls_path_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Creates path and its missing parents. 0, or -1 with a message naming the failing component. */
+int ls_make_dirs(const char *path, char *err, size_t errlen);
+/* Removes path and, for a directory, everything under it (symbolic links are not followed).
+ * Returns 0, or -1 with errno set by the first failure. */
+int ls_remove_tree(const char *path);
+#endif

@@ -1,0 +1,59 @@
+/* The checks of a run that depend on the configuration alone, done before any data is generated
+ * (by `lampsim validate`, `lampsim run` and the sweep runner): the timed model's microprogram
+ * assembles and stores its output, and one context's registers fit the register file. The timed
+ * model repeats them when it runs; here they cost milliseconds instead of a data generation. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lsregfile.h"
+#include "run.h"
+#include "timed.h"
+#include "ucode.h"
+
+int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
+{
+    ls_engine_params ep;
+    ls_engine_params_from_config(cfg, &ep);
+    const char *pname = ls_timed_program_for_mode(ep.mode);
+    if (!cfg->timed.enabled || !pname) return 0; /* the golden engine: nothing of the machine to check */
+    const ls_cfg_accelerator *ac = &cfg->accelerator;
+    lsu_program prog;
+    char e[768];
+    int rc;
+    if (cfg->timed.program[0]) {
+        rc = lsu_assemble_file(cfg->timed.program, &prog, e, sizeof e);
+    } else {
+        const char *file = NULL, *text = lsu_shipped_text(pname, &file);
+        rc = lsu_assemble(text, file, &prog, e, sizeof e);
+    }
+    if (rc) {
+        snprintf(err, errlen, "timed.program: %s", e);
+        return 2;
+    }
+    bool stores = false;
+    for (int i = 0; i < prog.n; i++) stores |= prog.code[i].op == LSU_OP_STO;
+    lsu_ylayout yl = prog.ylayout;
+    if (yl == LSU_Y_CONFIG) yl = ac->regfile.layout == LS_LAYOUT_FULL ? LSU_Y_FULL : LSU_Y_COMPACT;
+    lsu_program_free(&prog);
+    if (!stores) {
+        snprintf(err, errlen, "timed.program: %s never stores O (no STO instruction): it would simulate no work",
+                 cfg->timed.program[0] ? cfg->timed.program : pname);
+        return 2;
+    }
+    if (ac->lut.lanes < 1 && ep.mode != LSE_MODE_FA2_16BIT) {
+        snprintf(err, errlen, "accelerator.lut.lanes: 0, but mode %s needs the LUT (only fa2_16bit runs without it)",
+                 ls_engine_mode_name(ep.mode));
+        return 2;
+    }
+    /* a trace's head dimension is known only from its file: checked when it is loaded */
+    if (cfg->workload.generator == LS_GEN_TRACE) return 0;
+    lsregfile_params rp = {ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
+                           ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
+                           ac->regfile.max_contexts};
+    lsregfile_alloc ra;
+    if (lsregfile_plan(&rp, yl, ep.b_q, ep.n_q, ep.b_k, ep.n_k, cfg->workload.dim, &ra, e, sizeof e)) {
+        snprintf(err, errlen, "accelerator.regfile: %s", e);
+        return 2;
+    }
+    return 0;
+}

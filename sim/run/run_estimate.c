@@ -1,0 +1,88 @@
+/* A time estimate for runs the default workload.max_elements guard would have refused: the user
+ * raised the guard, so the run is expected to be large, and is told its size and roughly how long
+ * it will take before it starts. The estimate times the same configuration on one query block of
+ * one head (the last block, which sees the most keys) and scales it by the query-key pairs of the
+ * whole workload; it is rough (fixed costs and parallel efficiency are not modelled), not a bound. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static long long default_max_elements(void)
+{
+    const ls_schema_entry *e = ls_schema_find("workload.max_elements");
+    return e ? atoll(e->def) : 0;
+}
+
+/* Query-key pairs attention visits for one head (causal: query i sees the keys up to i + seq_k - seq_q). */
+static double visible_pairs(int seq_q, int seq_k, bool causal)
+{
+    if (!causal) return (double)seq_q * seq_k;
+    double shift = (double)seq_k - seq_q;
+    return (double)seq_q * shift + (double)seq_q * (seq_q + 1) / 2.0;
+}
+
+static void fmt_duration(double s, char *buf, size_t len)
+{
+    if (s < 120) snprintf(buf, len, "%.0f s", s);
+    else if (s < 7200) snprintf(buf, len, "%.0f min", s / 60);
+    else snprintf(buf, len, "%.1f h", s / 3600);
+}
+
+bool ls_run_estimate_wanted(const ls_config *cfg)
+{
+    return cfg->workload.max_elements > default_max_elements();
+}
+
+void ls_run_estimate(const ls_config *cfg, FILE *out)
+{
+    const ls_cfg_workload *w = &cfg->workload;
+    double nq = (double)w->batch * w->heads_q * w->seq_q * w->dim, nk = (double)w->batch * w->heads_kv * w->seq_k * w->dim;
+    fprintf(out, "lampsim: note: workload.max_elements is raised to %lld: Q has %.0f elements, K and V %.0f each "
+            "(%.1f GiB of float32 inputs and output)", (long long)w->max_elements, nq, nk, 4.0 * (2 * nq + 2 * nk) / 1073741824.0);
+    if (w->generator == LS_GEN_TRACE) { /* a trace's size is its file's: nothing smaller to time */
+        fputs("\n", out);
+        return;
+    }
+    ls_config *mini = malloc(sizeof *mini);
+    if (!mini) {
+        fputs("\n", out);
+        return;
+    }
+    *mini = *cfg;
+    int br = cfg->algorithm.b_q * cfg->algorithm.n_q;
+    mini->workload.batch = 1;
+    mini->workload.heads_q = mini->workload.heads_kv = 1;
+    mini->workload.seq_q = w->seq_q < br ? w->seq_q : br;
+    mini->workload.max_elements = default_max_elements();
+    mini->timed.trace = false;
+    ls_run_opts ro = {0};
+    ro.quiet = true;
+    char err[512];
+    double t0 = now_s();
+    int rc = ls_run(mini, &ro, err, sizeof err);
+    double t = now_s() - t0;
+    if (rc) {
+        fprintf(out, "; no time estimate: %s\n", err);
+    } else {
+        double scale = (double)w->batch * w->heads_q * visible_pairs(w->seq_q, w->seq_k, w->causal) /
+                       visible_pairs(mini->workload.seq_q, w->seq_k, w->causal);
+        int threads = cfg->algorithm.threads > 0 ? cfg->algorithm.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        if (!cfg->timed.enabled && threads > 1) scale /= threads; /* the golden engine runs items in parallel */
+        char d[32];
+        fmt_duration(t * scale, d, sizeof d);
+        fprintf(out, "; estimated run time ~%s (one query block took %.2f s)\n", d, t);
+    }
+    free(mini);
+}
