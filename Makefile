@@ -3,8 +3,9 @@ MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
+PREFIX ?= /usr/local
 
-.PHONY: run test test-long sanitize bench deps configure build clean
+.PHONY: run install test test-long sanitize bench deps configure build clean
 
 deps:
 	@scripts/install-deps.sh
@@ -19,6 +20,10 @@ build: configure
 run: build
 	@$(BUILD)/lampsim --version
 	@$(BUILD)/lampsim run
+
+# bin/lampsim and share/lampsim/ (plot_sweep.py for `lampsim report`, configs/, workloads/) under PREFIX.
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The full default test suite (long tests excluded: see test-long).
 test: build

@@ -29,6 +29,7 @@ import concurrent.futures as cf
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -53,10 +54,10 @@ RANDOM_SEEDS = [11, 12, 13]
 
 
 def lampsim_path(arg):
-    for p in (arg, os.environ.get("LAMPSIM"), os.path.join(ROOT, "build", "lampsim")):
+    for p in (arg, os.environ.get("LAMPSIM"), os.path.join(ROOT, "build", "lampsim"), shutil.which("lampsim")):
         if p and os.path.exists(p):
             return p
-    sys.exit("lampsim not found: build it (make) or pass --lampsim")
+    sys.exit("lampsim not found: build it (make), install it (make install) or pass --lampsim")
 
 
 class Runner:
@@ -331,12 +332,13 @@ def main():
     a = ap.parse_args()
     lampsim = lampsim_path(a.lampsim)
     if a.fresh:
-        import shutil
         shutil.rmtree(a.work, ignore_errors=True)
     wls = {}
     for w in a.workload.split(","):
         if w:
             wls[w] = WORKLOADS[w]
+    if a.trace and not os.path.isfile(a.trace):
+        sys.exit(f"--trace {a.trace}: no such workload file (capture one with scripts/dump_qkv.py, docs/workloads.md)")
     if a.trace:
         wls = {"trace": ["workload.file=" + os.path.abspath(a.trace)]}
     allres, failed = {}, []

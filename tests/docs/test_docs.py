@@ -1,16 +1,21 @@
 #!/usr/bin/python3
-"""Docs test: runs the shell commands of a Markdown file's fenced ```sh blocks.
+"""Docs test: runs the shell commands of a Markdown file's fenced ```sh blocks as a new user would.
 
-    test_docs.py LAMPSIM REPO FILE.md [FILE.md ...]
+    test_docs.py BUILD REPO FILE.md [FILE.md ...]
 
-Every `lampsim ...` or `build/lampsim ...` line of a ```sh / ```bash block runs (bash, in order,
-in one temporary directory per file) with LAMPSIM as `lampsim` and `build/lampsim`; the
-directory holds links to the repository's configs/, workloads/, scripts/, hw/ and docs/ and the
-fixtures a.npy, b.npy (two float32 vectors, for `lampsim fp dot`). Other lines (make, apt,
-scripts, sbatch, comments) are not run. Skipped: lines ending in `# not run in tests`. A line
-ending in `# exit N` must exit with status N; a block right after the HTML comment
-`<!-- docs-test: expect-failure -->` must exit non-zero; every other command must exit 0.
-Backslash-continued lines are joined. Each command has a time limit (DOCS_TEST_TIMEOUT, 300 s).
+First the documented install step: `cmake --install BUILD --prefix P` (what `make install
+PREFIX=P` does after building) into a temporary P, with P/bin first on PATH, so `lampsim` is the
+installed binary. Every `lampsim ...` or `build/lampsim ...` line of a ```sh / ```bash block runs
+(bash, in order, in one temporary directory per file; `build/lampsim` is BUILD's binary). The
+directory holds links to the repository's configs/, workloads/, scripts/, hw/, docs/ and tests/ (a
+new user works in the repository root) and the fixtures a.npy, b.npy (two float32 vectors, for
+`lampsim fp dot`). Other lines (make, apt, scripts, sbatch, comments) are not run, except in a
+file marked with the HTML comment `<!-- docs-test: run-all -->`: there every line runs but the
+install step itself (`make ...`, `export PATH=...`), which the test has done. Skipped: lines
+ending in `# not run in tests`. A line ending in `# exit N` must exit with status N; a block right
+after the HTML comment `<!-- docs-test: expect-failure -->` must exit non-zero; every other
+command must exit 0. Backslash-continued lines are joined. Each command has a time limit
+(DOCS_TEST_TIMEOUT, 300 s).
 """
 import os
 import re
@@ -22,7 +27,8 @@ import time
 
 import numpy as np
 
-lampsim, repo, files = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3:]
+build, repo, files = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3:]
+lampsim = os.path.join(build, "lampsim")
 limit = float(os.environ.get("DOCS_TEST_TIMEOUT", "300"))
 FENCE = re.compile(r"^(\s*)```(\w*)\s*$")
 
@@ -63,24 +69,37 @@ def is_lampsim(cmd):
     return re.match(r"^(\./)?(build/)?lampsim(\s|$)", cmd) is not None
 
 
+def is_install_step(cmd):
+    return re.match(r"^(make(\s|$)|export\s+PATH=)", cmd) is not None
+
+
+def install(prefix):
+    """the documented install step; returns the PATH a new user has after it"""
+    r = subprocess.run(["cmake", "--install", build, "--prefix", prefix], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"cmake --install {build} --prefix {prefix} failed:\n{r.stdout}{r.stderr}")
+    return os.path.join(prefix, "bin") + os.pathsep + os.environ.get("PATH", "")
+
+
 def main():
     total = fails = skipped = 0
     for f in files:
         path = f if os.path.isabs(f) else os.path.join(repo, f)
         text = open(path).read()
+        run_all = "<!-- docs-test: run-all -->" in text
         tmp = tempfile.mkdtemp(prefix="lampsim-docs-")
         try:
             for d in ("configs", "workloads", "scripts", "hw", "docs", "tests"):
                 os.symlink(os.path.join(repo, d), os.path.join(tmp, d))
-            for d in ("build", "bin"):
-                os.makedirs(os.path.join(tmp, d))
-                os.symlink(lampsim, os.path.join(tmp, d, "lampsim"))
+            os.makedirs(os.path.join(tmp, "build"))
+            os.symlink(lampsim, os.path.join(tmp, "build", "lampsim"))
             np.save(os.path.join(tmp, "a.npy"), np.array([1.5, 0.375, -2.0, 0.25], dtype=np.float32))
             np.save(os.path.join(tmp, "b.npy"), np.array([0.75, -1.25, 0.5, 3.0], dtype=np.float32))
-            env = dict(os.environ, PATH=os.path.join(tmp, "bin") + os.pathsep + os.environ.get("PATH", ""))
+            env = dict(os.environ, PATH=install(os.path.join(tmp, ".prefix")))
             for first, expect_fail, body in blocks(text):
                 for line, cmd in commands(body, first):
-                    if not is_lampsim(cmd):
+                    if not (is_lampsim(cmd) or (run_all and cmd and not cmd.startswith("#")
+                                                    and not is_install_step(cmd))):
                         continue
                     where = f"{os.path.relpath(path, repo)}:{line}"
                     if re.search(r"#\s*not run in tests\s*$", cmd):
