@@ -79,7 +79,10 @@ static void write_string(FILE *out, const char *s)
         else if (cp == '\n') fputs("\\n", out);
         else if (cp == '\t') fputs("\\t", out);
         else if (cp < 0x20 || cp == 0x7F) fprintf(out, "\\x%02x", cp);
-        else if ((cp >= 0x80 && cp < 0xA0) || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF || cp == 0xFEFF)
+        /* U+0085, U+2028 and U+2029 are line breaks to a YAML reader (folded to a space inside
+         * a quoted scalar): they are escaped like the other non-printables */
+        else if ((cp >= 0x80 && cp < 0xA0) || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF || cp == 0xFEFF ||
+                 cp == 0x2028 || cp == 0x2029)
             fprintf(out, "\\u%04x", cp);
         else fwrite(p, 1, (size_t)n, out);
         p += n;
