@@ -42,11 +42,7 @@ static int run(const char *const *ov, int nov, outcome *out)
         out->l2 = tt_unit(&out->tr, "l2")->work;
         out->buffer = tt_unit(&out->tr, "buffer")->work;
         out->tensor_busy = tt_unit(&out->tr, "tensor")->busy_cycles;
-        if (!r.timing_only) {
-            out->no = (size_t)r.batch * r.heads_q * r.seq_q * r.dim;
-            out->o = malloc(out->no * sizeof(float));
-            if (out->o) memcpy(out->o, r.o, out->no * sizeof(float));
-        }
+        if (!r.timing_only) out->o = tt_copy_o(&r, &out->no);
         ls_engine_result_free(&r);
     }
     tt_free(&c);

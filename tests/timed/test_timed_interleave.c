@@ -42,11 +42,7 @@ static int run(const char *const *ov, int nov, int systemc, outcome *out)
     char err[512];
     int rc = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &opt, &r, &out->tr, err, sizeof err);
     if (rc != 0) fprintf(stderr, "timed: %s\n", err);
-    if (rc == 0) {
-        out->no = (size_t)r.batch * r.heads_q * r.seq_q * r.dim;
-        out->o = malloc(out->no * sizeof(float));
-        if (out->o) memcpy(out->o, r.o, out->no * sizeof(float));
-    }
+    if (rc == 0) out->o = tt_copy_o(&r, &out->no);
     ls_engine_result_free(&r);
     tt_free(&c);
     return rc;

@@ -3,6 +3,7 @@
 #ifndef LAMPSIM_TESTS_TIMED_TESTUTIL_H
 #define LAMPSIM_TESTS_TIMED_TESTUTIL_H
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -37,6 +38,15 @@ static inline const ls_timed_unit *tt_unit(const ls_timed_result *tr, const char
     for (int i = 0; i < tr->nunits; i++)
         if (strcmp(tr->units[i].name, name) == 0) return &tr->units[i];
     return NULL;
+}
+
+/* A copy of a finished run's O (n elements), or NULL when out of memory. */
+static inline float *tt_copy_o(const ls_engine_result *r, size_t *n)
+{
+    *n = (size_t)r->batch * r->heads_q * r->seq_q * r->dim;
+    float *o = malloc(*n * sizeof(float));
+    if (o) memcpy(o, r->o, *n * sizeof(float));
+    return o;
 }
 
 static void tt_free(tt_case *c)
