@@ -135,6 +135,7 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     lsdp_txn bt;
     memset(&bt, 0, sizeof bt);
     bt.req = t->req;
+    bt.no_issue = true;   /* a DMA fill: no warp instruction */
     /* an FP8 kernel transposes each V tile in the buffer: its V half is read and written once more */
     uint64_t port_bytes = bytes + (t->op == LSU_OP_LDKV && hw->v_transpose ? bytes : 0);
     if (port_bytes) {

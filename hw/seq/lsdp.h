@@ -129,14 +129,44 @@ typedef struct lsdp_txn {
      * owed) through the heap, so other contexts' work can take turns between slices. */
     uint64_t slice, rest, latency;
     bool cont;
+    /* Issue (accelerator.issue): warp instructions the transaction still owes the core's issue
+     * port; set by lsunit_serve from the work, carried by continuations like `rest`. */
+    uint64_t instrs;
+    bool no_issue;           /* issues no instruction (a DMA fill of the buffer) */
 } lsdp_txn;
+
+/* The instruction issue of one core (accelerator.issue.per_cycle > 0): the core's schedulers issue
+ * `per_cycle` warp instructions per cycle in all, to any unit, first come first served. A slice of
+ * unit work issues its instructions paced at the unit's own rate (instruction i of n no earlier than
+ * start + i * cycles / n), each in the first cycle at or after that with a free slot; the slice cannot
+ * finish before its last instruction has issued. Slot use is remembered for LSISSUE_WINDOW cycles
+ * behind the latest cycle booked (older cycles count as free). */
+#define LSISSUE_WINDOW 65536
+typedef struct lsissue_port {
+    uint64_t per_cycle;      /* 1..255 */
+    uint64_t base;           /* first cycle still remembered */
+    uint8_t *used;           /* [LSISSUE_WINDOW] slots taken in cycle c, at c % LSISSUE_WINDOW */
+    uint64_t instrs;         /* warp instructions issued */
+    uint64_t bound_cycles;   /* cycles by which slices were lengthened waiting for issue slots */
+} lsissue_port;
+int lsissue_init(lsissue_port *p, int per_cycle);
+void lsissue_free(lsissue_port *p);
 
 /* Per-unit (per core) timing state and counters. */
 typedef struct lsunit_state {
     uint64_t free_at;        /* first cycle the unit can accept new work */
     uint64_t busy, ops, work;
     struct lsunit_state *shares_issue;   /* another unit of the core that never runs in the same cycle, or NULL */
+    lsissue_port *issue;     /* the core's issue port, or NULL (issue not modelled or this unit issues nothing) */
+    uint64_t per_instr;      /* work per warp instruction of this unit (MACs, exps, element ops, bytes) */
 } lsunit_state;
+
+static inline uint64_t lsdp_ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
+
+/* Issue the instructions a slice of `now` of the `owed` cycles starting at cycle s owes: a share of
+ * t->instrs proportional to the cycles (the rest with the last slice). Returns the cycle after its
+ * last instruction issued (s if none). */
+uint64_t lsissue_slice(lsissue_port *p, lsdp_txn *t, uint64_t s, uint64_t now, uint64_t owed);
 
 /* The timing rule every unit shares: service starts when both the request and the unit are
  * ready; the unit is occupied for `busy` cycles; the result is ready `latency` cycles after the
@@ -149,12 +179,17 @@ static inline void lsunit_slice(lsunit_state *u, lsdp_txn *t, uint64_t owed)
     uint64_t free_at = u->free_at;
     if (u->shares_issue && u->shares_issue->free_at > free_at) free_at = u->shares_issue->free_at;
     uint64_t s = t->req > free_at ? t->req : free_at;
+    uint64_t done = s + now;   /* the slice occupies the unit until its work and its issue are done */
+    if (u->issue && t->instrs) {
+        uint64_t issued = lsissue_slice(u->issue, t, s, now, owed);
+        if (issued > done) { u->issue->bound_cycles += issued - done; done = issued; }
+    }
     t->start = s;
-    t->busy = now;
+    t->busy = done - s;
     t->rest = owed - now;
-    t->end = s + now + (t->rest ? 0 : t->latency);
-    u->free_at = s + now;
-    if (u->shares_issue) u->shares_issue->free_at = s + now;
+    t->end = done + (t->rest ? 0 : t->latency);
+    u->free_at = done;
+    if (u->shares_issue) u->shares_issue->free_at = done;
     u->busy += now;
 }
 static inline void lsunit_serve(lsunit_state *u, lsdp_txn *t, uint64_t busy, uint64_t latency, uint64_t work)
@@ -162,6 +197,7 @@ static inline void lsunit_serve(lsunit_state *u, lsdp_txn *t, uint64_t busy, uin
     t->rest = 0;
     t->latency = latency;
     if (busy == 0 && work == 0) { t->start = t->end = t->req; t->busy = 0; t->work = 0; return; }
+    t->instrs = u->issue && u->per_instr && !t->no_issue ? lsdp_ceil_div(work, u->per_instr) : 0;
     lsunit_slice(u, t, busy);
     t->work = work;
     u->ops += 1;
@@ -194,6 +230,8 @@ typedef struct {
     bool v_transpose;                /* V tiles are transposed in the buffer after their load (port read + write) */
     uint64_t launch_cycles;          /* fixed cost before the first item of the run starts */
     uint64_t item_setup;             /* fixed latency from a slot taking an item to its first instruction */
+    int issue_per_cycle;             /* warp instructions issued per cycle per core (0 = issue not modelled) */
+    int issue_tensor, issue_lut, issue_sfu, issue_vector, issue_operand;   /* work per warp instruction (0 = none) */
 } lsdp_hw;
 
 /* Work that whole-tile execution (accelerator.skip_masked false) adds to the current tile: the
@@ -238,7 +276,6 @@ static inline bool lsdp_tile_hp(const lsdp_ctx *x) { return x->wlo >= 0 && x->w[
 /* The memory unit's part of a non-memory instruction: the operand reads of a matrix instruction. */
 static inline bool lsdp_operand_read(int op) { return op != LSU_OP_LDQ && op != LSU_OP_LDKV && op != LSU_OP_STO; }
 
-static inline uint64_t lsdp_ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 
 #ifdef __cplusplus
 }

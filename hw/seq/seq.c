@@ -20,6 +20,7 @@ typedef struct {
     uint64_t issue;              /* start of its first part-0 slice, then of its latest slice */
     bool sent[3], done[3];
     uint64_t rest[3], latency[3], next[3], end[3];
+    uint64_t instrs[3];          /* warp instructions still owed to the issue port */
 } lsseq_pending;
 
 struct lsseq_slot {
@@ -305,6 +306,7 @@ static void record_slice(lsseq_pending *pp, int k, const lsdp_txn *t)
     if (t->rest) {
         pp->rest[k] = t->rest;
         pp->latency[k] = t->latency;
+        pp->instrs[k] = t->instrs;
         pp->next[k] = t->start + t->busy;
     } else {
         pp->done[k] = true;
@@ -406,6 +408,7 @@ static int continue_instruction(lsseq *s, lsseq_slot *sl)
     t.cont = true;
     t.rest = pp->rest[k];
     t.latency = pp->latency[k];
+    t.instrs = pp->instrs[k];
     t.slice = slice_of(s, in->op, parts[in->op][k].unit);
     send(s, sl, in->op, parts[in->op][k].unit, k, pp->next[k], 0, &t);
     if (k == 0 && t.start > t.req) s->stalls[LSSEQ_STALL_UNIT_BUSY] += t.start - t.req;

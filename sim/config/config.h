@@ -52,6 +52,8 @@ typedef struct ls_cfg_accelerator {
     bool sfu_shares_tensor_issue;       /* SFU and tensor unit never busy in the same cycle (GPU presets) */
     int launch_cycles;                  /* fixed cost of a launch before the first item starts */
     int item_setup_cycles;              /* fixed latency between a slot taking an item and its first instruction */
+    struct { int per_cycle, tensor_macs_per_instr, sfu_ops_per_instr, lut_ops_per_instr, vector_ops_per_instr,
+             operand_bytes_per_instr; } issue;   /* the cores' instruction issue (0 per cycle: not modelled) */
     struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, macs_per_cycle_fp8_wide, latency, promote_interval; } tensor;
     struct { int lanes, latency, entries; } lut;
     ls_cfg_unit sfu, vector;

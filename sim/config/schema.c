@@ -92,6 +92,22 @@ static const ls_schema_entry schema[] = {
       "other, so exponentials cannot hide under matrix products even across contexts. true describes the "
       "published H100 FlashAttention-2 and -3 throughput (docs/validation.md, G7); false (a separate exponential "
       "unit, as in the LampAttention accelerator) lets them overlap."),
+    I("accelerator.issue.per_cycle", accelerator.issue.per_cycle, "0", 0, 255,
+      "Warp instructions a core issues per cycle, all schedulers together, to any unit (4 on A100 and H100: four "
+      "schedulers, one instruction each per cycle). Every slice of unit work owes its instructions to this port and "
+      "cannot finish before they have issued, so units of a core compete for issue. 0: issue is not modelled."),
+    I("accelerator.issue.tensor_macs_per_instr", accelerator.issue.tensor_macs_per_instr, "2048", 0, 1e9,
+      "Multiply-adds per tensor warp instruction (2048: mma.sync m16n8k16; a wgmma m64nNk16 is issued by each of "
+      "the 4 warps of its warpgroup: 64 x N x 16 / 4). 0: tensor work issues nothing."),
+    I("accelerator.issue.sfu_ops_per_instr", accelerator.issue.sfu_ops_per_instr, "32", 0, 1e9,
+      "SFU operations per warp instruction (32: one MUFU per lane). 0: SFU work issues nothing."),
+    I("accelerator.issue.lut_ops_per_instr", accelerator.issue.lut_ops_per_instr, "32", 0, 1e9,
+      "LUT lookups per warp instruction. 0: LUT work issues nothing."),
+    I("accelerator.issue.vector_ops_per_instr", accelerator.issue.vector_ops_per_instr, "32", 0, 1e9,
+      "Vector element operations per warp instruction (32: one per lane). 0: vector work issues nothing."),
+    I("accelerator.issue.operand_bytes_per_instr", accelerator.issue.operand_bytes_per_instr, "512", 0, 1e9,
+      "Operand bytes a warp instruction reads from the buffer into registers (512: ldmatrix.x4 of 16-bit data). "
+      "0: operand reads issue nothing (wgmma reads its B operand, and A in SS mode, from shared memory itself)."),
     I("accelerator.vector.lanes", accelerator.vector.lanes, "128", 1, 65536,
       "FP32 vector lanes per core (max, subtract, row sums, conversions)."),
     I("accelerator.vector.latency", accelerator.vector.latency, "4", 0, 1e6, "Vector pipeline latency in cycles."),

@@ -126,6 +126,7 @@ static int cache_store(uint64_t key, const ls_engine_result *r, const lslamp_til
 /* ---- the run ---- */
 typedef struct {
     lsunit units[LSU_NUNITS];
+    lsissue_port *issue;      /* [cores] when accelerator.issue.per_cycle > 0 */
     lsdp_hw hw;
     ls_engine_acc_ws acc;
 } run_state;
@@ -309,6 +310,12 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     hw->v_transpose = ac->memory.v_transpose;
     hw->launch_cycles = (uint64_t)ac->launch_cycles;
     hw->item_setup = (uint64_t)ac->item_setup_cycles;
+    hw->issue_per_cycle = ac->issue.per_cycle;
+    hw->issue_tensor = ac->issue.tensor_macs_per_instr;
+    hw->issue_sfu = ac->issue.sfu_ops_per_instr;
+    hw->issue_lut = ac->issue.lut_ops_per_instr;
+    hw->issue_vector = ac->issue.vector_ops_per_instr;
+    hw->issue_operand = ac->issue.operand_bytes_per_instr;
     if (hw->lut_lanes < 1 && ep->mode != LSE_MODE_FA2_16BIT) {
         free(lc); free(rs); lsu_program_free(&prog);
         return fail(err, errlen, "accelerator.lut.lanes = 0: this program needs the LUT (only fa2_16bit runs without it)");
@@ -370,6 +377,20 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
             rs->units[LSU_TENSOR].core[c].shares_issue = &rs->units[LSU_SFU].core[c];
             rs->units[LSU_SFU].core[c].shares_issue = &rs->units[LSU_TENSOR].core[c];
         }
+    if (rc == 0 && hw->issue_per_cycle > 0) {   /* one issue port per core, shared by the units that issue */
+        rs->issue = calloc((size_t)hw->cores, sizeof *rs->issue);
+        if (!rs->issue) rc = fail(err, errlen, "out of memory");
+        static const int issuing[] = { LSU_TENSOR, LSU_LUT, LSU_SFU, LSU_VECTOR, LSU_MEM };
+        const int per[] = { hw->issue_tensor, hw->issue_lut, hw->issue_sfu, hw->issue_vector, hw->issue_operand };
+        for (int c = 0; c < hw->cores && rs->issue && rc == 0; c++) {
+            if (lsissue_init(&rs->issue[c], hw->issue_per_cycle) != 0) { rc = fail(err, errlen, "out of memory"); break; }
+            for (size_t k = 0; k < sizeof issuing / sizeof issuing[0]; k++) {
+                lsunit_state *us = &rs->units[issuing[k]].core[c];
+                us->per_instr = (uint64_t)per[k];
+                us->issue = per[k] > 0 ? &rs->issue[c] : NULL;
+            }
+        }
+    }
     /* a block's contexts share its K/V stages in the buffer */
     int depth = lsmem_prefetch_depth(&sh, ac->memory.buffer_kib * 1024.0, ra.limit / kvg, ac->memory.pipeline_stages);
     if (rc == 0) {
@@ -444,6 +465,18 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
             }
             tu->utilisation = denom > 0 ? (double)tu->busy_cycles / denom : 0.0;
         }
+        if (rs->issue) {   /* the issue ports, as a unit: instructions issued over cycles x per-cycle slots */
+            ls_timed_unit *tu = &tr->units[tr->nunits++];
+            snprintf(tu->name, sizeof tu->name, "issue");
+            snprintf(tu->work_unit, sizeof tu->work_unit, "instructions");
+            for (int c = 0; c < hw->cores; c++) {
+                tu->work += rs->issue[c].instrs;
+                tu->busy_cycles += lsdp_ceil_div(rs->issue[c].instrs, rs->issue[c].per_cycle);
+                tr->issue_bound_cycles += rs->issue[c].bound_cycles;
+            }
+            tu->utilisation = denom > 0 ? (double)tu->work / (denom * hw->issue_per_cycle) : 0.0;
+            tr->issue_modelled = true;
+        }
         const lsunit_state *chans[2] = { &mem.dram, &mem.l2 };
         const char *cn[2] = { "dram", "l2" };
         for (int k = 0; k < 2; k++) {
@@ -504,6 +537,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     lsseq_free(&s);
     lsmem_free(&mem);
     for (int u = 1; u < LSU_NUNITS; u++) free(rs->units[u].core);
+    for (int c = 0; c < hw->cores && rs->issue; c++) lsissue_free(&rs->issue[c]);
+    free(rs->issue);
     ls_engine_acc_ws_free(&rs->acc);
     free(items); free(hist); free(recs);
     free(rs);
@@ -564,6 +599,7 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
     ls_fields_double(fs, "energy.dram_uj", tr->energy_uj.dram);
     ls_fields_uint(fs, "memory.kv_tile_loads", tr->kv_tile_loads);
     ls_fields_uint(fs, "memory.kv_loads_shared", tr->kv_loads_shared);
+    if (tr->issue_modelled) ls_fields_uint(fs, "issue.bound_cycles", tr->issue_bound_cycles);
 }
 
 void ls_timed_summary(FILE *out, const ls_timed_result *tr)
@@ -584,6 +620,9 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
             100.0 * tr->occupancy.register_utilisation, tr->occupancy.regs_per_warp, tr->occupancy.prefetch_depth);
     fprintf(out, "  slow path: %llu warp-tiles, %llu cycles\n", (unsigned long long)tr->slow_tiles,
             (unsigned long long)tr->slow_cycles);
+    if (tr->issue_modelled)
+        fprintf(out, "  issue: unit slices waited %llu cycles in all for issue slots\n",
+                (unsigned long long)tr->issue_bound_cycles);
     fprintf(out, "  energy: %.3f uJ (tensor %.3f, lut %.4f, sfu %.3f, vector %.3f, regfile %.3f, buffer %.3f, l2 %.3f, dram %.3f)\n",
             tr->energy_uj.total, tr->energy_uj.tensor, tr->energy_uj.lut, tr->energy_uj.sfu, tr->energy_uj.vector,
             tr->energy_uj.regfile, tr->energy_uj.buffer, tr->energy_uj.l2, tr->energy_uj.dram);

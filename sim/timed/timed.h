@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define LS_TIMED_NUNITS 8
+#define LS_TIMED_NUNITS 9
 #define LS_TIMED_NSTALLS 5
 
 typedef struct {
@@ -69,6 +69,8 @@ typedef struct ls_timed_result {
     uint64_t slow_tiles, slow_cycles;
     uint64_t kv_tile_loads;                     /* K/V tile loads sent to memory */
     uint64_t kv_loads_shared;                   /* ... and served by a sibling's load (kv_shared_contexts) */
+    bool issue_modelled;                        /* accelerator.issue.per_cycle > 0: units.issue.* and issue.* */
+    uint64_t issue_bound_cycles;                /* cycles unit slices were lengthened waiting for issue slots */
     struct { double tensor, lut, sfu, vector, scheduler, regfile, buffer, l2, dram, total; } energy_uj;
     uint64_t instructions, transactions;
     /* host-dependent (run_info.json, summary): never in the deterministic report */
