@@ -15,6 +15,7 @@
 #include "atomic_dir.h"
 #include "atomic_file.h"
 #include "cmd_sweep.h"
+#include "run_progress.h"
 #include "sweep.h"
 
 #ifndef LAMPSIM_SOURCE_DIR
@@ -25,7 +26,7 @@ static void sweep_usage(FILE *out)
 {
     fputs("usage: lampsim sweep expand SWEEP.yaml [--shard i/N] [--count]\n"
           "       lampsim sweep run SWEEP.yaml [-j N] [-o DIR] [--shard i/N] [--point ID|INDEX]... [--no-reuse]\n"
-          "                                    [--progress | --no-progress] [--quiet]\n"
+          "                                    [--progress | --no-progress] [--progress-every S] [--quiet]\n"
           "       lampsim sweep merge DIR [-o FILE] [--strict]\n"
           "  expand   print the manifest: one line per point, index TAB id TAB key=value...\n"
           "  run      run the points with N worker processes (default: all cores) into DIR\n"
@@ -34,6 +35,9 @@ static void sweep_usage(FILE *out)
           "  --shard i/N   only points whose index % N == i (0 <= i < N), e.g. one Slurm array task\n"
           "  --point X     only this point (id or manifest index; repeatable)\n"
           "  --no-reuse    recompute the numerics of points that differ only in non-numerics keys\n"
+          "  --progress    status as one live line on stderr (default when stderr is a terminal)\n"
+          "  --no-progress status as plain lines: one per finished point and one every S seconds\n"
+          "  --progress-every S  seconds between plain status lines (default 10)\n"
           "  merge    one CSV row per finished point: axes, point.index, point.id, report columns;\n"
           "           missing and failed points are listed on stderr (--strict: exit 1 then)\n"
           "See docs/sweeps.md.\n",
@@ -127,6 +131,12 @@ static int sweep_run(int argc, char **argv)
         else if (!strcmp(a, "--no-reuse")) o.reuse = false;
         else if (!strcmp(a, "--progress")) o.progress = 1;
         else if (!strcmp(a, "--no-progress")) o.progress = 0;
+        else if (!strcmp(a, "--progress-every") && has) {
+            if (ls_run_progress_parse_period(argv[++i], &o.progress_period)) {
+                fprintf(stderr, "lampsim sweep run: --progress-every: expected seconds in (0, 86400], got '%s'\n", argv[i]);
+                goto out;
+            }
+        }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o.quiet = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { sweep_usage(stdout); rc = 0; goto out; }
         else if (a[0] == '-' || file) {

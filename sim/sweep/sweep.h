@@ -90,6 +90,7 @@ typedef struct {
                              numerics (golden report copy, or the timed model's replay) */
     bool quiet;           /* no progress */
     int progress;         /* -1 auto (TTY), 0 plain lines, 1 TTY line */
+    double progress_period; /* seconds between status lines (<= 0: 10 s plain, 0.5 s on a TTY) */
 } ls_sweep_run_opts;
 
 /* Runs the points. Returns 0 when every selected point is done, 1 when some failed, 2 for bad

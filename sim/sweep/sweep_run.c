@@ -21,9 +21,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -44,13 +46,6 @@
 static volatile sig_atomic_t g_stop;
 
 static void on_signal(int sig) { g_stop = sig; }
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static bool exists(const char *path)
 {
@@ -282,14 +277,14 @@ static int reuse_point(const ls_config *cfg, const char *dir, const char *src_di
                        size_t errlen)
 {
     char *json = NULL, *csv = NULL, *info = NULL;
-    double t0 = now_s();
+    double t0 = ls_run_progress_now();
     if (reuse_report(cfg, src_dir, &json, &csv)) return -1;
     int rc = 1;
     char *p = ls_path_join(dir, "config.resolved.yaml");
     int wrc = p ? ls_config_write_resolved_file(cfg, p, err, errlen) : -1;
     free(p);
     if (wrc) goto out;
-    info = run_info(cfg, src_id, now_s() - t0);
+    info = run_info(cfg, src_id, ls_run_progress_now() - t0);
     if (!info) goto out;
     if (write_file(dir, "report.csv", csv, err, errlen) || write_file(dir, "run_info.json", info, err, errlen) ||
         write_file(dir, "report.json", json, err, errlen))
@@ -390,6 +385,22 @@ static void clean_stale_runs(const char *out)
 #define DONE_COMPUTED "-"
 #define DONE_REPLAYED "replay" /* the timed model replayed them from its in-process cache */
 
+/* Work items done by the point a worker runs, in memory shared with the runner (for its progress). */
+typedef struct {
+    atomic_long done, total;
+} point_items;
+
+/* ls_run's work-item callback in a worker; engine threads may report out of order, so keep the max. */
+static void on_point_items(void *user, long done, long total)
+{
+    point_items *pi = user;
+    atomic_store_explicit(&pi->total, total, memory_order_relaxed);
+    long cur = atomic_load_explicit(&pi->done, memory_order_relaxed);
+    while (cur < done && !atomic_compare_exchange_weak_explicit(&pi->done, &cur, done, memory_order_relaxed,
+                                                                memory_order_relaxed)) {
+    }
+}
+
 /* Outcome of one point in a worker. */
 enum { PT_DONE, PT_FAILED, PT_FS_ERROR };
 
@@ -397,8 +408,8 @@ enum { PT_DONE, PT_FAILED, PT_FS_ERROR };
  * with the same cache key, or NULL. Returns PT_DONE (*how: 0 computed, 1 report reused,
  * 2 replayed by the timed model), PT_FAILED (FAILED written), or PT_FS_ERROR: the filesystem
  * failed (full, read-only, ...), why in msg, whether or not FAILED could be written. */
-static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *out, const char *src_id, int *how,
-                     char *msg, size_t msglen)
+static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *out, const char *src_id,
+                     point_items *pi, int *how, char *msg, size_t msglen)
 {
     char err[2048] = "";
     int rc = 0;
@@ -426,6 +437,8 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *o
         ro.out_dir = dir;
         ro.force = true;
         ro.quiet = true;
+        ro.on_items = pi ? on_point_items : NULL;
+        ro.on_items_user = pi;
         rc = ls_run(cfg, &ro, err, sizeof err);
         if (!rc) {
             char *info = read_in(dir, "run_info.json");
@@ -459,7 +472,8 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *o
  * reuse the first one's numerics: its report, or the timed model's in-process cache). A
  * filesystem error ends the job: its message goes to the parent through report_fd as
  * "INDEX TAB MESSAGE NEWLINE", and the worker exits with status 3. */
-static void worker(const ls_sweep *sw, const int *job, int njob, const char *out, const char *src_id, int report_fd)
+static void worker(const ls_sweep *sw, const int *job, int njob, const char *out, const char *src_id, int report_fd,
+                   point_items *items)
 {
     const char *src = src_id;
     int status = 0;
@@ -467,7 +481,7 @@ static void worker(const ls_sweep *sw, const int *job, int njob, const char *out
         int how;
         char msg[3300] = "";
         const ls_sweep_point *pt = &sw->points[job[k]];
-        int r = run_point(sw, pt, out, src, &how, msg, sizeof msg);
+        int r = run_point(sw, pt, out, src, items ? &items[job[k]] : NULL, &how, msg, sizeof msg);
         if (r == PT_DONE && !src) src = pt->id;
         if (r == PT_FS_ERROR) {
             for (char *c = msg; *c; c++)
@@ -565,13 +579,6 @@ static int by_cache_key(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
-static void fmt_hms(double s, char *buf, size_t len)
-{
-    long t = (long)(s + 0.5);
-    if (t >= 3600) snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
-}
-
 /* Writes text to DIR/name unless it already holds exactly that (several runners start alike). */
 static int write_if_changed(const char *out, const char *name, const char *text, char *err, size_t errlen)
 {
@@ -629,6 +636,38 @@ static int check_points(const ls_sweep *sw, const char *sel, char *err, size_t e
     }
     free(cfg);
     return rc;
+}
+
+/* The share of this run's work done: a point computing its numerics weighs 1 (a running one by
+ * its work items done), a point reusing another's weighs nothing (a replay or a report copy takes
+ * about 1% of a computed point), so the ETA does not assume every point costs the same. */
+static double work_share(const ls_sweep *sw, const char *sel, const char *computes, const point_items *items,
+                         int work_total)
+{
+    if (work_total <= 0) return 1.0;
+    double w = 0;
+    for (int p = 0; p < sw->npoints; p++) {
+        if (!computes[p]) continue;
+        if (sel[p] == S_DONE_NOW || sel[p] == S_FAILED) w += 1;
+        else if (sel[p] == S_RUNNING && items) {
+            long d = atomic_load_explicit(&items[p].done, memory_order_relaxed);
+            long t = atomic_load_explicit(&items[p].total, memory_order_relaxed);
+            if (t > 0) w += (double)d / (double)t;
+        }
+    }
+    return w / work_total;
+}
+
+/* One status line: points done, rate, elapsed, ETA from the work done, workers busy, failures. */
+static void show_status(ls_run_progress *pg, const ls_sweep *sw, int fin, int total, int ran, int running,
+                        int failed, double share, double now)
+{
+    char line[256], text[sizeof line + LS_CFG_NAME_MAX + 64];
+    double el = now - pg->t0;
+    ls_run_progress_format(line, sizeof line, fin, total, "points", el > 0 ? ran / el : 0, share, el);
+    snprintf(text, sizeof text, "sweep %s: %s; %d running, %d failed, work %.0f%%", sw->name, line, running, failed,
+             100.0 * share);
+    ls_run_progress_print(pg, now, text);
 }
 
 int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size_t errlen)
@@ -723,15 +762,38 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
     }
 
     int progress = o->quiet ? -2 : o->progress >= 0 ? o->progress : isatty(2) ? 1 : 0;
+    ls_run_progress pg;
+    ls_run_progress_init(&pg, stderr, progress == 1 ? LS_PROGRESS_LIVE : progress == 0 ? LS_PROGRESS_LINES : LS_PROGRESS_OFF,
+                         o->progress_period);
     slot *slots = calloc((size_t)jobs, sizeof *slots);
     int *jobbuf = malloc((size_t)n * sizeof *jobbuf), *fdbuf = malloc((size_t)n * sizeof *fdbuf);
-    if (!slots || !jobbuf || !fdbuf) {
-        free(slots); free(jobbuf); free(fdbuf); free(sel); free(order); free(grp_lo); free(grp_hi);
+    char *computes = calloc((size_t)n, 1);
+    if (!slots || !jobbuf || !fdbuf || !computes) {
+        free(slots); free(jobbuf); free(fdbuf); free(computes); free(sel); free(order); free(grp_lo); free(grp_hi);
         return 1;
+    }
+    /* the points expected to compute their numerics: with reuse, the first pending point of each
+     * cache key that has no finished point yet (corrected at launch, when it is known) */
+    int work_total = 0;
+    for (int p = 0; p < n; p++) {
+        if (sel[p] != S_PENDING) continue;
+        int first = 1;
+        for (int k = grp_lo[p]; o->reuse && k < grp_hi[p] && first; k++) {
+            int q = order[k];
+            if (sel[q] == S_DONE_BEFORE || (sel[q] == S_PENDING && q < p)) first = 0;
+        }
+        computes[p] = (char)first;
+        work_total += first;
+    }
+    /* workers report their work items here; without it (mmap failed) progress counts points only */
+    point_items *items = NULL;
+    if (pg.style != LS_PROGRESS_OFF) {
+        void *m = mmap(NULL, (size_t)n * sizeof *items, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        items = m == MAP_FAILED ? NULL : m; /* zero-filled */
     }
     int running = 0, done_now = 0, failed = 0, reused = 0, next = 0, killed = 0, elsewhere = 0;
     char fs_error[3400] = ""; /* the first filesystem error: no more launches */
-    double t_start = now_s();
+    double t_start = ls_run_progress_now();
     if (progress >= 0)
         fprintf(stderr, "sweep %s: %d points%s, %d already done, %d to run, %d worker%s, results in %s\n", sw->name,
                 total, o->shard_n > 0 ? " in this shard" : "", before, total - before, jobs, jobs > 1 ? "s" : "", out);
@@ -780,6 +842,11 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                     (sel[q] == S_OFF && point_done(out, sw->points[q].id)))
                     src = sw->points[q].id;
             }
+            for (int k = 0; k < nj; k++) { /* now known: the job's first point computes unless src */
+                char c = (char)(!o->reuse || (k == 0 && !src));
+                work_total += c - computes[jobbuf[k]];
+                computes[jobbuf[k]] = c;
+            }
             int pfd[2];
             if (pipe(pfd) != 0) {
                 snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -805,7 +872,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 if (getppid() == 1) _exit(1);
 #endif
                 close(pfd[0]);
-                worker(sw, jobbuf, nj, out, src, pfd[1]);
+                worker(sw, jobbuf, nj, out, src, pfd[1], items);
             }
             /* the claims now live in the worker (same open file descriptions) */
             for (int k = 0; k < nj; k++) close(fdbuf[k]);
@@ -817,7 +884,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
             slots[s].pts = malloc((size_t)nj * sizeof *slots[s].pts);
             if (slots[s].pts) memcpy(slots[s].pts, jobbuf, (size_t)nj * sizeof *jobbuf);
             slots[s].npts = slots[s].pts ? nj : 0;
-            slots[s].start = now_s();
+            slots[s].start = ls_run_progress_now();
             for (int k = 0; k < nj; k++) sel[jobbuf[k]] = S_RUNNING;
             running++;
         }
@@ -827,6 +894,10 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
             killed = 1;
         }
         bool waiting = elsewhere && !g_stop && !fs_error[0];
+        double now = ls_run_progress_now();
+        if (running && ls_run_progress_due(&pg, now)) /* after the launches: never between a reap and its relaunch */
+            show_status(&pg, sw, before + done_now + failed, total, done_now + failed, running, failed,
+                        work_share(sw, sel, computes, items, work_total), now);
         if (!running) {
             if (!waiting) break;
             /* nothing of ours left: wait for the points other runners hold */
@@ -836,9 +907,9 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         }
         /* reap (polling the other runners' points meanwhile) */
         int status;
-        pid_t pid = waitpid(-1, &status, waiting ? WNOHANG : 0);
+        pid_t pid = waitpid(-1, &status, waiting || pg.style != LS_PROGRESS_OFF ? WNOHANG : 0);
         if (pid == 0) {
-            elsewhere = poll_elsewhere(sw, out, sel, &next);
+            if (waiting) elsewhere = poll_elsewhere(sw, out, sel, &next);
             nanosleep(&(struct timespec){0, 100000000}, NULL);
             continue;
         }
@@ -905,22 +976,15 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                     size_t l = strlen(why);
                     if (l && why[l - 1] == '\n') why[l - 1] = '\0';
                 }
-                if (progress == 1) fputs("\r\033[K", stderr);
+                ls_run_progress_clear(&pg);
                 if (progress >= -1) fprintf(stderr, "point %d %s FAILED: %s\n", p, pt->id, why ? why : "?");
                 free(why);
             }
             free(fs);
-            if (progress >= 0) {
+            if (progress == 1) pg.last = -1e300; /* redraw once the freed worker is relaunched */
+            else if (progress == 0) {
                 int fin = before + done_now + failed;
-                double el = now_s() - t_start;
-                int left = total - fin;
-                char e1[32], e3[32] = "?";
-                fmt_hms(el, e1, sizeof e1);
-                if (done_now + failed > 0) fmt_hms(el / (done_now + failed) * left, e3, sizeof e3);
-                if (progress == 1) {
-                    fprintf(stderr, "\r\033[K[%d/%d] %3.0f%%  %d running  %d failed  elapsed %s  ETA %s", fin, total,
-                            total ? 100.0 * fin / total : 100.0, running, failed, e1, left ? e3 : "0:00");
-                } else if (how >= 0) {
+                if (how >= 0) {
                     static const char *const hows[] = {"done", "reused", "replayed"};
                     fprintf(stderr, "[%d/%d] point %d %s %s in %.2f s:", fin, total, p, pt->id, hows[how],
                             point_wall(out, pt->id));
@@ -935,7 +999,9 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         slots[s].pts = NULL;
         slots[s].npts = 0;
     }
-    if (progress == 1) fputc('\n', stderr);
+    ls_run_progress_clear(&pg);
+    if (items) munmap(items, (size_t)n * sizeof *items);
+    free(computes);
     if (!g_stop) clean_stale_runs(out); /* what runners that died while this one ran left behind */
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -948,7 +1014,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         else missing++;
         if (sel[p] == S_DONE_ELSEWHERE) by_others++;
     }
-    double wall = now_s() - t_start;
+    double wall = ls_run_progress_now() - t_start;
     if (fs_error[0] && progress >= -1)
         fprintf(stderr, "sweep %s: filesystem error, no further points launched: %s\n", sw->name, fs_error);
     if (progress >= -1)

@@ -128,6 +128,8 @@ typedef struct {
     lsunit units[LSU_NUNITS];
     lsdp_hw hw;
     ls_engine_acc_ws acc;
+    const ls_timed_options *opt; /* its progress callback */
+    long items_done, items;
 } run_state;
 
 static void direct_port(void *user, lsdp_txn *t)
@@ -144,6 +146,8 @@ static void item_done(void *user, lsdp_ctx *x)
     if (sh->accuracy)
         ls_engine_item_accuracy(&x->blk, &rs->acc, x->Ebuf, x->muh, x->mu, x->om32,
                                 sh->cfg->state_fp64 ? x->om64 : NULL, x->stats);
+    rs->items_done++;
+    if (rs->opt->progress) rs->opt->progress(rs->opt->progress_user, rs->items_done, rs->items);
 }
 
 static const char *layout_name(lsu_ylayout y)
@@ -378,6 +382,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         s.prefetch_depth = depth;
         s.port = direct_port; s.port_user = rs;
         s.item_done = item_done; s.item_user = rs;
+        rs->opt = opt; rs->items = nitems;
         s.item_stats = items; s.hist = hist; s.records = replay ? NULL : recs; s.items = nitems;
         if (opt->trace_path && *opt->trace_path) {
             lstrace_init(&trace, opt->trace_first_tile, opt->trace_tiles,

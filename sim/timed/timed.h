@@ -39,6 +39,8 @@ typedef struct {
                                     figure equal a full run's; res gets tiles and recompute (exact) and
                                     res->timing_only = true, but no O, accuracy or events. Refused for
                                     other modes, above_one = raise and keep_tile_records. Default 0. */
+    void (*progress)(void *user, long done, long total); /* after each work item, or NULL */
+    void *progress_user;
 } ls_timed_options;
 void ls_timed_options_default(ls_timed_options *o);
 
