@@ -53,16 +53,16 @@ static bool exists(const char *path)
     return path && stat(path, &st) == 0;
 }
 
-/* Whether DIR/points/ID/MARKER exists. */
-static bool point_has(const char *out, const char *id, const char *marker)
+/* Whether a point's directory (DIR/points/NAME) holds MARKER. */
+static bool point_has(const char *pdir, const char *marker)
 {
-    char *p = ls_path_fmt("%s/points/%s/%s", out, id, marker);
+    char *p = ls_path_join(pdir, marker);
     bool r = exists(p);
     free(p);
     return r;
 }
 
-static bool point_done(const char *out, const char *id) { return point_has(out, id, "DONE"); }
+static bool point_done(const char *pdir) { return point_has(pdir, "DONE"); }
 
 /* The text of dir/name (malloc'ed), or NULL. */
 static char *read_in(const char *dir, const char *name)
@@ -354,20 +354,29 @@ static void clean_point(const char *dir)
     free(fp);
 }
 
-/* Run directories a killed worker left in DIR/points (ls_atomic_dir names them .ID.run.XXXXXX):
+/* The point whose directory is called name (length len), or -1. */
+static int point_named(const ls_sweep *sw, char *const *names, const char *name, size_t len)
+{
+    for (int p = 0; p < sw->npoints; p++)
+        if (strlen(names[p]) == len && !strncmp(names[p], name, len)) return p;
+    return -1;
+}
+
+/* Run directories a killed worker left in DIR/points (ls_atomic_dir names them .NAME.run.XXXXXX):
  * removed once at start, each only when its point's claim is free (no runner is writing it). */
-static void clean_stale_runs(const char *out)
+static void clean_stale_runs(const char *out, const ls_sweep *sw, char *const *names)
 {
     char *pd = ls_path_join(out, "points");
     DIR *dd = pd ? opendir(pd) : NULL;
     if (dd) {
         for (struct dirent *e; (e = readdir(dd));) {
-            const char *dot = e->d_name[0] == '.' ? strstr(e->d_name, ".run.") : NULL;
-            if (!dot || dot - e->d_name - 1 != LS_SWEEP_ID_LEN) continue;
-            char id[LS_SWEEP_ID_LEN + 1], err[64];
-            memcpy(id, e->d_name + 1, LS_SWEEP_ID_LEN);
-            id[LS_SWEEP_ID_LEN] = '\0';
-            int fd = claim(out, id, err, sizeof err);
+            size_t l = strlen(e->d_name);
+            const char *tail = l > 12 ? e->d_name + l - 11 : NULL; /* ".run.XXXXXX" */
+            if (e->d_name[0] != '.' || !tail || strncmp(tail, ".run.", 5)) continue;
+            int p = point_named(sw, names, e->d_name + 1, (size_t)(tail - e->d_name - 1));
+            if (p < 0) continue;
+            char err[64];
+            int fd = claim(out, sw->points[p].id, err, sizeof err);
             if (fd < 0) continue;
             char *tp = ls_path_join(pd, e->d_name);
             if (tp) (void)ls_remove_tree(tp);
@@ -404,17 +413,17 @@ static void on_point_items(void *user, long done, long total)
 /* Outcome of one point in a worker. */
 enum { PT_DONE, PT_FAILED, PT_FS_ERROR };
 
-/* Runs (or reuses) one point in the worker and marks it DONE or FAILED. src_id: a finished point
- * with the same cache key, or NULL. Returns PT_DONE (*how: 0 computed, 1 report reused,
+/* Runs (or reuses) one point in the worker, in its directory dir, and marks it DONE or FAILED.
+ * src_id, src_dir: a finished point with the same cache key, or NULL. Returns PT_DONE (*how: 0 computed, 1 report reused,
  * 2 replayed by the timed model), PT_FAILED (FAILED written), or PT_FS_ERROR: the filesystem
  * failed (full, read-only, ...), why in msg, whether or not FAILED could be written. */
-static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *out, const char *src_id,
-                     point_items *pi, int *how, char *msg, size_t msglen)
+static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *pdir, const char *src_id,
+                     const char *src_dir, point_items *pi, int *how, char *msg, size_t msglen)
 {
     char err[2048] = "";
     int rc = 0;
     *how = 0;
-    char *dir = ls_path_fmt("%s/points/%s", out, pt->id);
+    char *dir = strdup(pdir);
     ls_config *cfg = malloc(sizeof *cfg);
     if (!cfg || !dir) {
         free(cfg);
@@ -426,9 +435,7 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *o
     else rc = ls_sweep_point_config(sw, pt, cfg, err, sizeof err);
     if (!rc) clean_point(dir);
     if (!rc && src_id) {
-        char *sdir = ls_path_fmt("%s/points/%s", out, src_id);
-        int r = sdir ? reuse_point(cfg, dir, sdir, src_id, err, sizeof err) : 1;
-        free(sdir);
+        int r = reuse_point(cfg, dir, src_dir, src_id, err, sizeof err);
         if (r == 0) *how = 1;
         else if (r > 0) rc = 1;
     }
@@ -472,17 +479,17 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *o
  * reuse the first one's numerics: its report, or the timed model's in-process cache). A
  * filesystem error ends the job: its message goes to the parent through report_fd as
  * "INDEX TAB MESSAGE NEWLINE", and the worker exits with status 3. */
-static void worker(const ls_sweep *sw, const int *job, int njob, const char *out, const char *src_id, int report_fd,
+static void worker(const ls_sweep *sw, const int *job, int njob, char *const *pdir, int src, int report_fd,
                    point_items *items)
 {
-    const char *src = src_id;
     int status = 0;
     for (int k = 0; k < njob; k++) {
         int how;
         char msg[3300] = "";
         const ls_sweep_point *pt = &sw->points[job[k]];
-        int r = run_point(sw, pt, out, src, items ? &items[job[k]] : NULL, &how, msg, sizeof msg);
-        if (r == PT_DONE && !src) src = pt->id;
+        int r = run_point(sw, pt, pdir[job[k]], src >= 0 ? sw->points[src].id : NULL, src >= 0 ? pdir[src] : NULL,
+                          items ? &items[job[k]] : NULL, &how, msg, sizeof msg);
+        if (r == PT_DONE && src < 0) src = job[k];
         if (r == PT_FS_ERROR) {
             for (char *c = msg; *c; c++)
                 if (*c == '\n' || *c == '\t') *c = ' ';
@@ -506,9 +513,9 @@ typedef struct {
 } slot;
 
 /* wall_seconds of a point's run_info.json, or -1 */
-static double point_wall(const char *out, const char *id)
+static double point_wall(const char *pdir)
 {
-    char *p = ls_path_fmt("%s/points/%s/run_info.json", out, id);
+    char *p = ls_path_join(pdir, "run_info.json");
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     double w = -1;
     const char *k = t ? strstr(t, "\"wall_seconds\":") : NULL;
@@ -519,9 +526,9 @@ static double point_wall(const char *out, const char *id)
 }
 
 /* How a finished point got its numerics: 0 computed, 1 report reused, 2 replayed. */
-static int point_how(const char *out, const char *id)
+static int point_how(const char *pdir)
 {
-    char *p = ls_path_fmt("%s/points/%s/DONE", out, id);
+    char *p = ls_path_join(pdir, "DONE");
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     int how = 0;
     const char *l2 = t ? strchr(t, '\n') : NULL;
@@ -594,7 +601,8 @@ enum { S_OFF, S_PENDING, S_DONE_BEFORE, S_RUNNING, S_DONE_NOW, S_FAILED, S_ELSEW
 
 /* Points another runner held: once its claim is free, count them as it left them, or (its runner
  * died or stopped first) make them pending again. Returns how many are still held. */
-static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *next)
+static int poll_elsewhere(const ls_sweep *sw, const char *out, char *const *names, char *const *pdir, char *sel,
+                          int *next)
 {
     int held = 0, reclaimed = 0;
     for (int p = 0; p < sw->npoints; p++) {
@@ -602,8 +610,8 @@ static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *n
         char err[64];
         int fd = claim(out, sw->points[p].id, err, sizeof err);
         if (fd == -1) { held++; continue; }
-        if (point_done(out, sw->points[p].id)) sel[p] = S_DONE_ELSEWHERE;
-        else if (point_has(out, sw->points[p].id, "FAILED")) sel[p] = S_FAILED_ELSEWHERE;
+        if (point_done(pdir[p])) sel[p] = S_DONE_ELSEWHERE;
+        else if (point_has(pdir[p], "FAILED")) sel[p] = S_FAILED_ELSEWHERE;
         else {
             sel[p] = S_PENDING;
             if (*next > p) *next = p;
@@ -611,7 +619,7 @@ static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *n
         }
         if (fd >= 0) close(fd);
     }
-    if (reclaimed) clean_stale_runs(out); /* the other runner died: what its workers were writing */
+    if (reclaimed) clean_stale_runs(out, sw, names); /* the other runner died: what its workers were writing */
     return held;
 }
 
@@ -670,7 +678,28 @@ static void show_status(ls_run_progress *pg, const ls_sweep *sw, int fin, int to
     ls_run_progress_print(pg, now, text);
 }
 
-int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size_t errlen)
+/* Point directories named by point id (before points had names) renamed to their names, each
+ * under its claim, so such a sweep directory resumes. */
+static void adopt_id_dirs(const ls_sweep *sw, const char *out, char *const *names, char *const *pdir, const char *sel)
+{
+    for (int p = 0; p < sw->npoints; p++) {
+        if (!sel[p] || !strcmp(names[p], sw->points[p].id)) continue;
+        char *old = ls_path_fmt("%s/points/%s", out, sw->points[p].id);
+        struct stat st;
+        if (old && stat(old, &st) == 0 && S_ISDIR(st.st_mode) && !exists(pdir[p])) {
+            char err[64];
+            int fd = claim(out, sw->points[p].id, err, sizeof err);
+            if (fd >= 0) {
+                if (!exists(pdir[p])) (void)rename(old, pdir[p]);
+                close(fd);
+            }
+        }
+        free(old);
+    }
+}
+
+static int run_sweep(const ls_sweep *sw, const ls_sweep_run_opts *o, char *const *names, char *const *pdir, char *err,
+                     size_t errlen)
 {
     const char *out = o->out_dir;
     int jobs = o->jobs > 0 ? o->jobs : 1;
@@ -706,13 +735,13 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         free(sel);
         return 2;
     }
-    char *pdir = ls_path_join(out, "points"), *cdir = ls_path_join(out, "claims");
-    if (!pdir || !cdir || ls_make_dirs(pdir, err, errlen) || ls_make_dirs(cdir, err, errlen)) {
-        if (!pdir || !cdir) snprintf(err, errlen, "out of memory");
-        free(pdir); free(cdir); free(sel);
+    char *pts_dir = ls_path_join(out, "points"), *cdir = ls_path_join(out, "claims");
+    if (!pts_dir || !cdir || ls_make_dirs(pts_dir, err, errlen) || ls_make_dirs(cdir, err, errlen)) {
+        if (!pts_dir || !cdir) snprintf(err, errlen, "out of memory");
+        free(pts_dir); free(cdir); free(sel);
         return 2;
     }
-    free(pdir);
+    free(pts_dir);
     free(cdir);
     /* the manifest and a copy of the sweep file, for merge and report */
     char *man = ls_sweep_manifest_text(sw);
@@ -726,13 +755,14 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         free(stext);
         if (wrc) { free(sel); return 1; }
     }
-    clean_stale_runs(out);
+    clean_stale_runs(out, sw, names);
+    adopt_id_dirs(sw, out, names, pdir, sel);
 
     int total = 0, before = 0;
     for (int p = 0; p < n; p++) {
         if (!sel[p]) continue;
         total++;
-        if (point_done(out, sw->points[p].id)) { sel[p] = S_DONE_BEFORE; before++; }
+        if (point_done(pdir[p])) { sel[p] = S_DONE_BEFORE; before++; }
     }
 
     struct sigaction sa, old_int, old_term;
@@ -821,7 +851,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 if (fd == -1) {
                     sel[q] = S_ELSEWHERE;
                     elsewhere++;
-                } else if (point_done(out, sw->points[q].id)) { /* finished by another runner meanwhile */
+                } else if (point_done(pdir[q])) { /* finished by another runner meanwhile */
                     sel[q] = S_DONE_ELSEWHERE;
                     close(fd);
                 } else {
@@ -835,15 +865,15 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 break;
             }
             if (!nj) continue;
-            const char *src = NULL;
-            for (int k = lo; k < hi && !src; k++) {
+            int src = -1;
+            for (int k = lo; k < hi && src < 0; k++) {
                 int q = order[k];
                 if (sel[q] == S_DONE_BEFORE || sel[q] == S_DONE_NOW || sel[q] == S_DONE_ELSEWHERE ||
-                    (sel[q] == S_OFF && point_done(out, sw->points[q].id)))
-                    src = sw->points[q].id;
+                    (sel[q] == S_OFF && point_done(pdir[q])))
+                    src = q;
             }
             for (int k = 0; k < nj; k++) { /* now known: the job's first point computes unless src */
-                char c = (char)(!o->reuse || (k == 0 && !src));
+                char c = (char)(!o->reuse || (k == 0 && src < 0));
                 work_total += c - computes[jobbuf[k]];
                 computes[jobbuf[k]] = c;
             }
@@ -872,7 +902,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 if (getppid() == 1) _exit(1);
 #endif
                 close(pfd[0]);
-                worker(sw, jobbuf, nj, out, src, pfd[1], items);
+                worker(sw, jobbuf, nj, pdir, src, pfd[1], items);
             }
             /* the claims now live in the worker (same open file descriptions) */
             for (int k = 0; k < nj; k++) close(fdbuf[k]);
@@ -901,7 +931,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         if (!running) {
             if (!waiting) break;
             /* nothing of ours left: wait for the points other runners hold */
-            elsewhere = poll_elsewhere(sw, out, sel, &next);
+            elsewhere = poll_elsewhere(sw, out, names, pdir, sel, &next);
             if (elsewhere) nanosleep(&(struct timespec){0, 200000000}, NULL);
             continue;
         }
@@ -909,7 +939,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         int status;
         pid_t pid = waitpid(-1, &status, waiting || pg.style != LS_PROGRESS_OFF ? WNOHANG : 0);
         if (pid == 0) {
-            if (waiting) elsewhere = poll_elsewhere(sw, out, sel, &next);
+            if (waiting) elsewhere = poll_elsewhere(sw, out, names, pdir, sel, &next);
             nanosleep(&(struct timespec){0, 100000000}, NULL);
             continue;
         }
@@ -935,13 +965,13 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
             const ls_sweep_point *pt = &sw->points[p];
             int how = -1;
             char *fs = reports ? reported(reports, p) : NULL;
-            if (point_done(out, pt->id)) {
+            if (point_done(pdir[p])) {
                 sel[p] = S_DONE_NOW;
                 done_now++;
-                how = point_how(out, pt->id);
+                how = point_how(pdir[p]);
                 if (how) reused++;
             } else {
-                char *dir = ls_path_fmt("%s/points/%s", out, pt->id);
+                char *dir = strdup(pdir[p]);
                 char *why = dir ? read_in(dir, "FAILED") : NULL;
                 if (!why && !fs && g_stop && (!WIFEXITED(status) || WEXITSTATUS(status))) {
                     sel[p] = S_PENDING; /* stopped before finishing: a later run redoes it */
@@ -987,7 +1017,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 if (how >= 0) {
                     static const char *const hows[] = {"done", "reused", "replayed"};
                     fprintf(stderr, "[%d/%d] point %d %s %s in %.2f s:", fin, total, p, pt->id, hows[how],
-                            point_wall(out, pt->id));
+                            point_wall(pdir[p]));
                     for (int a = 0; a < sw->naxes; a++) fprintf(stderr, " %s", pt->overrides[a]);
                     fputc('\n', stderr);
                 }
@@ -1002,15 +1032,15 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
     ls_run_progress_clear(&pg);
     if (items) munmap(items, (size_t)n * sizeof *items);
     free(computes);
-    if (!g_stop) clean_stale_runs(out); /* what runners that died while this one ran left behind */
+    if (!g_stop) clean_stale_runs(out, sw, names); /* what runners that died while this one ran left behind */
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     /* the tally is read back from the markers, as `sweep merge` reads it, so both agree */
     int done_all = 0, failed_all = 0, by_others = 0, missing = 0;
     for (int p = 0; p < n; p++) {
         if (!sel[p]) continue;
-        if (point_done(out, sw->points[p].id)) done_all++;
-        else if (point_has(out, sw->points[p].id, "FAILED")) failed_all++;
+        if (point_done(pdir[p])) done_all++;
+        else if (point_has(pdir[p], "FAILED")) failed_all++;
         else missing++;
         if (sel[p] == S_DONE_ELSEWHERE) by_others++;
     }
@@ -1035,5 +1065,18 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
     free(order);
     free(grp_lo);
     free(grp_hi);
+    return rc;
+}
+
+int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size_t errlen)
+{
+    char **names = ls_sweep_point_names(sw);
+    char **pdir = calloc((size_t)(sw->npoints > 0 ? sw->npoints : 1), sizeof *pdir);
+    int ok = names && pdir, rc = 1;
+    for (int p = 0; ok && p < sw->npoints; p++) ok = (pdir[p] = ls_path_fmt("%s/points/%s", o->out_dir, names[p])) != NULL;
+    if (ok) rc = run_sweep(sw, o, names, pdir, err, errlen);
+    else snprintf(err, errlen, "out of memory");
+    ls_sweep_names_free(pdir, sw->npoints);
+    ls_sweep_names_free(names, sw->npoints);
     return rc;
 }
