@@ -48,6 +48,9 @@ typedef struct {
     char name[16];
     uint64_t busy_cycles;        /* summed over the cores that did work (chip-wide for memory/l2) */
     double utilisation;          /* busy / (cycles x cores that did work), chip-wide units: busy / cycles */
+    double utilisation_chip;     /* busy / (cycles x all configured cores): idle cores count; chip-wide units
+                                    as utilisation. Both over the same cycles, the layer's. */
+    int chip_wide;               /* one instance for the chip (dram, l2), not one per core */
     uint64_t ops;                /* transactions served */
     uint64_t work;               /* work items: MACs, lookups, exponentials, element ops, tests, bytes */
     char work_unit[16];
