@@ -27,6 +27,11 @@ UNITS = {
     "occupancy.regs_per_warp": "registers", "occupancy.regs_per_context": "registers",
     "occupancy.prefetch_depth": "K/V tiles", "occupancy.cores_used": "cores", "occupancy.cores": "cores",
     "memory.kv_tile_loads": "loads", "memory.kv_loads_shared": "loads", "workload.max_abs_logit": "logit",
+    "tiles.executed": "tiles", "tiles.masked_skipped": "tiles", "tiles.hp_subblocks_hist": "tiles",
+    "recompute.stage1_subblocks": "sub-blocks", "recompute.stage2_subblocks": "sub-blocks",
+    "recompute.subblocks_active": "sub-blocks", "accuracy.rows": "rows", "accuracy.kl_inf_count": "rows",
+    "accuracy.argmax_flip_rate": "%", "events.o_nonfinite": "elements", "workload.seq_q": "tokens",
+    "workload.seq_k": "tokens",
 }
 SUFFIX_UNITS = [("_rate", "%"), ("_rate_stage1", "%"), ("_rate_stage2", "%"), ("_uj", "µJ"),
                 ("register_utilisation", "%"), ("contexts_per_core.mean", "contexts"),
@@ -40,6 +45,8 @@ def unit_of(field):
         return UNITS[field]
     if field.startswith("stalls."):
         return "context-cycles"
+    if field.startswith("events."):
+        return "events"
     for suf, u in SUFFIX_UNITS:
         if field.endswith(suf):
             return u

@@ -20,7 +20,7 @@ static void run_usage(FILE *out)
           "  --quiet        no summary on stdout, no progress on stderr\n"
           "  --progress     progress as one live line on stderr (default when stderr is a terminal)\n"
           "  --no-progress  progress as plain lines on stderr (default otherwise)\n"
-          "  --progress-every S  seconds between plain progress lines (default 10)\n",
+          "  --progress-every S  seconds between progress updates (default 10 plain, 0.5 live)\n",
           out);
 }
 

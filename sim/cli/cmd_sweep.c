@@ -37,7 +37,7 @@ static void sweep_usage(FILE *out)
           "  --no-reuse    recompute the numerics of points that differ only in non-numerics keys\n"
           "  --progress    status as one live line on stderr (default when stderr is a terminal)\n"
           "  --no-progress status as plain lines: one per finished point and one every S seconds\n"
-          "  --progress-every S  seconds between plain status lines (default 10)\n"
+          "  --progress-every S  seconds between status updates (default 10 plain, 0.5 live)\n"
           "  merge    one CSV row per finished point: axes, point.index, point.id, report columns;\n"
           "           missing and failed points are listed on stderr (--strict: exit 1 then)\n"
           "See docs/sweeps.md.\n",

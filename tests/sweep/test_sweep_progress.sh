@@ -6,21 +6,12 @@
 # progress; a bad --progress-every is refused.
 . "$(dirname "$0")/common.sh"
 cd "$tmp"
-cat > p.yaml <<'YAML'
-name: prog
-base:
-  seed: 7
-  timed: {reuse_numerics: true}
-  workload: {heads_q: 2, heads_kv: 1, seq_q: 1024, seq_k: 1024}
-axes:
-  algorithm.tau: {geom: [1, 0.125], points: 4}
-  accelerator.regfile.layout: [compact, full]
-YAML
+small_sweep p.yaml timed 1024 # 8 points, a fraction of a second each
 "$lampsim" sweep run p.yaml -j 2 -o a --no-reuse --no-progress --progress-every 0.05 2> log; rc=$?
-grep '^sweep prog: [0-9]*/8 points (' log > status
+grep '^sweep small: [0-9]*/8 points (' log > status
 check "[ $rc -eq 0 ] && [ \$(wc -l < status) -ge 2 ]" "plain status lines at a short period (rc $rc, $(wc -l < status) lines): $(head -3 log)"
 check "grep -q 'ETA [0-9]*:[0-9][0-9]' status && grep -q 'work [0-9]*%' status && grep -q 'points/s' status" "status lines carry rate, ETA and the share of work: $(head -1 status)"
-sed 's|^sweep prog: \([0-9]*\)/8 points.*; \([0-9]*\) running.*|\1 \2|' status > counts
+sed 's|^sweep small: \([0-9]*\)/8 points.*; \([0-9]*\) running.*|\1 \2|' status > counts
 check "awk 'BEGIN{ok=1} {if (\$1 < last) ok=0; last=\$1} END{exit !ok}' counts" "done counts never decrease: $(tr '\n' ' ' < counts)"
 check "awk 'BEGIN{ok=1} {left=8-\$1; want=left<2?left:2; if (\$2 != want) ok=0} END{exit !ok}' counts" "running = min(workers, points left) in every status line: $(tr '\n' ' ' < counts)"
 check "[ \$(grep -c '^\[[0-9]*/8\] point' log) -eq 8 ]" "one line per finished point"
@@ -34,7 +25,7 @@ done
 check "[ $rc -eq 0 ] && [ $same -eq 1 ] && [ ! -s qlog ]" "reports identical with and without progress, --quiet prints nothing (rc $rc)"
 # a live line: carriage return and erase, redrawn in place
 "$lampsim" sweep run p.yaml -j 2 -o c --progress --progress-every 0.05 2> live; rc=$?
-check "[ $rc -eq 0 ] && grep -q \$'\r\033\[K' live && [ \$(grep -c 'sweep prog: [0-9]*/8 points (' live) -le 1 ]" "--progress draws one live line in place (rc $rc)"
+check "[ $rc -eq 0 ] && grep -q \$'\r\033\[K' live && [ \$(grep -c 'sweep small: [0-9]*/8 points (' live) -le 1 ]" "--progress draws one live line in place (rc $rc)"
 # a single run: work items
 "$lampsim" run --set workload.seq_q=2048 --set workload.seq_k=2048 --no-progress --progress-every 0.02 -o r1 > out1 2> rlog; rc=$?
 grep '^run: [0-9]*/[0-9]* query blocks' rlog > rstatus
