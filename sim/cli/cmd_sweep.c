@@ -30,7 +30,7 @@ static void sweep_usage(FILE *out)
           "       lampsim sweep merge DIR [-o FILE] [--strict]\n"
           "  expand   print the manifest: one line per point, index TAB id TAB key=value...\n"
           "  run      run the points with N worker processes (default: all cores) into DIR\n"
-          "           (default out/<sweep name>): DIR/points/<id>/ with a DONE marker per point;\n"
+          "           (default out/<sweep name>): DIR/points/<axis values>/ with a DONE marker per point;\n"
           "           re-running skips finished points; Ctrl-C stops cleanly\n"
           "  --shard i/N   only points whose index % N == i (0 <= i < N), e.g. one Slurm array task\n"
           "  --point X     only this point (id or manifest index; repeatable)\n"

@@ -60,9 +60,11 @@ void ls_run_progress_format(char *buf, size_t len, long done, long total, const 
 {
     char el[32], eta[32] = "?";
     ls_run_progress_hms(elapsed, el, sizeof el);
-    /* the remaining share of the work at the rate measured over everything done so far */
+    /* the remaining share of the work at the rate measured over everything done so far; below
+     * LS_PROGRESS_ETA_MIN of the work that rate is mostly start-up, so no ETA yet */
     if (share >= 1.0) snprintf(eta, sizeof eta, "0:00");
-    else if (share > 0 && elapsed > 0) ls_run_progress_hms(elapsed * (1.0 - share) / share, eta, sizeof eta);
+    else if (share >= LS_PROGRESS_ETA_MIN && elapsed > 0)
+        ls_run_progress_hms(elapsed * (1.0 - share) / share, eta, sizeof eta);
     snprintf(buf, len, "%ld/%ld %s (%.0f%%), %.3g %s/s, elapsed %s, ETA %s", done, total, unit,
              total > 0 ? 100.0 * (double)done / (double)total : 100.0, rate, unit, el, eta);
 }

@@ -2,7 +2,9 @@
  * sweep runner (points). On a terminal: one live line redrawn in place; otherwise a plain line
  * every period. Progress never touches stdout or any output file, so results do not depend on it.
  * The ETA is the remaining share of the work at the rate measured so far over the whole run
- * (elapsed x left / done), never extrapolated from the first item alone. */
+ * (elapsed x left / done), never extrapolated from the first item alone, and shown from 5% of the
+ * work on (before that the rate is mostly start-up: building the workload, the first wave of work
+ * items still in flight). */
 #ifndef LAMPSIM_RUN_RUN_PROGRESS_H
 #define LAMPSIM_RUN_RUN_PROGRESS_H
 #include <stdatomic.h>
@@ -15,6 +17,7 @@ typedef enum { LS_PROGRESS_OFF, LS_PROGRESS_AUTO, LS_PROGRESS_LINES, LS_PROGRESS
 
 #define LS_PROGRESS_PERIOD_DEFAULT 10.0 /* seconds between plain lines */
 #define LS_PROGRESS_LIVE_PERIOD 0.5     /* seconds between redraws of the live line */
+#define LS_PROGRESS_ETA_MIN 0.05        /* share of the work done before an ETA is shown ("?" until then) */
 
 typedef struct {
     FILE *out;
