@@ -18,7 +18,6 @@ build: configure
 
 # The main job on the embedded default configuration.
 run: build
-	@$(BUILD)/lampsim --version
 	@$(BUILD)/lampsim run
 
 # bin/lampsim and share/lampsim/ (plot_sweep.py for `lampsim report`, configs/, workloads/) under PREFIX.

@@ -322,11 +322,8 @@ def write_html(path, title, F, header, rows, sweep, axes_cols, csv_path):
         parts.append("<h2>Points</h2>")
         parts.append(table(header, rows, cols))
     else:
-        parts.append("<h2>Report</h2><table><tr><th>field</th><th>value</th></tr>")
-        r0 = rows[0] if rows else {}
-        for h in header:
-            parts.append("<tr><td style='text-align:left'>%s</td><td>%s</td></tr>" % (html.escape(h), html.escape(fmt(r0.get(h, "")))))
-        parts.append("</table>")
+        from run_report import run_report_html  # next to this script: the grouped run report
+        parts.append(run_report_html(header, rows[0] if rows else {}))
     parts.append("</body></html>\n")
     atomic_write(path, "\n".join(parts))
 

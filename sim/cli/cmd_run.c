@@ -10,13 +10,17 @@
 static void run_usage(FILE *out)
 {
     fputs("usage: lampsim run [CONFIG] [--set key.path=value]... [-o DIR] [--force] [--save-o] [--golden] [--quiet]\n"
+          "                   [--progress | --no-progress] [--progress-every SECONDS]\n"
           "  CONFIG         YAML configuration (default: the embedded configs/default.yaml)\n"
           "  --set K=V      override one key after the file (repeatable; `lampsim config --explain K`)\n"
           "  -o DIR         write config.resolved.yaml, report.json, report.csv, run_info.json to DIR\n"
           "  --force        allow DIR to be non-empty (files are replaced atomically)\n"
           "  --save-o       also write O.npy and the fp64 reference O_ref.npy\n"
           "  --golden       run the golden engine only (same as --set timed.enabled=false)\n"
-          "  --quiet        no summary on stdout\n",
+          "  --quiet        no summary on stdout, no progress on stderr\n"
+          "  --progress     progress as one live line on stderr (default when stderr is a terminal)\n"
+          "  --no-progress  progress as plain lines on stderr (default otherwise)\n"
+          "  --progress-every S  seconds between progress updates (default 10 plain, 0.5 live)\n",
           out);
 }
 
@@ -25,6 +29,7 @@ int lscli_run(int argc, char **argv)
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char *config_path = NULL;
     ls_run_opts opts = {0};
+    opts.progress = LS_PROGRESS_AUTO;
     int nsets = 0, rc = 0;
     ls_config *cfg = NULL;
     ls_diag *diag = NULL;
@@ -44,6 +49,17 @@ int lscli_run(int argc, char **argv)
         else if (!strcmp(a, "--golden")) sets[nsets++] = "timed.enabled=false";
         else if (!strcmp(a, "--save-o")) opts.save_o = true;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) opts.quiet = true;
+        else if (!strcmp(a, "--progress")) opts.progress = LS_PROGRESS_LIVE;
+        else if (!strcmp(a, "--no-progress")) opts.progress = LS_PROGRESS_LINES;
+        else if (!strcmp(a, "--progress-every")) {
+            if (i + 1 >= argc || ls_run_progress_parse_period(argv[i + 1], &opts.progress_period)) {
+                fprintf(stderr, "lampsim run: --progress-every: expected seconds in (0, 86400], got '%s'\n",
+                        i + 1 < argc ? argv[i + 1] : "");
+                rc = 2;
+                goto out;
+            }
+            i++;
+        }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             run_usage(stdout);
             goto out;

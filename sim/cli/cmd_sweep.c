@@ -15,6 +15,7 @@
 #include "atomic_dir.h"
 #include "atomic_file.h"
 #include "cmd_sweep.h"
+#include "run_progress.h"
 #include "sweep.h"
 
 #ifndef LAMPSIM_SOURCE_DIR
@@ -25,15 +26,18 @@ static void sweep_usage(FILE *out)
 {
     fputs("usage: lampsim sweep expand SWEEP.yaml [--shard i/N] [--count]\n"
           "       lampsim sweep run SWEEP.yaml [-j N] [-o DIR] [--shard i/N] [--point ID|INDEX]... [--no-reuse]\n"
-          "                                    [--progress | --no-progress] [--quiet]\n"
+          "                                    [--progress | --no-progress] [--progress-every S] [--quiet]\n"
           "       lampsim sweep merge DIR [-o FILE] [--strict]\n"
           "  expand   print the manifest: one line per point, index TAB id TAB key=value...\n"
           "  run      run the points with N worker processes (default: all cores) into DIR\n"
-          "           (default out/<sweep name>): DIR/points/<id>/ with a DONE marker per point;\n"
+          "           (default out/<sweep name>): DIR/points/<axis values>/ with a DONE marker per point;\n"
           "           re-running skips finished points; Ctrl-C stops cleanly\n"
           "  --shard i/N   only points whose index % N == i (0 <= i < N), e.g. one Slurm array task\n"
           "  --point X     only this point (id or manifest index; repeatable)\n"
           "  --no-reuse    recompute the numerics of points that differ only in non-numerics keys\n"
+          "  --progress    status as one live line on stderr (default when stderr is a terminal)\n"
+          "  --no-progress status as plain lines: one per finished point and one every S seconds\n"
+          "  --progress-every S  seconds between status updates (default 10 plain, 0.5 live)\n"
           "  merge    one CSV row per finished point: axes, point.index, point.id, report columns;\n"
           "           missing and failed points are listed on stderr (--strict: exit 1 then)\n"
           "See docs/sweeps.md.\n",
@@ -127,6 +131,12 @@ static int sweep_run(int argc, char **argv)
         else if (!strcmp(a, "--no-reuse")) o.reuse = false;
         else if (!strcmp(a, "--progress")) o.progress = 1;
         else if (!strcmp(a, "--no-progress")) o.progress = 0;
+        else if (!strcmp(a, "--progress-every") && has) {
+            if (ls_run_progress_parse_period(argv[++i], &o.progress_period)) {
+                fprintf(stderr, "lampsim sweep run: --progress-every: expected seconds in (0, 86400], got '%s'\n", argv[i]);
+                goto out;
+            }
+        }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o.quiet = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { sweep_usage(stdout); rc = 0; goto out; }
         else if (a[0] == '-' || file) {
@@ -333,8 +343,9 @@ int lscli_report(int argc, char **argv)
 /* ---------------- compare ---------------- */
 
 typedef struct {
-    char label[LS_CFG_PATH_MAX];
-    char **h, **r;
+    char dir[LS_CFG_PATH_MAX]; /* the run directory */
+    char *label;               /* the config keys that differ between the rows (malloc'ed) */
+    char **h, **r;             /* report.csv header and values */
     int n;
 } crow;
 
@@ -345,39 +356,18 @@ static const char *col(const crow *c, const char *name)
     return NULL;
 }
 
-/* First of several candidate names present in any row. */
-static const char *pick(const crow *rows, int n, const char *const *names)
+/* A column as a number, NAN when absent or empty. */
+static double num(const crow *c, const char *name)
 {
-    for (int k = 0; names[k]; k++)
-        for (int i = 0; i < n; i++)
-            if (col(&rows[i], names[k])) return names[k];
-    return NULL;
+    const char *v = col(c, name);
+    char *e;
+    double x = v && *v ? strtod(v, &e) : NAN;
+    return v && *v && e != v ? x : NAN;
 }
 
-/* Mean of the utilisation columns (units.<u>.utilisation and the like) of a row, or NAN. */
-static double utilisation(const crow *c)
+static int load_row(crow *c, const char *dir)
 {
-    double s = 0;
-    int k = 0;
-    for (int i = 0; i < c->n; i++) {
-        const char *h = c->h[i];
-        size_t l = strlen(h);
-        if (strncmp(h, "units.", 6) || l < 12) continue;
-        if (strcmp(h + l - 12, ".utilisation") && strcmp(h + l - 12, ".utilization")) continue;
-        char *e;
-        double v = strtod(c->r[i], &e);
-        if (e != c->r[i]) { s += v; k++; }
-    }
-    if (!k) {
-        const char *v = col(c, "utilisation");
-        if (!v) v = col(c, "utilization");
-        return v ? strtod(v, NULL) : NAN;
-    }
-    return s / k;
-}
-
-static int load_row(crow *c, const char *dir, const char *label)
-{
+    memset(c, 0, sizeof *c);
     char *p = ls_path_join(dir, "report.csv");
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     free(p);
@@ -392,117 +382,261 @@ static int load_row(crow *c, const char *dir, const char *label)
         return -1;
     }
     c->n = nh;
-    snprintf(c->label, sizeof c->label, "%s", label);
+    snprintf(c->dir, sizeof c->dir, "%s", dir);
+    return 0;
+}
+
+#define LABEL_KEYS 4 /* differing keys shown in a table label; the rest are counted */
+
+/* Position of key among a sweep's axis keys (axes[0..naxes)), else naxes: axes come first in labels. */
+static int axis_rank(const char *key, char *const *axes, int naxes)
+{
+    int a = 0;
+    while (a < naxes && strcmp(axes[a], key)) a++;
+    return a;
+}
+
+/* Labels every row by the config.* keys whose values differ between the rows (short keys as in
+ * sweep point names; a sweep's axes first, in its order, then report order), up to LABEL_KEYS of
+ * them and "+N keys" for the rest; a row whose label is empty or not unique also gets its directory. */
+static int label_rows(crow *rows, int n, char *const *axes, int naxes)
+{
+    int nk = 0, cap = 16;
+    const char **keys = malloc((size_t)cap * sizeof *keys);
+    if (!keys) return -1;
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < rows[i].n; c++) {
+            const char *k = rows[i].h[c];
+            if (strncmp(k, "config.", 7)) continue;
+            int seen = 0, differs = 0;
+            for (int j = 0; j < nk && !seen; j++) seen = !strcmp(keys[j], k + 7);
+            for (int j = 0; j < n && !seen && !differs; j++) {
+                const char *v = col(&rows[j], k);
+                differs = !v || strcmp(v, rows[i].r[c]);
+            }
+            if (seen || !differs) continue;
+            if (nk == cap) {
+                const char **nk2 = realloc(keys, (size_t)(cap *= 2) * sizeof *nk2);
+                if (!nk2) { free(keys); return -1; }
+                keys = nk2;
+            }
+            int r = axis_rank(k + 7, axes, naxes), at = nk++;
+            while (at > 0 && axis_rank(keys[at - 1], axes, naxes) > r) { keys[at] = keys[at - 1]; at--; }
+            keys[at] = k + 7;
+        }
+    for (int i = 0; i < n; i++) {
+        char *b = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&b, &len);
+        if (!m) { free(keys); return -1; }
+        for (int j = 0; j < nk && j < LABEL_KEYS; j++) {
+            char full[LS_CFG_PATH_MAX + 8];
+            snprintf(full, sizeof full, "config.%s", keys[j]);
+            const char *v = col(&rows[i], full);
+            fprintf(m, "%s%s=%s", j ? "," : "", ls_sweep_short_key(keys[j], keys, nk), v ? v : "-");
+        }
+        if (nk > LABEL_KEYS) fprintf(m, " +%d keys", nk - LABEL_KEYS);
+        fclose(m);
+        rows[i].label = b;
+    }
+    for (int i = 0; i < n; i++) {
+        int dup = !rows[i].label || !rows[i].label[0];
+        for (int j = 0; j < n && !dup; j++) dup = j != i && !strcmp(rows[i].label, rows[j].label);
+        if (!dup) continue;
+        char *nl = ls_path_fmt("%s%s%s", rows[i].label ? rows[i].label : "", rows[i].label && rows[i].label[0] ? " " : "",
+                               rows[i].dir);
+        if (!nl) { free(keys); return -1; }
+        free(rows[i].label);
+        rows[i].label = nl;
+    }
+    free(keys);
+    return 0;
+}
+
+/* The columns: report field, header in the table and in CSV (each with its one unit), scale for the
+ * table, printf format; ratio columns (against the baseline row) have no field. */
+typedef struct {
+    const char *field, *head, *csv, *fmt;
+    double scale;
+    int ratio; /* 1: baseline / row (speedup), 2: row / baseline */
+    const char *of; /* the field a ratio is taken of */
+} ccol;
+
+static const ccol k_cols[] = {
+    {"cycles", "cycles", "cycles", "%.0f", 1, 0, NULL},
+    {"time_us", "time (us)", "time_us", "%.3f", 1, 0, NULL},
+    {NULL, "speedup (x)", "speedup_x", "%.3f", 1, 1, "cycles"},
+    {"energy.total_uj", "energy (uJ)", "energy_uj", "%.3f", 1, 0, NULL},
+    {NULL, "energy (x)", "energy_x", "%.3f", 1, 2, "energy.total_uj"},
+    {"units.tensor.utilisation", "tensor util (%)", "tensor_utilisation", "%.2f", 100, 0, NULL},
+    {"tiles.disruptive_rate", "disruptive (%)", "disruptive_rate", "%.2f", 100, 0, NULL},
+    {"recompute.subblock_rate", "recompute (%)", "recompute_rate", "%.2f", 100, 0, NULL},
+    {"accuracy.kl_mean", "KL mean (nats)", "kl_mean_nats", "%.3e", 1, 0, NULL},
+    {"accuracy.o_rel_fro_err", "O rel err (1)", "o_rel_fro_err", "%.3e", 1, 0, NULL},
+};
+#define NCOLS (int)(sizeof k_cols / sizeof k_cols[0])
+
+/* A table column is as wide as its header, at least 10 (a %.3e value). */
+static int colw(const ccol *k) { return strlen(k->head) > 10 ? (int)strlen(k->head) : 10; }
+
+static double cell(const crow *c, const crow *base, const ccol *k)
+{
+    if (!k->ratio) return num(c, k->field);
+    double a = num(c, k->of), b = num(base, k->of);
+    return k->ratio == 1 ? b / a : a / b;
+}
+
+static void compare_usage(FILE *out)
+{
+    fputs("usage: lampsim compare [--csv] [--baseline DIR] DIR...\n"
+          "  side-by-side table of run directories (or every finished point of a sweep directory), each row\n"
+          "  labelled by the configuration keys that differ between the runs; columns (present when the\n"
+          "  reports have them): mode, cycles, time (us), speedup (x) and energy (x) against the baseline,\n"
+          "  energy (uJ), tensor utilisation (%), disruptive and recompute rates (%), KL mean (nats),\n"
+          "  O relative error\n"
+          "  --baseline DIR  the run the ratios are taken against (default: the first row); listed first\n"
+          "  --csv           CSV: label, directory, then the columns (rates as fractions)\n",
+          out);
+}
+
+/* Appends the rows of one argument: a run directory, or every finished point of a sweep directory
+ * (its axis keys are added to axes, malloc'ed). */
+static int add_rows(crow **rows, int *n, int *cap, const char *d, char ***axes, int *naxes)
+{
+    ls_sweep_manifest mf;
+    int sweep = !is_file(d, "report.csv") && !ls_sweep_read_manifest(d, &mf);
+    int want = sweep ? mf.n : 1;
+    if (*n + want > *cap) {
+        *cap = (*n + want) * 2;
+        crow *nr = realloc(*rows, (size_t)*cap * sizeof *nr);
+        if (!nr) {
+            if (sweep) ls_sweep_manifest_free(&mf);
+            return 1;
+        }
+        *rows = nr;
+    }
+    if (!sweep) {
+        if (load_row(&(*rows)[*n], d)) {
+            fprintf(stderr, "lampsim compare: %s: no readable report.csv (not a run or sweep directory)\n", d);
+            return 2;
+        }
+        (*n)++;
+        return 0;
+    }
+    for (int p = 0; p < mf.n; p++)
+        if (is_file(mf.paths[p], "DONE") && !load_row(&(*rows)[*n], mf.paths[p])) (*n)++;
+    char **na = mf.n ? realloc(*axes, (size_t)(*naxes + mf.naxes + 1) * sizeof *na) : *axes;
+    if (na) *axes = na;
+    for (int a = 0; na && mf.n && a < mf.naxes; a++) {
+        const char *ov = mf.overrides[0][a], *eq = strchr(ov, '=');
+        char *k = strndup(ov, eq ? (size_t)(eq - ov) : strlen(ov));
+        if (k) na[(*naxes)++] = k;
+    }
+    ls_sweep_manifest_free(&mf);
     return 0;
 }
 
 int lscli_compare(int argc, char **argv)
 {
     int csv = 0, n = 0, cap = 0, rc = 0;
+    const char *baseline = NULL;
     crow *rows = NULL;
+    char **axes = NULL;
+    int naxes = 0;
     for (int i = 1; i < argc && !rc; i++) {
         const char *d = argv[i];
         if (!strcmp(d, "--csv")) { csv = 1; continue; }
+        if (!strcmp(d, "--baseline")) {
+            if (i + 1 >= argc) { fprintf(stderr, "lampsim compare: --baseline needs a run directory\n"); rc = 2; }
+            else baseline = argv[++i];
+            continue;
+        }
         if (!strcmp(d, "--help") || !strcmp(d, "-h")) {
-            puts("usage: lampsim compare [--csv] DIR...\n"
-                 "  side-by-side table of run directories (or every finished point of a sweep directory):\n"
-                 "  mode, cycles and speedup vs the first (when the reports have cycles), mean unit utilisation\n"
-                 "  (when present), disruptive-tile rate, recompute rate, KL mean, O relative error");
+            compare_usage(stdout);
+            for (int a = 0; a < naxes; a++) free(axes[a]);
+            free(axes);
+            for (int k = 0; k < n; k++) {
+                ls_csv_free(rows[k].h, rows[k].n);
+                ls_csv_free(rows[k].r, rows[k].n);
+            }
             free(rows);
             return 0;
         }
         if (d[0] == '-') { fprintf(stderr, "lampsim compare: unknown option '%s'\n", d); rc = 2; break; }
-        char *p = ls_path_join(d, "manifest.tsv");
-        char *man = is_file(d, "report.csv") || !p ? NULL : ls_sweep_read_file(p, NULL);
-        free(p);
-        int want = man ? 0 : 1;
-        if (man)
-            for (char *s = man; *s; s++) want += *s == '\n';
-        if (n + want > cap) {
-            cap = (n + want) * 2;
-            crow *nr = realloc(rows, (size_t)cap * sizeof *nr);
-            if (!nr) { free(man); rc = 1; break; }
-            rows = nr;
+        rc = add_rows(&rows, &n, &cap, d, &axes, &naxes);
+    }
+    int b = 0; /* the baseline row */
+    if (!rc && baseline) {
+        if (!is_file(baseline, "report.csv")) {
+            fprintf(stderr, "lampsim compare: --baseline %s: no report.csv (the baseline is one run directory)\n", baseline);
+            rc = 2;
+        } else {
+            struct stat sb, si;
+            b = -1;
+            for (int i = 0; i < n && b < 0; i++) /* the same directory, however spelt */
+                if (!stat(baseline, &sb) && !stat(rows[i].dir, &si) && sb.st_dev == si.st_dev && sb.st_ino == si.st_ino) b = i;
+            if (b < 0) rc = add_rows(&rows, &n, &cap, baseline, &axes, &naxes), b = n - 1;
         }
-        if (!man) {
-            if (load_row(&rows[n], d, d)) {
-                fprintf(stderr, "lampsim compare: %s: no readable report.csv (not a run directory)\n", d);
-                rc = 2;
-            } else n++;
-            continue;
-        }
-        for (char *line = man, *nl; *line; line = nl) {
-            nl = strchr(line, '\n');
-            if (nl) *nl++ = '\0';
-            else nl = line + strlen(line);
-            char *t1 = strchr(line, '\t');
-            if (!t1) continue;
-            char *t2 = strchr(t1 + 1, '\t');
-            char id[64];
-            snprintf(id, sizeof id, "%.*s", (int)(t2 ? t2 - t1 - 1 : (long)strlen(t1 + 1)), t1 + 1);
-            char label[LS_CFG_PATH_MAX];
-            char *pd = ls_path_fmt("%s/points/%s", d, id);
-            if (!pd || !is_file(pd, "DONE")) {
-                free(pd);
-                continue;
-            }
-            snprintf(label, sizeof label, "%s", t2 ? t2 + 1 : id);
-            for (char *c = label; *c; c++)
-                if (*c == '\t') *c = ' ';
-            if (!load_row(&rows[n], pd, label)) n++;
-            free(pd);
-        }
-        free(man);
     }
     if (!rc && n == 0) {
-        fputs("usage: lampsim compare [--csv] DIR...\n", stderr);
+        compare_usage(stderr);
         rc = 2;
     }
+    if (!rc && b > 0) { /* the baseline first */
+        crow t = rows[b];
+        memmove(rows + 1, rows, (size_t)b * sizeof *rows);
+        rows[0] = t;
+    }
+    if (!rc && label_rows(rows, n, axes, naxes)) rc = 1;
     if (!rc) {
-        static const char *const cyc_names[] = {"cycles", "cycles.total", "timing.cycles", NULL};
-        const char *cyc = pick(rows, n, cyc_names);
-        int has_util = 0;
-        for (int i = 0; i < n; i++) has_util |= !isnan(utilisation(&rows[i]));
-        size_t w = 3;
-        for (int i = 0; i < n; i++) w = strlen(rows[i].label) > w ? strlen(rows[i].label) : w;
+        int show[NCOLS];
+        for (int k = 0; k < NCOLS; k++) {
+            show[k] = 0;
+            for (int i = 0; i < n && !show[k]; i++) show[k] = !isnan(num(&rows[i], k_cols[k].ratio ? k_cols[k].of : k_cols[k].field));
+        }
+        int w = 3;
+        for (int i = 0; i < n; i++) w = (int)strlen(rows[i].label) > w ? (int)strlen(rows[i].label) : w;
         if (w > 60) w = 60;
-        const char *sep = csv ? "," : "  ";
-        if (csv) printf("run,mode");
-        else printf("%-*s  %-10s", (int)w, "run", "mode");
-        if (cyc) printf(csv ? ",cycles,speedup" : "  %14s  %8s", "cycles", "speedup");
-        if (has_util) printf(csv ? ",utilisation" : "  %11s", "utilisation");
-        printf(csv ? ",disruptive_rate,recompute_rate,kl_mean,o_rel_err\n" : "  %10s  %10s  %10s  %10s\n", "disruptive",
-               "recompute", "KL mean", "O rel err");
-        double c0 = cyc ? strtod(col(&rows[0], cyc) ? col(&rows[0], cyc) : "nan", NULL) : NAN;
+        if (csv) printf("run,dir,mode");
+        else printf("%-*s  %-10s", w, "run", "mode");
+        for (int k = 0; k < NCOLS; k++)
+            if (show[k]) {
+                if (csv) printf(",%s", k_cols[k].csv);
+                else printf("  %*s", colw(&k_cols[k]), k_cols[k].head);
+            }
+        putchar('\n');
         for (int i = 0; i < n; i++) {
             const crow *c = &rows[i];
             const char *mode = col(c, "mode");
             if (csv) {
-                printf("\"%s\",%s", c->label, mode ? mode : "");
-            } else printf("%-*.*s  %-10s", (int)w, (int)w, c->label, mode ? mode : "-");
-            if (cyc) {
-                const char *v = col(c, cyc);
-                double cv = v ? strtod(v, NULL) : NAN;
-                if (csv) printf("%s%s%s%.6g", sep, v ? v : "", sep, c0 / cv);
-                else printf("  %14s  %7.3fx", v ? v : "-", c0 / cv);
-            }
-            if (has_util) printf(csv ? ",%.6g" : "  %11.4f", utilisation(c));
-            const char *keys[] = {"tiles.disruptive_rate", "recompute.subblock_rate", "accuracy.kl_mean",
-                                  "accuracy.o_rel_fro_err"};
-            for (int k = 0; k < 4; k++) {
-                const char *v = col(c, keys[k]);
-                double x = v && *v ? strtod(v, NULL) : NAN;
-                if (csv) printf(",%s", v ? v : "");
-                else if (isnan(x)) printf("  %10s", "-");
-                else printf(k < 2 ? "  %9.2f%%" : "  %10.3e", k < 2 ? 100 * x : x);
+                printf("\"");
+                for (const char *q = c->label; *q; q++) printf(*q == '"' ? "\"\"" : "%c", *q);
+                printf("\",\"%s\",%s", c->dir, mode ? mode : "");
+            } else printf("%-*s  %-10s", w, c->label, mode ? mode : "-");
+            for (int k = 0; k < NCOLS; k++) {
+                if (!show[k]) continue;
+                double x = cell(c, &rows[0], &k_cols[k]);
+                if (csv) {
+                    if (!isnan(x)) printf(",%.17g", x);
+                    else putchar(',');
+                } else if (isnan(x)) printf("  %*s", colw(&k_cols[k]), "-");
+                else {
+                    char v[64];
+                    snprintf(v, sizeof v, k_cols[k].fmt, x * k_cols[k].scale);
+                    printf("  %*s", colw(&k_cols[k]), v);
+                }
             }
             putchar('\n');
         }
+        if (!csv) printf("ratios against %s (%s)\n", rows[0].label, rows[0].dir);
     }
     for (int i = 0; i < n; i++) {
+        free(rows[i].label);
         ls_csv_free(rows[i].h, rows[i].n);
         ls_csv_free(rows[i].r, rows[i].n);
     }
+    for (int a = 0; a < naxes; a++) free(axes[a]);
+    free(axes);
     free(rows);
     return rc;
 }

@@ -99,6 +99,7 @@ typedef struct {
     const eng_ctx *x;
     atomic_int *next;
     atomic_int *failed;
+    atomic_int *done;
 } pool_arg;
 
 static void *worker(void *arg)
@@ -115,6 +116,8 @@ static void *worker(void *arg)
         /* test hook: process query blocks in descending order (results must not change) */
         int item = a->x->p->query_block_order ? a->x->nitems - 1 - k : k;
         eng_run_item(a->x, &w, item);
+        int d = atomic_fetch_add(a->done, 1) + 1;
+        if (a->x->p->progress) a->x->p->progress(a->x->p->progress_user, d, a->x->nitems);
     }
     eng_ws_free(&w);
     return NULL;
@@ -281,10 +284,11 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
         int nt = p->threads == 0 ? ncores() : p->threads;
         if (nt > x.nitems) nt = x.nitems;
         if (nt < 1) nt = 1;
-        atomic_int next, failed;
+        atomic_int next, failed, done;
         atomic_init(&next, 0);
         atomic_init(&failed, 0);
-        pool_arg arg = { &x, &next, &failed };
+        atomic_init(&done, 0);
+        pool_arg arg = { &x, &next, &failed, &done };
         pthread_t *th = calloc((size_t)nt, sizeof *th);
         int started = 0;
         if (th) {

@@ -61,6 +61,10 @@ typedef struct ls_engine_params {
     bool keep_reference;      /* keep the reference O in the result (for saving) */
     bool keep_tile_records;   /* per-tile records (default off) */
     int query_block_order;    /* test hook: 0 ascending, 1 descending work-item order (results identical) */
+    /* called after each work item (query block of one head) with the items done so far and the
+     * total, from whichever engine thread finished it; NULL: nothing. Results do not depend on it. */
+    void (*progress)(void *user, long done, long total);
+    void *progress_user;
 } ls_engine_params;
 
 void ls_engine_params_default(ls_engine_params *p);

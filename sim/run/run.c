@@ -171,6 +171,15 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         if (rc) return rc;
     }
     if (!o->quiet && ls_run_estimate_wanted(cfg)) ls_run_estimate(cfg, stderr);
+    ls_run_progress prog;
+    ls_run_progress_init(&prog, stderr, o->quiet ? LS_PROGRESS_OFF : o->progress, o->progress_period);
+    if (o->on_items) {
+        ep.progress = o->on_items;
+        ep.progress_user = o->on_items_user;
+    } else if (prog.style != LS_PROGRESS_OFF) {
+        ep.progress = ls_run_progress_items;
+        ep.progress_user = &prog;
+    }
     ls_attn_inputs in;
     ls_workload_info wl;
     memset(&in, 0, sizeof in);
@@ -204,10 +213,13 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         to.trace_max_events = (long)cfg->timed.trace_max_events;
         to.reuse_numerics = cfg->timed.reuse_numerics;
         to.timing_only = cfg->timed.timing_only;
+        to.progress = ep.progress;
+        to.progress_user = ep.progress_user;
         if (!rc && ls_timed_run_opts(cfg, &ep, &in, &to, &res, &tr, err, errlen)) rc = 1;
     } else if (ls_engine_run(&ep, &in, &res, err, errlen)) {
         rc = 1;
     }
+    ls_run_progress_clear(&prog);
     if (!rc && res.events.o_nonfinite)
         fprintf(stderr, "lampsim: warning: %llu output elements are NaN or infinite (events.o_nonfinite): the "
                 "arithmetic overflowed fp32, accuracy metrics that include them are null\n",

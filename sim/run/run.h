@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "run_progress.h"
 
 typedef struct {
     const char *out_dir;   /* NULL: print the summary only, write nothing */
@@ -16,6 +17,11 @@ typedef struct {
     bool save_o;           /* also write O.npy (and O_ref.npy) */
     bool quiet;            /* no summary on stdout */
     FILE *summary;         /* where the summary goes (default stdout) */
+    ls_run_progress_style progress; /* work-item progress on stderr (OFF unless asked; quiet: OFF) */
+    double progress_period;         /* seconds between plain progress lines (<= 0: the default) */
+    /* instead of printing progress: each finished work item is reported here (the sweep runner) */
+    void (*on_items)(void *user, long done, long total);
+    void *on_items_user;
 } ls_run_opts;
 
 /* Opens run_info.json's object and writes the fields every run records (version, git revision,

@@ -79,6 +79,35 @@ void ls_sweep_manifest_line(const ls_sweep *sw, const ls_sweep_point *p, FILE *o
 /* The whole manifest as text (malloc'ed). */
 char *ls_sweep_manifest_text(const ls_sweep *sw);
 
+/* ---- point directories (sweep_names.c) ---- */
+/* A point's directory is DIR/points/<name>, the name made of its axis values: the axes whose value
+ * varies (all of them for a single point), each as short key = value joined by ',', the short key
+ * being the key's last component (more components when two shown keys end alike), quotes dropped,
+ * characters outside [A-Za-z0-9._+-] replaced by '_', e.g. "tau=0.5,layout=compact". Names equal
+ * after that, or longer than 200 bytes, get "~<id>". No axes: the id. Returns npoints malloc'ed
+ * names (ls_sweep_names_free), or NULL when out of memory. */
+char **ls_sweep_dir_names(int npoints, int naxes, char *const *const *overrides, const char *const *ids);
+char **ls_sweep_point_names(const ls_sweep *sw);
+void ls_sweep_names_free(char **names, int n);
+/* The shortest tail of key (whole dot-separated components) that no other of keys[0..n) ends in. */
+const char *ls_sweep_short_key(const char *key, const char *const *keys, int n);
+/* DIR/points/<name>, or DIR/points/<id> when only that exists (a sweep directory written before
+ * points had names). Malloc'ed, or NULL. */
+char *ls_sweep_point_path(const char *dir, const char *name, const char *id);
+
+/* A sweep directory's manifest.tsv with each point's directory. */
+typedef struct {
+    char *text;        /* the manifest, split in place */
+    int n, naxes;
+    char **ids;        /* [n] */
+    char ***overrides; /* [n][naxes] "key=value" */
+    char **names;      /* [n] directory names */
+    char **paths;      /* [n] point directories (ls_sweep_point_path) */
+} ls_sweep_manifest;
+/* Returns 0, or -1 (no manifest, malformed, out of memory). */
+int ls_sweep_read_manifest(const char *dir, ls_sweep_manifest *m);
+void ls_sweep_manifest_free(ls_sweep_manifest *m);
+
 /* ---- running ---- */
 typedef struct {
     const char *out_dir;  /* sweep directory */
@@ -90,6 +119,7 @@ typedef struct {
                              numerics (golden report copy, or the timed model's replay) */
     bool quiet;           /* no progress */
     int progress;         /* -1 auto (TTY), 0 plain lines, 1 TTY line */
+    double progress_period; /* seconds between status lines (<= 0: 10 s plain, 0.5 s on a TTY) */
 } ls_sweep_run_opts;
 
 /* Runs the points. Returns 0 when every selected point is done, 1 when some failed, 2 for bad

@@ -84,6 +84,7 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
     memset(st, 0, sizeof *st);
     strv axes = {0}, cols = {0};
     mpoint *pts = NULL;
+    ls_sweep_manifest mf = {0};
     int np = 0, cap = 0, rc = 0;
     char schema[64] = "", schema_id[64] = "", git[128] = "", git_id[64] = "";
     int git_mixed = 0;
@@ -129,16 +130,22 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
         }
     }
     st->total = np;
+    /* the points' directories (named by their axis values) */
+    if (ls_sweep_read_manifest(dir, &mf) || mf.n != np) {
+        snprintf(err, errlen, "%s: malformed manifest (or out of memory)", path);
+        rc = 2;
+        goto out;
+    }
     /* reports */
     for (int i = 0; i < np; i++) {
         mpoint *p = &pts[i];
         struct stat sb;
-        char *pf = ls_path_fmt("%s/points/%s/DONE", dir, p->id);
+        char *pf = ls_path_join(mf.paths[i], "DONE");
         if (!pf) { rc = 1; goto out; }
         int done = stat(pf, &sb) == 0;
         free(pf);
         if (!done) {
-            pf = ls_path_fmt("%s/points/%s/FAILED", dir, p->id);
+            pf = ls_path_join(mf.paths[i], "FAILED");
             char *why = pf ? ls_sweep_read_file(pf, NULL) : NULL;
             free(pf);
             if (why) {
@@ -153,7 +160,7 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
             }
             continue;
         }
-        pf = ls_path_fmt("%s/points/%s/report.csv", dir, p->id);
+        pf = ls_path_join(mf.paths[i], "report.csv");
         char *csv = pf ? ls_sweep_read_file(pf, NULL) : NULL;
         free(pf);
         size_t pos = 0;
@@ -238,6 +245,7 @@ out:
         ls_csv_free(pts[i].row, pts[i].nh);
     }
     free(pts);
+    ls_sweep_manifest_free(&mf);
     sv_free(&axes);
     sv_free(&cols);
     free(man);

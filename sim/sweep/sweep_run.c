@@ -21,9 +21,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -45,29 +47,22 @@ static volatile sig_atomic_t g_stop;
 
 static void on_signal(int sig) { g_stop = sig; }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
     return path && stat(path, &st) == 0;
 }
 
-/* Whether DIR/points/ID/MARKER exists. */
-static bool point_has(const char *out, const char *id, const char *marker)
+/* Whether a point's directory (DIR/points/NAME) holds MARKER. */
+static bool point_has(const char *pdir, const char *marker)
 {
-    char *p = ls_path_fmt("%s/points/%s/%s", out, id, marker);
+    char *p = ls_path_join(pdir, marker);
     bool r = exists(p);
     free(p);
     return r;
 }
 
-static bool point_done(const char *out, const char *id) { return point_has(out, id, "DONE"); }
+static bool point_done(const char *pdir) { return point_has(pdir, "DONE"); }
 
 /* The text of dir/name (malloc'ed), or NULL. */
 static char *read_in(const char *dir, const char *name)
@@ -282,14 +277,14 @@ static int reuse_point(const ls_config *cfg, const char *dir, const char *src_di
                        size_t errlen)
 {
     char *json = NULL, *csv = NULL, *info = NULL;
-    double t0 = now_s();
+    double t0 = ls_run_progress_now();
     if (reuse_report(cfg, src_dir, &json, &csv)) return -1;
     int rc = 1;
     char *p = ls_path_join(dir, "config.resolved.yaml");
     int wrc = p ? ls_config_write_resolved_file(cfg, p, err, errlen) : -1;
     free(p);
     if (wrc) goto out;
-    info = run_info(cfg, src_id, now_s() - t0);
+    info = run_info(cfg, src_id, ls_run_progress_now() - t0);
     if (!info) goto out;
     if (write_file(dir, "report.csv", csv, err, errlen) || write_file(dir, "run_info.json", info, err, errlen) ||
         write_file(dir, "report.json", json, err, errlen))
@@ -359,20 +354,29 @@ static void clean_point(const char *dir)
     free(fp);
 }
 
-/* Run directories a killed worker left in DIR/points (ls_atomic_dir names them .ID.run.XXXXXX):
+/* The point whose directory is called name (length len), or -1. */
+static int point_named(const ls_sweep *sw, char *const *names, const char *name, size_t len)
+{
+    for (int p = 0; p < sw->npoints; p++)
+        if (strlen(names[p]) == len && !strncmp(names[p], name, len)) return p;
+    return -1;
+}
+
+/* Run directories a killed worker left in DIR/points (ls_atomic_dir names them .NAME.run.XXXXXX):
  * removed once at start, each only when its point's claim is free (no runner is writing it). */
-static void clean_stale_runs(const char *out)
+static void clean_stale_runs(const char *out, const ls_sweep *sw, char *const *names)
 {
     char *pd = ls_path_join(out, "points");
     DIR *dd = pd ? opendir(pd) : NULL;
     if (dd) {
         for (struct dirent *e; (e = readdir(dd));) {
-            const char *dot = e->d_name[0] == '.' ? strstr(e->d_name, ".run.") : NULL;
-            if (!dot || dot - e->d_name - 1 != LS_SWEEP_ID_LEN) continue;
-            char id[LS_SWEEP_ID_LEN + 1], err[64];
-            memcpy(id, e->d_name + 1, LS_SWEEP_ID_LEN);
-            id[LS_SWEEP_ID_LEN] = '\0';
-            int fd = claim(out, id, err, sizeof err);
+            size_t l = strlen(e->d_name);
+            const char *tail = l > 12 ? e->d_name + l - 11 : NULL; /* ".run.XXXXXX" */
+            if (e->d_name[0] != '.' || !tail || strncmp(tail, ".run.", 5)) continue;
+            int p = point_named(sw, names, e->d_name + 1, (size_t)(tail - e->d_name - 1));
+            if (p < 0) continue;
+            char err[64];
+            int fd = claim(out, sw->points[p].id, err, sizeof err);
             if (fd < 0) continue;
             char *tp = ls_path_join(pd, e->d_name);
             if (tp) (void)ls_remove_tree(tp);
@@ -390,20 +394,36 @@ static void clean_stale_runs(const char *out)
 #define DONE_COMPUTED "-"
 #define DONE_REPLAYED "replay" /* the timed model replayed them from its in-process cache */
 
+/* Work items done by the point a worker runs, in memory shared with the runner (for its progress). */
+typedef struct {
+    atomic_long done, total;
+} point_items;
+
+/* ls_run's work-item callback in a worker; engine threads may report out of order, so keep the max. */
+static void on_point_items(void *user, long done, long total)
+{
+    point_items *pi = user;
+    atomic_store_explicit(&pi->total, total, memory_order_relaxed);
+    long cur = atomic_load_explicit(&pi->done, memory_order_relaxed);
+    while (cur < done && !atomic_compare_exchange_weak_explicit(&pi->done, &cur, done, memory_order_relaxed,
+                                                                memory_order_relaxed)) {
+    }
+}
+
 /* Outcome of one point in a worker. */
 enum { PT_DONE, PT_FAILED, PT_FS_ERROR };
 
-/* Runs (or reuses) one point in the worker and marks it DONE or FAILED. src_id: a finished point
- * with the same cache key, or NULL. Returns PT_DONE (*how: 0 computed, 1 report reused,
+/* Runs (or reuses) one point in the worker, in its directory dir, and marks it DONE or FAILED.
+ * src_id, src_dir: a finished point with the same cache key, or NULL. Returns PT_DONE (*how: 0 computed, 1 report reused,
  * 2 replayed by the timed model), PT_FAILED (FAILED written), or PT_FS_ERROR: the filesystem
  * failed (full, read-only, ...), why in msg, whether or not FAILED could be written. */
-static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *out, const char *src_id, int *how,
-                     char *msg, size_t msglen)
+static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *pdir, const char *src_id,
+                     const char *src_dir, point_items *pi, int *how, char *msg, size_t msglen)
 {
     char err[2048] = "";
     int rc = 0;
     *how = 0;
-    char *dir = ls_path_fmt("%s/points/%s", out, pt->id);
+    char *dir = strdup(pdir);
     ls_config *cfg = malloc(sizeof *cfg);
     if (!cfg || !dir) {
         free(cfg);
@@ -415,9 +435,7 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *o
     else rc = ls_sweep_point_config(sw, pt, cfg, err, sizeof err);
     if (!rc) clean_point(dir);
     if (!rc && src_id) {
-        char *sdir = ls_path_fmt("%s/points/%s", out, src_id);
-        int r = sdir ? reuse_point(cfg, dir, sdir, src_id, err, sizeof err) : 1;
-        free(sdir);
+        int r = reuse_point(cfg, dir, src_dir, src_id, err, sizeof err);
         if (r == 0) *how = 1;
         else if (r > 0) rc = 1;
     }
@@ -426,6 +444,8 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *o
         ro.out_dir = dir;
         ro.force = true;
         ro.quiet = true;
+        ro.on_items = pi ? on_point_items : NULL;
+        ro.on_items_user = pi;
         rc = ls_run(cfg, &ro, err, sizeof err);
         if (!rc) {
             char *info = read_in(dir, "run_info.json");
@@ -459,16 +479,17 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *o
  * reuse the first one's numerics: its report, or the timed model's in-process cache). A
  * filesystem error ends the job: its message goes to the parent through report_fd as
  * "INDEX TAB MESSAGE NEWLINE", and the worker exits with status 3. */
-static void worker(const ls_sweep *sw, const int *job, int njob, const char *out, const char *src_id, int report_fd)
+static void worker(const ls_sweep *sw, const int *job, int njob, char *const *pdir, int src, int report_fd,
+                   point_items *items)
 {
-    const char *src = src_id;
     int status = 0;
     for (int k = 0; k < njob; k++) {
         int how;
         char msg[3300] = "";
         const ls_sweep_point *pt = &sw->points[job[k]];
-        int r = run_point(sw, pt, out, src, &how, msg, sizeof msg);
-        if (r == PT_DONE && !src) src = pt->id;
+        int r = run_point(sw, pt, pdir[job[k]], src >= 0 ? sw->points[src].id : NULL, src >= 0 ? pdir[src] : NULL,
+                          items ? &items[job[k]] : NULL, &how, msg, sizeof msg);
+        if (r == PT_DONE && src < 0) src = job[k];
         if (r == PT_FS_ERROR) {
             for (char *c = msg; *c; c++)
                 if (*c == '\n' || *c == '\t') *c = ' ';
@@ -492,9 +513,9 @@ typedef struct {
 } slot;
 
 /* wall_seconds of a point's run_info.json, or -1 */
-static double point_wall(const char *out, const char *id)
+static double point_wall(const char *pdir)
 {
-    char *p = ls_path_fmt("%s/points/%s/run_info.json", out, id);
+    char *p = ls_path_join(pdir, "run_info.json");
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     double w = -1;
     const char *k = t ? strstr(t, "\"wall_seconds\":") : NULL;
@@ -505,9 +526,9 @@ static double point_wall(const char *out, const char *id)
 }
 
 /* How a finished point got its numerics: 0 computed, 1 report reused, 2 replayed. */
-static int point_how(const char *out, const char *id)
+static int point_how(const char *pdir)
 {
-    char *p = ls_path_fmt("%s/points/%s/DONE", out, id);
+    char *p = ls_path_join(pdir, "DONE");
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     int how = 0;
     const char *l2 = t ? strchr(t, '\n') : NULL;
@@ -565,13 +586,6 @@ static int by_cache_key(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
-static void fmt_hms(double s, char *buf, size_t len)
-{
-    long t = (long)(s + 0.5);
-    if (t >= 3600) snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
-}
-
 /* Writes text to DIR/name unless it already holds exactly that (several runners start alike). */
 static int write_if_changed(const char *out, const char *name, const char *text, char *err, size_t errlen)
 {
@@ -587,7 +601,8 @@ enum { S_OFF, S_PENDING, S_DONE_BEFORE, S_RUNNING, S_DONE_NOW, S_FAILED, S_ELSEW
 
 /* Points another runner held: once its claim is free, count them as it left them, or (its runner
  * died or stopped first) make them pending again. Returns how many are still held. */
-static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *next)
+static int poll_elsewhere(const ls_sweep *sw, const char *out, char *const *names, char *const *pdir, char *sel,
+                          int *next)
 {
     int held = 0, reclaimed = 0;
     for (int p = 0; p < sw->npoints; p++) {
@@ -595,8 +610,8 @@ static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *n
         char err[64];
         int fd = claim(out, sw->points[p].id, err, sizeof err);
         if (fd == -1) { held++; continue; }
-        if (point_done(out, sw->points[p].id)) sel[p] = S_DONE_ELSEWHERE;
-        else if (point_has(out, sw->points[p].id, "FAILED")) sel[p] = S_FAILED_ELSEWHERE;
+        if (point_done(pdir[p])) sel[p] = S_DONE_ELSEWHERE;
+        else if (point_has(pdir[p], "FAILED")) sel[p] = S_FAILED_ELSEWHERE;
         else {
             sel[p] = S_PENDING;
             if (*next > p) *next = p;
@@ -604,7 +619,7 @@ static int poll_elsewhere(const ls_sweep *sw, const char *out, char *sel, int *n
         }
         if (fd >= 0) close(fd);
     }
-    if (reclaimed) clean_stale_runs(out); /* the other runner died: what its workers were writing */
+    if (reclaimed) clean_stale_runs(out, sw, names); /* the other runner died: what its workers were writing */
     return held;
 }
 
@@ -631,7 +646,60 @@ static int check_points(const ls_sweep *sw, const char *sel, char *err, size_t e
     return rc;
 }
 
-int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size_t errlen)
+/* The share of this run's work done: a point computing its numerics weighs 1 (a running one by
+ * its work items done), a point reusing another's weighs nothing (a replay or a report copy takes
+ * about 1% of a computed point), so the ETA does not assume every point costs the same. */
+static double work_share(const ls_sweep *sw, const char *sel, const char *computes, const point_items *items,
+                         int work_total)
+{
+    if (work_total <= 0) return 1.0;
+    double w = 0;
+    for (int p = 0; p < sw->npoints; p++) {
+        if (!computes[p]) continue;
+        if (sel[p] == S_DONE_NOW || sel[p] == S_FAILED) w += 1;
+        else if (sel[p] == S_RUNNING && items) {
+            long d = atomic_load_explicit(&items[p].done, memory_order_relaxed);
+            long t = atomic_load_explicit(&items[p].total, memory_order_relaxed);
+            if (t > 0) w += (double)d / (double)t;
+        }
+    }
+    return w / work_total;
+}
+
+/* One status line: points done, rate, elapsed, ETA from the work done, workers busy, failures. */
+static void show_status(ls_run_progress *pg, const ls_sweep *sw, int fin, int total, int ran, int running,
+                        int failed, double share, double now)
+{
+    char line[256], text[sizeof line + LS_CFG_NAME_MAX + 64];
+    double el = now - pg->t0;
+    ls_run_progress_format(line, sizeof line, fin, total, "points", el > 0 ? ran / el : 0, share, el);
+    snprintf(text, sizeof text, "sweep %s: %s; %d running, %d failed, work %.0f%%", sw->name, line, running, failed,
+             100.0 * share);
+    ls_run_progress_print(pg, now, text);
+}
+
+/* Point directories named by point id (before points had names) renamed to their names, each
+ * under its claim, so such a sweep directory resumes. */
+static void adopt_id_dirs(const ls_sweep *sw, const char *out, char *const *names, char *const *pdir, const char *sel)
+{
+    for (int p = 0; p < sw->npoints; p++) {
+        if (!sel[p] || !strcmp(names[p], sw->points[p].id)) continue;
+        char *old = ls_path_fmt("%s/points/%s", out, sw->points[p].id);
+        struct stat st;
+        if (old && stat(old, &st) == 0 && S_ISDIR(st.st_mode) && !exists(pdir[p])) {
+            char err[64];
+            int fd = claim(out, sw->points[p].id, err, sizeof err);
+            if (fd >= 0) {
+                if (!exists(pdir[p])) (void)rename(old, pdir[p]);
+                close(fd);
+            }
+        }
+        free(old);
+    }
+}
+
+static int run_sweep(const ls_sweep *sw, const ls_sweep_run_opts *o, char *const *names, char *const *pdir, char *err,
+                     size_t errlen)
 {
     const char *out = o->out_dir;
     int jobs = o->jobs > 0 ? o->jobs : 1;
@@ -667,13 +735,13 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         free(sel);
         return 2;
     }
-    char *pdir = ls_path_join(out, "points"), *cdir = ls_path_join(out, "claims");
-    if (!pdir || !cdir || ls_make_dirs(pdir, err, errlen) || ls_make_dirs(cdir, err, errlen)) {
-        if (!pdir || !cdir) snprintf(err, errlen, "out of memory");
-        free(pdir); free(cdir); free(sel);
+    char *pts_dir = ls_path_join(out, "points"), *cdir = ls_path_join(out, "claims");
+    if (!pts_dir || !cdir || ls_make_dirs(pts_dir, err, errlen) || ls_make_dirs(cdir, err, errlen)) {
+        if (!pts_dir || !cdir) snprintf(err, errlen, "out of memory");
+        free(pts_dir); free(cdir); free(sel);
         return 2;
     }
-    free(pdir);
+    free(pts_dir);
     free(cdir);
     /* the manifest and a copy of the sweep file, for merge and report */
     char *man = ls_sweep_manifest_text(sw);
@@ -687,13 +755,14 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         free(stext);
         if (wrc) { free(sel); return 1; }
     }
-    clean_stale_runs(out);
+    clean_stale_runs(out, sw, names);
+    adopt_id_dirs(sw, out, names, pdir, sel);
 
     int total = 0, before = 0;
     for (int p = 0; p < n; p++) {
         if (!sel[p]) continue;
         total++;
-        if (point_done(out, sw->points[p].id)) { sel[p] = S_DONE_BEFORE; before++; }
+        if (point_done(pdir[p])) { sel[p] = S_DONE_BEFORE; before++; }
     }
 
     struct sigaction sa, old_int, old_term;
@@ -723,15 +792,38 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
     }
 
     int progress = o->quiet ? -2 : o->progress >= 0 ? o->progress : isatty(2) ? 1 : 0;
+    ls_run_progress pg;
+    ls_run_progress_init(&pg, stderr, progress == 1 ? LS_PROGRESS_LIVE : progress == 0 ? LS_PROGRESS_LINES : LS_PROGRESS_OFF,
+                         o->progress_period);
     slot *slots = calloc((size_t)jobs, sizeof *slots);
     int *jobbuf = malloc((size_t)n * sizeof *jobbuf), *fdbuf = malloc((size_t)n * sizeof *fdbuf);
-    if (!slots || !jobbuf || !fdbuf) {
-        free(slots); free(jobbuf); free(fdbuf); free(sel); free(order); free(grp_lo); free(grp_hi);
+    char *computes = calloc((size_t)n, 1);
+    if (!slots || !jobbuf || !fdbuf || !computes) {
+        free(slots); free(jobbuf); free(fdbuf); free(computes); free(sel); free(order); free(grp_lo); free(grp_hi);
         return 1;
+    }
+    /* the points expected to compute their numerics: with reuse, the first pending point of each
+     * cache key that has no finished point yet (corrected at launch, when it is known) */
+    int work_total = 0;
+    for (int p = 0; p < n; p++) {
+        if (sel[p] != S_PENDING) continue;
+        int first = 1;
+        for (int k = grp_lo[p]; o->reuse && k < grp_hi[p] && first; k++) {
+            int q = order[k];
+            if (sel[q] == S_DONE_BEFORE || (sel[q] == S_PENDING && q < p)) first = 0;
+        }
+        computes[p] = (char)first;
+        work_total += first;
+    }
+    /* workers report their work items here; without it (mmap failed) progress counts points only */
+    point_items *items = NULL;
+    if (pg.style != LS_PROGRESS_OFF) {
+        void *m = mmap(NULL, (size_t)n * sizeof *items, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        items = m == MAP_FAILED ? NULL : m; /* zero-filled */
     }
     int running = 0, done_now = 0, failed = 0, reused = 0, next = 0, killed = 0, elsewhere = 0;
     char fs_error[3400] = ""; /* the first filesystem error: no more launches */
-    double t_start = now_s();
+    double t_start = ls_run_progress_now();
     if (progress >= 0)
         fprintf(stderr, "sweep %s: %d points%s, %d already done, %d to run, %d worker%s, results in %s\n", sw->name,
                 total, o->shard_n > 0 ? " in this shard" : "", before, total - before, jobs, jobs > 1 ? "s" : "", out);
@@ -759,7 +851,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 if (fd == -1) {
                     sel[q] = S_ELSEWHERE;
                     elsewhere++;
-                } else if (point_done(out, sw->points[q].id)) { /* finished by another runner meanwhile */
+                } else if (point_done(pdir[q])) { /* finished by another runner meanwhile */
                     sel[q] = S_DONE_ELSEWHERE;
                     close(fd);
                 } else {
@@ -773,12 +865,17 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 break;
             }
             if (!nj) continue;
-            const char *src = NULL;
-            for (int k = lo; k < hi && !src; k++) {
+            int src = -1;
+            for (int k = lo; k < hi && src < 0; k++) {
                 int q = order[k];
                 if (sel[q] == S_DONE_BEFORE || sel[q] == S_DONE_NOW || sel[q] == S_DONE_ELSEWHERE ||
-                    (sel[q] == S_OFF && point_done(out, sw->points[q].id)))
-                    src = sw->points[q].id;
+                    (sel[q] == S_OFF && point_done(pdir[q])))
+                    src = q;
+            }
+            for (int k = 0; k < nj; k++) { /* now known: the job's first point computes unless src */
+                char c = (char)(!o->reuse || (k == 0 && src < 0));
+                work_total += c - computes[jobbuf[k]];
+                computes[jobbuf[k]] = c;
             }
             int pfd[2];
             if (pipe(pfd) != 0) {
@@ -805,7 +902,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                 if (getppid() == 1) _exit(1);
 #endif
                 close(pfd[0]);
-                worker(sw, jobbuf, nj, out, src, pfd[1]);
+                worker(sw, jobbuf, nj, pdir, src, pfd[1], items);
             }
             /* the claims now live in the worker (same open file descriptions) */
             for (int k = 0; k < nj; k++) close(fdbuf[k]);
@@ -817,7 +914,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
             slots[s].pts = malloc((size_t)nj * sizeof *slots[s].pts);
             if (slots[s].pts) memcpy(slots[s].pts, jobbuf, (size_t)nj * sizeof *jobbuf);
             slots[s].npts = slots[s].pts ? nj : 0;
-            slots[s].start = now_s();
+            slots[s].start = ls_run_progress_now();
             for (int k = 0; k < nj; k++) sel[jobbuf[k]] = S_RUNNING;
             running++;
         }
@@ -827,18 +924,22 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
             killed = 1;
         }
         bool waiting = elsewhere && !g_stop && !fs_error[0];
+        double now = ls_run_progress_now();
+        if (running && ls_run_progress_due(&pg, now)) /* after the launches: never between a reap and its relaunch */
+            show_status(&pg, sw, before + done_now + failed, total, done_now + failed, running, failed,
+                        work_share(sw, sel, computes, items, work_total), now);
         if (!running) {
             if (!waiting) break;
             /* nothing of ours left: wait for the points other runners hold */
-            elsewhere = poll_elsewhere(sw, out, sel, &next);
+            elsewhere = poll_elsewhere(sw, out, names, pdir, sel, &next);
             if (elsewhere) nanosleep(&(struct timespec){0, 200000000}, NULL);
             continue;
         }
         /* reap (polling the other runners' points meanwhile) */
         int status;
-        pid_t pid = waitpid(-1, &status, waiting ? WNOHANG : 0);
+        pid_t pid = waitpid(-1, &status, waiting || pg.style != LS_PROGRESS_OFF ? WNOHANG : 0);
         if (pid == 0) {
-            elsewhere = poll_elsewhere(sw, out, sel, &next);
+            if (waiting) elsewhere = poll_elsewhere(sw, out, names, pdir, sel, &next);
             nanosleep(&(struct timespec){0, 100000000}, NULL);
             continue;
         }
@@ -864,13 +965,13 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
             const ls_sweep_point *pt = &sw->points[p];
             int how = -1;
             char *fs = reports ? reported(reports, p) : NULL;
-            if (point_done(out, pt->id)) {
+            if (point_done(pdir[p])) {
                 sel[p] = S_DONE_NOW;
                 done_now++;
-                how = point_how(out, pt->id);
+                how = point_how(pdir[p]);
                 if (how) reused++;
             } else {
-                char *dir = ls_path_fmt("%s/points/%s", out, pt->id);
+                char *dir = strdup(pdir[p]);
                 char *why = dir ? read_in(dir, "FAILED") : NULL;
                 if (!why && !fs && g_stop && (!WIFEXITED(status) || WEXITSTATUS(status))) {
                     sel[p] = S_PENDING; /* stopped before finishing: a later run redoes it */
@@ -905,25 +1006,18 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
                     size_t l = strlen(why);
                     if (l && why[l - 1] == '\n') why[l - 1] = '\0';
                 }
-                if (progress == 1) fputs("\r\033[K", stderr);
+                ls_run_progress_clear(&pg);
                 if (progress >= -1) fprintf(stderr, "point %d %s FAILED: %s\n", p, pt->id, why ? why : "?");
                 free(why);
             }
             free(fs);
-            if (progress >= 0) {
+            if (progress == 1) pg.last = -1e300; /* redraw once the freed worker is relaunched */
+            else if (progress == 0) {
                 int fin = before + done_now + failed;
-                double el = now_s() - t_start;
-                int left = total - fin;
-                char e1[32], e3[32] = "?";
-                fmt_hms(el, e1, sizeof e1);
-                if (done_now + failed > 0) fmt_hms(el / (done_now + failed) * left, e3, sizeof e3);
-                if (progress == 1) {
-                    fprintf(stderr, "\r\033[K[%d/%d] %3.0f%%  %d running  %d failed  elapsed %s  ETA %s", fin, total,
-                            total ? 100.0 * fin / total : 100.0, running, failed, e1, left ? e3 : "0:00");
-                } else if (how >= 0) {
+                if (how >= 0) {
                     static const char *const hows[] = {"done", "reused", "replayed"};
                     fprintf(stderr, "[%d/%d] point %d %s %s in %.2f s:", fin, total, p, pt->id, hows[how],
-                            point_wall(out, pt->id));
+                            point_wall(pdir[p]));
                     for (int a = 0; a < sw->naxes; a++) fprintf(stderr, " %s", pt->overrides[a]);
                     fputc('\n', stderr);
                 }
@@ -935,20 +1029,22 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
         slots[s].pts = NULL;
         slots[s].npts = 0;
     }
-    if (progress == 1) fputc('\n', stderr);
-    if (!g_stop) clean_stale_runs(out); /* what runners that died while this one ran left behind */
+    ls_run_progress_clear(&pg);
+    if (items) munmap(items, (size_t)n * sizeof *items);
+    free(computes);
+    if (!g_stop) clean_stale_runs(out, sw, names); /* what runners that died while this one ran left behind */
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     /* the tally is read back from the markers, as `sweep merge` reads it, so both agree */
     int done_all = 0, failed_all = 0, by_others = 0, missing = 0;
     for (int p = 0; p < n; p++) {
         if (!sel[p]) continue;
-        if (point_done(out, sw->points[p].id)) done_all++;
-        else if (point_has(out, sw->points[p].id, "FAILED")) failed_all++;
+        if (point_done(pdir[p])) done_all++;
+        else if (point_has(pdir[p], "FAILED")) failed_all++;
         else missing++;
         if (sel[p] == S_DONE_ELSEWHERE) by_others++;
     }
-    double wall = now_s() - t_start;
+    double wall = ls_run_progress_now() - t_start;
     if (fs_error[0] && progress >= -1)
         fprintf(stderr, "sweep %s: filesystem error, no further points launched: %s\n", sw->name, fs_error);
     if (progress >= -1)
@@ -969,5 +1065,18 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
     free(order);
     free(grp_lo);
     free(grp_hi);
+    return rc;
+}
+
+int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size_t errlen)
+{
+    char **names = ls_sweep_point_names(sw);
+    char **pdir = calloc((size_t)(sw->npoints > 0 ? sw->npoints : 1), sizeof *pdir);
+    int ok = names && pdir, rc = 1;
+    for (int p = 0; ok && p < sw->npoints; p++) ok = (pdir[p] = ls_path_fmt("%s/points/%s", o->out_dir, names[p])) != NULL;
+    if (ok) rc = run_sweep(sw, o, names, pdir, err, errlen);
+    else snprintf(err, errlen, "out of memory");
+    ls_sweep_names_free(pdir, sw->npoints);
+    ls_sweep_names_free(names, sw->npoints);
     return rc;
 }

@@ -129,6 +129,8 @@ typedef struct {
     lsissue_port *issue;      /* [cores] when accelerator.issue.per_cycle > 0 */
     lsdp_hw hw;
     ls_engine_acc_ws acc;
+    const ls_timed_options *opt; /* its progress callback */
+    long items_done, items;
 } run_state;
 
 static void direct_port(void *user, lsdp_txn *t)
@@ -145,6 +147,8 @@ static void item_done(void *user, lsdp_ctx *x)
     if (sh->accuracy)
         ls_engine_item_accuracy(&x->blk, &rs->acc, x->Ebuf, x->muh, x->mu, x->om32,
                                 sh->cfg->state_fp64 ? x->om64 : NULL, x->stats);
+    rs->items_done++;
+    if (rs->opt->progress) rs->opt->progress(rs->opt->progress_user, rs->items_done, rs->items);
 }
 
 static const char *layout_name(lsu_ylayout y)
@@ -399,6 +403,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         s.prefetch_depth = depth;
         s.port = direct_port; s.port_user = rs;
         s.item_done = item_done; s.item_user = rs;
+        rs->opt = opt; rs->items = nitems;
         s.item_stats = items; s.hist = hist; s.records = replay ? NULL : recs; s.items = nitems;
         if (opt->trace_path && *opt->trace_path) {
             lstrace_init(&trace, opt->trace_first_tile, opt->trace_tiles,
@@ -464,6 +469,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
                 tu->busy_cycles += us->busy; tu->ops += us->ops; tu->work += us->work;
             }
             tu->utilisation = denom > 0 ? (double)tu->busy_cycles / denom : 0.0;
+            double chip = (double)s.cycles * (ac->cores > 0 ? ac->cores : 1);
+            tu->utilisation_chip = chip > 0 ? (double)tu->busy_cycles / chip : 0.0;
         }
         if (rs->issue) {   /* the issue ports, as a unit: instructions issued over cycles x per-cycle slots */
             ls_timed_unit *tu = &tr->units[tr->nunits++];
@@ -475,6 +482,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
                 tr->issue_bound_cycles += rs->issue[c].bound_cycles;
             }
             tu->utilisation = denom > 0 ? (double)tu->work / (denom * hw->issue_per_cycle) : 0.0;
+            double chip = (double)s.cycles * (ac->cores > 0 ? ac->cores : 1) * hw->issue_per_cycle;
+            tu->utilisation_chip = chip > 0 ? (double)tu->work / chip : 0.0;
             tr->issue_modelled = true;
         }
         const lsunit_state *chans[2] = { &mem.dram, &mem.l2 };
@@ -485,6 +494,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
             snprintf(tu->work_unit, sizeof tu->work_unit, "bytes");
             tu->busy_cycles = chans[k]->busy; tu->ops = chans[k]->ops; tu->work = chans[k]->work;
             tu->utilisation = s.cycles ? (double)tu->busy_cycles / (double)s.cycles : 0.0;
+            tu->utilisation_chip = tu->utilisation;
+            tu->chip_wide = 1;
         }
         for (int k = 0; k < LS_TIMED_NSTALLS; k++) tr->stalls[k] = s.stalls[k];
         tr->occupancy.limit = ra.limit;
@@ -566,6 +577,7 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
         const ls_timed_unit *tu = &tr->units[u];
         snprintf(n, sizeof n, "units.%s.busy_cycles", tu->name); ls_fields_uint(fs, n, tu->busy_cycles);
         snprintf(n, sizeof n, "units.%s.utilisation", tu->name); ls_fields_double(fs, n, tu->utilisation);
+        snprintf(n, sizeof n, "units.%s.utilisation_chip", tu->name); ls_fields_double(fs, n, tu->utilisation_chip);
         snprintf(n, sizeof n, "units.%s.ops", tu->name); ls_fields_uint(fs, n, tu->ops);
         snprintf(n, sizeof n, "units.%s.work", tu->name); ls_fields_uint(fs, n, tu->work);
         snprintf(n, sizeof n, "units.%s.work_unit", tu->name); ls_fields_string(fs, n, tu->work_unit);
@@ -583,6 +595,7 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
     ls_fields_int(fs, "occupancy.regs_per_context", tr->occupancy.regs_per_context);
     ls_fields_int(fs, "occupancy.prefetch_depth", tr->occupancy.prefetch_depth);
     ls_fields_int(fs, "occupancy.cores_used", tr->occupancy.cores_used);
+    ls_fields_int(fs, "occupancy.cores", tr->occupancy.cores);
     ls_fields_string(fs, "occupancy.layout", tr->layout);
     ls_fields_string(fs, "occupancy.program", tr->program);
     ls_fields_uint(fs, "slow_path.tiles", tr->slow_tiles);
@@ -607,11 +620,17 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
     fprintf(out, "timed model: program %s (%s), layout %s\n", tr->program, tr->program_file, tr->layout);
     fprintf(out, "  cycles %llu = %.3f us at %.3f GHz, %.1f TFLOP/s effective\n", (unsigned long long)tr->cycles,
             tr->time_us, tr->clock_ghz, tr->tflops_effective);
-    fprintf(out, "  units (busy cycles, utilisation over %d used core(s)):\n", tr->occupancy.cores_used);
+    /* one denominator: every unit over the layer's cycles; per core over the cores that got work
+     * and over all cores of the chip (idle ones count), a chip-wide unit once */
+    fprintf(out, "  units: utilisation over the layer's %llu cycles, per core (%d with work / all %d)\n",
+            (unsigned long long)tr->cycles, tr->occupancy.cores_used, tr->occupancy.cores);
+    fprintf(out, "    %-9s %12s  %10s  %9s  %s\n", "unit", "busy cycles", "cores used", "all cores", "work");
     for (int u = 0; u < tr->nunits; u++)
-        fprintf(out, "    %-9s %12llu  %5.1f%%  %llu ops, %llu %s\n", tr->units[u].name,
+        fprintf(out, "    %-9s %12llu  %9.1f%%  %8.1f%%  %llu ops, %llu %s%s\n", tr->units[u].name,
                 (unsigned long long)tr->units[u].busy_cycles, 100.0 * tr->units[u].utilisation,
-                (unsigned long long)tr->units[u].ops, (unsigned long long)tr->units[u].work, tr->units[u].work_unit);
+                100.0 * tr->units[u].utilisation_chip, (unsigned long long)tr->units[u].ops,
+                (unsigned long long)tr->units[u].work, tr->units[u].work_unit,
+                tr->units[u].chip_wide ? " (one per chip)" : "");
     fprintf(out, "  stalls (context-cycles):");
     for (int k = 0; k < LS_TIMED_NSTALLS; k++) fprintf(out, " %s %llu", lsseq_stall_name(k), (unsigned long long)tr->stalls[k]);
     fprintf(out, "\n  occupancy: %.2f mean / %d max / %d limit contexts per core (registers fit %d), "
@@ -626,7 +645,6 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
     fprintf(out, "  energy: %.3f uJ (tensor %.3f, lut %.4f, sfu %.3f, vector %.3f, regfile %.3f, buffer %.3f, l2 %.3f, dram %.3f)\n",
             tr->energy_uj.total, tr->energy_uj.tensor, tr->energy_uj.lut, tr->energy_uj.sfu, tr->energy_uj.vector,
             tr->energy_uj.regfile, tr->energy_uj.buffer, tr->energy_uj.l2, tr->energy_uj.dram);
-    fprintf(out, "  simulation: %.3f s wall, %.3g simulated cycles/s, %llu instructions, %llu transactions\n",
-            tr->wall_seconds, tr->cycles_per_second, (unsigned long long)tr->instructions,
-            (unsigned long long)tr->transactions);
+    fprintf(out, "  simulation: %.3g simulated cycles/s, %llu instructions, %llu transactions\n",
+            tr->cycles_per_second, (unsigned long long)tr->instructions, (unsigned long long)tr->transactions);
 }

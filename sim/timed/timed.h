@@ -39,6 +39,8 @@ typedef struct {
                                     figure equal a full run's; res gets tiles and recompute (exact) and
                                     res->timing_only = true, but no O, accuracy or events. Refused for
                                     other modes, above_one = raise and keep_tile_records. Default 0. */
+    void (*progress)(void *user, long done, long total); /* after each work item, or NULL */
+    void *progress_user;
 } ls_timed_options;
 void ls_timed_options_default(ls_timed_options *o);
 
@@ -46,6 +48,9 @@ typedef struct {
     char name[16];
     uint64_t busy_cycles;        /* summed over the cores that did work (chip-wide for memory/l2) */
     double utilisation;          /* busy / (cycles x cores that did work), chip-wide units: busy / cycles */
+    double utilisation_chip;     /* busy / (cycles x all configured cores): idle cores count; chip-wide units
+                                    as utilisation. Both over the same cycles, the layer's. */
+    int chip_wide;               /* one instance for the chip (dram, l2), not one per core */
     uint64_t ops;                /* transactions served */
     uint64_t work;               /* work items: MACs, lookups, exponentials, element ops, tests, bytes */
     char work_unit[16];

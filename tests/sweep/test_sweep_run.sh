@@ -17,18 +17,28 @@ check "[ \$(grep -lx replay ref/points/*/DONE | wc -l) -eq 4 ]" "DONE markers re
 check "[ \$(grep -c '^\[[0-9]*/8\] point [0-9] [0-9a-f]* \(done\|replayed\) in ' log) -eq 8 ]" "plain progress lines when not a TTY"
 for f in manifest.tsv sweep.yaml; do check "[ -s ref/$f ]" "sweep dir has $f"; done
 id0=$(head -1 ref/manifest.tsv | cut -f2)
-for f in config.resolved.yaml report.json report.csv run_info.json DONE; do check "[ -s ref/points/$id0/$f ]" "point dir has $f"; done
+p0='tau=1,layout=compact' # point 0's directory: named by its axis values
+for f in config.resolved.yaml report.json report.csv run_info.json DONE; do check "[ -s ref/points/$p0/$f ]" "point dir has $f"; done
+check "[ \"\$(ls ref/points | tr '\n' ' ')\" = 'tau=0.125,layout=compact tau=0.125,layout=full tau=0.25,layout=compact tau=0.25,layout=full tau=0.5,layout=compact tau=0.5,layout=full tau=1,layout=compact tau=1,layout=full ' ]" "point directories are named by their axis values: $(ls ref/points | tr '\n' ' ')"
+check "[ \"\$(head -1 ref/points/$p0/DONE)\" = $id0 ] && [ -e ref/claims/$id0 ]" "the id stays the identity: first line of DONE, claim file"
+# an older sweep directory (points named by id) is adopted on resume, then merged alike
+cp -r ref oldstyle
+for d in oldstyle/points/*/; do mv "$d" "oldstyle/points/$(head -1 "$d/DONE")"; done
+"$lampsim" sweep merge oldstyle > old.csv 2>/dev/null; rc=$?
+check "[ $rc -eq 0 ] && \"$lampsim\" sweep merge ref | cmp -s - old.csv" "merge reads an id-named sweep directory (rc $rc)"
+"$lampsim" sweep run small.yaml -j 2 -o oldstyle --no-progress 2> olog; rc=$?
+check "[ $rc -eq 0 ] && grep -q '8 already done, 0 to run' olog && [ -e oldstyle/points/$p0/DONE ] && [ ! -e oldstyle/points/$id0 ]" "resume renames id-named point directories and runs nothing (rc $rc): $(head -1 olog)"
 "$lampsim" sweep merge ref > ref.csv; rc=$?
 check "[ $rc -eq 0 ] && [ \$(wc -l < ref.csv) -eq 9 ]" "merge: header + 8 rows (rc $rc)"
 check "head -1 ref.csv | grep -q '^algorithm.tau,accelerator.regfile.layout,point.index,point.id,schema_version,'" "merge columns: axes, point.index, point.id, then the report"
 # resume: nothing left to do
-cp ref/points/$id0/DONE done.before
+cp ref/points/$p0/DONE done.before
 "$lampsim" sweep run small.yaml -j 2 -o ref --no-progress 2> log; rc=$?
-check "[ $rc -eq 0 ] && grep -q '8 already done, 0 to run' log && cmp -s done.before ref/points/$id0/DONE" "re-run skips finished points"
+check "[ $rc -eq 0 ] && grep -q '8 already done, 0 to run' log && cmp -s done.before ref/points/$p0/DONE" "re-run skips finished points"
 "$lampsim" sweep run small.yaml -o badpoint --point nosuchid 2> e; rc=$?
 check "[ $rc -eq 2 ] && [ ! -e badpoint ] && grep -q 'nosuchid' e" "--point with an unknown id: exit 2, nothing written (rc $rc)"
 "$lampsim" sweep run small.yaml -o one --point 5 --point $id0 --quiet; rc=$?
-check "[ $rc -eq 0 ] && [ \$(n_done one) -eq 2 ] && [ -e one/points/$id0/DONE ]" "--point by index and by id runs just those points"
+check "[ $rc -eq 0 ] && [ \$(n_done one) -eq 2 ] && [ -e one/points/$p0/DONE ]" "--point by index and by id runs just those points"
 # reuse off, one worker: byte-identical reports and merged CSV
 "$lampsim" sweep run small.yaml -j 1 -o noreuse --no-reuse --quiet; rc=$?
 same=1
@@ -92,7 +102,7 @@ for i in 0 1 2; do "$lampsim" sweep run small.yaml -j 1 -o shared --shard $i/3 -
 wait
 check "\"$lampsim\" sweep merge shared | cmp -s - ref.csv" "3 concurrent shards into one directory give the full, identical merge"
 for i in 0 1 2; do "$lampsim" sweep run small.yaml -j 1 -o sep$i --shard $i/3 --no-reuse --quiet; done
-ls -d sep*/points/*/DONE | sed 's|.*/points/\([0-9a-f]*\)/DONE|\1|' | sort > shard_ids
+head -qn1 sep*/points/*/DONE | sort > shard_ids
 cut -f2 ref/manifest.tsv | sort > all_ids
 check "cmp -s shard_ids all_ids" "shards in separate directories run every point exactly once"
 # merge on partial results
@@ -118,32 +128,38 @@ axes:
 YAML
 "$lampsim" sweep run trace.yaml -j 2 -o fail --no-progress 2> flog; rc=$?
 idb=$(sed -n 2p fail/manifest.tsv | cut -f2)
-check "[ $rc -eq 1 ] && [ -s fail/points/$idb/FAILED ] && grep -q 'point 1 .* FAILED: .*bad.npy' flog && [ \$(n_done fail) -eq 2 ]" "a failing point: exit 1, FAILED marker, reported, the others done (rc $rc): $(cat flog)"
+check "[ $rc -eq 1 ] && [ -s fail/points/v=bad.npy/FAILED ] && grep -q 'point 1 .* FAILED: .*bad.npy' flog && [ \$(n_done fail) -eq 2 ]" "a failing point: exit 1, FAILED marker, reported, the others done (rc $rc): $(cat flog)"
 "$lampsim" sweep merge fail > f.csv 2> ferr
 check "[ \$(wc -l < f.csv) -eq 3 ] && grep -q \"point 1 $idb failed\" ferr" "merge lists the failed point"
 cp v.npy bad.npy
 "$lampsim" sweep run trace.yaml -j 2 -o fail --quiet; rc=$?
-check "[ $rc -eq 0 ] && [ ! -e fail/points/$idb/FAILED ] && [ \$(n_done fail) -eq 3 ]" "the failed point is redone on the next run"
+check "[ $rc -eq 0 ] && [ ! -e fail/points/v=bad.npy/FAILED ] && [ \$(n_done fail) -eq 3 ]" "the failed point is redone on the next run"
 id3=$(sed -n 4p ref/manifest.tsv | cut -f2)
 # mixed schema versions are refused, nothing written
 cp -r ref mixed
-sed -i '2s/^1,/2,/' mixed/points/$id3/report.csv
+sed -i '2s/^1,/2,/' 'mixed/points/tau=0.5,layout=full/report.csv'
 "$lampsim" sweep merge mixed > mx.csv 2> mxerr; rc=$?
 check "[ $rc -eq 2 ] && [ ! -s mx.csv ] && grep -q 'mixed report schema versions' mxerr" "mixed schema versions: exit 2, nothing written (rc $rc)"
 "$lampsim" sweep merge nowhere > /dev/null 2>&1; rc=$?
 check "[ $rc -eq 2 ]" "merge of a non-sweep directory exits 2"
 # compare: golden reports (no timing columns) and a synthetic one with cycles and utilisation
-id1=$(sed -n 2p ref/manifest.tsv | cut -f2)
-gid0=$(head -1 gold/manifest.tsv | cut -f2); gid1=$(sed -n 2p gold/manifest.tsv | cut -f2)
-"$lampsim" compare gold/points/$gid0 gold/points/$gid1 > cmp.txt; rc=$?
-check "[ $rc -eq 0 ] && [ \$(wc -l < cmp.txt) -eq 3 ] && head -1 cmp.txt | grep -q disruptive && ! head -1 cmp.txt | grep -q cycles" "compare: one row per run, no cycles column for golden reports"
-"$lampsim" compare ref/points/$id0 ref/points/$id1 > cmp1.txt; rc=$?
-check "[ $rc -eq 0 ] && head -1 cmp1.txt | grep -q 'cycles.*speedup.*utilisation'" "compare: cycles, speedup and utilisation from timed reports"
+p1='tau=1,layout=full'
+"$lampsim" compare gold/points/$p0 gold/points/$p1 > cmp.txt; rc=$?
+check "[ $rc -eq 0 ] && [ \$(wc -l < cmp.txt) -eq 4 ] && head -1 cmp.txt | grep -q disruptive && ! head -1 cmp.txt | grep -q cycles" "compare: one row per run, no cycles column for golden reports: $(cat cmp.txt)"
+"$lampsim" compare ref/points/$p0 ref/points/$p1 > cmp1.txt; rc=$?
+check "[ $rc -eq 0 ] && head -1 cmp1.txt | grep -q 'cycles  *time (us)  *speedup (x)  *energy (uJ)  *energy (x)  *tensor util (%)  *disruptive (%)'" "compare: one unit per column, from timed reports: $(head -1 cmp1.txt)"
+check "grep -q '^layout=compact  *lamp ' cmp1.txt && grep -q '^layout=full  *lamp ' cmp1.txt" "compare labels rows by the config keys that differ (layout only): $(cat cmp1.txt)"
+"$lampsim" compare ref/points/$p0 ref/points/$p1 'ref/points/tau=0.5,layout=full' --baseline ref/points/$p1 > cmp4.txt; rc=$?
+check "[ $rc -eq 0 ] && sed -n 2p cmp4.txt | grep -q '^layout=full,tau=1  *lamp  *[0-9]*  *[0-9.]*  *1.000 ' && grep -q '^ratios against layout=full,tau=1 (ref/points/tau=1,layout=full)' cmp4.txt" "--baseline: that run first, ratios 1.000 against it: $(cat cmp4.txt)"
+"$lampsim" compare --csv ref/points/$p0 --baseline ref/points/$p1 > cmp5.csv; rc=$?
+check "[ $rc -eq 0 ] && head -1 cmp5.csv | grep -q '^run,dir,mode,cycles,time_us,speedup_x,' && [ \$(wc -l < cmp5.csv) -eq 3 ] && sed -n 2p cmp5.csv | grep -q '^\"layout=full\",.*,1,'" "--csv with --baseline not among the runs: it is added first: $(cat cmp5.csv)"
+"$lampsim" compare ref/points/$p0 --baseline nowhere > /dev/null 2> cerr; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'baseline nowhere' cerr" "a missing baseline is an error naming it (rc $rc)"
 mkdir -p fake1 fake2
 printf 'schema_version,mode,cycles,units.tensor.utilisation,units.lut.utilisation,tiles.disruptive_rate,recompute.subblock_rate,accuracy.kl_mean,accuracy.o_rel_fro_err\n1,lamp,2000,0.5,0.7,0.1,0.2,0.01,0.02\n' > fake1/report.csv
 printf 'schema_version,mode,cycles,units.tensor.utilisation,units.lut.utilisation,tiles.disruptive_rate,recompute.subblock_rate,accuracy.kl_mean,accuracy.o_rel_fro_err\n1,fa2_16bit,1000,0.9,0.1,0,1,0.0001,0.001\n' > fake2/report.csv
 "$lampsim" compare fake1 fake2 > cmp2.txt; rc=$?
-check "[ $rc -eq 0 ] && head -1 cmp2.txt | grep -q 'cycles.*speedup.*utilisation' && grep -q '^fake2 .*1000 *2.000x *0.5000' cmp2.txt" "compare with timing columns: cycles, speedup vs the first, mean utilisation: $(cat cmp2.txt)"
+check "[ $rc -eq 0 ] && grep -q '^fake2  *fa2_16bit  *1000  *2.000  *90.00 ' cmp2.txt" "no config keys: labelled by directory; speedup vs the first, tensor utilisation in %: $(cat cmp2.txt)"
 "$lampsim" compare ref > cmp3.txt
-check "[ \$(wc -l < cmp3.txt) -eq 9 ]" "compare of a sweep directory lists its points"
+check "[ \$(grep -c '^tau=[0-9.]*,layout=[a-z]*  *lamp ' cmp3.txt) -eq 8 ]" "compare of a sweep directory lists its points by their axis values: $(cat cmp3.txt)"
 finish
