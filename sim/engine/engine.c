@@ -41,6 +41,7 @@ void ls_engine_params_default(ls_engine_params *p)
     p->compute_reference = true;
     p->keep_reference = false;
     p->keep_tile_records = false;
+    p->keep_lamp_code_mask = false;
     p->query_block_order = 0;
 }
 
@@ -133,6 +134,7 @@ void ls_engine_result_free(ls_engine_result *r)
     free(r->o_ref);
     free(r->tiles.hp_subblocks_hist);
     free(r->records);
+    free(r->lamp_code_mask);
     memset(r, 0, sizeof *r);
 }
 
@@ -239,8 +241,13 @@ int ls_engine_result_alloc(const ls_engine_params *p, const ls_attn_inputs *in, 
         r->n_records = (size_t)(in->batch * in->heads_q * nqb) * p->n_q * nkt;
         r->records = calloc(r->n_records, sizeof *r->records);
     }
+    bool lcm = p->keep_lamp_code_mask && p->mode == LSE_MODE_LAMP_CODE;
+    if (lcm) {
+        r->lamp_code_mask_keys = in->seq_k;
+        r->lamp_code_mask = calloc((size_t)in->batch * in->heads_q * in->seq_q * in->seq_k, 1);
+    }
     if (!r->o || !r->tiles.hp_subblocks_hist || (p->compute_reference && p->keep_reference && !r->o_ref) ||
-        (p->keep_tile_records && !r->records))
+        (p->keep_tile_records && !r->records) || (lcm && !r->lamp_code_mask))
         return -1;
     return 0;
 }
@@ -273,7 +280,7 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
     int ralloc = ls_engine_result_alloc(p, in, r);
     x.items = calloc((size_t)x.nitems, sizeof *x.items);
     x.hist = calloc((size_t)x.nitems * hl, sizeof(uint64_t));
-    x.o = r->o; x.o_ref = r->o_ref; x.records = r->records;
+    x.o = r->o; x.o_ref = r->o_ref; x.records = r->records; x.lcmask = r->lamp_code_mask;
     int rc = 0;
     if (ralloc != 0 || !x.items || !x.hist) {
         rc = fail(err, errlen, "%s", "out of memory");

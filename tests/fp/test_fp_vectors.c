@@ -162,6 +162,12 @@ int main(void)
     CHECK_SAME(lsfp_truncate_to(e4m3, 0.3399658203125f), 0.3125f);
     CHECK_SAME(lsfp_truncate_to(e4m3, 300.25f), 288.0f);
     CHECK_SAME(lsfp_truncate_to(e4m3, 2.4697265625f), 2.25f);  /* vector 22's trunc_e4m3(mu_hat) */
+    /* a running max at or above 480 would keep e4m3's NaN pattern S.1111.111: clamped to 448 */
+    CHECK_SAME(lsfp_truncate_to(e4m3, 479.75f), 448.0f);
+    CHECK_SAME(lsfp_truncate_to(e4m3, 480.0f), 448.0f);
+    CHECK_SAME(lsfp_truncate_to(e4m3, 500.0f), 448.0f);
+    CHECK_SAME(lsfp_truncate_to(e4m3, -511.75f), -448.0f);
+    CHECK_SAME(RN(LSFP_E4M3, 480.0f), 448.0f);
     /* 17: QK-norm gain bound g <= sqrt(max / sqrt(d)) */
     static const double d17[] = {64, 128, 256}, g17[] = {7.4833, 6.2927, 5.2915};
     for (int i = 0; i < 3; i++) {

@@ -91,6 +91,31 @@ check "[ $rc -eq 2 ]" "unknown option exits 2"
 # --save-o writes O.npy with the workload's shape
 "$lampsim" run "${small[@]}" -o "$tmp/g" --save-o --quiet
 check "$py -c \"import numpy as np; o=np.load('$tmp/g/O.npy'); r=np.load('$tmp/g/O_ref.npy'); assert o.shape==(1,2,256,128)==r.shape and o.dtype==np.float32\"" "--save-o writes O.npy and O_ref.npy"
+# --save-records: records.npy agrees with the report's statistics, timed = golden; lamp_code also
+# writes its per-logit selection mask, whose selected count is the report's logit rate
+"$lampsim" run "${small[@]}" -o "$tmp/rt" --save-records --quiet
+"$lampsim" run "${small[@]}" --golden -o "$tmp/rg" --save-records --quiet
+"$lampsim" run "${small[@]}" --set algorithm.mode=lamp_code --set algorithm.lamp_code_tau=1.2 -o "$tmp/rc" --save-records --quiet
+check "$py - '$tmp' <<'PY'
+import json, sys, numpy as np
+d = sys.argv[1]
+for n in ('rt', 'rg', 'rc'):
+    r = json.load(open(f'{d}/{n}/report.json')); a = np.load(f'{d}/{n}/records.npy')
+    assert a.dtype == np.float32 and a.ndim == 2 and a.shape[1] == 4, a.shape
+    run = (a[:, 3].astype(int) & 9) == 0
+    s1 = sum(bin(int(m)).count('1') for m in a[run, 0]); s2 = sum(bin(int(m)).count('1') for m in a[run, 1])
+    assert run.sum() == r['tiles']['executed'] and ((a[:, 3].astype(int) & 1) != 0).sum() == r['tiles']['masked_skipped'], n
+    assert s1 == r['recompute']['stage1_subblocks'] and s2 == r['recompute']['stage2_subblocks'], (n, s1, s2)
+    assert list(np.bincount(a[run, 2].astype(int), minlength=5)) == r['tiles']['hp_subblocks_hist'], n
+assert np.array_equal(np.load(f'{d}/rt/records.npy'), np.load(f'{d}/rg/records.npy'))
+m = np.load(f'{d}/rc/lamp_code_mask.npy'); r = json.load(open(f'{d}/rc/report.json'))
+assert m.shape == (1, 2, 256, 256) and set(np.unique(m)) <= {0, 1, 2}
+i, k = np.indices((256, 256)); assert not m[:, :, k > i].any() or (m[:, :, k > i] != 1).all()
+assert abs((m == 1).sum() / (2 * 256 * 257 / 2) - r['recompute']['logit_rate']) < 1e-12 and (m == 1).sum() > 0
+PY" "--save-records: records.npy matches the report (timed = golden), lamp_code_mask.npy matches logit_rate"
+check "[ ! -e '$tmp/rt/lamp_code_mask.npy' ]" "no lamp_code_mask.npy outside mode lamp_code"
+"$lampsim" run "${small[@]}" --save-records --quiet 2>"$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q -- '-o DIR' '$tmp/err'" "--save-records without -o exits 2 with a message"
 # algorithm.compute_reference: false skips the fp64 reference: same O and statistics, accuracy not computed
 "$lampsim" run "${small[@]}" --golden --set algorithm.compute_reference=false -o "$tmp/nr" --save-o > "$tmp/nr_out"
 "$lampsim" run "${small[@]}" --set algorithm.compute_reference=false -o "$tmp/nrt" --quiet
