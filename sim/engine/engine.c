@@ -86,6 +86,9 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *
     c->above_one = p->above_one == LSE_ABOVE_RAISE ? LSLAMP_ABOVE_RAISE : LSLAMP_ABOVE_KEEP;
     c->state_fp64 = p->state_precision == LSE_STATE_FP64;
     c->random_rate = p->random_rate;
+    _Static_assert((int)LSE_FMT_COUNT == (int)LSLAMP_FMT_COUNT && sizeof p->formats[0] == LSLAMP_FMT_NAME_MAX,
+                   "engine format roles follow hw/lamp's");
+    memcpy(c->formats, p->formats, sizeof c->formats);
     c->no_tables = p->mode == LSE_MODE_FA2_FP32;   /* nothing emulated: skip the LUT and the SFU table */
     switch (p->mode) {
     case LSE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;

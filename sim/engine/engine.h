@@ -34,6 +34,9 @@ typedef enum { LSE_TIE_WORST_QUERY, LSE_TIE_LEXICOGRAPHIC } ls_knapsack_tiebreak
 typedef enum { LSE_DISRUPT_FLAGGED_ONLY, LSE_DISRUPT_FULL_TILE_HP } ls_disruptive_numerics;
 typedef enum { LSE_ABOVE_KEEP, LSE_ABOVE_RAISE } ls_above_one;
 typedef enum { LSE_STATE_FP32, LSE_STATE_FP64 } ls_state_precision;
+/* Roles of ls_engine_params.formats (hw/lamp lslamp_fmt_role order). */
+typedef enum { LSE_FMT_LP, LSE_FMT_HP, LSE_FMT_LP_SHIFT, LSE_FMT_LP_EXP, LSE_FMT_HP_SHIFT, LSE_FMT_HP_EXP,
+               LSE_FMT_COUNT } ls_format_role;
 
 typedef struct ls_engine_params {
     ls_engine_mode mode;
@@ -55,6 +58,9 @@ typedef struct ls_engine_params {
     ls_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;
+    /* Number formats by role, "" or "auto" = derived (algorithm.lp_format, hp_format, lp_shift_format,
+     * lp_exp_format, hp_shift_format, hp_exp_format; hw/lamp lslamp_formats_resolve). */
+    char formats[LSE_FMT_COUNT][24];
     uint64_t seed;
     int threads;              /* 0 = all cores */
     bool compute_reference;   /* fp64 reference + accuracy metrics (default on) */

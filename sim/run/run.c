@@ -44,6 +44,9 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
     p->state_precision = (ls_state_precision)a->state_precision;
     p->lamp_code_tau = a->lamp_code_tau;
     p->random_rate = a->random_rate;
+    const char *fm[LSE_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
+                                     a->hp_shift_format, a->hp_exp_format};
+    for (int r = 0; r < LSE_FMT_COUNT; r++) snprintf(p->formats[r], sizeof p->formats[r], "%s", fm[r]);
     p->seed = (uint64_t)cfg->seed;
     p->threads = a->threads;
     p->compute_reference = a->compute_reference;

@@ -70,6 +70,7 @@ static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in
     h = fnv(h, iv, sizeof iv);
     double dv[] = { p->tau, p->delta, p->lamp_code_tau, p->random_rate };
     h = fnv(h, dv, sizeof dv);
+    h = fnv(h, p->formats, sizeof p->formats);   /* names, NUL-padded by snprintf into zeroed params */
     h = fnv(h, &p->seed, sizeof p->seed);
     uint64_t ih = ls_workload_hash(in);
     h = fnv(h, &ih, sizeof ih);
