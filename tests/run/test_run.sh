@@ -116,6 +116,16 @@ PY" "--save-records: records.npy matches the report (timed = golden), lamp_code_
 check "[ ! -e '$tmp/rt/lamp_code_mask.npy' ]" "no lamp_code_mask.npy outside mode lamp_code"
 "$lampsim" run "${small[@]}" --save-records --quiet 2>"$tmp/err"; rc=$?
 check "[ $rc -eq 2 ] && grep -q -- '-o DIR' '$tmp/err'" "--save-records without -o exits 2 with a message"
+# number formats: a bad name or a LUT the hardware cannot index is refused at load time with
+# file:line:col and the key; a good one runs, its resolved config repeats it exactly
+printf 'algorithm:\n  lp_format: e4m24\n' > "$tmp/badfmt.yaml"
+"$lampsim" run "$tmp/badfmt.yaml" -o "$tmp/bf" 2>"$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'badfmt.yaml:2:14: algorithm.lp_format' '$tmp/err' && [ ! -e '$tmp/bf' ]" "bad lp_format: exit 2, file:line:col and key: $(cat "$tmp/err")"
+"$lampsim" run "${small[@]}" --set algorithm.lp_format=e5m12 -o "$tmp/bf2" 2>"$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'algorithm.lp_format' '$tmp/err' && grep -q 'at most 16 bits' '$tmp/err'" "an LP format whose LUT exceeds 2^16 entries is refused: $(cat "$tmp/err")"
+"$lampsim" run "${small[@]}" --set algorithm.lp_format=e4m2 --set algorithm.hp_format=e5m9 -o "$tmp/f1" --quiet
+"$lampsim" run "$tmp/f1/config.resolved.yaml" -o "$tmp/f2" --quiet
+check "grep -q 'lp_format: .e4m2.' '$tmp/f1/config.resolved.yaml' && cmp -s '$tmp/f1/report.json' '$tmp/f2/report.json' && ! cmp -s '$tmp/f1/report.json' '$tmp/a/report.json'" "lp_format e4m2: runs, differs from e4m3, the resolved config repeats it"
 # algorithm.compute_reference: false skips the fp64 reference: same O and statistics, accuracy not computed
 "$lampsim" run "${small[@]}" --golden --set algorithm.compute_reference=false -o "$tmp/nr" --save-o > "$tmp/nr_out"
 "$lampsim" run "${small[@]}" --set algorithm.compute_reference=false -o "$tmp/nrt" --quiet
