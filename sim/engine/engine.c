@@ -99,6 +99,19 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *
     return lslamp_cfg_finalize(c, err, errlen);
 }
 
+int ls_engine_logit_bits(const ls_engine_params *p, int *lp_bits, int *hp_bits)
+{
+    *lp_bits = 8;
+    *hp_bits = 16;
+    if (p->arithmetic == LSE_ARITH_PAPER) return 0;
+    lsfp_format f[LSLAMP_FMT_COUNT];
+    if (lslamp_formats_resolve((const char (*)[LSLAMP_FMT_NAME_MAX])p->formats, LSLAMP_ARITH_HARDWARE, f, NULL, NULL, 0))
+        return -1;
+    *lp_bits = f[LSLAMP_FMT_LP].nbits;
+    *hp_bits = f[LSLAMP_FMT_HP].nbits;
+    return 0;
+}
+
 typedef struct {
     const eng_ctx *x;
     atomic_int *next;

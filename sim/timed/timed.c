@@ -210,7 +210,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     /* register file plan */
     lsregfile_params rp = { ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
                             ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
-                            ac->regfile.max_contexts };
+                            ac->regfile.max_contexts, 0, 0 };
+    ls_engine_logit_bits(ep, &rp.lp_bits, &rp.hp_bits);   /* the formats' widths (bad names fail below) */
     lsregfile_alloc ra;
     char rerr[256];
     if (lsregfile_plan(&rp, yl, ep->b_q, ep->n_q, ep->b_k, ep->n_k, in->dim, &ra, rerr, sizeof rerr) != 0) {

@@ -126,6 +126,10 @@ check "[ $rc -eq 2 ] && grep -q 'algorithm.lp_format' '$tmp/err' && grep -q 'at 
 "$lampsim" run "${small[@]}" --set algorithm.lp_format=e4m2 --set algorithm.hp_format=e5m9 -o "$tmp/f1" --quiet
 "$lampsim" run "$tmp/f1/config.resolved.yaml" -o "$tmp/f2" --quiet
 check "grep -q 'lp_format: .e4m2.' '$tmp/f1/config.resolved.yaml' && cmp -s '$tmp/f1/report.json' '$tmp/f2/report.json' && ! cmp -s '$tmp/f1/report.json' '$tmp/a/report.json'" "lp_format e4m2: runs, differs from e4m3, the resolved config repeats it"
+# the register-file plan follows the LP width: a 4-bit e2m1 logit tile (64 x 32) packs 8 per register,
+# 256 registers per warp fewer than e4m3's 4 per register
+"$lampsim" run "${small[@]}" --set algorithm.lp_format=e2m1 -o "$tmp/f3" --quiet
+check "$py -c \"import json; a, b = (json.load(open(d + '/report.json'))['occupancy']['regs_per_warp'] for d in ('$tmp/a', '$tmp/f3')); assert a - b == 256, (a, b)\"" "regs_per_warp follows the LP format's width"
 # algorithm.compute_reference: false skips the fp64 reference: same O and statistics, accuracy not computed
 "$lampsim" run "${small[@]}" --golden --set algorithm.compute_reference=false -o "$tmp/nr" --save-o > "$tmp/nr_out"
 "$lampsim" run "${small[@]}" --set algorithm.compute_reference=false -o "$tmp/nrt" --quiet
