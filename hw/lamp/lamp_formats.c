@@ -40,8 +40,8 @@ static int apply_role(lsfp_format *f, unsigned given, bool shift, const lsfp_for
     return lsfp_format_init(f, why, n);
 }
 
-int lslamp_formats_resolve(const char names[][LSLAMP_FMT_NAME_MAX], lslamp_arith arith, lsfp_format out[LSLAMP_FMT_COUNT],
-                           int *which, char *err, size_t errlen)
+int lslamp_formats_resolve(const char names[][LSLAMP_FMT_NAME_MAX], lslamp_arith arith,
+                           lsfp_format out[LSLAMP_FMT_COUNT], int *which, char *err, size_t errlen)
 {
     char why[300];
     for (int r = 0; r < 2; r++) {                              /* accumulators */
@@ -55,7 +55,8 @@ int lslamp_formats_resolve(const char names[][LSLAMP_FMT_NAME_MAX], lslamp_arith
             return bad(r, which, err, errlen, "%s is unsigned; an accumulator holds signed logits%s", names[r], "");
     }
     for (int r = LSLAMP_FMT_LP_SHIFT; r < LSLAMP_FMT_COUNT; r++) {
-        const lsfp_format *acc = &out[r < LSLAMP_FMT_HP_SHIFT ? LSLAMP_FMT_LP : LSLAMP_FMT_HP];
+        int acc_role = r < LSLAMP_FMT_HP_SHIFT ? LSLAMP_FMT_LP : LSLAMP_FMT_HP;
+        const lsfp_format *acc = &out[acc_role];
         bool shift = r == LSLAMP_FMT_LP_SHIFT || r == LSLAMP_FMT_HP_SHIFT;
         lsfp_format *f = &out[r];
         unsigned given = 0;
@@ -65,8 +66,9 @@ int lslamp_formats_resolve(const char names[][LSLAMP_FMT_NAME_MAX], lslamp_arith
         }
         if (is_auto(names[r])) {
             if (acc->ebits >= 8)
-                return bad(r < LSLAMP_FMT_HP_SHIFT ? LSLAMP_FMT_LP : LSLAMP_FMT_HP, which, err, errlen, "no derived format for accumulator %s (the shift and exponential "
-                           "formats take one more exponent bit): name one%s", acc->name, "");
+                return bad(acc_role, which, err, errlen, "no derived format for accumulator %s (the shift and "
+                           "exponential formats take one more exponent bit): name algorithm.%s", acc->name,
+                           lslamp_fmt_knob[r]);
             memset(f, 0, sizeof *f);
             snprintf(f->name, sizeof f->name, "ue%dm%d%s", acc->ebits + 1, acc->mbits, shift ? "s" : "x");
             f->ebits = acc->ebits + 1; f->mbits = acc->mbits;
@@ -78,8 +80,7 @@ int lslamp_formats_resolve(const char names[][LSLAMP_FMT_NAME_MAX], lslamp_arith
         if (apply_role(f, given, shift, acc, why, sizeof why) != 0) {
             if (!is_auto(names[r])) return bad(r, which, err, errlen, "%s%s", why, "");
             /* a derived format: the accumulator asked for it */
-            return bad(r < LSLAMP_FMT_HP_SHIFT ? LSLAMP_FMT_LP : LSLAMP_FMT_HP, which, err, errlen,
-                       "%s; name algorithm.%s explicitly", why, lslamp_fmt_knob[r]);
+            return bad(acc_role, which, err, errlen, "%s; name algorithm.%s explicitly", why, lslamp_fmt_knob[r]);
         }
         if (!shift && !(f->max_finite >= 1.0f))
             return bad(r, which, err, errlen, "%s cannot hold 1.0, the exponential of the row maximum (largest "
@@ -90,8 +91,9 @@ int lslamp_formats_resolve(const char names[][LSLAMP_FMT_NAME_MAX], lslamp_arith
         for (int k = 0; k < LSFP_NAMED_COUNT; k++) {
             const lsfp_format *nf = lsfp_named_format((lsfp_named)k);
             lsfp_format *f = &out[r];
-            if (f->ebits == nf->ebits && f->mbits == nf->mbits && f->bias == nf->bias && f->is_signed == nf->is_signed &&
-                f->special == nf->special && f->subnormals == nf->subnormals && f->overflow == nf->overflow)
+            if (f->ebits == nf->ebits && f->mbits == nf->mbits && f->bias == nf->bias &&
+                f->is_signed == nf->is_signed && f->special == nf->special && f->subnormals == nf->subnormals &&
+                f->overflow == nf->overflow)
                 snprintf(f->name, sizeof f->name, "%s", nf->name);
         }
     return 0;
