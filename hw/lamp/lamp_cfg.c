@@ -88,7 +88,6 @@ int lslamp_cfg_finalize(lslamp_cfg *c, char *err, size_t errlen)
     c->use_lut = false;
     if (!c->no_tables && c->arith == LSLAMP_ARITH_HARDWARE) {
         /* the hardware's LP exponential is a table lookup: the shift formats must index one */
-        char why[400];
         if (lsfp_exp_lut_build(&c->lut, &c->lp_s, &c->lp_x, why, sizeof why) != 0) {
             if (err && errlen) snprintf(err, errlen, "%s: %s", lslamp_fmt_knob[LSLAMP_FMT_LP_SHIFT], why);
             return -1;
