@@ -42,6 +42,10 @@ int lsfp_format_init(lsfp_format *f, char *err, size_t errlen)
     case LSFP_SPECIAL_OCP: mmax = top_m - 1; break;   /* S.1..1.1..1 is NaN */
     case LSFP_SPECIAL_FINITE: break;
     }
+    if (f->special == LSFP_SPECIAL_IEEE && f->ebits < 2) {
+        if (err) snprintf(err, errlen, "format %s: IEEE specials need at least two exponent bits", f->name);
+        return -1;
+    }
     if (f->special == LSFP_SPECIAL_OCP && f->mbits == 0) {
         if (err) snprintf(err, errlen, "format %s: OCP NaN rule needs at least one mantissa bit", f->name);
         return -1;
@@ -106,27 +110,101 @@ void lsfp_ps_format(lsfp_format *out, int mu)
 
 const char *lsfp_format_names(void)
 {
-    return "e4m3, e4m11, ue5m3s, ue5m3x, ue5m11s, ue5m11x, bf16, fp16, fp32, ps<1..23>";
+    return "e4m3, e4m11, ue5m3s, ue5m3x, ue5m11s, ue5m11x, bf16, fp16, fp32, ps<1..23>, "
+           "[u]e<E>m<M>[_b<bias>][_ocp|_ieee|_finite][_nosub]";
+}
+
+/* Unsigned decimal at *p (at least one digit, at most 4); advances *p. -1 if none. */
+static int parse_small(const char **p)
+{
+    int v = 0, n = 0;
+    while (isdigit((unsigned char)**p) && n < 4) { v = v * 10 + (**p - '0'); (*p)++; n++; }
+    return n ? v : -1;
+}
+
+static int parse_fail(char *err, size_t errlen, const char *name, const char *what)
+{
+    if (err && errlen) snprintf(err, errlen, "format '%s': %s (known: %s)", name, what, lsfp_format_names());
+    return -1;
+}
+
+int lsfp_format_parse(const char *name, lsfp_format *out, unsigned *given, char *err, size_t errlen)
+{
+    char low[sizeof ((lsfp_format *)0)->name];
+    size_t n = strlen(name);
+    unsigned g = 0;
+    if (given) *given = 0;
+    if (n == 0 || n >= sizeof low) return parse_fail(err, errlen, name, "empty or too long a name");
+    for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
+    init_named();
+    for (int i = 0; i < LSFP_NAMED_COUNT; i++)
+        if (strcmp(low, g_named[i].name) == 0) {
+            *out = g_named[i];
+            if (given) *given = LSFP_GIVEN_BIAS | LSFP_GIVEN_SPECIAL;
+            return 0;
+        }
+    const char *p = low;
+    if (p[0] == 'p' && p[1] == 's') {
+        p += 2;
+        int mu = parse_small(&p);
+        if (*p || mu < 1 || mu > 23) return parse_fail(err, errlen, name, "ps<m> needs m in 1..23");
+        lsfp_ps_format(out, mu);
+        if (given) *given = LSFP_GIVEN_BIAS | LSFP_GIVEN_SPECIAL;
+        return 0;
+    }
+    bool sgn = true;
+    if (*p == 'u') { sgn = false; p++; }
+    if (*p++ != 'e') return parse_fail(err, errlen, name, "unknown format");
+    int e = parse_small(&p);
+    if (*p++ != 'm') return parse_fail(err, errlen, name, "expected [u]e<E>m<M>");
+    int m = parse_small(&p);
+    if (e < 1 || e > 8 || m < 0 || m > 23) return parse_fail(err, errlen, name, "E must be 1..8 and M 0..23");
+    int bias = (1 << (e - 1)) - 1;
+    lsfp_special sp = m > 0 ? LSFP_SPECIAL_OCP : LSFP_SPECIAL_FINITE;
+    bool subn = true;
+    while (*p) {
+        if (*p++ != '_') return parse_fail(err, errlen, name, "suffixes are _b<bias>, _ocp, _ieee, _finite, _nosub");
+        if (*p == 'b' && (isdigit((unsigned char)p[1]) || (p[1] == '-' && isdigit((unsigned char)p[2])))) {
+            p++;
+            bool neg = *p == '-';
+            if (neg) p++;
+            bias = parse_small(&p);
+            if (neg) bias = -bias;
+            g |= LSFP_GIVEN_BIAS;
+            continue;
+        }
+        static const struct { const char *s; int sp; } rules[] = {
+            {"ocp", LSFP_SPECIAL_OCP}, {"ieee", LSFP_SPECIAL_IEEE}, {"finite", LSFP_SPECIAL_FINITE}, {"nosub", -1}};
+        size_t k, nr = sizeof rules / sizeof rules[0];
+        for (k = 0; k < nr; k++) {
+            size_t l = strlen(rules[k].s);
+            if (!strncmp(p, rules[k].s, l) && (p[l] == '_' || p[l] == '\0')) {
+                if (rules[k].sp < 0) subn = false;
+                else { sp = (lsfp_special)rules[k].sp; g |= LSFP_GIVEN_SPECIAL; }
+                p += l;
+                break;
+            }
+        }
+        if (k == nr) return parse_fail(err, errlen, name, "suffixes are _b<bias>, _ocp, _ieee, _finite, _nosub");
+    }
+    lsfp_format f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.name, sizeof f.name, "%s", low);
+    f.ebits = e; f.mbits = m; f.bias = bias; f.is_signed = sgn; f.special = sp;
+    f.subnormals = subn; f.overflow = LSFP_OVF_SATURATE; f.rounding = LSFP_RND_RNE;
+    char why[160];
+    if (lsfp_format_init(&f, why, sizeof why) != 0) {
+        if (err && errlen) snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    *out = f;
+    if (given) *given = g;
+    return 0;
 }
 
 int lsfp_format_by_name(const char *name, lsfp_format *out)
 {
-    char low[32];
-    size_t n = strlen(name);
-    if (n == 0 || n >= sizeof low) return -1;
-    for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
-    init_named();
-    for (int i = 0; i < LSFP_NAMED_COUNT; i++)
-        if (strcmp(low, g_named[i].name) == 0) { *out = g_named[i]; return 0; }
-    if (low[0] == 'p' && low[1] == 's' && low[2]) {
-        char *end;
-        long mu = strtol(low + 2, &end, 10);
-        if (*end == '\0' && mu >= 1 && mu <= 23 && isdigit((unsigned char)low[2])) {
-            lsfp_ps_format(out, (int)mu);
-            return 0;
-        }
-    }
-    return -1;
+    return lsfp_format_parse(name, out, NULL, NULL, 0);
 }
 
 bool lsfp_has_nan(const lsfp_format *f) { return f->special != LSFP_SPECIAL_FINITE; }

@@ -106,10 +106,19 @@ const lsfp_format *lsfp_named_format(lsfp_named id);
 /* PS(mu): fp32 exponent range, mantissa rounded to mu bits (1..23), Inf/NaN passed through,
  * overflow to Inf (as the LAMP code's bit-pattern rounding). Writes into *out. */
 void lsfp_ps_format(lsfp_format *out, int mu);
-/* Look a format up by name: e4m3, e4m11, ue5m3s, ue5m3x, ue5m11s, ue5m11x, bf16, fp16, fp32,
- * ps<mu> (e.g. ps3). Case-insensitive; returns 0 or -1. */
+/* Look a format up by name (lsfp_format_parse without the role information); returns 0 or -1. */
 int lsfp_format_by_name(const char *name, lsfp_format *out);
-/* Comma-separated list of accepted names, for error messages. */
+/* Which fields a parsed name fixed explicitly (the rest took the generic defaults). */
+enum { LSFP_GIVEN_BIAS = 1u << 0, LSFP_GIVEN_SPECIAL = 1u << 1 };
+/* Parse a format name, case-insensitive:
+ *   a named format: e4m3, e4m11, ue5m3s, ue5m3x, ue5m11s, ue5m11x, bf16, fp16, fp32 (all fields given);
+ *   ps<m>, m in 1..23: the papers' fp32-range family (all fields given);
+ *   [u]e<E>m<M>[_b<bias>][_ocp|_ieee|_finite][_nosub]: E in 1..8 exponent bits, M in 0..23 fraction
+ *   bits, `u` unsigned; bias default 2^(E-1) - 1, special rule default OCP (FINITE when M = 0),
+ *   subnormals on unless _nosub; saturating overflow, RNE.
+ * *given (may be NULL) gets LSFP_GIVEN_* for what the name fixed. Returns 0, or -1 with a message. */
+int lsfp_format_parse(const char *name, lsfp_format *out, unsigned *given, char *err, size_t errlen);
+/* The accepted names in one line, for error messages. */
 const char *lsfp_format_names(void);
 
 /* ---- Scalar operations: the definition every kernel must match. ---- */
@@ -206,15 +215,24 @@ void lsfp_set_force_scalar(bool on);
 bool lsfp_have_avx2(void);
 
 /* ---- Exponential tables (built from the formats, never typed in). ---- */
-/* LP: 256-entry LUT from a ue5m3-S code of the shift s = mu - y >= 0 to the ue5m3-X code of the
- * correctly rounded exp(-s). NaN input code maps to the output format's top code (0xFF). */
+/* LP: LUT from the code of the shift s = mu - y >= 0 (ue5m3-S by default: 256 entries) to the code of
+ * the correctly rounded exp(-s) in the exponential format (ue5m3-X). NaN input codes map to the
+ * output format's NaN code (its top code when it has none: 0xFF -> 0xFF). One entry per input code,
+ * n = 2^(input bits); at most LSFP_LUT_MAX entries (input formats of up to 16 bits). */
+#define LSFP_LUT_MAX_BITS 16
+#define LSFP_LUT_MAX (1u << LSFP_LUT_MAX_BITS)
 typedef struct {
     lsfp_format in;   /* shift format */
     lsfp_format out;  /* exponential format */
-    uint8_t code[256];
-    float value[256]; /* decoded output, for the engine's hot path */
+    uint32_t n;       /* entries: 2^in.nbits (entries n .. 255 of a narrower input are NaN codes) */
+    uint16_t code[LSFP_LUT_MAX];
+    float value[LSFP_LUT_MAX]; /* decoded output, for the engine's hot path */
 } lsfp_exp_lut;
-int lsfp_exp_lut_build(lsfp_exp_lut *lut, const lsfp_format *in, const lsfp_format *out);
+/* 0 if the formats can make a LUT: in an unsigned format inside fp32's exponent range of at most
+ * LSFP_LUT_MAX_BITS bits, out of at most 16 bits; else -1 and a message. */
+int lsfp_exp_lut_check(const lsfp_format *in, const lsfp_format *out, char *err, size_t errlen);
+/* Builds the table; -1 (and lsfp_exp_lut_check's message) when the formats cannot make one. */
+int lsfp_exp_lut_build(lsfp_exp_lut *lut, const lsfp_format *in, const lsfp_format *out, char *err, size_t errlen);
 /* Correctly rounded exp(-s) in format out, for any s >= 0 (the 16-bit SFU path: multi-cycle in
  * hardware, a function here). */
 float lsfp_exp_neg(const lsfp_format *out, float s);

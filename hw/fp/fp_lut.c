@@ -27,19 +27,32 @@ float lsfp_exp_neg(const lsfp_format *out, float s)
     return lsfp_round_double(out, (double)ldexpl(k, qe), NULL);
 }
 
-int lsfp_exp_lut_build(lsfp_exp_lut *lut, const lsfp_format *in, const lsfp_format *out)
+int lsfp_exp_lut_check(const lsfp_format *in, const lsfp_format *out, char *err, size_t errlen)
 {
-    if (in->nbits > 8 || out->nbits > 8) return -1;
-    memset(lut, 0, sizeof *lut);
+    if (in->is_signed || in->fp32_range || in->nbits > LSFP_LUT_MAX_BITS || out->nbits > 16) {
+        if (err && errlen)
+            snprintf(err, errlen, "an exponential LUT is indexed by the shift code: it needs an unsigned shift format "
+                     "of at most %d bits (%u entries) inside fp32's exponent range and an exponential format of at most "
+                     "16 bits (shift %s: %d bits%s, exponential %s: %d bits)", LSFP_LUT_MAX_BITS, LSFP_LUT_MAX, in->name,
+                     in->nbits, in->is_signed ? ", signed" : "", out->name, out->nbits);
+        return -1;
+    }
+    return 0;
+}
+
+int lsfp_exp_lut_build(lsfp_exp_lut *lut, const lsfp_format *in, const lsfp_format *out, char *err, size_t errlen)
+{
+    if (lsfp_exp_lut_check(in, out, err, errlen) != 0) return -1;
     lut->in = *in;
     lut->out = *out;
-    uint32_t ncodes = 1u << in->nbits;
-    for (uint32_t c = 0; c < 256; c++) {
+    uint32_t ncodes = 1u << in->nbits, n = ncodes < 256 ? 256 : ncodes;
+    lut->n = ncodes;
+    for (uint32_t c = 0; c < n; c++) {
         float s = c < ncodes ? lsfp_decode(in, c) : NAN;
         uint32_t oc;
         if (isnan(s)) oc = lsfp_nan_code(out);           /* NaN in, top code out (F-23: 0xFF -> 0xFF) */
         else oc = lsfp_encode(out, lsfp_exp_neg(out, s));
-        lut->code[c] = (uint8_t)oc;
+        lut->code[c] = (uint16_t)oc;
         lut->value[c] = lsfp_decode(out, oc);
     }
     return 0;

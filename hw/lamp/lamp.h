@@ -39,6 +39,27 @@ typedef enum { LSLAMP_EXP_FORMAT, LSLAMP_EXP_IDEAL } lslamp_exp_mode;
 
 struct lslamp_policy;
 
+/* The six number formats of the procedure, by role (docs/numerics.md "Formats as configuration"). */
+typedef enum {
+    LSLAMP_FMT_LP, LSLAMP_FMT_HP,                  /* logit accumulators (default e4m3 / e4m11) */
+    LSLAMP_FMT_LP_SHIFT, LSLAMP_FMT_LP_EXP,        /* LP shift and exponential (ue5m3-S / ue5m3-X) */
+    LSLAMP_FMT_HP_SHIFT, LSLAMP_FMT_HP_EXP,        /* HP shift and exponential (ue5m11-S / ue5m11-X) */
+    LSLAMP_FMT_COUNT
+} lslamp_fmt_role;
+#define LSLAMP_FMT_NAME_MAX 24
+/* Knob names by role: "lp_format", "hp_format", "lp_shift_format", ... (config keys algorithm.*). */
+extern const char *const lslamp_fmt_knob[LSLAMP_FMT_COUNT];
+/* Resolve the formats from their names (lsfp_format_parse syntax; "" or "auto" = derived):
+ * accumulators default to e4m3 / e4m11 (hardware) or PS(3) / PS(11) (paper) and must be signed;
+ * a derived shift / exponential format of an accumulator eEmM is ue(E+1)mM, of a PS(m) / fp32
+ * accumulator the accumulator's own format. Bias and special rule left open by a name follow the
+ * role: a shift's largest exponent is floor(log2(2 x accumulator max)); an exponential has every code
+ * finite and largest exponent 0, and must hold 1.0. Overflow policies are the formats' own
+ * (lslamp_cfg_finalize applies the overflow knob to the accumulators). Returns 0, or -1 with the
+ * role to blame in *which (may be NULL; an accumulator when its derived format fails) and a message. */
+int lslamp_formats_resolve(const char names[][LSLAMP_FMT_NAME_MAX], lslamp_arith arith,
+                           lsfp_format out[LSLAMP_FMT_COUNT], int *which, char *err, size_t errlen);
+
 /* Tile-procedure configuration. Fill the knobs (lslamp_cfg_default gives the spec defaults), then
  * call lslamp_cfg_finalize(), which builds formats, accumulators and the LUT. The finalized struct
  * holds pointers into itself: do not copy it afterwards (use it through a pointer). Read-only after
@@ -65,18 +86,21 @@ typedef struct lslamp_cfg {
     const struct lslamp_policy *policy;  /* sub-block selection rule (default: lslamp_policy_lamp) */
     double random_rate;            /* random policy: per sub-block probability */
     bool no_tables;                /* skip building the LUT and the SFU table (fp32-only users) */
+    char formats[LSLAMP_FMT_COUNT][LSLAMP_FMT_NAME_MAX]; /* by lslamp_fmt_role; "" = derived */
     /* ---- derived by lslamp_cfg_finalize ---- */
     int bc;                        /* n_k * b_k */
-    lsfp_format lp_fmt, hp_fmt;    /* accumulators: e4m3 / e4m11 or PS(3) / PS(11) */
+    lsfp_format lp_fmt, hp_fmt;    /* accumulators: e4m3 / e4m11 or PS(3) / PS(11) by default */
     lsfp_format lp_s, lp_x;        /* LP shift and exponential formats */
     lsfp_format hp_s, hp_x;        /* HP shift and exponential formats */
     lsfp_format bf16;
     lsfp_accum lp_acc, hp_acc;
     lsfp_exp_lut lut;
     bool use_lut;                  /* LP exps via LUT (hardware mode) else lsfp_exp_neg per element */
+    bool lp_diff_exact;            /* mu_lp - y is exact in fp32 for any two LP values (the LUT hot path) */
     float scale;                   /* 1/sqrt(d) in fp32 */
     /* The 16-bit SFU as a table: hp_exp[code of the ue5m11-S shift] = lsfp_exp_neg(ue5m11-X, shift),
-     * built from the formats at finalize (hardware mode, rounded HP shifts); same values as calling
+     * built from the HP formats at finalize (hardware mode, rounded HP shifts, an unsigned shift format
+     * of at most 16 bits; wider ones call lsfp_exp_neg per element); same values as calling
      * lsfp_exp_neg per element, at table speed. */
     bool use_hp_table;
     uint32_t hp_s_maxcode;         /* code of the HP shift format's largest finite value */

@@ -54,23 +54,20 @@ int lslamp_cfg_finalize(lslamp_cfg *c, char *err, size_t errlen)
     c->bc = c->n_k * c->b_k;
     c->scale = (float)(1.0 / sqrt((double)c->d));
     c->bf16 = *lsfp_named_format(LSFP_BF16);
-    if (c->arith == LSLAMP_ARITH_PAPER) {
-        lsfp_ps_format(&c->lp_fmt, 3);
-        lsfp_ps_format(&c->hp_fmt, 11);
-        lsfp_ps_format(&c->lp_s, 3);
-        lsfp_ps_format(&c->lp_x, 3);
-        lsfp_ps_format(&c->hp_s, 11);
-        lsfp_ps_format(&c->hp_x, 11);
-    } else {
-        c->lp_fmt = *lsfp_named_format(LSFP_E4M3);
-        c->hp_fmt = *lsfp_named_format(LSFP_E4M11);
-        c->lp_s = *lsfp_named_format(LSFP_UE5M3_S);
-        c->lp_x = *lsfp_named_format(LSFP_UE5M3_X);
-        c->hp_s = *lsfp_named_format(LSFP_UE5M11_S);
-        c->hp_x = *lsfp_named_format(LSFP_UE5M11_X);
-        c->lp_fmt.overflow = c->overflow;
-        c->hp_fmt.overflow = c->overflow;
+    lsfp_format f[LSLAMP_FMT_COUNT];
+    int which = 0;
+    char why[400];
+    if (lslamp_formats_resolve((const char (*)[LSLAMP_FMT_NAME_MAX])c->formats, c->arith, f, &which, why, sizeof why)) {
+        if (err && errlen) snprintf(err, errlen, "%s: %s", lslamp_fmt_knob[which], why);
+        return -1;
     }
+    c->lp_fmt = f[LSLAMP_FMT_LP]; c->hp_fmt = f[LSLAMP_FMT_HP];
+    c->lp_s = f[LSLAMP_FMT_LP_SHIFT]; c->lp_x = f[LSLAMP_FMT_LP_EXP];
+    c->hp_s = f[LSLAMP_FMT_HP_SHIFT]; c->hp_x = f[LSLAMP_FMT_HP_EXP];
+    /* The overflow knob governs the narrow accumulators; fp32-range ones (PS(m), fp32) overflow to
+     * Inf as the LAMP code's bit-pattern rounding does. */
+    if (!c->lp_fmt.fp32_range) c->lp_fmt.overflow = c->overflow;
+    if (!c->hp_fmt.fp32_range) c->hp_fmt.overflow = c->overflow;
     /* The rounding knob applies to the logit accumulators (G-1); stochastic to the LP one only
      * (G-24), the HP accumulator then stays RNE. Shifts and exponentials are always RNE. */
     c->lp_fmt.rounding = c->rounding;
@@ -85,9 +82,16 @@ int lslamp_cfg_finalize(lslamp_cfg *c, char *err, size_t errlen)
     c->lp_acc.model = c->hp_acc.model = c->acc_model;
     c->lp_acc.order = c->hp_acc.order = c->acc_order;
     c->lp_acc.chunk_k = c->hp_acc.chunk_k = c->chunk_k;
+    /* mu_lp and y are multiples of the LP quantum below 2^(emax+2) in magnitude: their difference
+     * needs at most emax + 2 - (emin - m) significant bits (19 for e4m3). */
+    c->lp_diff_exact = !c->lp_fmt.fp32_range && c->lp_fmt.emax + 2 - (c->lp_fmt.emin - c->lp_fmt.mbits) <= 24;
     c->use_lut = false;
-    if (!c->no_tables && c->arith == LSLAMP_ARITH_HARDWARE && c->lp_s.nbits <= 8 && c->lp_x.nbits <= 8) {
-        if (lsfp_exp_lut_build(&c->lut, &c->lp_s, &c->lp_x) != 0) return fail(err, errlen, "cannot build the exp LUT");
+    if (!c->no_tables && c->arith == LSLAMP_ARITH_HARDWARE) {
+        /* the hardware's LP exponential is a table lookup: the shift formats must index one */
+        if (lsfp_exp_lut_build(&c->lut, &c->lp_s, &c->lp_x, why, sizeof why) != 0) {
+            if (err && errlen) snprintf(err, errlen, "%s: %s", lslamp_fmt_knob[LSLAMP_FMT_LP_SHIFT], why);
+            return -1;
+        }
         c->use_lut = true;
     }
     c->use_hp_table = false;

@@ -254,8 +254,8 @@ bool lslamp_exps(const lslamp_cfg *c, bool hp, const float *Y, int ldy, int thet
                     *e = lsfp_exp_neg(&c->hp_x, sr);
                 }
             }
-    } else if (c->use_lut && c->mu_shift != LSLAMP_MU_EXACT) {
-        /* LP hot path: both operands on the e4m3 grid, so the fp32 difference is exact; round the
+    } else if (c->use_lut && c->lp_diff_exact && c->mu_shift != LSLAMP_MU_EXACT) {
+        /* LP hot path: both operands on the LP grid, so the fp32 difference is exact; round the
          * whole sub-block to ue5m3-S with the branch-free kernel, then index the LUT. */
         int n = bk * nq, neg = 0;
         for (int i = 0; i < bk; i++) {

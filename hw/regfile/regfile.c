@@ -3,21 +3,32 @@
 
 #include <stdio.h>
 
-int lsregfile_y_regs(lsu_ylayout layout, int b_q, int b_k, int n_k)
+static int regs_for(int values, int bits)
+{
+    int per = 32 / (bits > 0 && bits <= 32 ? bits : 32);
+    return (values + per - 1) / per;
+}
+
+int lsregfile_y_regs_bits(lsu_ylayout layout, int b_q, int b_k, int n_k, int lp_bits, int hp_bits)
 {
     int bc = b_k * n_k;
     switch (layout) {
-    case LSU_Y_LP: return (bc * b_q + 3) / 4;
-    case LSU_Y_COMPACT: return (bc * b_q + 3) / 4 + (b_k * b_q + 1) / 2;
-    default: return (bc * b_q + 1) / 2;
+    case LSU_Y_LP: return regs_for(bc * b_q, lp_bits);
+    case LSU_Y_COMPACT: return regs_for(bc * b_q, lp_bits) + regs_for(b_k * b_q, hp_bits);
+    default: return regs_for(bc * b_q, hp_bits);
     }
+}
+
+int lsregfile_y_regs(lsu_ylayout layout, int b_q, int b_k, int n_k)
+{
+    return lsregfile_y_regs_bits(layout, b_q, b_k, n_k, 8, 16);
 }
 
 int lsregfile_plan(const lsregfile_params *p, lsu_ylayout layout, int b_q, int n_q, int b_k, int n_k, int d,
                    lsregfile_alloc *a, char *err, size_t errlen)
 {
     a->q = (b_q * d + 1) / 2;            /* Q fragment in 16 bits (LP and HP logits read it) */
-    a->y = lsregfile_y_regs(layout, b_q, b_k, n_k);
+    a->y = lsregfile_y_regs_bits(layout, b_q, b_k, n_k, p->lp_bits > 0 ? p->lp_bits : 8, p->hp_bits > 0 ? p->hp_bits : 16);
     a->o = b_q * d;                      /* fp32 output accumulator */
     a->state = 4 * b_q;                  /* mu, omega, lambda, mu_hat */
     int raw = a->q + a->y + a->o + a->state;

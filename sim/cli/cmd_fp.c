@@ -16,7 +16,8 @@ static const char *k_fp_usage =
     "  encode FORMAT VALUE...   code of the rounded value\n"
     "  decode FORMAT CODE...    value of a code (hex 0x.. or decimal)\n"
     "  table  FORMAT            every code of a format of at most 16 bits with its value\n"
-    "  lut                      the 256-entry exponential LUT (ue5m3s shift -> ue5m3x exp)\n"
+    "  lut [SHIFT EXP]          the exponential LUT, one entry per shift code (default ue5m3s -> ue5m3x:\n"
+    "                           256 entries; at most 2^16)\n"
     "  dot    --a V,V,.. --b V,V,..   accumulate a dot product (or: dot A.npy B.npy, flattened)\n"
     "options: --rounding rne|rtz|stochastic  --overflow saturate|nan  --seed N  --json\n"
     "         dot: --acc FORMAT (default e4m3)  --chunk K (default 1)  --model paper|exact (default exact)\n"
@@ -111,8 +112,9 @@ static int apply_mode_options(lsfp_format *f, const fp_opts *o)
 
 static int lookup_format(const char *name, lsfp_format *f, const fp_opts *o)
 {
-    if (lsfp_format_by_name(name, f) != 0) {
-        fprintf(stderr, "lampsim fp: unknown format '%s' (known: %s)\n", name, lsfp_format_names());
+    char err[512];
+    if (lsfp_format_parse(name, f, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "lampsim fp: %s\n", err);
         return 2;
     }
     return apply_mode_options(f, o);
@@ -224,23 +226,27 @@ static int op_table(const fp_opts *o)
 
 static int op_lut(const fp_opts *o)
 {
-    lsfp_exp_lut lut;
-    if (o->npos != 0) return fail("lut takes no positional arguments", NULL);
-    lsfp_exp_lut_build(&lut, lsfp_named_format(LSFP_UE5M3_S), lsfp_named_format(LSFP_UE5M3_X));
+    static lsfp_exp_lut lut;   /* up to 2^16 entries: not on the stack */
+    lsfp_format in = *lsfp_named_format(LSFP_UE5M3_S), out = *lsfp_named_format(LSFP_UE5M3_X);
+    char err[512];
+    if (o->npos != 0 && o->npos != 2) return fail("lut takes no arguments or a SHIFT and an EXP format", NULL);
+    if (o->npos == 2 && (lookup_format(o->pos[0], &in, o) || lookup_format(o->pos[1], &out, o))) return 2;
+    if (lsfp_exp_lut_build(&lut, &in, &out, err, sizeof err) != 0) return fail(err, NULL);
+    int wi = (in.nbits + 3) / 4 < 2 ? 2 : (in.nbits + 3) / 4, wo = (out.nbits + 3) / 4 < 2 ? 2 : (out.nbits + 3) / 4;
     if (o->json) printf("{\"input_format\":\"%s\",\"output_format\":\"%s\",\"entries\":[", lut.in.name, lut.out.name);
     else printf("# in_code\tin_value(shift)\tout_code\tout_value(exp(-shift))\n");
-    for (int c = 0; c < 256; c++) {
+    for (int c = 0; c < (int)lut.n; c++) {
         float s = lsfp_decode(&lut.in, (uint32_t)c);
         if (o->json) {
-            printf("%s{\"in_code\":\"0x%02X\",\"in_value\":", c ? "," : "", c);
+            printf("%s{\"in_code\":\"0x%0*X\",\"in_value\":", c ? "," : "", wi, c);
             print_json_value(stdout, s);
-            printf(",\"out_code\":\"0x%02X\",\"out_value\":", lut.code[c]);
+            printf(",\"out_code\":\"0x%0*X\",\"out_value\":", wo, lut.code[c]);
             print_json_value(stdout, lut.value[c]);
             printf("}");
         } else {
-            printf("0x%02X\t", c);
+            printf("0x%0*X\t", wi, c);
             print_exact(stdout, s);
-            printf("\t0x%02X\t", lut.code[c]);
+            printf("\t0x%0*X\t", wo, lut.code[c]);
             print_exact(stdout, lut.value[c]);
             printf("\n");
         }

@@ -9,13 +9,15 @@
 
 static void run_usage(FILE *out)
 {
-    fputs("usage: lampsim run [CONFIG] [--set key.path=value]... [-o DIR] [--force] [--save-o] [--golden] [--quiet]\n"
+    fputs("usage: lampsim run [CONFIG] [--set key.path=value]... [-o DIR] [--force] [--save-o] [--save-records] [--golden] [--quiet]\n"
           "                   [--progress | --no-progress] [--progress-every SECONDS]\n"
           "  CONFIG         YAML configuration (default: the embedded configs/default.yaml)\n"
           "  --set K=V      override one key after the file (repeatable; `lampsim config --explain K`)\n"
           "  -o DIR         write config.resolved.yaml, report.json, report.csv, run_info.json to DIR\n"
           "  --force        allow DIR to be non-empty (files are replaced atomically)\n"
           "  --save-o       also write O.npy and the fp64 reference O_ref.npy\n"
+          "  --save-records also write records.npy (per-tile records, float32 [n_records, 4]) and, in mode\n"
+          "                 lamp_code, lamp_code_mask.npy (per-logit selection, [batch, heads_q, seq_q, seq_k])\n"
           "  --golden       run the golden engine only (same as --set timed.enabled=false)\n"
           "  --quiet        no summary on stdout, no progress on stderr\n"
           "  --progress     progress as one live line on stderr (default when stderr is a terminal)\n"
@@ -48,6 +50,7 @@ int lscli_run(int argc, char **argv)
         else if (!strcmp(a, "--force")) opts.force = true;
         else if (!strcmp(a, "--golden")) sets[nsets++] = "timed.enabled=false";
         else if (!strcmp(a, "--save-o")) opts.save_o = true;
+        else if (!strcmp(a, "--save-records")) opts.save_records = true;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) opts.quiet = true;
         else if (!strcmp(a, "--progress")) opts.progress = LS_PROGRESS_LIVE;
         else if (!strcmp(a, "--no-progress")) opts.progress = LS_PROGRESS_LINES;

@@ -89,6 +89,8 @@ typedef struct ls_cfg_algorithm {
     ls_cfg_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;
+    /* number formats by name ("auto" = derived; hw/lamp lslamp_formats_resolve, docs/numerics.md) */
+    char lp_format[24], hp_format[24], lp_shift_format[24], lp_exp_format[24], hp_shift_format[24], hp_exp_format[24];
     bool compute_reference;
     int threads;
 } ls_cfg_algorithm;

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "config_internal.h"
+#include "lamp.h"
 #include "io_common.h"
 #include "lampsim_version.h"
 #include "yamltree.h"
@@ -811,6 +812,33 @@ static const char *later(ctx *c, const char *a, const char *b)
     return a;
 }
 
+/* The six number formats resolve, and (hardware arithmetic) the LP ones index a LUT: the same
+ * function the engine calls, so a bad name fails here with the key's file:line. */
+static int check_formats(ctx *c)
+{
+    const ls_cfg_algorithm *a = &c->cfg->algorithm;
+    char names[LSLAMP_FMT_COUNT][LSLAMP_FMT_NAME_MAX];
+    const char *src[LSLAMP_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
+                                         a->hp_shift_format, a->hp_exp_format};
+    for (int r = 0; r < LSLAMP_FMT_COUNT; r++) snprintf(names[r], sizeof names[r], "%s", src[r]);
+    lslamp_arith ar = a->arithmetic == LS_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
+    lsfp_format f[LSLAMP_FMT_COUNT];
+    char why[600], key[64];
+    int which = 0;
+    if (lslamp_formats_resolve((const char (*)[LSLAMP_FMT_NAME_MAX])names, ar, f, &which, why, sizeof why) != 0) {
+        snprintf(key, sizeof key, "algorithm.%s", lslamp_fmt_knob[which]);
+        err_at(c, key, "%s", why);
+        return -1;
+    }
+    if (ar == LSLAMP_ARITH_HARDWARE && a->mode != LS_MODE_FA2_FP32) {
+        if (lsfp_exp_lut_check(&f[LSLAMP_FMT_LP_SHIFT], &f[LSLAMP_FMT_LP_EXP], why, sizeof why) != 0) {
+            err_at(c, later(c, "algorithm.lp_shift_format", "algorithm.lp_format"), "%s (arithmetic hardware)", why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int check(ctx *c)
 {
     ls_config *g = c->cfg;
@@ -860,6 +888,7 @@ static int check(ctx *c)
                g->accelerator.memory.kv_shared_contexts, g->accelerator.regfile.max_contexts);
         return -1;
     }
+    if (check_formats(c) != 0) return -1;
     if (w->generator != LS_GEN_TRACE && w->dim % a->chunk_k != 0) {
         err_at(c, later(c, "algorithm.chunk_k", "workload.dim"), "chunk_k = %d does not divide workload.dim = %d",
                a->chunk_k, w->dim);

@@ -41,6 +41,7 @@ void ls_engine_params_default(ls_engine_params *p)
     p->compute_reference = true;
     p->keep_reference = false;
     p->keep_tile_records = false;
+    p->keep_lamp_code_mask = false;
     p->query_block_order = 0;
 }
 
@@ -85,6 +86,9 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *
     c->above_one = p->above_one == LSE_ABOVE_RAISE ? LSLAMP_ABOVE_RAISE : LSLAMP_ABOVE_KEEP;
     c->state_fp64 = p->state_precision == LSE_STATE_FP64;
     c->random_rate = p->random_rate;
+    _Static_assert((int)LSE_FMT_COUNT == (int)LSLAMP_FMT_COUNT && sizeof p->formats[0] == LSLAMP_FMT_NAME_MAX,
+                   "engine format roles follow hw/lamp's");
+    memcpy(c->formats, p->formats, sizeof c->formats);
     c->no_tables = p->mode == LSE_MODE_FA2_FP32;   /* nothing emulated: skip the LUT and the SFU table */
     switch (p->mode) {
     case LSE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;
@@ -93,6 +97,19 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *
     default: c->policy = &lslamp_policy_lamp; break;
     }
     return lslamp_cfg_finalize(c, err, errlen);
+}
+
+int ls_engine_logit_bits(const ls_engine_params *p, int *lp_bits, int *hp_bits)
+{
+    *lp_bits = 8;
+    *hp_bits = 16;
+    if (p->arithmetic == LSE_ARITH_PAPER) return 0;
+    lsfp_format f[LSLAMP_FMT_COUNT];
+    if (lslamp_formats_resolve((const char (*)[LSLAMP_FMT_NAME_MAX])p->formats, LSLAMP_ARITH_HARDWARE, f, NULL, NULL, 0))
+        return -1;
+    *lp_bits = f[LSLAMP_FMT_LP].nbits;
+    *hp_bits = f[LSLAMP_FMT_HP].nbits;
+    return 0;
 }
 
 typedef struct {
@@ -136,6 +153,7 @@ void ls_engine_result_free(ls_engine_result *r)
     free(r->o_ref);
     free(r->tiles.hp_subblocks_hist);
     free(r->records);
+    free(r->lamp_code_mask);
     memset(r, 0, sizeof *r);
 }
 
@@ -242,8 +260,13 @@ int ls_engine_result_alloc(const ls_engine_params *p, const ls_attn_inputs *in, 
         r->n_records = (size_t)(in->batch * in->heads_q * nqb) * p->n_q * nkt;
         r->records = calloc(r->n_records, sizeof *r->records);
     }
+    bool lcm = p->keep_lamp_code_mask && p->mode == LSE_MODE_LAMP_CODE;
+    if (lcm) {
+        r->lamp_code_mask_keys = in->seq_k;
+        r->lamp_code_mask = calloc((size_t)in->batch * in->heads_q * in->seq_q * in->seq_k, 1);
+    }
     if (!r->o || !r->tiles.hp_subblocks_hist || (p->compute_reference && p->keep_reference && !r->o_ref) ||
-        (p->keep_tile_records && !r->records))
+        (p->keep_tile_records && !r->records) || (lcm && !r->lamp_code_mask))
         return -1;
     return 0;
 }
@@ -276,7 +299,7 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
     int ralloc = ls_engine_result_alloc(p, in, r);
     x.items = calloc((size_t)x.nitems, sizeof *x.items);
     x.hist = calloc((size_t)x.nitems * hl, sizeof(uint64_t));
-    x.o = r->o; x.o_ref = r->o_ref; x.records = r->records;
+    x.o = r->o; x.o_ref = r->o_ref; x.records = r->records; x.lcmask = r->lamp_code_mask;
     int rc = 0;
     if (ralloc != 0 || !x.items || !x.hist) {
         rc = fail(err, errlen, "%s", "out of memory");

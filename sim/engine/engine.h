@@ -34,6 +34,9 @@ typedef enum { LSE_TIE_WORST_QUERY, LSE_TIE_LEXICOGRAPHIC } ls_knapsack_tiebreak
 typedef enum { LSE_DISRUPT_FLAGGED_ONLY, LSE_DISRUPT_FULL_TILE_HP } ls_disruptive_numerics;
 typedef enum { LSE_ABOVE_KEEP, LSE_ABOVE_RAISE } ls_above_one;
 typedef enum { LSE_STATE_FP32, LSE_STATE_FP64 } ls_state_precision;
+/* Roles of ls_engine_params.formats (hw/lamp lslamp_fmt_role order). */
+typedef enum { LSE_FMT_LP, LSE_FMT_HP, LSE_FMT_LP_SHIFT, LSE_FMT_LP_EXP, LSE_FMT_HP_SHIFT, LSE_FMT_HP_EXP,
+               LSE_FMT_COUNT } ls_format_role;
 
 typedef struct ls_engine_params {
     ls_engine_mode mode;
@@ -55,11 +58,15 @@ typedef struct ls_engine_params {
     ls_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;
+    /* Number formats by role, "" or "auto" = derived (algorithm.lp_format, hp_format, lp_shift_format,
+     * lp_exp_format, hp_shift_format, hp_exp_format; hw/lamp lslamp_formats_resolve). */
+    char formats[LSE_FMT_COUNT][24];
     uint64_t seed;
     int threads;              /* 0 = all cores */
     bool compute_reference;   /* fp64 reference + accuracy metrics (default on) */
     bool keep_reference;      /* keep the reference O in the result (for saving) */
     bool keep_tile_records;   /* per-tile records (default off) */
+    bool keep_lamp_code_mask; /* lamp_code: keep the per-logit selection mask (default off) */
     int query_block_order;    /* test hook: 0 ascending, 1 descending work-item order (results identical) */
     /* called after each work item (query block of one head) with the items done so far and the
      * total, from whichever engine thread finished it; NULL: nothing. Results do not depend on it. */
@@ -131,6 +138,11 @@ typedef struct ls_engine_result {
     ls_tile_record *records;
     size_t n_records;
     int n_qblocks, n_ktiles, n_q;
+    /* lamp_code with keep_lamp_code_mask: [batch][heads_q][seq_q][seq_k] per-logit decisions of the
+     * reference rule: 1 selected and recomputed in HP, 2 selected by the rule but causally masked
+     * (its z is 0; never replaced), 0 kept in LP. seq_k is lamp_code_mask_keys. */
+    uint8_t *lamp_code_mask;
+    int lamp_code_mask_keys;
     double wall_seconds;
     /* Set by the timed model's timing-only mode (timed.timing_only): no arithmetic was done, so O
      * (left zero), accuracy and events are not results; tiles and recompute are exact (geometry). */
@@ -147,6 +159,9 @@ void ls_engine_result_free(ls_engine_result *r);
  * shape [batch, heads_q, seq_q, dim]; the records as a float32 .npy [n_records, 4] if path_records
  * is non-NULL (columns: stage1_mask, stage2_mask, n_hp, flags; small integers, exact), record order
  * [batch][heads_q][n_qblocks][n_q][n_ktiles]. NULL paths are skipped. Returns 0 or -1. */
+/* Writes the lamp_code selection mask as a float32 [batch, heads_q, seq_q, seq_k] .npy (values
+ * 0, 1, 2 as lamp_code_mask). Returns 0, or -1 with a message. */
+int ls_engine_save_lamp_code_mask(const ls_engine_result *r, const char *path, char *err, size_t errlen);
 int ls_engine_save_npy(const ls_engine_result *r, const char *path_o, const char *path_ref,
                        const char *path_records, char *err, size_t errlen);
 

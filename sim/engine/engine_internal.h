@@ -14,6 +14,7 @@ typedef struct {
     lslamp_item_stats *items;  /* per item, merged by ls_engine_merge_items */
     uint64_t *hist;            /* items x (n_k + 1) */
     ls_tile_record *records;   /* NULL unless kept */
+    uint8_t *lcmask;           /* lamp_code selection mask, NULL unless kept */
     int nitems;
 } eng_ctx;
 

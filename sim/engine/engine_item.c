@@ -360,6 +360,11 @@ static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const lslamp_blo
         }
         for (int k = 0; k < sk; k++) w->dz[k] /= Z;
         lslamp_lampcode_mask(w->dz, sk, p->lamp_code_tau, w->sel, w->zi);
+        if (x->lcmask) {
+            uint8_t *mrow = x->lcmask + ((size_t)(g->b * x->in->heads_q + g->hq) * x->in->seq_q + g->q0 + j) * sk;
+            for (int k = 0; k < sk; k++)
+                mrow[k] = (uint8_t)(w->sel[k] ? (w->Yall[(size_t)k * br + j] == -INFINITY ? 2 : 1) : 0);
+        }
         /* replace the selected logits by HP ones; masked entries stay -inf */
         float m2 = -INFINITY;
         for (int k = 0; k < sk; k++) {

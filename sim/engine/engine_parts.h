@@ -25,6 +25,11 @@ int ls_engine_result_alloc(const ls_engine_params *p, const ls_attn_inputs *in, 
  * it. c must not be copied afterwards (lslamp_cfg_finalize). Returns 0 or -1 with err. */
 int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen);
 
+/* Code widths of the LP and HP logits the register file holds: the accumulator formats' bits in
+ * hardware arithmetic; 8 and 16 in paper arithmetic (it emulates the numerics of the 8/16-bit
+ * design, whose registers stay as they are). Returns 0, or -1 when the formats do not resolve. */
+int ls_engine_logit_bits(const ls_engine_params *p, int *lp_bits, int *hp_bits);
+
 /* Merge per-item statistics in item order (identical for any thread count) into r's tiles,
  * recompute, events and, if accuracy, accuracy sections. hist: nitems x hist_len (= n_k + 1)
  * per-item histograms of HP sub-blocks, added into r->tiles.hp_subblocks_hist (allocated, zeroed). */

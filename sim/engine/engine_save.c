@@ -5,6 +5,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int ls_engine_save_lamp_code_mask(const ls_engine_result *r, const char *path, char *err, size_t errlen)
+{
+    if (!r->lamp_code_mask) { snprintf(err, errlen, "the lamp_code selection mask was not kept (mode lamp_code only)"); return -1; }
+    size_t n = (size_t)r->batch * r->heads_q * r->seq_q * r->lamp_code_mask_keys;
+    float *buf = malloc(n * sizeof(float) + 1);
+    if (!buf) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (size_t i = 0; i < n; i++) buf[i] = (float)r->lamp_code_mask[i];
+    int64_t shape[4] = { r->batch, r->heads_q, r->seq_q, r->lamp_code_mask_keys };
+    int rc = ls_npy_save_f32(path, buf, 4, shape, err, errlen);
+    free(buf);
+    return rc != 0 ? -1 : 0;
+}
+
 int ls_engine_save_npy(const ls_engine_result *r, const char *path_o, const char *path_ref,
                        const char *path_records, char *err, size_t errlen)
 {

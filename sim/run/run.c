@@ -44,6 +44,9 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
     p->state_precision = (ls_state_precision)a->state_precision;
     p->lamp_code_tau = a->lamp_code_tau;
     p->random_rate = a->random_rate;
+    const char *fm[LSE_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
+                                     a->hp_shift_format, a->hp_exp_format};
+    for (int r = 0; r < LSE_FMT_COUNT; r++) snprintf(p->formats[r], sizeof p->formats[r], "%s", fm[r]);
     p->seed = (uint64_t)cfg->seed;
     p->threads = a->threads;
     p->compute_reference = a->compute_reference;
@@ -94,6 +97,19 @@ static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, cons
     return out;
 }
 
+/* records.npy (per-tile records, float32 [n_records, 4]) and, for lamp_code, lamp_code_mask.npy. */
+static int save_records(const char *dir, const ls_engine_result *res, char *err, size_t errlen)
+{
+    char *pt = ls_path_join(dir, "records.npy"), *pm = ls_path_join(dir, "lamp_code_mask.npy");
+    int rc = -1;
+    if (!pt || !pm) snprintf(err, errlen, "out of memory");
+    else if (ls_engine_save_npy(res, NULL, NULL, pt, err, errlen) == 0)
+        rc = res->lamp_code_mask ? ls_engine_save_lamp_code_mask(res, pm, err, errlen) : 0;
+    free(pt);
+    free(pm);
+    return rc;
+}
+
 /* Writes the run's files into dir (the run directory's temporary until the caller commits it). */
 static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const char *dir, const ls_workload_info *wl,
                          const ls_engine_result *res, const ls_timed_result *tr, const ls_engine_params *ep,
@@ -125,6 +141,7 @@ static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const char 
     }
     if (ls_config_write_resolved_file(cfg, path, err, errlen)) goto out;
     if (o->save_o && ls_engine_save_npy(res, po, res->o_ref ? pr : NULL, NULL, err, errlen)) goto out;
+    if (o->save_records && save_records(dir, res, err, errlen)) goto out;
     if (write_text(dir, "report.csv", csv, err, errlen) || write_text(dir, "run_info.json", info, err, errlen))
         goto out;
     /* report.json last: its presence marks a complete run directory */
@@ -152,6 +169,12 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     ls_engine_params ep;
     ls_engine_params_from_config(cfg, &ep);
     ep.keep_reference = o->save_o;
+    ep.keep_tile_records = o->save_records;
+    ep.keep_lamp_code_mask = o->save_records && ep.mode == LSE_MODE_LAMP_CODE;
+    if (o->save_records && !o->out_dir) {
+        snprintf(err, errlen, "--save-records writes into the run directory: give one with -o DIR");
+        return 2;
+    }
     FILE *out = o->summary ? o->summary : stdout;
     bool timed = use_timed_model(cfg, &ep);
     if (cfg->timed.enabled && !timed && !o->quiet)
@@ -160,6 +183,11 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     if (cfg->timed.timing_only && o->save_o) {
         /* before anything is built or written: there would be no O to save */
         snprintf(err, errlen, "--save-o writes O, which timed.timing_only does not compute (run without one of them)");
+        return 2;
+    }
+    if (cfg->timed.timing_only && o->save_records) {
+        snprintf(err, errlen, "--save-records writes per-tile records, which carry data-dependent flags that "
+                              "timed.timing_only does not compute (run without one of them)");
         return 2;
     }
     int crc = ls_run_check(cfg, err, errlen);

@@ -15,6 +15,7 @@ typedef struct {
     const char *out_dir;   /* NULL: print the summary only, write nothing */
     bool force;            /* allow replacing a non-empty out_dir */
     bool save_o;           /* also write O.npy (and O_ref.npy) */
+    bool save_records;     /* also write records.npy (and, mode lamp_code, lamp_code_mask.npy) */
     bool quiet;            /* no summary on stdout */
     FILE *summary;         /* where the summary goes (default stdout) */
     ls_run_progress_style progress; /* work-item progress on stderr (OFF unless asked; quiet: OFF) */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine_parts.h"
 #include "lsregfile.h"
 #include "run.h"
 #include "timed.h"
@@ -49,7 +50,8 @@ int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
     if (cfg->workload.generator == LS_GEN_TRACE) return 0;
     lsregfile_params rp = {ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
                            ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
-                           ac->regfile.max_contexts};
+                           ac->regfile.max_contexts, 0, 0};
+    ls_engine_logit_bits(&ep, &rp.lp_bits, &rp.hp_bits);
     lsregfile_alloc ra;
     if (lsregfile_plan(&rp, yl, ep.b_q, ep.n_q, ep.b_k, ep.n_k, cfg->workload.dim, &ra, e, sizeof e)) {
         snprintf(err, errlen, "accelerator.regfile: %s", e);

@@ -70,6 +70,7 @@ static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in
     h = fnv(h, iv, sizeof iv);
     double dv[] = { p->tau, p->delta, p->lamp_code_tau, p->random_rate };
     h = fnv(h, dv, sizeof dv);
+    h = fnv(h, p->formats, sizeof p->formats);   /* names, NUL-padded by snprintf into zeroed params */
     h = fnv(h, &p->seed, sizeof p->seed);
     uint64_t ih = ls_workload_hash(in);
     h = fnv(h, &ih, sizeof ih);
@@ -214,7 +215,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     /* register file plan */
     lsregfile_params rp = { ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
                             ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
-                            ac->regfile.max_contexts };
+                            ac->regfile.max_contexts, 0, 0 };
+    ls_engine_logit_bits(ep, &rp.lp_bits, &rp.hp_bits);   /* the formats' widths (bad names fail below) */
     lsregfile_alloc ra;
     char rerr[256];
     if (lsregfile_plan(&rp, yl, ep->b_q, ep->n_q, ep->b_k, ep->n_k, in->dim, &ra, rerr, sizeof rerr) != 0) {

@@ -53,7 +53,14 @@ if ! "$lampsim" --version | grep -Eq '^lampsim [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9
   fails=$((fails+1)); echo "FAIL --version format"
 fi
 
-expect_err "unknown format" "unknown format 'e5m2'" "$lampsim" fp round e5m2 1
+expect_err "unknown format" "format 'q5m2': unknown format" "$lampsim" fp round q5m2 1
+expect_err "bad format suffix" "format 'e5m2_x': suffixes are" "$lampsim" fp round e5m2_x 1
+expect_err "format out of fp32's range" "exponent range exceeds float32's" "$lampsim" fp round e8m3 1
+# any [u]eXmY with bias and specials rules, and a LUT between any two formats of up to 16 bits
+expect_out "round e5m2_ieee" $'60000\t57344\t0x7B\tinexact\n1e6\tinf\t0x7C\toverflow' "$lampsim" fp round e5m2_ieee --overflow nan 60000 1e6
+expect_out "decode ue4m2_b7_finite top code" $'0x3F\t448' "$lampsim" fp decode ue4m2_b7_finite 0x3F
+expect_out "lut entries follow the shift code" "65536" bash -c "\"$lampsim\" fp lut ue5m11s ue5m11x | grep -c '^0x'"
+expect_err "lut refuses a signed shift" "unsigned shift format of at most 16 bits" "$lampsim" fp lut ps3 ps3
 expect_err "malformed number" "not a number: '1.5x'" "$lampsim" fp round e4m3 1.5x
 expect_err "out-of-range code" "code 0x100 out of range for e4m3" "$lampsim" fp decode e4m3 0x100
 expect_err "negative code" "not a code: '-1'" "$lampsim" fp decode e4m3 -1

@@ -94,7 +94,8 @@ static void test_defaults(void)
 static void test_presets(void)
 {
     const char *files[] = {"configs/default.yaml", "configs/lampattention.yaml", "configs/h100.yaml",
-                           "configs/examples/sweep_tau.yaml", "configs/examples/decode_gemma3.yaml"};
+                           "configs/examples/sweep_tau.yaml", "configs/examples/decode_gemma3.yaml",
+                           "configs/examples/lamp_code_reference.yaml"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
         int rc = ls_config_load(&cfg, rpath(files[i]), NULL, 0, &diag);
         CHECK_MSG(rc == 0, "%s: %s", files[i], diag.message);

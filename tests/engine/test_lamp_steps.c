@@ -76,6 +76,36 @@ static void lp_exps_vs_definition(void)
     CHECK(bad == 0);
 }
 
+/* A logit above the shift base (G-15): never NaN, an exponential above one in the path's exp
+ * format, counted in exp_above_one (numerics.md: negative inputs to unsigned formats). */
+static void negative_shifts(void)
+{
+    const int bq = cfg.b_q, bk = cfg.b_k;
+    float Y[16 * 32], mu[32], mulp[32], scratch[2 * 16 * 32 * 4];
+    double E[64 * 32];
+    for (int j = 0; j < bq; j++) { mu[j] = 2.0f; mulp[j] = lslamp_mu_lp(&cfg, mu[j]); }
+    for (int i = 0; i < bk * bq; i++) Y[i] = -INFINITY;
+    Y[0] = 2.5f;            /* HP grid, 0.5 above mu_hat */
+    Y[1] = 2.25f;           /* LP grid, 0.25 above */
+    for (int hp = 0; hp < 2; hp++) {
+        lslamp_events ev;
+        memset(&ev, 0, sizeof ev);
+        bool above = lslamp_exps(&cfg, hp, Y, bq, 0, bq, mu, mulp, E, scratch, &ev);
+        CHECK(above && ev.exp_above_one == 2);
+        const lsfp_format *x = hp ? &cfg.hp_x : &cfg.lp_x;
+        for (int j = 0; j < 2; j++) {
+            double s = (double)mu[j] - (double)Y[j];
+            double want = hp ? lsfp_round_double(x, exp((double)lsfp_round_double(&cfg.hp_s, -s, NULL)), NULL)
+                             : lsfp_round_double(x, exp(-s), NULL);
+            CHECK_MSG(!isnan(E[j]) && E[j] > 1.0 && E[j] == want, "%s exp of y %g above mu %g: %.9g want %.9g",
+                      hp ? "HP" : "LP", (double)Y[j], (double)mu[j], E[j], want);
+        }
+        CHECK(E[2] == 0.0);
+    }
+    /* the library itself: a negative input to an unsigned format is NaN */
+    CHECK(isnan(lsfp_round(&cfg.lp_s, -0.5f, NULL, NULL)) && isnan(lsfp_round(&cfg.hp_s, -0.5f, NULL, NULL)));
+}
+
 static void stage1_rules(void)
 {
     float mh[3] = { 2.0f, -INFINITY, 10.0f };
@@ -197,6 +227,7 @@ int main(void)
     CHECK(cfg.use_lut && cfg.use_hp_table);
     hp_shift_code_vs_definition();
     lp_exps_vs_definition();
+    negative_shifts();
     stage1_rules();
     sort_rules();
     knapsack_vs_brute();

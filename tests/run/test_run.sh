@@ -91,6 +91,45 @@ check "[ $rc -eq 2 ]" "unknown option exits 2"
 # --save-o writes O.npy with the workload's shape
 "$lampsim" run "${small[@]}" -o "$tmp/g" --save-o --quiet
 check "$py -c \"import numpy as np; o=np.load('$tmp/g/O.npy'); r=np.load('$tmp/g/O_ref.npy'); assert o.shape==(1,2,256,128)==r.shape and o.dtype==np.float32\"" "--save-o writes O.npy and O_ref.npy"
+# --save-records: records.npy agrees with the report's statistics, timed = golden; lamp_code also
+# writes its per-logit selection mask, whose selected count is the report's logit rate
+"$lampsim" run "${small[@]}" -o "$tmp/rt" --save-records --quiet
+"$lampsim" run "${small[@]}" --golden -o "$tmp/rg" --save-records --quiet
+"$lampsim" run "${small[@]}" --set algorithm.mode=lamp_code --set algorithm.lamp_code_tau=1.2 -o "$tmp/rc" --save-records --quiet
+check "$py - '$tmp' <<'PY'
+import json, sys, numpy as np
+d = sys.argv[1]
+for n in ('rt', 'rg', 'rc'):
+    r = json.load(open(f'{d}/{n}/report.json')); a = np.load(f'{d}/{n}/records.npy')
+    assert a.dtype == np.float32 and a.ndim == 2 and a.shape[1] == 4, a.shape
+    run = (a[:, 3].astype(int) & 9) == 0
+    s1 = sum(bin(int(m)).count('1') for m in a[run, 0]); s2 = sum(bin(int(m)).count('1') for m in a[run, 1])
+    assert run.sum() == r['tiles']['executed'] and ((a[:, 3].astype(int) & 1) != 0).sum() == r['tiles']['masked_skipped'], n
+    assert s1 == r['recompute']['stage1_subblocks'] and s2 == r['recompute']['stage2_subblocks'], (n, s1, s2)
+    assert list(np.bincount(a[run, 2].astype(int), minlength=5)) == r['tiles']['hp_subblocks_hist'], n
+assert np.array_equal(np.load(f'{d}/rt/records.npy'), np.load(f'{d}/rg/records.npy'))
+m = np.load(f'{d}/rc/lamp_code_mask.npy'); r = json.load(open(f'{d}/rc/report.json'))
+assert m.shape == (1, 2, 256, 256) and set(np.unique(m)) <= {0, 1, 2}
+i, k = np.indices((256, 256)); assert not m[:, :, k > i].any() or (m[:, :, k > i] != 1).all()
+assert abs((m == 1).sum() / (2 * 256 * 257 / 2) - r['recompute']['logit_rate']) < 1e-12 and (m == 1).sum() > 0
+PY" "--save-records: records.npy matches the report (timed = golden), lamp_code_mask.npy matches logit_rate"
+check "[ ! -e '$tmp/rt/lamp_code_mask.npy' ]" "no lamp_code_mask.npy outside mode lamp_code"
+"$lampsim" run "${small[@]}" --save-records --quiet 2>"$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q -- '-o DIR' '$tmp/err'" "--save-records without -o exits 2 with a message"
+# number formats: a bad name or a LUT the hardware cannot index is refused at load time with
+# file:line:col and the key; a good one runs, its resolved config repeats it exactly
+printf 'algorithm:\n  lp_format: e4m24\n' > "$tmp/badfmt.yaml"
+"$lampsim" run "$tmp/badfmt.yaml" -o "$tmp/bf" 2>"$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'badfmt.yaml:2:14: algorithm.lp_format' '$tmp/err' && [ ! -e '$tmp/bf' ]" "bad lp_format: exit 2, file:line:col and key: $(cat "$tmp/err")"
+"$lampsim" run "${small[@]}" --set algorithm.lp_format=e5m12 -o "$tmp/bf2" 2>"$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'algorithm.lp_format' '$tmp/err' && grep -q 'at most 16 bits' '$tmp/err'" "an LP format whose LUT exceeds 2^16 entries is refused: $(cat "$tmp/err")"
+"$lampsim" run "${small[@]}" --set algorithm.lp_format=e4m2 --set algorithm.hp_format=e5m9 -o "$tmp/f1" --quiet
+"$lampsim" run "$tmp/f1/config.resolved.yaml" -o "$tmp/f2" --quiet
+check "grep -q 'lp_format: .e4m2.' '$tmp/f1/config.resolved.yaml' && cmp -s '$tmp/f1/report.json' '$tmp/f2/report.json' && ! cmp -s '$tmp/f1/report.json' '$tmp/a/report.json'" "lp_format e4m2: runs, differs from e4m3, the resolved config repeats it"
+# the register-file plan follows the LP width: a 4-bit e2m1 logit tile (64 x 32) packs 8 per register,
+# 256 registers per warp fewer than e4m3's 4 per register
+"$lampsim" run "${small[@]}" --set algorithm.lp_format=e2m1 -o "$tmp/f3" --quiet
+check "$py -c \"import json; a, b = (json.load(open(d + '/report.json'))['occupancy']['regs_per_warp'] for d in ('$tmp/a', '$tmp/f3')); assert a - b == 256, (a, b)\"" "regs_per_warp follows the LP format's width"
 # algorithm.compute_reference: false skips the fp64 reference: same O and statistics, accuracy not computed
 "$lampsim" run "${small[@]}" --golden --set algorithm.compute_reference=false -o "$tmp/nr" --save-o > "$tmp/nr_out"
 "$lampsim" run "${small[@]}" --set algorithm.compute_reference=false -o "$tmp/nrt" --quiet

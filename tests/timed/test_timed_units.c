@@ -39,13 +39,18 @@ static void timing_rule(void)
 
 static void regfile(void)
 {
-    lsregfile_params p = { 65536, 4, 255, 256, 32, 64, 32, 16 };
+    lsregfile_params p = { 65536, 4, 255, 256, 32, 64, 32, 16, 0, 0 };
     lsregfile_alloc a;
     char err[256];
     /* b_q 32, n_q 4, b_k 16, n_k 4, d 128 (D.3): logit tile 16 (LP) + 8 (one HP sub-block) regs/thread */
     CHECK(lsregfile_y_regs(LSU_Y_LP, 32, 16, 4) == 512);
     CHECK(lsregfile_y_regs(LSU_Y_COMPACT, 32, 16, 4) == 768);
     CHECK(lsregfile_y_regs(LSU_Y_FULL, 32, 16, 4) == 1024);
+    /* the widths of the configured formats: 4-bit LP logits pack 8 per register, 12-bit HP ones 2 */
+    CHECK(lsregfile_y_regs_bits(LSU_Y_LP, 32, 16, 4, 4, 12) == 256);
+    CHECK(lsregfile_y_regs_bits(LSU_Y_COMPACT, 32, 16, 4, 4, 12) == 256 + 256);
+    CHECK(lsregfile_y_regs_bits(LSU_Y_COMPACT, 32, 16, 4, 8, 16) == lsregfile_y_regs(LSU_Y_COMPACT, 32, 16, 4));
+    CHECK(lsregfile_y_regs_bits(LSU_Y_FULL, 32, 16, 4, 7, 32) == 2048);
     CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
     CHECK(a.per_warp == 7168 && a.per_context == 4 * 7168 && a.fit == 2 && a.limit == 2);
     CHECK(lsregfile_plan(&p, LSU_Y_FULL, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
