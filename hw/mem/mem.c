@@ -199,13 +199,30 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     t->work_hp = a.dram_bytes;
 }
 
+/* fp32 elements are the float's own bits; narrower ones go through the format's codes */
+static uint32_t code_of(const lsfp_format *f, float x)
+{
+    uint32_t c;
+    if (f->nbits < 32) return lsfp_encode(f, x);
+    memcpy(&c, &x, sizeof c);
+    return c;
+}
+
+static float value_of(const lsfp_format *f, uint32_t c)
+{
+    float x;
+    if (f->nbits < 32) return lsfp_decode(f, c);
+    memcpy(&x, &c, sizeof x);
+    return x;
+}
+
 static void decode_n(const lsfp_format *f, const unsigned char *b, float *out, size_t n)
 {
     int eb = f->nbits / 8;
     for (size_t i = 0; i < n; i++, b += eb) {
         uint32_t code = 0;
         for (int k = eb - 1; k >= 0; k--) code = code << 8 | b[k];
-        out[i] = lsfp_decode(f, code);
+        out[i] = value_of(f, code);
     }
 }
 
@@ -221,7 +238,7 @@ void lsmem_store_data(const lsmem_access *a, const lsfp_format *fmt, const float
 {
     int eb = fmt->nbits / 8;
     for (size_t i = 0; i < a->count; i++, bytes += eb) {
-        uint32_t code = lsfp_encode(fmt, o[a->elem + i]);
+        uint32_t code = code_of(fmt, o[a->elem + i]);
         for (int k = 0; k < eb; k++) bytes[k] = (unsigned char)(code >> 8 * k);
     }
 }

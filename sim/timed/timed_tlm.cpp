@@ -182,8 +182,11 @@ struct Accelerator::Impl {
         g_run = nullptr;
     }
 
+    bool irq_level = false;
+    sc_core::sc_event irq_changed;
     void set_irq(bool level) {
-        if (self->irq.size()) self->irq->write(level);
+        irq_level = level;
+        irq_changed.notify(sc_core::SC_ZERO_TIME);
     }
 
     // A layer launched by CTRL.START: registers -> shape and parameters, a timed run whose data
@@ -247,11 +250,17 @@ struct Accelerator::Impl {
         in.dim = (int)rg[LSTIMED_REG_DIM / 4];
         in.causal = rg[LSTIMED_REG_CAUSAL / 4] & 1u;
         char err[512] = "";
+        float placeholder = 0.0f;   // the shape is checked before anything is allocated for it
+        in.q = in.k = in.v = &placeholder;
         if (ls_engine_check_inputs(&p, &in, err, sizeof err) != 0) {
             error = std::string("shape registers: ") + err;
             return LSTIMED_ERR_CONFIG;
         }
         size_t nq = (size_t)in.batch * in.heads_q * in.seq_q * in.dim, nk = (size_t)in.batch * in.heads_kv * in.seq_k * in.dim;
+        if (nq > (size_t)1 << 31 || nk > (size_t)1 << 31) {
+            error = "shape registers: a tensor of more than 2^31 elements";
+            return LSTIMED_ERR_CONFIG;
+        }
         std::vector<float> q, k, v;
         try {
             q.assign(nq, 0.0f); k.assign(nk, 0.0f); v.assign(nk, 0.0f);
@@ -295,6 +304,14 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const ls_config *cfg, con
     impl_->regs[LSTIMED_REG_ID / 4] = LSTIMED_ID;
     ctrl.register_b_transport(this, &Accelerator::ctrl_b_transport);
     SC_THREAD(main);
+    SC_METHOD(drive_irq);
+    sensitive << impl_->irq_changed;
+    dont_initialize();
+}
+
+void Accelerator::drive_irq()
+{
+    if (irq.size()) irq->write(impl_->irq_level);
 }
 
 Accelerator::~Accelerator() = default;

@@ -49,6 +49,7 @@ private:
     friend struct AcceleratorAccess;   // lstimed_sc_run (timed_tlm.cpp)
     std::unique_ptr<Impl> impl_;
     void main();
+    void drive_irq();   // the one driver of irq (a signal takes one writer process)
     void ctrl_b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
 };
 
