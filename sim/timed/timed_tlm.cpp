@@ -56,6 +56,7 @@ struct RunCtx {
 // control thread is inside ls_timed_run_opts, so that lstimed_sc_run runs in that thread.
 RunCtx *g_run = nullptr;
 Accelerator::Impl *g_launching = nullptr;
+Accelerator::Impl *g_layer_owner = nullptr;   // instance whose control-port layer is in progress
 
 // Thin wrapper: moves the payload to the unit's C exec and annotates its delay.
 struct UnitTLM : sc_core::sc_module {
@@ -191,9 +192,13 @@ struct Accelerator::Impl {
 
     // A layer launched by CTRL.START: registers -> shape and parameters, a timed run whose data
     // move through `mem`, then status, cycles and completion.
+    sc_core::sc_event layer_finished;
     void launch() {
         uint32_t *rg = regs;
         rg[LSTIMED_REG_STATUS / 4] = LSTIMED_STATUS_BUSY;
+        // the numerics are not reentrant: another instance's layer finishes first
+        while (g_layer_owner) sc_core::wait(g_layer_owner->layer_finished);
+        g_layer_owner = this;
         sc_core::sc_time t0 = sc_core::sc_time_stamp();
         uint64_t cycles = 0;
         int code = LSTIMED_ERR_CONFIG;
@@ -210,6 +215,8 @@ struct Accelerator::Impl {
         rg[LSTIMED_REG_ERROR / 4] = (uint32_t)code;
         rg[LSTIMED_REG_STATUS / 4] = LSTIMED_STATUS_DONE | (code ? LSTIMED_STATUS_ERROR : 0u);
         if (rg[LSTIMED_REG_IRQ_ENABLE / 4] & 1u) set_irq(true);
+        g_layer_owner = nullptr;
+        layer_finished.notify(sc_core::SC_ZERO_TIME);
         self->done.notify(sc_core::SC_ZERO_TIME);
     }
 

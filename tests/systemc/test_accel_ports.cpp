@@ -37,11 +37,13 @@ struct Zeros : sc_core::sc_module {
 };
 
 struct Host : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Host> to_acc, to_bare;
-    lampsim::Accelerator *acc = nullptr;
+    tlm_utils::simple_initiator_socket<Host> to_acc, to_bare, to_acc2;
+    tlm_utils::simple_initiator_socket<Host> *cur = &to_acc;   // the accelerator wr, rd and program address
+    lampsim::Accelerator *acc = nullptr, *acc2 = nullptr;
     bool finished = false;
+    double period_ps = 0;   // the accelerator's clock period
     SC_HAS_PROCESS(Host);
-    explicit Host(sc_core::sc_module_name n) : sc_module(n), to_acc("to_acc"), to_bare("to_bare") { SC_THREAD(main); }
+    explicit Host(sc_core::sc_module_name n) : sc_module(n), to_acc("to_acc"), to_bare("to_bare"), to_acc2("to_acc2") { SC_THREAD(main); }
 
     tlm::tlm_response_status access(tlm_utils::simple_initiator_socket<Host> &s, tlm::tlm_command cmd, uint64_t a,
                                     uint32_t *v, unsigned len = 4) {
@@ -60,10 +62,10 @@ struct Host : sc_core::sc_module {
         if (d != sc_core::SC_ZERO_TIME) wait(d);   // no delta wait: a STATUS read and the wait on done stay atomic
         return p.get_response_status();
     }
-    tlm::tlm_response_status wr(uint64_t a, uint32_t v) { return access(to_acc, tlm::TLM_WRITE_COMMAND, a, &v); }
+    tlm::tlm_response_status wr(uint64_t a, uint32_t v) { return access(*cur, tlm::TLM_WRITE_COMMAND, a, &v); }
     uint32_t rd(uint64_t a) {
         uint32_t v = 0;
-        CHECK(access(to_acc, tlm::TLM_READ_COMMAND, a, &v) == tlm::TLM_OK_RESPONSE);
+        CHECK(access(*cur, tlm::TLM_READ_COMMAND, a, &v) == tlm::TLM_OK_RESPONSE);
         return v;
     }
     // A 1 x 1 head layer of 64 x 64, d 64, fa2_16bit, inside Zeros unless o_base says otherwise.
@@ -79,7 +81,8 @@ struct Host : sc_core::sc_module {
     // START, wait for completion; returns the ERROR register.
     uint32_t launch() {
         CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
-        while (rd(LSTIMED_REG_STATUS) & LSTIMED_STATUS_BUSY) wait(acc->done);
+        lampsim::Accelerator *a = cur == &to_acc2 ? acc2 : acc;
+        while (rd(LSTIMED_REG_STATUS) & LSTIMED_STATUS_BUSY) wait(a->done);
         uint32_t st = rd(LSTIMED_REG_STATUS), e = rd(LSTIMED_REG_ERROR);
         CHECK((st & LSTIMED_STATUS_DONE) && !(st & LSTIMED_STATUS_BUSY));
         CHECK(!(st & LSTIMED_STATUS_ERROR) == (e == LSTIMED_ERR_NONE));
@@ -121,6 +124,20 @@ struct Host : sc_core::sc_module {
         CHECK(access(to_bare, tlm::TLM_WRITE_COMMAND, LSTIMED_REG_CTRL, &start) == tlm::TLM_OK_RESPONSE);
         wait(sc_core::sc_time(1, sc_core::SC_US));
         CHECK(access(to_bare, tlm::TLM_READ_COMMAND, LSTIMED_REG_ERROR, &err) == tlm::TLM_OK_RESPONSE && err == LSTIMED_ERR_CONFIG);
+
+        // two instances started together: the second's layer runs after the first's, same cycles
+        sc_core::sc_time t0 = sc_core::sc_time_stamp();
+        cur = &to_acc2;
+        program(1, 1, LSTIMED_MODE_FA2_16BIT, 0x20000);
+        cur = &to_acc;
+        CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
+        cur = &to_acc2;
+        CHECK(launch() == LSTIMED_ERR_NONE && rd(LSTIMED_REG_CYCLES_LO) == cycles);
+        cur = &to_acc;   // whichever ran first, the other is done now or soon
+        while (rd(LSTIMED_REG_STATUS) & LSTIMED_STATUS_BUSY) wait(acc->done);
+        CHECK(rd(LSTIMED_REG_STATUS) == LSTIMED_STATUS_DONE && rd(LSTIMED_REG_ERROR) == LSTIMED_ERR_NONE);
+        CHECK(rd(LSTIMED_REG_CYCLES_LO) == cycles);
+        CHECK(sc_core::sc_time_stamp() - t0 >= sc_core::sc_time(2.0 * cycles * period_ps, sc_core::SC_PS) - sc_core::sc_time(2, sc_core::SC_PS));
         finished = true;
     }
 };
@@ -133,9 +150,13 @@ int sc_main(int, char *[])
     ls_engine_params ep;
     ls_engine_params_from_config(&cfg, &ep);
     Host host("host");
-    lampsim::Accelerator acc("lampsim", &cfg, &ep), bare("bare");
-    Zeros mem("zeros"), mem2("zeros2");
+    lampsim::Accelerator acc("lampsim", &cfg, &ep), bare("bare"), acc2("lampsim2", &cfg, &ep);
+    Zeros mem("zeros"), mem2("zeros2"), mem3("zeros3");
     host.acc = &acc;
+    host.acc2 = &acc2;
+    host.period_ps = 1000.0 / cfg.accelerator.clock_ghz;
+    host.to_acc2.bind(acc2.ctrl);
+    acc2.mem.bind(mem3.socket);
     host.to_acc.bind(acc.ctrl);
     host.to_bare.bind(bare.ctrl);
     acc.mem.bind(mem.socket);
