@@ -104,6 +104,10 @@ struct Accelerator::Impl {
     ls_engine_params ep;
     uint32_t regs[LSTIMED_REG_END / 4] = {};
     std::string error;
+    bool irq_level = false;
+    sc_core::sc_event irq_changed, layer_finished;
+    Layer *launching_layer = nullptr;         // the layer inside ls_timed_run_opts, for lstimed_sc_run
+    int launch_code = LSTIMED_ERR_NONE;       // its sequencer's LSTIMED_ERR_*
 
     explicit Impl(Accelerator *a) : self(a) {
         for (int u = 1; u < LSU_NUNITS; u++) {
@@ -183,8 +187,6 @@ struct Accelerator::Impl {
         g_run = nullptr;
     }
 
-    bool irq_level = false;
-    sc_core::sc_event irq_changed;
     void set_irq(bool level) {
         irq_level = level;
         irq_changed.notify(sc_core::SC_ZERO_TIME);
@@ -192,7 +194,6 @@ struct Accelerator::Impl {
 
     // A layer launched by CTRL.START: registers -> shape and parameters, a timed run whose data
     // move through `mem`, then status, cycles and completion.
-    sc_core::sc_event layer_finished;
     void launch() {
         uint32_t *rg = regs;
         rg[LSTIMED_REG_STATUS / 4] = LSTIMED_STATUS_BUSY;
@@ -296,8 +297,6 @@ struct Accelerator::Impl {
         // a refusal before the sequencer ran is the registers' (or the configuration's) doing
         return launch_code != LSTIMED_ERR_NONE ? launch_code : LSTIMED_ERR_CONFIG;
     }
-    Layer *launching_layer = nullptr;
-    int launch_code = LSTIMED_ERR_NONE;
 };
 
 Accelerator::Accelerator(sc_core::sc_module_name name, const ls_config *cfg, const ls_engine_params *ep)
