@@ -8,14 +8,40 @@
 int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw)
 {
     memset(m, 0, sizeof *m);
+    m->map = lsmem_map_default(sh);
+    m->model.sh = sh;
+    m->model.hw = hw;
+    m->model.map = &m->map;
     size_t n = (size_t)sh->batch * sh->heads_kv * sh->nkt;
-    return lslru_init(&m->l2_tiles, n, hw->l2_bytes > 0 ? (uint64_t)hw->l2_bytes : 0);
+    return lslru_init(&m->model.l2_tiles, n, hw->l2_bytes > 0 ? (uint64_t)hw->l2_bytes : 0);
 }
 
 void lsmem_free(lsmem_state *m)
 {
-    lslru_free(&m->l2_tiles);
+    lslru_free(&m->model.l2_tiles);
     memset(m, 0, sizeof *m);
+}
+
+uint64_t lsmem_region_bytes(const lsdp_shape *sh, lsmem_region r)
+{
+    uint64_t q = (uint64_t)sh->batch * sh->heads_q * sh->seq_q * sh->dim;
+    uint64_t kv = 2ull * sh->batch * sh->heads_kv * sh->seq_k * sh->dim;
+    switch (r) {
+    case LSMEM_Q: return q * (uint64_t)sh->elem_bytes;
+    case LSMEM_KV: return kv * (uint64_t)sh->elem_bytes;
+    default: return q * (uint64_t)sh->out_bytes;
+    }
+}
+
+static uint64_t align_4k(uint64_t a) { return (a + 4095) & ~(uint64_t)4095; }
+
+lsmem_map lsmem_map_default(const lsdp_shape *sh)
+{
+    lsmem_map m;
+    m.q = 0;
+    m.kv = align_4k(m.q + lsmem_region_bytes(sh, LSMEM_Q));
+    m.o = align_4k(m.kv + lsmem_region_bytes(sh, LSMEM_KV));
+    return m;
 }
 
 uint64_t lsmem_tile_bytes(const lsdp_shape *sh, int kt)
@@ -35,6 +61,29 @@ int lsmem_prefetch_depth(const lsdp_shape *sh, double buffer_bytes, int contexts
     int fit = (int)floor(per / tile);
     int dpt = stages < fit ? stages : fit;
     return dpt < 1 ? 1 : dpt;
+}
+
+/* The element range and address of a context's transfer (load of key tile kt for LSMEM_KV). */
+static lsmem_access access_of(const lsmem_map *map, const lsdp_ctx *x, lsmem_region r, int kt, uint64_t req)
+{
+    const lsdp_shape *sh = x->sh;
+    lsmem_access a;
+    memset(&a, 0, sizeof a);
+    a.region = r;
+    a.req = req;
+    if (r == LSMEM_KV) {
+        a.elem = (((size_t)x->b * sh->heads_kv + x->hkv) * sh->seq_k + (size_t)kt * sh->bc) * sh->dim;
+        a.bytes = lsmem_tile_bytes(sh, kt);
+        a.count = (size_t)(a.bytes / 2 / sh->elem_bytes);
+        a.addr = map->kv + 2ull * a.elem * sh->elem_bytes;
+        return a;
+    }
+    a.write = r == LSMEM_O;
+    a.elem = (((size_t)x->b * sh->heads_q + x->hq) * sh->seq_q + x->q0) * sh->dim;
+    a.count = (size_t)x->nqv * sh->dim;
+    a.bytes = a.write ? lsmem_o_bytes(x) : lsmem_q_bytes(x);
+    a.addr = (a.write ? map->o : map->q) + a.elem * (a.write ? sh->out_bytes : sh->elem_bytes);
+    return a;
 }
 
 static uint64_t channel(lsunit_state *ch, uint64_t req, uint64_t bytes, double bpc, uint64_t lat)
@@ -87,13 +136,38 @@ static uint64_t operand_bytes(const lsdp_hw *hw, const lsdp_txn *t)
     return kv + q;
 }
 
+/* The L2 key of a K/V tile read at addr, or -1 if addr is not the start of a K/V tile. */
+static long long kv_tile_key(const lsmem_model *m, uint64_t addr)
+{
+    const lsdp_shape *sh = m->sh;
+    uint64_t per_key = 2ull * sh->dim * sh->elem_bytes;   /* a key's K row and V row */
+    if (addr < m->map->kv || addr >= m->map->kv + lsmem_region_bytes(sh, LSMEM_KV) || (addr - m->map->kv) % per_key)
+        return -1;
+    uint64_t key = (addr - m->map->kv) / per_key, head = key / (uint64_t)sh->seq_k, k0 = key % (uint64_t)sh->seq_k;
+    if (k0 % (uint64_t)sh->bc) return -1;
+    return (long long)(head * (uint64_t)sh->nkt + k0 / (uint64_t)sh->bc);
+}
+
+uint64_t lsmem_model_access(lsmem_model *m, lsmem_access *a)
+{
+    const lsdp_hw *hw = m->hw;
+    long long key = a->write ? -1 : kv_tile_key(m, a->addr);
+    if (key >= 0 && lslru_access(&m->l2_tiles, (size_t)key, a->bytes)) {
+        m->l2_bytes += a->bytes;
+        a->dram_bytes = 0;
+        return channel(&m->l2, a->req, a->bytes, hw->l2_bpc, (uint64_t)hw->l2_latency);
+    }
+    m->dram_bytes += a->bytes;
+    a->dram_bytes = a->bytes;
+    return channel(&m->dram, a->req, a->bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
+}
+
 void lsmem_exec(lsunit *u, lsdp_txn *t)
 {
     lsmem_state *m = u->impl;
     const lsdp_hw *hw = u->hw;
     lsdp_ctx *x = t->ctx;
     const lsdp_shape *sh = x->sh;
-    uint64_t bytes = 0, end = t->req, dram = 0;
     if (lsdp_operand_read(t->op)) {
         /* operand reads of a matrix instruction: the core's buffer port, shared with the fills */
         uint64_t ob = operand_bytes(hw, t);
@@ -101,35 +175,12 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
         m->operand_bytes += ob;
         return;
     }
-    switch (t->op) {
-    case LSU_OP_LDQ:
-        if (!lsdp_no_data(sh)) lslamp_prepare_qt(sh->cfg, x->Q, sh->dim, x->nqv, sh->br, x->Qt, sh->br);
-        bytes = lsmem_q_bytes(x);
-        end = channel(&m->dram, t->req, bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
-        dram = bytes;
-        break;
-    case LSU_OP_LDKV: {
-        bytes = lsmem_tile_bytes(sh, t->arg);
-        size_t key = ((size_t)x->b * sh->heads_kv + x->hkv) * sh->nkt + (size_t)t->arg;
-        if (lslru_access(&m->l2_tiles, key, bytes)) {
-            end = channel(&m->l2, t->req, bytes, hw->l2_bpc, (uint64_t)hw->l2_latency);
-            m->l2_bytes += bytes;
-        } else {
-            end = channel(&m->dram, t->req, bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
-            dram = bytes;
-        }
-        break;
-    }
-    case LSU_OP_STO:
-        bytes = lsmem_o_bytes(x);
-        end = channel(&m->dram, t->req, bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
-        m->store_bytes += bytes;
-        dram = bytes;
-        break;
-    default:
-        break;
-    }
-    m->dram_bytes += dram;
+    lsmem_region r = t->op == LSU_OP_LDQ ? LSMEM_Q : t->op == LSU_OP_LDKV ? LSMEM_KV : LSMEM_O;
+    lsmem_access a = access_of(&m->map, x, r, t->arg, t->req);
+    /* the off-chip side first: through a port the data arrives with it */
+    uint64_t end = m->port ? m->port(m->port_user, &a) : lsmem_model_access(&m->model, &a);
+    if (r == LSMEM_Q && !lsdp_no_data(sh)) lslamp_prepare_qt(sh->cfg, x->Q, sh->dim, x->nqv, sh->br, x->Qt, sh->br);
+    if (r == LSMEM_O) m->store_bytes += a.bytes;
     /* the core's buffer fill port (stores drain through it too) */
     lsunit_state *port = &u->core[t->core];
     lsdp_txn bt;
@@ -137,7 +188,7 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     bt.req = t->req;
     bt.no_issue = true;   /* a DMA fill: no warp instruction */
     /* an FP8 kernel transposes each V tile in the buffer: its V half is read and written once more */
-    uint64_t port_bytes = bytes + (t->op == LSU_OP_LDKV && hw->v_transpose ? bytes : 0);
+    uint64_t port_bytes = a.bytes + (r == LSMEM_KV && hw->v_transpose ? a.bytes : 0);
     if (port_bytes) {
         lsunit_serve(port, &bt, lsdp_ceil_div(port_bytes, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, port_bytes);
         m->buf_bytes += port_bytes;
@@ -145,6 +196,50 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     t->start = t->req;
     t->end = bt.end > end ? bt.end : end;
     t->busy = bt.busy;
-    t->work = bytes;
-    t->work_hp = dram;
+    t->work = a.bytes;
+    t->work_hp = a.dram_bytes;
+}
+
+/* fp32 elements are the float's own bits; narrower ones go through the format's codes */
+static uint32_t code_of(const lsfp_format *f, float x)
+{
+    uint32_t c;
+    if (f->nbits < 32) return lsfp_encode(f, x);
+    memcpy(&c, &x, sizeof c);
+    return c;
+}
+
+static float value_of(const lsfp_format *f, uint32_t c)
+{
+    float x;
+    if (f->nbits < 32) return lsfp_decode(f, c);
+    memcpy(&x, &c, sizeof x);
+    return x;
+}
+
+static void decode_n(const lsfp_format *f, const unsigned char *b, float *out, size_t n)
+{
+    int eb = f->nbits / 8;
+    for (size_t i = 0; i < n; i++, b += eb) {
+        uint32_t code = 0;
+        for (int k = eb - 1; k >= 0; k--) code = code << 8 | b[k];
+        out[i] = value_of(f, code);
+    }
+}
+
+void lsmem_load_data(const lsmem_access *a, const lsfp_format *fmt, const unsigned char *bytes, float *q, float *k, float *v)
+{
+    if (a->region == LSMEM_Q) decode_n(fmt, bytes, q + a->elem, a->count);
+    if (a->region != LSMEM_KV) return;
+    decode_n(fmt, bytes, k + a->elem, a->count);
+    decode_n(fmt, bytes + a->count * (size_t)(fmt->nbits / 8), v + a->elem, a->count);
+}
+
+void lsmem_store_data(const lsmem_access *a, const lsfp_format *fmt, const float *o, unsigned char *bytes)
+{
+    int eb = fmt->nbits / 8;
+    for (size_t i = 0; i < a->count; i++, bytes += eb) {
+        uint32_t code = code_of(fmt, o[a->elem + i]);
+        for (int k = 0; k < eb; k++) bytes[k] = (unsigned char)(code >> 8 * k);
+    }
 }

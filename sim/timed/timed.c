@@ -488,7 +488,7 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
             tu->utilisation_chip = chip > 0 ? (double)tu->work / chip : 0.0;
             tr->issue_modelled = true;
         }
-        const lsunit_state *chans[2] = { &mem.dram, &mem.l2 };
+        const lsunit_state *chans[2] = { &mem.model.dram, &mem.model.l2 };
         const char *cn[2] = { "dram", "l2" };
         for (int k = 0; k < 2; k++) {
             ls_timed_unit *tu = &tr->units[tr->nunits++];
@@ -540,8 +540,8 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
         /* fills are written once and read once; when operand reads are timed they are counted instead */
         double buf_reads = hw->operand_rows > 0 ? (double)mem.operand_bytes : (double)mem.buf_bytes;
         tr->energy_uj.buffer = ((double)mem.buf_bytes + buf_reads) / 8.0 * e->sram_read_64b * 1e-6;
-        tr->energy_uj.l2 = (double)mem.l2_bytes / 4.0 * e->l2_word * 1e-6;
-        tr->energy_uj.dram = (double)mem.dram_bytes / 8.0 * e->dram_read_64b * 1e-6;
+        tr->energy_uj.l2 = (double)mem.model.l2_bytes / 4.0 * e->l2_word * 1e-6;
+        tr->energy_uj.dram = (double)mem.model.dram_bytes / 8.0 * e->dram_read_64b * 1e-6;
         tr->energy_uj.total = tr->energy_uj.tensor + tr->energy_uj.lut + tr->energy_uj.sfu + tr->energy_uj.vector +
                               tr->energy_uj.scheduler + tr->energy_uj.regfile + tr->energy_uj.buffer +
                               tr->energy_uj.l2 + tr->energy_uj.dram;

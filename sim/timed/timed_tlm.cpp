@@ -1,147 +1,487 @@
-// sim/timed/timed_tlm.cpp — the SystemC/TLM-2.0 top of the timed model. One target module per
-// unit (tensor, LUT, SFU, vector, scheduler, memory, register file) wraps the unit's C behaviour
-// and timing; the sequencer module is the initiator: for every instruction part it sends one
-// b_transport whose payload carries the transaction (core, context, operation), and the target
-// annotates the unit's service time. Loosely timed with temporal decoupling (tlm_quantumkeeper);
-// no per-cycle waits, no thread per element. The SystemC kernel can elaborate only once per
-// process, so the hierarchy is built on first use and reused; every run starts at the current
-// simulation time and all cycle counts are relative to it.
+// sim/timed/timed_tlm.cpp — the SystemC/TLM-2.0 layer of the timed model (timed_tlm.h). The
+// Accelerator module is the sequencer: for every instruction part it sends one b_transport to the
+// unit's target module, whose payload carries the transaction (core, context, operation) and whose
+// annotated delay is the unit's service time. The memory unit sends the off-chip side of every
+// load and store as a base-protocol generic payload through the `mem` socket. Loosely timed with
+// temporal decoupling (tlm_quantumkeeper); no per-cycle waits, no thread per element. The units'
+// behaviour and timing stay in C: these classes only carry transactions and convert times.
+//
+// The SystemC kernel elaborates once per process, so lampsim's own hierarchy (one Accelerator
+// bound to one BuiltinMemory) is built on the first ls_timed_run and reused; every run starts at
+// the current simulation time and all cycle counts are relative to it.
+#include "timed_tlm.h"
+
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
-#include <memory>
-#include <string>
 
-#include <systemc>
-#include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+#include "engine_parts.h"
+#include "lsmem.h"
+#include "timed.h"
 #include "timed_internal.h"
+#include "timed_regs.h"
 
+namespace lampsim {
 namespace {
 
+// Where a layer launched through the control port keeps its tensors (the memory port fills Q/K/V
+// and drains O) and which address map it uses.
+struct Layer {
+    lsfp_format fmt;
+    lsmem_map map;
+    float *q = nullptr, *k = nullptr, *v = nullptr;
+};
+
+// One run of the sequencer (lstimed_sc_run).
 struct RunCtx {
     lsseq *seq = nullptr;
     lsunit *units = nullptr;
     double period_ps = 1.0;
-    int rc = 0;
+    sc_core::sc_time base;       // simulation time of cycle 0
+    Layer *layer = nullptr;      // launched through ctrl; nullptr for ls_timed_run
+    int rc = 0, code = LSTIMED_ERR_NONE;
     std::string err;
+    lsmem_state *memory() const { return static_cast<lsmem_state *>(units[LSU_MEM].impl); }
+    sc_core::sc_time at(uint64_t cycle) const { return base + sc_core::sc_time(period_ps * (double)cycle, sc_core::SC_PS); }
+    void fail(int c, const std::string &msg) {
+        if (rc == 0) { rc = -1; code = c; err = msg; }
+    }
 };
+
+// The run in progress (the timed model is not reentrant: at most one) and the accelerator whose
+// control thread is inside ls_timed_run_opts, so that lstimed_sc_run runs in that thread.
+RunCtx *g_run = nullptr;
+Accelerator::Impl *g_launching = nullptr;
+Accelerator::Impl *g_layer_owner = nullptr;   // instance whose control-port layer is in progress
 
 // Thin wrapper: moves the payload to the unit's C exec and annotates its delay.
 struct UnitTLM : sc_core::sc_module {
     tlm_utils::simple_target_socket<UnitTLM> socket;
-    RunCtx *run = nullptr;
     int id;
     UnitTLM(sc_core::sc_module_name n, int unit_id) : sc_module(n), socket("socket"), id(unit_id) {
         socket.register_b_transport(this, &UnitTLM::b_transport);
     }
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) {
-        if (!run || p.get_data_length() != sizeof(lsdp_txn)) {
+        if (!g_run || p.get_data_length() != sizeof(lsdp_txn)) {
             p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
             return;
         }
         lsdp_txn *t = reinterpret_cast<lsdp_txn *>(p.get_data_ptr());
-        lsunit *u = &run->units[id];
-        lsunit_dispatch(u, t);
-        delay += sc_core::sc_time(run->period_ps * (double)(t->end - t->req), sc_core::SC_PS);
+        lsunit_dispatch(&g_run->units[id], t);
+        delay += sc_core::sc_time(g_run->period_ps * (double)(t->end - t->req), sc_core::SC_PS);
         p.set_response_status(tlm::TLM_OK_RESPONSE);
     }
 };
 
-struct SeqTLM : sc_core::sc_module {
-    std::unique_ptr<tlm_utils::simple_initiator_socket<SeqTLM>> socket[LSU_NUNITS];
+std::string hex(uint64_t a)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)a);
+    return b;
+}
+
+uint64_t reg64(const uint32_t *r, int lo) { return (uint64_t)r[lo / 4] | (uint64_t)r[lo / 4 + 1] << 32; }
+
+}  // namespace
+
+struct Accelerator::Impl {
+    std::unique_ptr<tlm_utils::simple_initiator_socket<Impl>> to[LSU_NUNITS];
+    std::unique_ptr<UnitTLM> units[LSU_NUNITS];
     tlm_utils::tlm_quantumkeeper qk;
-    tlm::tlm_generic_payload payload;   // one pooled payload: b_transport is blocking
+    tlm::tlm_generic_payload unit_p, mem_p;   // pooled: b_transport is blocking
+    std::vector<unsigned char> buf;           // data of the current memory transfer
+    Accelerator *self;
+    RunCtx *requested = nullptr;              // ls_timed_run's run, served by main()
+    bool start = false;                       // CTRL.START written
     sc_core::sc_event go;
-    RunCtx *run = nullptr;
-    sc_core::sc_time base;
-    SC_HAS_PROCESS(SeqTLM);
-    explicit SeqTLM(sc_core::sc_module_name n) : sc_module(n) {
+    // control port
+    bool configured = false;
+    ls_config cfg;
+    ls_engine_params ep;
+    uint32_t regs[LSTIMED_REG_END / 4] = {};
+    std::string error;
+    bool irq_level = false;
+    sc_core::sc_event irq_changed, layer_finished;
+    Layer *launching_layer = nullptr;         // the layer inside ls_timed_run_opts, for lstimed_sc_run
+    int launch_code = LSTIMED_ERR_NONE;       // its sequencer's LSTIMED_ERR_*
+
+    explicit Impl(Accelerator *a) : self(a) {
         for (int u = 1; u < LSU_NUNITS; u++) {
             std::string name = std::string("to_") + lsu_unit_name(u);
-            socket[u].reset(new tlm_utils::simple_initiator_socket<SeqTLM>(name.c_str()));
+            to[u].reset(new tlm_utils::simple_initiator_socket<Impl>(name.c_str()));
+            units[u].reset(new UnitTLM(lsu_unit_name(u), u));
+            (*to[u]).bind(units[u]->socket);
         }
-        SC_THREAD(main);
     }
-    static void port(void *user, lsdp_txn *t) { static_cast<SeqTLM *>(user)->transport(t); }
+
+    static void port(void *user, lsdp_txn *t) { static_cast<Impl *>(user)->transport(t); }
+    static uint64_t mem_port(void *user, lsmem_access *a) { return static_cast<Impl *>(user)->mem_access(a); }
+
     void transport(lsdp_txn *t) {
         // local time of the initiator = the transaction's request cycle (relative to the run start)
-        sc_core::sc_time req(run->period_ps * (double)t->req, sc_core::SC_PS);
-        sc_core::sc_time elapsed = sc_core::sc_time_stamp() - base;
-        qk.set(req > elapsed ? req - elapsed : sc_core::SC_ZERO_TIME);
+        sc_core::sc_time req = g_run->at(t->req), now = sc_core::sc_time_stamp();
+        qk.set(req > now ? req - now : sc_core::SC_ZERO_TIME);
         sc_core::sc_time delay = qk.get_local_time();
-        payload.set_command(tlm::TLM_IGNORE_COMMAND);
-        payload.set_address((sc_dt::uint64)t->core);
-        payload.set_data_ptr(reinterpret_cast<unsigned char *>(t));
-        payload.set_data_length(sizeof *t);
-        payload.set_streaming_width(sizeof *t);
-        payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        (*socket[t->unit])->b_transport(payload, delay);
-        if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) {
-            run->rc = -1;
-            run->err = std::string("TLM error from unit ") + lsu_unit_name(t->unit);
-        }
+        unit_p.set_command(tlm::TLM_IGNORE_COMMAND);
+        unit_p.set_address((sc_dt::uint64)t->core);
+        unit_p.set_data_ptr(reinterpret_cast<unsigned char *>(t));
+        unit_p.set_data_length(sizeof *t);
+        unit_p.set_streaming_width(sizeof *t);
+        unit_p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        (*to[t->unit])->b_transport(unit_p, delay);
+        if (unit_p.get_response_status() != tlm::TLM_OK_RESPONSE)
+            g_run->fail(LSTIMED_ERR_INTERNAL, std::string("TLM error from unit ") + lsu_unit_name(t->unit));
         if (qk.need_sync()) qk.sync();
     }
-    void main() {
-        for (;;) {
-            if (run && run->seq) {
-                base = sc_core::sc_time_stamp();
-                qk.reset();
-                run->seq->port = &SeqTLM::port;
-                run->seq->port_user = this;
-                if (lsseq_run(run->seq) != 0) { run->rc = -1; run->err = run->seq->err; }
-                qk.sync();
-                run->seq = nullptr;
-            }
-            wait(go);
+
+    // The off-chip side of a load or store (called by the memory unit): one generic payload on
+    // `mem`. The transfer completes at the annotated time (plus any time the target waited),
+    // rounded up to a whole cycle; an exact cycle multiple stays exact.
+    uint64_t mem_access(lsmem_access *a) {
+        RunCtx *r = g_run;
+        sc_core::sc_time req = r->at(a->req), before = sc_core::sc_time_stamp();
+        sc_core::sc_time delay = req > before ? req - before : sc_core::SC_ZERO_TIME;
+        sc_core::sc_time issued = before + delay;
+        if (buf.size() < a->bytes) buf.resize(a->bytes);
+        if (a->write && r->layer) lsmem_store_data(a, &r->layer->fmt, r->memory()->model.sh->o, buf.data());
+        mem_p.set_command(a->write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        mem_p.set_address(a->addr);
+        mem_p.set_data_ptr(buf.data());
+        mem_p.set_data_length((unsigned)a->bytes);
+        mem_p.set_streaming_width((unsigned)a->bytes);
+        mem_p.set_byte_enable_ptr(nullptr);
+        mem_p.set_byte_enable_length(0);
+        mem_p.set_dmi_allowed(false);
+        mem_p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        self->mem->b_transport(mem_p, delay);
+        if (mem_p.is_response_error()) {
+            r->fail(LSTIMED_ERR_MEMORY, std::string("memory port: ") + mem_p.get_response_string() + " for a " +
+                                            (a->write ? "write" : "read") + " of " + std::to_string(a->bytes) +
+                                            " bytes at " + hex(a->addr));
+            return a->req;
         }
+        if (!a->write && r->layer) lsmem_load_data(a, &r->layer->fmt, buf.data(), r->layer->q, r->layer->k, r->layer->v);
+        sc_core::sc_time end = sc_core::sc_time_stamp() + delay;
+        double ps = end > issued ? (end - issued).to_seconds() * 1e12 : 0.0;
+        return a->req + (uint64_t)std::ceil((ps - 0.5) / r->period_ps);
+    }
+
+    // Runs the sequencer in the calling SystemC thread.
+    void run_sequencer(RunCtx *r) {
+        r->base = sc_core::sc_time_stamp();
+        g_run = r;
+        qk.reset();
+        r->seq->port = &Impl::port;
+        r->seq->port_user = this;
+        lsmem_state *m = r->memory();
+        m->port = &Impl::mem_port;
+        m->port_user = this;
+        if (r->layer) m->map = r->layer->map;
+        if (lsseq_run(r->seq) != 0) r->fail(LSTIMED_ERR_INTERNAL, r->seq->err);
+        qk.sync();
+        m->port = nullptr;
+        g_run = nullptr;
+    }
+
+    void set_irq(bool level) {
+        irq_level = level;
+        irq_changed.notify(sc_core::SC_ZERO_TIME);
+    }
+
+    // A layer launched by CTRL.START: registers -> shape and parameters, a timed run whose data
+    // move through `mem`, then status, cycles and completion.
+    void launch() {
+        uint32_t *rg = regs;
+        rg[LSTIMED_REG_STATUS / 4] = LSTIMED_STATUS_BUSY;
+        // the numerics are not reentrant: another instance's layer finishes first
+        while (g_layer_owner) sc_core::wait(g_layer_owner->layer_finished);
+        g_layer_owner = this;
+        sc_core::sc_time t0 = sc_core::sc_time_stamp();
+        uint64_t cycles = 0;
+        int code = LSTIMED_ERR_CONFIG;
+        error = "this Accelerator was built without a configuration: it only serves ls_timed_run";
+        if (configured) {
+            error.clear();
+            code = run_layer(&cycles);
+            // the layer ends `cycles` after the start, whatever the sequencer's last sync reached
+            sc_core::sc_time end = t0 + sc_core::sc_time(1000.0 / cfg.accelerator.clock_ghz * (double)cycles, sc_core::SC_PS);
+            if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
+        }
+        rg[LSTIMED_REG_CYCLES_LO / 4] = (uint32_t)cycles;
+        rg[LSTIMED_REG_CYCLES_HI / 4] = (uint32_t)(cycles >> 32);
+        rg[LSTIMED_REG_ERROR / 4] = (uint32_t)code;
+        rg[LSTIMED_REG_STATUS / 4] = LSTIMED_STATUS_DONE | (code ? LSTIMED_STATUS_ERROR : 0u);
+        if (rg[LSTIMED_REG_IRQ_ENABLE / 4] & 1u) set_irq(true);
+        g_layer_owner = nullptr;
+        layer_finished.notify(sc_core::SC_ZERO_TIME);
+        self->done.notify(sc_core::SC_ZERO_TIME);
+    }
+
+    int run_layer(uint64_t *cycles) {
+        const uint32_t *rg = regs;
+        ls_engine_params p = ep;
+        static const ls_engine_mode modes[] = { LSE_MODE_LAMP, LSE_MODE_FA2_16BIT, LSE_MODE_PURE_8BIT };
+        uint32_t mode = rg[LSTIMED_REG_MODE / 4];
+        if (mode >= sizeof modes / sizeof modes[0]) {
+            error = "MODE register: " + std::to_string(mode) + " is not 0 (lamp), 1 (fa2_16bit) or 2 (pure_8bit)";
+            return LSTIMED_ERR_CONFIG;
+        }
+        p.mode = modes[mode];
+        float tau;
+        std::memcpy(&tau, &rg[LSTIMED_REG_TAU / 4], sizeof tau);
+        if (!(tau >= 0.0f && tau <= 1.0f)) {
+            error = "TAU register: " + std::to_string(tau) + " is outside [0, 1]";
+            return LSTIMED_ERR_CONFIG;
+        }
+        p.tau = tau;
+        if (cfg.algorithm.operand_format == LS_OPFMT_E4M3) {
+            error = "algorithm.operand_format e4m3: Q/K/V reach the control port's layers in workload.dtype only";
+            return LSTIMED_ERR_CONFIG;
+        }
+        Layer layer;
+        static const char *const fmts[] = { "fp32", "bf16", "fp16" };
+        lsfp_format_by_name(fmts[cfg.workload.dtype], &layer.fmt);
+        layer.map.q = reg64(rg, LSTIMED_REG_Q_BASE_LO);
+        layer.map.kv = reg64(rg, LSTIMED_REG_KV_BASE_LO);
+        layer.map.o = reg64(rg, LSTIMED_REG_O_BASE_LO);
+        ls_attn_inputs in;
+        std::memset(&in, 0, sizeof in);
+        in.batch = (int)rg[LSTIMED_REG_BATCH / 4];
+        in.heads_q = (int)rg[LSTIMED_REG_HEADS_Q / 4];
+        in.heads_kv = (int)rg[LSTIMED_REG_HEADS_KV / 4];
+        in.seq_q = (int)rg[LSTIMED_REG_SEQ_Q / 4];
+        in.seq_k = (int)rg[LSTIMED_REG_SEQ_K / 4];
+        in.dim = (int)rg[LSTIMED_REG_DIM / 4];
+        in.causal = rg[LSTIMED_REG_CAUSAL / 4] & 1u;
+        char err[512] = "";
+        float placeholder = 0.0f;   // the shape is checked before anything is allocated for it
+        in.q = in.k = in.v = &placeholder;
+        if (ls_engine_check_inputs(&p, &in, err, sizeof err) != 0) {
+            error = std::string("shape registers: ") + err;
+            return LSTIMED_ERR_CONFIG;
+        }
+        size_t nq = (size_t)in.batch * in.heads_q * in.seq_q * in.dim, nk = (size_t)in.batch * in.heads_kv * in.seq_k * in.dim;
+        if (nq > (size_t)1 << 31 || nk > (size_t)1 << 31) {
+            error = "shape registers: a tensor of more than 2^31 elements";
+            return LSTIMED_ERR_CONFIG;
+        }
+        std::vector<float> q, k, v;
+        try {
+            q.assign(nq, 0.0f); k.assign(nk, 0.0f); v.assign(nk, 0.0f);
+        } catch (const std::bad_alloc &) {
+            error = "out of memory for the layer's tensors";
+            return LSTIMED_ERR_INTERNAL;
+        }
+        in.q = layer.q = q.data();
+        in.k = layer.k = k.data();
+        in.v = layer.v = v.data();
+        ls_timed_options opt;
+        ls_timed_options_default(&opt);
+        ls_engine_result res;
+        ls_timed_result tr;
+        launching_layer = &layer;
+        launch_code = LSTIMED_ERR_NONE;
+        g_launching = this;
+        int rc = ls_timed_run_opts(&cfg, &p, &in, &opt, &res, &tr, err, sizeof err);
+        g_launching = nullptr;
+        launching_layer = nullptr;
+        ls_engine_result_free(&res);
+        *cycles = tr.cycles;
+        ls_timed_result_free(&tr);
+        if (rc == 0) return LSTIMED_ERR_NONE;
+        error = err;
+        // a refusal before the sequencer ran is the registers' (or the configuration's) doing
+        return launch_code != LSTIMED_ERR_NONE ? launch_code : LSTIMED_ERR_CONFIG;
     }
 };
 
-struct Top {
-    SeqTLM seq;
-    std::unique_ptr<UnitTLM> units[LSU_NUNITS];
-    Top() : seq("sequencer") {
-        for (int u = 1; u < LSU_NUNITS; u++) {
-            units[u].reset(new UnitTLM(lsu_unit_name(u), u));
-            seq.socket[u]->bind(units[u]->socket);
+Accelerator::Accelerator(sc_core::sc_module_name name, const ls_config *cfg, const ls_engine_params *ep)
+    : sc_module(name), mem("mem"), ctrl("ctrl"), irq("irq"), impl_(new Impl(this))
+{
+    if (cfg && ep) {
+        impl_->configured = true;
+        impl_->cfg = *cfg;
+        impl_->ep = *ep;
+    }
+    impl_->regs[LSTIMED_REG_ID / 4] = LSTIMED_ID;
+    ctrl.register_b_transport(this, &Accelerator::ctrl_b_transport);
+    SC_THREAD(main);
+    SC_METHOD(drive_irq);
+    sensitive << impl_->irq_changed;
+    dont_initialize();
+}
+
+void Accelerator::drive_irq()
+{
+    if (irq.size()) irq->write(impl_->irq_level);
+}
+
+Accelerator::~Accelerator() = default;
+
+const std::string &Accelerator::error_message() const { return impl_->error; }
+
+void Accelerator::main()
+{
+    for (;;) {
+        if (impl_->requested) {
+            RunCtx *r = impl_->requested;
+            impl_->requested = nullptr;
+            impl_->run_sequencer(r);
         }
+        if (impl_->start) {
+            impl_->start = false;
+            impl_->launch();
+        }
+        if (!impl_->requested && !impl_->start) sc_core::wait(impl_->go);
+    }
+}
+
+void Accelerator::ctrl_b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+{
+    uint64_t a = p.get_address();
+    if (p.get_data_length() != 4 || p.get_streaming_width() < 4 || p.get_byte_enable_ptr()) {
+        p.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+        return;
+    }
+    if (a % 4 || a >= LSTIMED_REG_END) {
+        p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    uint32_t *r = &impl_->regs[a / 4], v;
+    if (p.is_read()) {
+        std::memcpy(p.get_data_ptr(), r, 4);
+    } else if (p.is_write()) {
+        std::memcpy(&v, p.get_data_ptr(), 4);
+        bool busy = impl_->regs[LSTIMED_REG_STATUS / 4] & LSTIMED_STATUS_BUSY;
+        switch (a) {
+        case LSTIMED_REG_ID: case LSTIMED_REG_ERROR: case LSTIMED_REG_CYCLES_LO: case LSTIMED_REG_CYCLES_HI:
+            p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);   // read-only
+            return;
+        case LSTIMED_REG_STATUS:
+            if (v & LSTIMED_STATUS_DONE) {
+                *r &= ~(LSTIMED_STATUS_DONE | LSTIMED_STATUS_ERROR);
+                impl_->set_irq(false);
+            }
+            break;
+        case LSTIMED_REG_CTRL:
+            if (!(v & LSTIMED_CTRL_START)) break;
+            if (busy || impl_->start) {   // one layer at a time
+                p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+                return;
+            }
+            impl_->regs[LSTIMED_REG_STATUS / 4] = LSTIMED_STATUS_BUSY;
+            impl_->set_irq(false);
+            impl_->start = true;
+            impl_->go.notify(delay);
+            break;
+        default:
+            if (busy) {   // the running layer's registers are frozen
+                p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+                return;
+            }
+            *r = v;
+        }
+    } else {
+        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+BuiltinMemory::BuiltinMemory(sc_core::sc_module_name name, size_t size) : sc_module(name), socket("socket"), bytes(size)
+{
+    socket.register_b_transport(this, &BuiltinMemory::b_transport);
+}
+
+// Times the transfer with the current run's DRAM + L2 model (lsmem_model_access, in C) at the
+// request's cycle and annotates the latency; moves the data when `bytes` backs it.
+void BuiltinMemory::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+{
+    RunCtx *r = g_run;
+    uint64_t addr = p.get_address(), len = p.get_data_length();
+    if (!r || (!p.is_read() && !p.is_write())) {
+        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    if (p.get_byte_enable_ptr() || p.get_streaming_width() < len) {
+        p.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return;
+    }
+    if (!bytes.empty() && (addr > bytes.size() || len > bytes.size() - addr)) {
+        p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    lsmem_access a;
+    std::memset(&a, 0, sizeof a);
+    a.write = p.is_write();
+    a.addr = addr;
+    a.bytes = len;
+    double at_ps = (sc_core::sc_time_stamp() + delay - r->base).to_seconds() * 1e12;
+    a.req = (uint64_t)std::llround(at_ps / r->period_ps);
+    uint64_t end = lsmem_model_access(&r->memory()->model, &a);
+    delay += sc_core::sc_time(r->period_ps * (double)(end - a.req), sc_core::SC_PS);
+    if (!bytes.empty()) {
+        if (a.write) std::memcpy(&bytes[addr], p.get_data_ptr(), len);
+        else std::memcpy(p.get_data_ptr(), &bytes[addr], len);
+    }
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// What lstimed_sc_run needs of an Accelerator's inside.
+struct AcceleratorAccess {
+    static Accelerator::Impl &impl(Accelerator &a) { return *a.impl_; }
+};
+
+}  // namespace lampsim
+
+namespace {
+// lampsim's own hierarchy for ls_timed_run: an Accelerator bound to a BuiltinMemory (the control
+// port is bound to an idle host: runs are requested directly).
+struct Top : sc_core::sc_module {
+    lampsim::Accelerator acc;
+    lampsim::BuiltinMemory memory;
+    tlm_utils::simple_initiator_socket<Top> host;
+    explicit Top(sc_core::sc_module_name n) : sc_module(n), acc("lampsim"), memory("memory"), host("host") {
+        acc.mem.bind(memory.socket);
+        host.bind(acc.ctrl);
         tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_core::sc_time(1, sc_core::SC_US));
     }
-    void attach(RunCtx *r) {
-        seq.run = r;
-        for (int u = 1; u < LSU_NUNITS; u++) units[u]->run = r;
-    }
 };
-
 Top *top = nullptr;
 bool started = false;
-
 }  // namespace
 
 extern "C" int lstimed_sc_run(lsseq *s, lsunit *units, double clock_ghz, char *err, size_t errlen)
 {
+    using lampsim::RunCtx;
     RunCtx run;
     run.seq = s;
     run.units = units;
     run.period_ps = 1000.0 / clock_ghz;
     try {
-        if (!top) {
-            setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-            sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-            top = new Top();
+        if (lampsim::g_launching) {
+            // a layer launched through a control port: run in its thread, data through its port
+            lampsim::Accelerator::Impl *im = lampsim::g_launching;
+            run.layer = im->launching_layer;
+            im->run_sequencer(&run);
+            im->launch_code = run.code;
+        } else {
+            if (!top) {
+                setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+                sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+                top = new Top("lampsim_top");
+            }
+            lampsim::Accelerator::Impl &im = lampsim::AcceleratorAccess::impl(top->acc);
+            im.requested = &run;
+            if (started) im.go.notify(sc_core::SC_ZERO_TIME);
+            started = true;
+            sc_core::sc_start();
         }
-        top->attach(&run);
-        if (started) top->seq.go.notify(sc_core::SC_ZERO_TIME);
-        started = true;
-        sc_core::sc_start();
-        top->attach(nullptr);
     } catch (const std::exception &e) {
-        if (top) top->attach(nullptr);
         if (err && errlen) std::snprintf(err, errlen, "SystemC: %s", e.what());
         return -1;
     }

@@ -76,6 +76,36 @@ static void regfile(void)
     CHECK(lsmem_prefetch_depth(&sh, 16 * 1024.0, 2, 8) == 1);
 }
 
+/* The address map and the built-in off-chip model seen from the memory port: K/V tiles found by
+ * their address hit the L2 when read again; Q reads, O writes and other addresses go to DRAM. */
+static void memory_port(void)
+{
+    lsdp_shape sh;
+    memset(&sh, 0, sizeof sh);
+    sh.batch = 1; sh.heads_q = 2; sh.heads_kv = 1; sh.seq_q = 100; sh.seq_k = 100; sh.dim = 64;
+    sh.bc = 64; sh.nkt = 2; sh.elem_bytes = 2; sh.out_bytes = 4;
+    lsdp_hw hw;
+    memset(&hw, 0, sizeof hw);
+    hw.dram_bpc = 64; hw.l2_bpc = 128; hw.dram_latency = 500; hw.l2_latency = 100; hw.l2_bytes = 1 << 20;
+    lsmem_state m;
+    CHECK(lsmem_init(&m, &sh, &hw) == 0);
+    /* Q 2 x 100 x 64 x 2 B = 25600 -> KV at 28672 (4 KiB aligned), 2 x 100 x 64 x 2 B = 25600 -> O at 57344 */
+    CHECK(m.map.q == 0 && m.map.kv == 28672 && m.map.o == 57344);
+    CHECK(lsmem_region_bytes(&sh, LSMEM_O) == 51200);
+    lsmem_access a;
+    memset(&a, 0, sizeof a);
+    a.addr = m.map.kv + 2 * 64 * 64 * 2; a.bytes = 2 * 36 * 64 * 2; a.req = 10;   /* tile 1: keys 64..99 */
+    CHECK(lsmem_model_access(&m.model, &a) == 10 + 144 + 500 && a.dram_bytes == a.bytes);
+    a.req = 1000;
+    CHECK(lsmem_model_access(&m.model, &a) == 1000 + 72 + 100 && a.dram_bytes == 0 && m.model.l2_bytes == a.bytes);
+    a.addr += 2 * 64 * 2;                 /* not the start of a tile: no L2 lookup */
+    a.req = 2000;
+    CHECK(lsmem_model_access(&m.model, &a) == 2000 + 144 + 500 && a.dram_bytes == a.bytes);
+    a.addr = m.map.o; a.write = true; a.req = 3000;
+    CHECK(lsmem_model_access(&m.model, &a) == 3000 + 144 + 500 && m.model.dram_bytes == 3 * a.bytes);
+    lsmem_free(&m);
+}
+
 static void expect_error(const char *text, const char *want1, const char *want2)
 {
     lsu_program p;
@@ -267,6 +297,7 @@ int main(void)
     trace();
     timing_rule();
     regfile();
+    memory_port();
     assembler();
     report_fields();
     user_program();

@@ -1,0 +1,274 @@
+// examples/systemc_platform/platform.cpp — a user's own virtual platform around the lampsim
+// accelerator (docs/systemc.md): a CPU model programs the accelerator's registers over TLM, the
+// accelerator reads Q/K/V from a memory and writes O back over TLM, the CPU waits for the
+// interrupt and reads the cycle counters. The program then checks O in memory against the golden
+// engine bit for bit.
+//
+//   platform [--memory simple|builtin] [--set key=value ...]
+//
+// --memory simple (default): a plain memory with a fixed latency and bandwidth, written here. The
+//   CPU runs the layer twice, the second time with a slower memory: the memory's annotated delay
+//   is part of lampsim's cycles, so the second run must take longer.
+// --memory builtin: lampsim::BuiltinMemory (the DRAM + L2 model of lampsim's own runs) with a
+//   backing store: the cycles must equal lampsim's own timed run of the same layer.
+// Exit status 0 when every check holds.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+extern "C" {   // lampsim's C headers (not all of them declare C linkage themselves)
+#include "config.h"
+#include "engine.h"
+#include "fp.h"
+#include "run.h"
+#include "timed.h"
+#include "timed_regs.h"
+#include "workload.h"
+}
+#include "timed_tlm.h"
+
+// A memory: bytes, a fixed latency per transfer and a bandwidth.
+struct SimpleMemory : sc_core::sc_module {
+    tlm_utils::simple_target_socket<SimpleMemory> socket;
+    std::vector<unsigned char> bytes;
+    sc_core::sc_time latency = sc_core::sc_time(100, sc_core::SC_NS);
+    double bytes_per_ns = 64.0;
+    SimpleMemory(sc_core::sc_module_name n, size_t size) : sc_module(n), socket("socket"), bytes(size) {
+        socket.register_b_transport(this, &SimpleMemory::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) {
+        uint64_t a = p.get_address(), len = p.get_data_length();
+        if (a > bytes.size() || len > bytes.size() - a) {
+            p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+            return;
+        }
+        if (p.is_write()) std::memcpy(&bytes[a], p.get_data_ptr(), len);
+        else std::memcpy(p.get_data_ptr(), &bytes[a], len);
+        delay += latency + sc_core::sc_time((double)len / bytes_per_ns, sc_core::SC_NS);
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+// Where the software puts the tensors, and the layer it asks for.
+struct Layer {
+    ls_attn_inputs in;
+    int bc;                      // keys per K/V tile (algorithm.b_k x n_k): the KV region's layout
+    uint64_t q_base, kv_base, o_base;
+    float tau;
+    uint32_t mode;
+};
+
+// The CPU: programs the registers, starts the layer, sleeps until the interrupt.
+struct Cpu : sc_core::sc_module {
+    tlm_utils::simple_initiator_socket<Cpu> socket;
+    sc_core::sc_in<bool> irq;
+    const Layer *layer = nullptr;
+    SimpleMemory *slow_down = nullptr;   // if set: run a second time with this memory 20x slower
+    std::vector<uint64_t> cycles;
+    int failures = 0;
+    SC_HAS_PROCESS(Cpu);
+    explicit Cpu(sc_core::sc_module_name n) : sc_module(n), socket("socket"), irq("irq") { SC_THREAD(main); }
+
+    uint32_t access(tlm::tlm_command cmd, uint64_t reg, uint32_t v) {
+        tlm::tlm_generic_payload p;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        p.set_command(cmd);
+        p.set_address(reg);
+        p.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
+        p.set_data_length(4);
+        p.set_streaming_width(4);
+        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        socket->b_transport(p, delay);
+        if (p.is_response_error()) {
+            std::printf("cpu: register 0x%02llx: %s\n", (unsigned long long)reg, p.get_response_string().c_str());
+            ++failures;
+        }
+        wait(delay);
+        return v;
+    }
+    void write(uint64_t reg, uint32_t v) { access(tlm::TLM_WRITE_COMMAND, reg, v); }
+    uint32_t read(uint64_t reg) { return access(tlm::TLM_READ_COMMAND, reg, 0); }
+
+    void run_layer() {
+        const ls_attn_inputs &in = layer->in;
+        uint32_t tau_bits;
+        std::memcpy(&tau_bits, &layer->tau, 4);
+        write(LSTIMED_REG_MODE, layer->mode);
+        write(LSTIMED_REG_TAU, tau_bits);
+        write(LSTIMED_REG_CAUSAL, in.causal);
+        write(LSTIMED_REG_BATCH, in.batch);
+        write(LSTIMED_REG_HEADS_Q, in.heads_q);
+        write(LSTIMED_REG_HEADS_KV, in.heads_kv);
+        write(LSTIMED_REG_SEQ_Q, in.seq_q);
+        write(LSTIMED_REG_SEQ_K, in.seq_k);
+        write(LSTIMED_REG_DIM, in.dim);
+        write(LSTIMED_REG_Q_BASE_LO, (uint32_t)layer->q_base);
+        write(LSTIMED_REG_Q_BASE_HI, (uint32_t)(layer->q_base >> 32));
+        write(LSTIMED_REG_KV_BASE_LO, (uint32_t)layer->kv_base);
+        write(LSTIMED_REG_KV_BASE_HI, (uint32_t)(layer->kv_base >> 32));
+        write(LSTIMED_REG_O_BASE_LO, (uint32_t)layer->o_base);
+        write(LSTIMED_REG_O_BASE_HI, (uint32_t)(layer->o_base >> 32));
+        write(LSTIMED_REG_IRQ_ENABLE, 1);
+        sc_core::sc_time t0 = sc_core::sc_time_stamp();
+        write(LSTIMED_REG_CTRL, LSTIMED_CTRL_START);
+        wait(irq.posedge_event());
+        uint32_t status = read(LSTIMED_REG_STATUS), error = read(LSTIMED_REG_ERROR);
+        uint64_t c = read(LSTIMED_REG_CYCLES_LO) | (uint64_t)read(LSTIMED_REG_CYCLES_HI) << 32;
+        std::printf("cpu: layer done after %s: status 0x%x, error %u, %llu accelerator cycles\n",
+                    (sc_core::sc_time_stamp() - t0).to_string().c_str(), status, error, (unsigned long long)c);
+        if (status != LSTIMED_STATUS_DONE || error != LSTIMED_ERR_NONE) ++failures;
+        write(LSTIMED_REG_STATUS, LSTIMED_STATUS_DONE);   // acknowledge: clears DONE and the interrupt
+        cycles.push_back(c);
+    }
+    void main() {
+        if (read(LSTIMED_REG_ID) != LSTIMED_ID) ++failures;
+        run_layer();
+        if (!slow_down) return;
+        slow_down->latency *= 20;
+        slow_down->bytes_per_ns /= 20;
+        run_layer();
+    }
+};
+
+// The software's side of the address map: Q and O row-major [batch][heads][seq][dim]; K/V per key
+// tile of bc keys, each tile's K rows then its V rows; elements in workload.dtype, little endian.
+static void put(std::vector<unsigned char> &mem, uint64_t at, const lsfp_format *f, const float *x, size_t n)
+{
+    int eb = f->nbits / 8;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t code;   // fp32: the float's own bits; bf16, fp16: the format's code
+        if (eb == 4) std::memcpy(&code, &x[i], 4);
+        else code = lsfp_encode(f, x[i]);
+        for (int b = 0; b < eb; b++) mem[at + i * eb + b] = (unsigned char)(code >> 8 * b);
+    }
+}
+
+static void load_tensors(std::vector<unsigned char> &mem, const Layer &l, const lsfp_format *f)
+{
+    const ls_attn_inputs &in = l.in;
+    size_t eb = (size_t)f->nbits / 8, row = (size_t)in.dim;
+    put(mem, l.q_base, f, in.q, (size_t)in.batch * in.heads_q * in.seq_q * row);
+    uint64_t at = l.kv_base;
+    for (int h = 0; h < in.batch * in.heads_kv; h++)
+        for (int k0 = 0; k0 < in.seq_k; k0 += l.bc) {
+            size_t n = (size_t)(in.seq_k - k0 < l.bc ? in.seq_k - k0 : l.bc) * row;
+            size_t off = ((size_t)h * in.seq_k + k0) * row;
+            put(mem, at, f, in.k + off, n);
+            put(mem, at + n * eb, f, in.v + off, n);
+            at += 2 * n * eb;
+        }
+}
+
+int sc_main(int argc, char *argv[])
+{
+    bool builtin = false;
+    std::vector<const char *> sets;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--memory" && i + 1 < argc) builtin = std::string(argv[++i]) == "builtin";
+        else if (a == "--set" && i + 1 < argc) sets.push_back(argv[++i]);
+        else {
+            std::fprintf(stderr, "usage: %s [--memory simple|builtin] [--set key=value ...]\n", argv[0]);
+            return 2;
+        }
+    }
+    // the software's layer: lampsim's default workload and algorithm (or the --set overrides)
+    ls_config cfg;
+    ls_diag diag;
+    if (ls_config_load(&cfg, nullptr, sets.data(), (int)sets.size(), &diag) != 0) {
+        std::fprintf(stderr, "platform: %s\n", diag.message);
+        return 2;
+    }
+    ls_engine_params ep;
+    ls_engine_params_from_config(&cfg, &ep);
+    Layer l;
+    ls_workload_info wl;
+    char err[512];
+    if (ls_workload_build(&cfg, nullptr, &l.in, &wl, err, sizeof err) != 0) {
+        std::fprintf(stderr, "platform: %s\n", err);
+        return 2;
+    }
+    const ls_attn_inputs &in = l.in;
+    l.mode = ep.mode == LSE_MODE_FA2_16BIT ? LSTIMED_MODE_FA2_16BIT
+             : ep.mode == LSE_MODE_PURE_8BIT ? LSTIMED_MODE_PURE_8BIT : LSTIMED_MODE_LAMP;
+    l.tau = (float)ep.tau;
+    l.bc = ep.b_k * ep.n_k;
+    lsfp_format f;
+    static const char *const fmts[] = { "fp32", "bf16", "fp16" };
+    lsfp_format_by_name(fmts[cfg.workload.dtype], &f);
+    size_t eb = (size_t)f.nbits / 8, nq = (size_t)in.batch * in.heads_q * in.seq_q * in.dim;
+    size_t nkv = 2 * (size_t)in.batch * in.heads_kv * in.seq_k * in.dim;
+    l.q_base = 0x10000;
+    l.kv_base = l.q_base + nq * eb + 0x1000;
+    l.o_base = l.kv_base + nkv * eb + 0x1000;
+    size_t size = l.o_base + nq * eb;
+
+    // what the platform's result must equal: the golden engine's O, lampsim's own timed run's cycles
+    ls_engine_result gold;
+    ls_timed_result tr;
+    ls_engine_result tres;
+    ls_timed_options o;
+    ls_timed_options_default(&o);
+    o.use_systemc = 0;   // the same C units called directly: no second SystemC hierarchy in this process
+    if (ls_engine_run(&ep, &in, &gold, err, sizeof err) != 0 ||
+        ls_timed_run_opts(&cfg, &ep, &in, &o, &tres, &tr, err, sizeof err) != 0) {
+        std::fprintf(stderr, "platform: %s\n", err);
+        return 2;
+    }
+    ls_engine_result_free(&tres);
+
+    // the platform
+    tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_core::sc_time(1, sc_core::SC_US));
+    Cpu cpu("cpu");
+    lampsim::Accelerator acc("lampsim", &cfg, &ep);
+    std::unique_ptr<SimpleMemory> simple;
+    std::unique_ptr<lampsim::BuiltinMemory> dram;
+    if (builtin) {
+        dram.reset(new lampsim::BuiltinMemory("dram", size));
+        acc.mem.bind(dram->socket);
+    } else {
+        simple.reset(new SimpleMemory("memory", size));
+        acc.mem.bind(simple->socket);
+    }
+    sc_core::sc_signal<bool> irq("irq_line");
+    cpu.socket.bind(acc.ctrl);
+    acc.irq.bind(irq);
+    cpu.irq.bind(irq);
+    cpu.layer = &l;
+    cpu.slow_down = simple.get();
+    std::vector<unsigned char> &mem = builtin ? dram->bytes : simple->bytes;
+    load_tensors(mem, l, &f);
+    sc_core::sc_start();
+
+    // checks
+    int failures = cpu.failures;
+    size_t mismatches = 0;
+    std::vector<unsigned char> want(nq * eb);
+    put(want, 0, &f, gold.o, nq);
+    for (size_t i = 0; i < want.size(); i++) mismatches += want[i] != mem[l.o_base + i];
+    std::printf("O in memory vs golden engine: %zu of %zu bytes differ\n", mismatches, want.size());
+    if (mismatches || cpu.cycles.empty()) ++failures;
+    if (!acc.error_message().empty()) std::printf("accelerator: %s\n", acc.error_message().c_str());
+    if (builtin) {
+        std::printf("cycles: platform %llu, lampsim's own timed run %llu\n",
+                    (unsigned long long)(cpu.cycles.empty() ? 0 : cpu.cycles[0]), (unsigned long long)tr.cycles);
+        if (cpu.cycles.empty() || cpu.cycles[0] != tr.cycles) ++failures;
+    } else if (cpu.cycles.size() == 2) {
+        std::printf("cycles: memory 100 ns + 64 B/ns %llu, 20x slower memory %llu\n", (unsigned long long)cpu.cycles[0],
+                    (unsigned long long)cpu.cycles[1]);
+        if (cpu.cycles[1] <= cpu.cycles[0]) ++failures;
+    }
+    ls_engine_result_free(&gold);
+    ls_timed_result_free(&tr);
+    ls_attn_inputs_release(&l.in);
+    std::printf("%s\n", failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,168 @@
+// The accelerator's control and memory ports on their bad paths: read-only and unknown registers,
+// bursts, refused shapes and modes, a memory that answers with an error, START while busy, an
+// instance without a configuration; and that a good layer still runs after each of them.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+extern "C" {
+#include "config.h"
+#include "run.h"
+#include "timed_regs.h"
+}
+#include "timed_tlm.h"
+
+static int failures = 0;
+#define CHECK(c) do { if (!(c)) { std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); ++failures; } } while (0)
+
+// 1 MiB of zeros with no delay: anything beyond it is an address error.
+struct Zeros : sc_core::sc_module {
+    tlm_utils::simple_target_socket<Zeros> socket;
+    std::vector<unsigned char> bytes = std::vector<unsigned char>(1 << 20);
+    explicit Zeros(sc_core::sc_module_name n) : sc_module(n), socket("socket") {
+        socket.register_b_transport(this, &Zeros::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &) {
+        uint64_t a = p.get_address(), len = p.get_data_length();
+        if (a > bytes.size() || len > bytes.size() - a) { p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE); return; }
+        if (p.is_read()) std::memcpy(p.get_data_ptr(), &bytes[a], len);
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+struct Host : sc_core::sc_module {
+    tlm_utils::simple_initiator_socket<Host> to_acc, to_bare, to_acc2;
+    tlm_utils::simple_initiator_socket<Host> *cur = &to_acc;   // the accelerator wr, rd and program address
+    lampsim::Accelerator *acc = nullptr, *acc2 = nullptr;
+    bool finished = false;
+    double period_ps = 0;   // the accelerator's clock period
+    SC_HAS_PROCESS(Host);
+    explicit Host(sc_core::sc_module_name n) : sc_module(n), to_acc("to_acc"), to_bare("to_bare"), to_acc2("to_acc2") { SC_THREAD(main); }
+
+    tlm::tlm_response_status access(tlm_utils::simple_initiator_socket<Host> &s, tlm::tlm_command cmd, uint64_t a,
+                                    uint32_t *v, unsigned len = 4) {
+        unsigned char buf[8] = {};
+        std::memcpy(buf, v, 4);
+        tlm::tlm_generic_payload p;
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        p.set_command(cmd);
+        p.set_address(a);
+        p.set_data_ptr(buf);
+        p.set_data_length(len);
+        p.set_streaming_width(len);
+        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        s->b_transport(p, d);
+        std::memcpy(v, buf, 4);
+        if (d != sc_core::SC_ZERO_TIME) wait(d);   // no delta wait: a STATUS read and the wait on done stay atomic
+        return p.get_response_status();
+    }
+    tlm::tlm_response_status wr(uint64_t a, uint32_t v) { return access(*cur, tlm::TLM_WRITE_COMMAND, a, &v); }
+    uint32_t rd(uint64_t a) {
+        uint32_t v = 0;
+        CHECK(access(*cur, tlm::TLM_READ_COMMAND, a, &v) == tlm::TLM_OK_RESPONSE);
+        return v;
+    }
+    // A 1 x 1 head layer of 64 x 64, d 64, fa2_16bit, inside Zeros unless o_base says otherwise.
+    void program(uint32_t heads_q, uint32_t heads_kv, uint32_t mode, uint64_t o_base) {
+        const uint32_t regs[][2] = { { LSTIMED_REG_MODE, mode }, { LSTIMED_REG_TAU, 0 }, { LSTIMED_REG_CAUSAL, 1 },
+                                     { LSTIMED_REG_BATCH, 1 }, { LSTIMED_REG_HEADS_Q, heads_q },
+                                     { LSTIMED_REG_HEADS_KV, heads_kv }, { LSTIMED_REG_SEQ_Q, 64 },
+                                     { LSTIMED_REG_SEQ_K, 64 }, { LSTIMED_REG_DIM, 64 },
+                                     { LSTIMED_REG_Q_BASE_LO, 0 }, { LSTIMED_REG_KV_BASE_LO, 0x10000 },
+                                     { LSTIMED_REG_O_BASE_LO, (uint32_t)o_base }, { LSTIMED_REG_O_BASE_HI, (uint32_t)(o_base >> 32) } };
+        for (const auto &r : regs) CHECK(wr(r[0], r[1]) == tlm::TLM_OK_RESPONSE);
+    }
+    // START, wait for completion; returns the ERROR register.
+    uint32_t launch() {
+        CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
+        lampsim::Accelerator *a = cur == &to_acc2 ? acc2 : acc;
+        while (rd(LSTIMED_REG_STATUS) & LSTIMED_STATUS_BUSY) wait(a->done);
+        uint32_t st = rd(LSTIMED_REG_STATUS), e = rd(LSTIMED_REG_ERROR);
+        CHECK((st & LSTIMED_STATUS_DONE) && !(st & LSTIMED_STATUS_BUSY));
+        CHECK(!(st & LSTIMED_STATUS_ERROR) == (e == LSTIMED_ERR_NONE));
+        CHECK(wr(LSTIMED_REG_STATUS, LSTIMED_STATUS_DONE) == tlm::TLM_OK_RESPONSE);
+        CHECK(rd(LSTIMED_REG_STATUS) == 0);
+        return e;
+    }
+    bool message_has(const char *what) { return acc->error_message().find(what) != std::string::npos; }
+
+    void main() {
+        uint32_t v = 1;
+        CHECK(rd(LSTIMED_REG_ID) == LSTIMED_ID);
+        CHECK(wr(LSTIMED_REG_ID, 1) == tlm::TLM_COMMAND_ERROR_RESPONSE);
+        CHECK(wr(LSTIMED_REG_CYCLES_LO, 1) == tlm::TLM_COMMAND_ERROR_RESPONSE);
+        CHECK(wr(LSTIMED_REG_MODE + 2, 1) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        CHECK(wr(LSTIMED_REG_END, 1) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        CHECK(access(to_acc, tlm::TLM_WRITE_COMMAND, LSTIMED_REG_MODE, &v, 8) == tlm::TLM_BURST_ERROR_RESPONSE);
+
+        program(3, 2, LSTIMED_MODE_FA2_16BIT, 0x20000);
+        CHECK(launch() == LSTIMED_ERR_CONFIG && message_has("heads_q must be a multiple of heads_kv"));
+        CHECK(rd(LSTIMED_REG_CYCLES_LO) == 0);
+        program(1, 1, 7, 0x20000);
+        CHECK(launch() == LSTIMED_ERR_CONFIG && message_has("MODE register"));
+        program(1, 1, LSTIMED_MODE_FA2_16BIT, 0x100000000ull);
+        uint32_t e = launch();
+        CHECK(e == LSTIMED_ERR_MEMORY && message_has("TLM_ADDRESS_ERROR_RESPONSE for a write") && message_has("0x100000000"));
+
+        program(1, 1, LSTIMED_MODE_FA2_16BIT, 0x20000);
+        CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
+        CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_GENERIC_ERROR_RESPONSE);   // busy
+        CHECK(wr(LSTIMED_REG_SEQ_Q, 128) == tlm::TLM_GENERIC_ERROR_RESPONSE);                 // frozen while busy
+        while (rd(LSTIMED_REG_STATUS) & LSTIMED_STATUS_BUSY) wait(acc->done);
+        CHECK(rd(LSTIMED_REG_ERROR) == LSTIMED_ERR_NONE && rd(LSTIMED_REG_CYCLES_LO) > 0);
+        CHECK(wr(LSTIMED_REG_STATUS, LSTIMED_STATUS_DONE) == tlm::TLM_OK_RESPONSE);
+        uint32_t cycles = rd(LSTIMED_REG_CYCLES_LO);
+        CHECK(launch() == LSTIMED_ERR_NONE && rd(LSTIMED_REG_CYCLES_LO) == cycles);   // same layer, same cycles
+
+        uint32_t start = LSTIMED_CTRL_START, err = 0;
+        CHECK(access(to_bare, tlm::TLM_WRITE_COMMAND, LSTIMED_REG_CTRL, &start) == tlm::TLM_OK_RESPONSE);
+        wait(sc_core::sc_time(1, sc_core::SC_US));
+        CHECK(access(to_bare, tlm::TLM_READ_COMMAND, LSTIMED_REG_ERROR, &err) == tlm::TLM_OK_RESPONSE && err == LSTIMED_ERR_CONFIG);
+
+        // two instances started together: the second's layer runs after the first's, same cycles
+        sc_core::sc_time t0 = sc_core::sc_time_stamp();
+        cur = &to_acc2;
+        program(1, 1, LSTIMED_MODE_FA2_16BIT, 0x20000);
+        cur = &to_acc;
+        CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
+        cur = &to_acc2;
+        CHECK(launch() == LSTIMED_ERR_NONE && rd(LSTIMED_REG_CYCLES_LO) == cycles);
+        cur = &to_acc;   // whichever ran first, the other is done now or soon
+        while (rd(LSTIMED_REG_STATUS) & LSTIMED_STATUS_BUSY) wait(acc->done);
+        CHECK(rd(LSTIMED_REG_STATUS) == LSTIMED_STATUS_DONE && rd(LSTIMED_REG_ERROR) == LSTIMED_ERR_NONE);
+        CHECK(rd(LSTIMED_REG_CYCLES_LO) == cycles);
+        CHECK(sc_core::sc_time_stamp() - t0 >= sc_core::sc_time(2.0 * cycles * period_ps, sc_core::SC_PS) - sc_core::sc_time(2, sc_core::SC_PS));
+        finished = true;
+    }
+};
+
+int sc_main(int, char *[])
+{
+    ls_config cfg;
+    ls_diag diag;
+    if (ls_config_load(&cfg, nullptr, nullptr, 0, &diag) != 0) return 2;
+    ls_engine_params ep;
+    ls_engine_params_from_config(&cfg, &ep);
+    Host host("host");
+    lampsim::Accelerator acc("lampsim", &cfg, &ep), bare("bare"), acc2("lampsim2", &cfg, &ep);
+    Zeros mem("zeros"), mem2("zeros2"), mem3("zeros3");
+    host.acc = &acc;
+    host.acc2 = &acc2;
+    host.period_ps = 1000.0 / cfg.accelerator.clock_ghz;
+    host.to_acc2.bind(acc2.ctrl);
+    acc2.mem.bind(mem3.socket);
+    host.to_acc.bind(acc.ctrl);
+    host.to_bare.bind(bare.ctrl);
+    acc.mem.bind(mem.socket);
+    bare.mem.bind(mem2.socket);
+    sc_core::sc_start();
+    CHECK(host.finished);
+    std::printf("%s (%d failures)\n", failures ? "FAILED" : "ok", failures);
+    return failures ? 1 : 0;
+}
