@@ -347,7 +347,7 @@ uint32_t lsfp_encode(const lsfp_format *f, float v)
 
 float lsfp_decode(const lsfp_format *f, uint32_t code)
 {
-    if (code >> f->nbits) return NAN;
+    if (f->nbits < 32 && code >> f->nbits) return NAN;   /* a shift by 32 would be undefined */
     int fieldbits = f->ebits + f->mbits;
     bool neg = f->is_signed && ((code >> fieldbits) & 1u);
     uint32_t E = (code >> f->mbits) & ((1u << f->ebits) - 1u);

@@ -21,7 +21,7 @@ void ls_run_progress_init(ls_run_progress *p, FILE *out, ls_run_progress_style s
     p->period = period > 0 ? period : style == LS_PROGRESS_LIVE ? LS_PROGRESS_LIVE_PERIOD : LS_PROGRESS_PERIOD_DEFAULT;
     p->t0 = p->last = ls_run_progress_now();
     p->shown = false;
-    atomic_flag_clear(&p->busy);
+    __atomic_clear(&p->busy, __ATOMIC_RELEASE);
 }
 
 bool ls_run_progress_due(const ls_run_progress *p, double now)
@@ -82,7 +82,7 @@ void ls_run_progress_items(void *user, long done, long total)
 {
     ls_run_progress *p = user;
     double now = ls_run_progress_now();
-    if (done >= total || atomic_flag_test_and_set(&p->busy)) return; /* busy: another thread prints */
+    if (done >= total || __atomic_test_and_set(&p->busy, __ATOMIC_ACQUIRE)) return; /* busy: another thread prints */
     if (ls_run_progress_due(p, now)) {
         char line[256];
         double el = now - p->t0;
@@ -92,5 +92,5 @@ void ls_run_progress_items(void *user, long done, long total)
         snprintf(text, sizeof text, "run: %s", line);
         ls_run_progress_print(p, now, text);
     }
-    atomic_flag_clear(&p->busy);
+    __atomic_clear(&p->busy, __ATOMIC_RELEASE);
 }

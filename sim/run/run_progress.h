@@ -7,7 +7,6 @@
  * items still in flight). */
 #ifndef LAMPSIM_RUN_RUN_PROGRESS_H
 #define LAMPSIM_RUN_RUN_PROGRESS_H
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,7 +24,8 @@ typedef struct {
     double period;               /* seconds between lines */
     double t0, last;             /* start, last line (monotonic seconds) */
     bool shown;                  /* a live line is on screen */
-    atomic_flag busy;            /* one printer at a time (engine threads report concurrently) */
+    bool busy;                   /* one printer at a time (engine threads report concurrently; set and
+                                  * cleared with the compiler's atomic builtins, so C++ can include this) */
 } ls_run_progress;
 
 /* Monotonic seconds. */

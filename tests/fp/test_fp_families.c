@@ -15,6 +15,7 @@
  *  - the parser: names, the fields a name fixes, and clear refusals. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "fp_test_util.h"
@@ -285,10 +286,25 @@ static void parser(void)
     }
 }
 
+/* 32-bit codes decode as the fp32 bit patterns they are (the size check must not shift by 32) */
+static void decode_fp32(void)
+{
+    lsfp_format f = parsed("fp32");
+    static const uint32_t codes[] = { 0x3f800000u, 0xbf800000u, 0x00000001u, 0x7f7fffffu, 0x80000000u, 0x7f800000u,
+                                      0x41200000u, 0x00800000u };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        float want;
+        memcpy(&want, &codes[i], sizeof want);
+        float v = lsfp_decode(&f, codes[i]);
+        CHECK_MSG(same_float(v, want), "fp32 decode(%#x) = %a, want %a", codes[i], (double)v, (double)want);
+    }
+}
+
 int main(void)
 {
     double t0 = now_s();
     parser();
+    decode_fp32();
     families();
     accumulation();
     luts();
