@@ -31,6 +31,7 @@ import html
 import io
 import math
 import os
+import re
 import sys
 import tempfile
 
@@ -531,6 +532,10 @@ def setup_html(header, rows, csv_path):
     if os.path.exists(sy):
         with open(sy) as f:
             text = f.read()
+        said = [m.group(1).strip().strip('"') for m in (re.search(r"^%s:\s*(.+)$" % k, text, re.M)
+                                                       for k in ("name", "description")) if m]
+        if said:
+            parts.insert(0, "<p>Sweep <b>%s</b></p>" % html.escape(": ".join(said)))
         parts.append("<details><summary>Sweep file (base configuration and axes)</summary><pre>%s</pre></details>"
                      % html.escape(text))
     return parts
@@ -567,7 +572,8 @@ def pareto_html(header, rows, axes_cols):
     for cc, cl, ac, al, front in pareto_sets(header, rows):
         parts.append("<h3>Pareto front: %s vs %s (%d of %d points)</h3>" % (html.escape(cl), html.escape(al), len(front),
                                                                            len(rows)))
-        cols = ["point.index"] + axes_cols + [c for c in [MODE, cc, ac] if c in header and c not in axes_cols]
+        modes = [MODE] if len({r.get(MODE) for r in rows}) > 1 else []
+        cols = ["point.index"] + axes_cols + [c for c in modes + [cc, ac] if c in header and c not in axes_cols]
         parts.append(table(header, [rows[i] for i in front], cols))
     return parts
 

@@ -50,6 +50,22 @@ for r in rows:
 print(len(got))
 PY
 check "[ \"\$(cat w)\" = 4 ]" "results.csv marks exactly the winner of each (layout, tau) group, recomputed from its rows: $(cat we)"
+# scripts/compact_vs_full.py: per tau, the layouts' winners and their cycles ratio (checked against
+# results.csv), and the crossing on a hand-made CSV: ratios 1.1 at 20% and 0.9 at 40% cross at 30%
+$py "$src/scripts/compact_vs_full.py" r.csv > cf 2>&1; rc=$?
+want=$($py -c "
+import csv
+w = {}
+for r in csv.DictReader(open('r.csv')):
+    if r['best.winner'] == '1': w.setdefault(r['algorithm.tau'], {})[r['accelerator.regfile.layout']] = float(r['cycles'])
+print(' '.join('%.3f' % (w[t]['full'] / w[t]['compact']) for t in sorted(w, key=float, reverse=True)))")
+check "[ $rc -eq 0 ] && [ \"\$(grep '^| [0-9]' cf | awk -F'|' '{gsub(/ /, \"\", \$9); printf \"%s \", \$9}')\" = \"$want \" ]" "compact_vs_full.py: full/compact ratio per tau = the winners' cycles ($want): $(cat cf)"
+printf 'algorithm.tau,accelerator.regfile.layout,cycles,tiles.disruptive_rate,best.winner\n1,compact,100,0.2,1\n1,full,110,0.2,1\n0.5,compact,100,0.4,1\n0.5,full,90,0.4,1\n0.5,full,95,0.4,0\n' > x.csv
+$py "$src/scripts/compact_vs_full.py" x.csv > cx 2>&1
+check "grep -q 'compact stops paying at a disruptive-tile rate of about 30.0% (between 20.0% and 40.0%)' cx" "crossing interpolated in the disruptive rate: $(tail -2 cx)"
+printf 'algorithm.tau,cycles\n1,100\n' > bad.csv
+$py "$src/scripts/compact_vs_full.py" bad.csv > /dev/null 2> cb; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'best.winner' cb" "a CSV without winners: exit 2 naming the missing column"
 # maximise, no per axes: one winner over the whole sweep; a refused point is fatal without best:
 sed -e 's/best: .*/best: {maximise: tflops_effective, over: [algorithm.tau, accelerator.regfile.layout, algorithm.b_q, algorithm.b_k, algorithm.n_k]}/' t.yaml > g.yaml
 "$lampsim" sweep run g.yaml -j 2 -o gw --quiet && "$lampsim" sweep merge gw > g.csv 2>/dev/null

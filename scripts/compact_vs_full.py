@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""The compact vs full answer from the merged results of a study sweep (docs/studies.md).
+
+    compact_vs_full.py DIR_OR_RESULTS_CSV [...]
+
+Each input is a sweep directory (its results.csv, written by `lampsim report DIR`) or a merged CSV
+of a sweep with `best: {..., per: [accelerator.regfile.layout, algorithm.tau]}`. For every tau it
+takes each layout's winner (best.winner), prints a Markdown table (tau, the winners' tiles,
+cycles, disruptive-tile rates, and full/compact cycles: above 1 compact is faster), and the
+disruptive-tile rate (of the compact winner) at which compact stops paying: where the ratio
+crosses 1, interpolated linearly in the disruptive rate between the neighbouring taus, or that it
+does not cross within the measured range. Exit status 0, or 2 for an unusable input.
+"""
+import csv
+import os
+import sys
+
+TAU, LAYOUT = "algorithm.tau", "accelerator.regfile.layout"
+TILE = ("algorithm.b_q", "algorithm.n_q", "algorithm.b_k", "algorithm.n_k")
+
+
+def winners(path):
+    """{tau: {layout: row}} of the winners, or raises ValueError."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "results.csv")
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows or "best.winner" not in rows[0] or TAU not in rows[0] or LAYOUT not in rows[0]:
+        raise ValueError("%s: needs the columns %s, %s and best.winner (a sweep with best: per layout and tau)"
+                         % (path, TAU, LAYOUT))
+    out = {}
+    for r in rows:
+        if r["best.winner"] == "1":
+            out.setdefault(float(r[TAU]), {})[r[LAYOUT]] = r
+    return rows[0].get("workload.name", path), out
+
+
+def tile(r):
+    return "b_q %s, N_q %s, %s x %s keys" % tuple(r.get(k) or r.get("config." + k, "?") for k in TILE)
+
+
+def crossing(points):
+    """points: [(disruptive rate, full/compact ratio)] by rising rate. The rate where the ratio
+    falls through 1 (compact stops paying), or a sentence on why there is none."""
+    if all(q > 1 for _, q in points):
+        return None, "compact pays at every measured rate (up to %.1f%%)" % (100 * points[-1][0])
+    if all(q <= 1 for _, q in points):
+        return None, "compact does not pay at any measured rate (down to %.1f%%)" % (100 * points[0][0])
+    for (d0, q0), (d1, q1) in zip(points, points[1:]):
+        if q0 > 1 >= q1:
+            d = d0 + (d1 - d0) * (q0 - 1) / (q0 - q1) if q0 != q1 else d0
+            return d, "compact stops paying at a disruptive-tile rate of about %.1f%% (between %.1f%% and %.1f%%)" % (
+                100 * d, 100 * d0, 100 * d1)
+    return None, "the ratio is not monotonic in the disruptive rate: read the table"
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for p in sys.argv[1:]:
+        try:
+            name, w = winners(p)
+        except (OSError, ValueError, KeyError) as e:
+            print("compact_vs_full: %s" % e, file=sys.stderr)
+            return 2
+        print("### %s\n" % name)
+        print("| tau | compact: best tile | cycles | disruptive | full: best tile | cycles | disruptive | full / compact |")
+        print("|---|---|---|---|---|---|---|---|")
+        pts = []
+        for tau in sorted(w, reverse=True):
+            c, f = w[tau].get("compact"), w[tau].get("full")
+            if not c or not f:
+                continue
+            q = float(f["cycles"]) / float(c["cycles"])
+            dc = float(c["tiles.disruptive_rate"])
+            pts.append((dc, q))
+            print("| %g | %s | %s | %.1f%% | %s | %s | %.1f%% | %.3f |" % (
+                tau, tile(c), c["cycles"], 100 * dc, tile(f), f["cycles"], 100 * float(f["tiles.disruptive_rate"]), q))
+        if not pts:
+            print("compact_vs_full: %s: no tau with a winner for both layouts" % p, file=sys.stderr)
+            return 2
+        pts.sort()
+        print("\n%s.\n" % crossing(pts)[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
