@@ -4,12 +4,14 @@
     compact_vs_full.py DIR_OR_RESULTS_CSV [...]
 
 Each input is a sweep directory (its results.csv, written by `lampsim report DIR`) or a merged CSV
-of a sweep with `best: {..., per: [accelerator.regfile.layout, algorithm.tau]}`. For every tau it
-takes each layout's winner (best.winner), prints a Markdown table (tau, the winners' tiles,
-cycles, disruptive-tile rates, and full/compact cycles: above 1 compact is faster), and the
-disruptive-tile rate (of the compact winner) at which compact stops paying: where the ratio
-crosses 1, interpolated linearly in the disruptive rate between the neighbouring taus, or that it
-does not cross within the measured range. Exit status 0, or 2 for an unusable input.
+of a sweep with `best: {..., per: [accelerator.regfile.layout, ...]}`. A condition is a group of
+the objective without the layout (for example tau=0.5 stage1=true). For every condition it takes
+each layout's winner (best.winner) and prints a Markdown table, by rising disruptive-tile rate of
+the compact winner: the condition, the winners' tiles, cycles and disruptive-tile rates, and full /
+compact cycles (above 1 compact is faster). Then the disruptive-tile rate at which compact stops
+paying: where the ratio falls through 1, interpolated linearly in the disruptive rate between the
+neighbouring conditions, or that it does not cross within the measured range. Exit status 0, or 2
+for an unusable input.
 """
 import csv
 import os
@@ -19,8 +21,17 @@ TAU, LAYOUT = "algorithm.tau", "accelerator.regfile.layout"
 TILE = ("algorithm.b_q", "algorithm.n_q", "algorithm.b_k", "algorithm.n_k")
 
 
+def condition(r):
+    """The objective's group without the layout (short key names), else tau."""
+    g = r.get("best.group")
+    if g is None:
+        return "tau=" + r[TAU]
+    keep = [t for t in g.split(" ") if not t.startswith(LAYOUT + "=")]
+    return " ".join(t.partition("=")[0].split(".")[-1] + "=" + t.partition("=")[2] for t in keep) or "all"
+
+
 def winners(path):
-    """{tau: {layout: row}} of the winners, or raises ValueError."""
+    """(workload name, {condition: {layout: row}}) of the winners, or raises ValueError."""
     if os.path.isdir(path):
         path = os.path.join(path, "results.csv")
     with open(path, newline="") as f:
@@ -31,7 +42,7 @@ def winners(path):
     out = {}
     for r in rows:
         if r["best.winner"] == "1":
-            out.setdefault(float(r[TAU]), {})[r[LAYOUT]] = r
+            out.setdefault(condition(r), {})[r[LAYOUT]] = r
     return rows[0].get("workload.name", path), out
 
 
@@ -65,20 +76,22 @@ def main():
             print("compact_vs_full: %s" % e, file=sys.stderr)
             return 2
         print("### %s\n" % name)
-        print("| tau | compact: best tile | cycles | disruptive | full: best tile | cycles | disruptive | full / compact |")
+        print("| condition | compact: best tile | cycles | disruptive | full: best tile | cycles | disruptive | full / compact |")
         print("|---|---|---|---|---|---|---|---|")
-        pts = []
-        for tau in sorted(w, reverse=True):
-            c, f = w[tau].get("compact"), w[tau].get("full")
+        pts, lines = [], []
+        for cond, lw in w.items():
+            c, f = lw.get("compact"), lw.get("full")
             if not c or not f:
                 continue
             q = float(f["cycles"]) / float(c["cycles"])
             dc = float(c["tiles.disruptive_rate"])
             pts.append((dc, q))
-            print("| %g | %s | %s | %.1f%% | %s | %s | %.1f%% | %.3f |" % (
-                tau, tile(c), c["cycles"], 100 * dc, tile(f), f["cycles"], 100 * float(f["tiles.disruptive_rate"]), q))
+            lines.append((dc, "| %s | %s | %s | %.1f%% | %s | %s | %.1f%% | %.3f |" % (
+                cond, tile(c), c["cycles"], 100 * dc, tile(f), f["cycles"], 100 * float(f["tiles.disruptive_rate"]), q)))
+        for _, line in sorted(lines):
+            print(line)
         if not pts:
-            print("compact_vs_full: %s: no tau with a winner for both layouts" % p, file=sys.stderr)
+            print("compact_vs_full: %s: no condition with a winner for both layouts" % p, file=sys.stderr)
             return 2
         pts.sort()
         print("\n%s.\n" % crossing(pts)[1])

@@ -254,7 +254,11 @@ def plot_utilisation(F, header, rows, axes_cols):
             ax.axis("off")
             continue
         y = col_values(rows, uc[k])
-        ax.bar(x, y, width=0.85, color=np.where(win, "C3", "C0"))
+        if len(rows) <= 48:
+            ax.bar(x, y, width=0.85, color=np.where(win, "C3", "C0"))
+        else:  # bars this thin alias: dots
+            ax.scatter(x[~win], y[~win], s=4, color="C0")
+            ax.scatter(x[win], y[win], s=16, color="C3")
         ax.set_title(units[k], fontsize=9)
         ax.set_ylim(0, 1.0)
         ax.grid(True, axis="y", alpha=0.3)
@@ -569,12 +573,13 @@ def winners_html(header, rows, axes_cols, ob):
 
 def pareto_html(header, rows, axes_cols):
     parts = []
-    for cc, cl, ac, al, front in pareto_sets(header, rows):
-        parts.append("<h3>Pareto front: %s vs %s (%d of %d points)</h3>" % (html.escape(cl), html.escape(al), len(front),
-                                                                           len(rows)))
+    for k, (cc, cl, ac, al, front) in enumerate(pareto_sets(header, rows)):
+        what = "Pareto front: %s vs %s (%d of %d points)" % (html.escape(cl), html.escape(al), len(front), len(rows))
         modes = [MODE] if len({r.get(MODE) for r in rows}) > 1 else []
         cols = ["point.index"] + axes_cols + [c for c in modes + [cc, ac] if c in header and c not in axes_cols]
-        parts.append(table(header, [rows[i] for i in front], cols))
+        t = table(header, [rows[i] for i in front], cols)
+        # the first (cycles vs KL) open, the others folded
+        parts.append("<h3>%s</h3>%s" % (what, t) if k == 0 else "<details><summary>%s</summary>%s</details>" % (what, t))
     return parts
 
 

@@ -53,13 +53,22 @@ check "[ \"\$(cat w)\" = 4 ]" "results.csv marks exactly the winner of each (lay
 # scripts/compact_vs_full.py: per tau, the layouts' winners and their cycles ratio (checked against
 # results.csv), and the crossing on a hand-made CSV: ratios 1.1 at 20% and 0.9 at 40% cross at 30%
 $py "$src/scripts/compact_vs_full.py" r.csv > cf 2>&1; rc=$?
-want=$($py -c "
-import csv
+$py - r.csv cf > cfw 2>&1 <<'PY'
+import csv, sys
 w = {}
-for r in csv.DictReader(open('r.csv')):
-    if r['best.winner'] == '1': w.setdefault(r['algorithm.tau'], {})[r['accelerator.regfile.layout']] = float(r['cycles'])
-print(' '.join('%.3f' % (w[t]['full'] / w[t]['compact']) for t in sorted(w, key=float, reverse=True)))")
-check "[ $rc -eq 0 ] && [ \"\$(grep '^| [0-9]' cf | awk -F'|' '{gsub(/ /, \"\", \$9); printf \"%s \", \$9}')\" = \"$want \" ]" "compact_vs_full.py: full/compact ratio per tau = the winners' cycles ($want): $(cat cf)"
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["best.winner"] == "1":
+        w.setdefault("tau=" + r["algorithm.tau"], {})[r["accelerator.regfile.layout"]] = r
+want = {k: "%.3f" % (float(v["full"]["cycles"]) / float(v["compact"]["cycles"])) for k, v in w.items()}
+rows = [l.split("|") for l in open(sys.argv[2]) if l.startswith("| tau=")]
+got = {r[1].strip(): r[8].strip() for r in rows}
+assert got == want, (got, want)
+rates = [float(r[4].strip().rstrip("%")) for r in rows]
+assert rates == sorted(rates), rates
+print(want)
+PY
+pyrc=$?
+check "[ $rc -eq 0 ] && [ $pyrc -eq 0 ]" "compact_vs_full.py: full/compact cycles per condition = the winners' in results.csv, rows by rising disruptive rate: $(cat cfw) $(cat cf)"
 printf 'algorithm.tau,accelerator.regfile.layout,cycles,tiles.disruptive_rate,best.winner\n1,compact,100,0.2,1\n1,full,110,0.2,1\n0.5,compact,100,0.4,1\n0.5,full,90,0.4,1\n0.5,full,95,0.4,0\n' > x.csv
 $py "$src/scripts/compact_vs_full.py" x.csv > cx 2>&1
 check "grep -q 'compact stops paying at a disruptive-tile rate of about 30.0% (between 20.0% and 40.0%)' cx" "crossing interpolated in the disruptive rate: $(tail -2 cx)"

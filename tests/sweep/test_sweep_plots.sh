@@ -81,7 +81,8 @@ assert h.index("class='headline'") < h.index("<h2>Figures</h2>"), "headline firs
 assert "workload" in h and "Sweep file" in h
 print("front", front)
 PY
-check "[ \$? -eq 0 ]" "report.html opens with the fastest point and lists exactly the cycles-KL Pareto front of results.csv: $(cat pw)"
+pyrc=$?
+check "[ $pyrc -eq 0 ]" "report.html opens with the fastest point and lists exactly the cycles-KL Pareto front of results.csv: $(cat pw)"
 # synthetic merged CSV with the timing columns (independent of the timed model's output)
 $py - "$tmp/syn.csv" <<'PY'
 import csv, sys
