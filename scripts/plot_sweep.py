@@ -409,6 +409,7 @@ HUMAN = {
     "algorithm.b_q": ("b_q (query rows / warp)", ""), "algorithm.n_q": ("N_q (warps)", ""),
     "algorithm.b_k": ("b_k (keys / sub-block)", ""), "algorithm.n_k": ("N_k (sub-blocks)", ""),
     "algorithm.mode": ("Mode", ""), "algorithm.random_rate": ("Random rate", ""), "point.index": ("Point", ""),
+    "algorithm.stage1": ("Stage 1", ""), "accelerator.regfile.max_contexts": ("Max contexts / core", ""),
 }
 
 
@@ -417,6 +418,8 @@ def human(c):
         return HUMAN[c]
     if c.startswith("units.") and c.count(".") == 2:
         return ("%s utilisation (%%)" % c.split(".")[1], "pct")
+    if c.startswith(("algorithm.", "accelerator.", "workload.", "timed.")):  # other axis keys: the last part
+        return (c.split(".")[-1], "")
     return (c, "")
 
 
