@@ -175,7 +175,10 @@ def plot_tau_layout(F, header, rows, axes_cols=()):
         panels.insert(0, (cyc, "cycles"))
     else:
         F.note("tau_layout: no cycles column (the timed model adds it); plotting recompute figures only")
-    skeys = [LAYOUT] if winners else series_key(axes_cols)
+    skeys = series_key(axes_cols)
+    if winners:  # one line per group of the objective but tau (best.group: key=value of the per axes)
+        per = [t.partition("=")[0] for t in lamp[0].get("best.group", "").split(" ") if "=" in t] if lamp else []
+        skeys = [c for c in ("config." + k for k in per) if c != TAU] or [LAYOUT]
     fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.6), squeeze=False)
     notes = []
     for ax, (c, label) in zip(axes[0], panels):
@@ -194,7 +197,11 @@ def plot_tau_layout(F, header, rows, axes_cols=()):
         ax.set_xlabel("tau")
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        if len(lines) <= 3:
+            ax.legend(fontsize=7)
+    if len(lines) > 3:  # many lines: one legend under the panels instead of one over each
+        h, lab = axes[0][0].get_legend_handles_labels()
+        fig.legend(h, lab, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(lab)), fontsize=8)
     what = "the objective's best tile per group" if winners else "every point"
     fig.suptitle("LampAttention vs tau, one line per %s (%s)" % (
         "register layout" if skeys == [LAYOUT] else ", ".join(k.split(".")[-1] for k in skeys), what))
@@ -433,7 +440,7 @@ def fmt(v, kind=""):
         return "%.3e" % x
     if float(x).is_integer() and abs(x) < 1e15:
         return "%d" % x
-    return "%.4g" % x
+    return "%.0f" % x if abs(x) >= 1e4 else "%.4g" % x
 
 
 def table(header, rows, cols, marks=None):
@@ -589,7 +596,7 @@ def pareto_html(header, rows, axes_cols):
 def write_html(path, title, F, header, rows, sweep, axes_cols, csv_path):
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
              "<style>body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;font-size:12px}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td{white-space:nowrap}th{background:#eee}"
              "img{max-width:100%;border:1px solid #ddd;margin:6px 0}.note{color:#8a5a00}"
              ".headline{background:#f4f7fb;border-left:4px solid #2a6ebb;padding:0.5em 1em}pre{background:#f7f7f7;padding:0.5em}"
              "</style></head><body>",
