@@ -91,26 +91,19 @@ sed -e '/^best:/d; s/\[16, 32, 64\]/[16]/' s1.yaml > s2.yaml
 check "[ ! -e sd/objective.tsv ] && ! head -1 s.csv | grep -q best.winner" "a sweep without best: leaves no objective.tsv and no winner column"
 # errors
 hdr='axes:\n  algorithm.tau: [1, 0.5]\n  accelerator.regfile.layout: [compact, full]\n'
-printf "${hdr}best: {minimise: cycels, over: [algorithm.tau], per: [accelerator.regfile.layout]}\n" > b1.yaml
-err b1.yaml 4:18 best.minimise "unknown metric 'cycels'" "cycles, time_us"
-printf "${hdr}best: {minimise: cycles, over: [algorithm.b_k], per: [accelerator.regfile.layout]}\n" > b2.yaml
-err b2.yaml 4:33 best.over "'algorithm.b_k' is not an axis" "axes: algorithm.tau, accelerator.regfile.layout"
-printf "${hdr}best: {minimise: cycles, over: [algorithm.tau]}\n" > b3.yaml
-err b3.yaml 4:7 best "accelerator.regfile.layout is in neither over nor per"
-printf "${hdr}best: {minimise: cycles, over: [algorithm.tau], per: [algorithm.tau]}\n" > b4.yaml
-err b4.yaml 4:55 best.per "'algorithm.tau' appears twice"
-printf "${hdr}best: {minimise: cycles, per: [algorithm.tau]}\n" > b5.yaml
-err b5.yaml 4:7 best "needs over:"
-printf "${hdr}best: {minimise: cycles, maximise: cycles, over: [algorithm.tau]}\n" > b6.yaml
-err b6.yaml 4:26 best "one of minimise or maximise"
-printf "${hdr}best: {minimise: cycles, over: [algorithm.tau], per: [accelerator.regfile.layout], by: x}\n" > b7.yaml
-err b7.yaml 4:84 best "unknown key 'by'"
+best_err() { local f=$1 line=$2; shift 2; printf "${hdr}%s\n" "$line" > "$f"; err "$f" "$@"; } # FILE BEST-LINE LOC TEXT...
+best_err b1.yaml "best: {minimise: cycels, over: [algorithm.tau], per: [accelerator.regfile.layout]}" 4:18 best.minimise "unknown metric 'cycels'" "cycles, time_us"
+best_err b2.yaml "best: {minimise: cycles, over: [algorithm.b_k], per: [accelerator.regfile.layout]}" 4:33 best.over "'algorithm.b_k' is not an axis" "axes: algorithm.tau, accelerator.regfile.layout"
+best_err b3.yaml "best: {minimise: cycles, over: [algorithm.tau]}" 4:7 best "accelerator.regfile.layout is in neither over nor per"
+best_err b4.yaml "best: {minimise: cycles, over: [algorithm.tau], per: [algorithm.tau]}" 4:55 best.per "'algorithm.tau' appears twice"
+best_err b5.yaml "best: {minimise: cycles, per: [algorithm.tau]}" 4:7 best "needs over:"
+best_err b6.yaml "best: {minimise: cycles, maximise: cycles, over: [algorithm.tau]}" 4:26 best "one of minimise or maximise"
+best_err b7.yaml "best: {minimise: cycles, over: [algorithm.tau], per: [accelerator.regfile.layout], by: x}" 4:84 best "unknown key 'by'"
 printf "base: {timed: {enabled: false}}\n${hdr}best: {minimise: cycles, over: [algorithm.tau], per: [accelerator.regfile.layout]}\n" > b8.yaml
 err b8.yaml 5:18 best.minimise "comes from the timed model" "golden engine"
 printf "axes:\n  algorithm.b_q: [64, 128]\nbest: {minimise: cycles, over: algorithm.b_q}\n" > b9.yaml
 err b9.yaml 3:18 best.minimise "every point is infeasible" "registers per thread"
-printf "${hdr}best: [cycles]\n" > b10.yaml
-err b10.yaml 4:7 best "expected {minimise"
+best_err b10.yaml "best: [cycles]" 4:7 best "expected {minimise"
 "$lampsim" sweep run b1.yaml -o never 2> e; rc=$?
 check "[ $rc -eq 2 ] && [ ! -e never ]" "sweep run with a bad objective exits 2 and creates nothing"
 finish
