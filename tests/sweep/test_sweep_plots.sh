@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # scripts/plot_sweep.py and `lampsim report`: from a small sweep (golden fields only) the tau and
 # trade-off figures render as non-empty PNG (signature checked) and SVG, the timing figures are
-# skipped with a note; a synthetic merged CSV with cycles, units.*.utilisation and occupancy.*
-# columns renders all four; report.html is self-contained (embedded PNGs) for a sweep and a run.
+# skipped with a note; timed sweeps (with and without the baseline modes) render all five, and
+# report.html opens with the fastest point and lists the cycles-KL Pareto front, both recomputed
+# here from results.csv; titles name what the figures draw, coinciding lines are noted, tables have
+# human headers; a synthetic merged CSV with cycles, units.*.utilisation and occupancy.* columns
+# renders every figure; report.html is self-contained (embedded PNGs) for a sweep and a run.
 # Skips (77) when /usr/bin/python3 lacks numpy or matplotlib.
 . "$(dirname "$0")/common.sh"
 py=/usr/bin/python3
@@ -61,11 +64,13 @@ done
 check "! grep -q 'skipped' log && [ \$(grep -o 'data:image/png;base64,' tw/report.html | wc -l) -eq 5 ]" "nothing skipped, 5 figures embedded: $(cat log)"
 check "grep -q 'Accuracy vs recompute rate (LampAttention)' tw/report.html && ! grep -q 'random recompute' tw/report.html" "a LampAttention-only sweep's trade-off title says so"
 check "grep -q '<th>Disruptive tiles (%)</th>' tw/report.html && grep -q '<th>KL mean (nats)</th>' tw/report.html && grep -q '<th>tensor utilisation (%)</th>' tw/report.html" "tables have human headers with units"
-# the headline and the Pareto front, recomputed here from results.csv by brute force
-$py - tw/results.csv tw/report.html > pw 2>&1 <<'PY'
+# the headline and the Pareto front, recomputed here from results.csv by brute force: on the tau x
+# tile x layout sweep, and on one with the baselines (modes fa2_16bit and pure_8bit) among the points
+cat > front.py <<'PY'
 import csv, re, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 h = open(sys.argv[2]).read()
+axes = list(rows[0])[:list(rows[0]).index("point.index")]
 c = [float(r["cycles"]) for r in rows]
 k = [float(r["accuracy.kl_mean"]) for r in rows]
 front = sorted(int(rows[i]["point.index"]) for i in range(len(rows))
@@ -73,16 +78,29 @@ front = sorted(int(rows[i]["point.index"]) for i in range(len(rows))
 sec = h.split("Pareto front: cycles vs KL mean (nats)")[1].split("</table>")[0]
 got = sorted(int(x) for x in re.findall(r"<tr><td>(\d+)</td>", sec))
 assert got == front, (got, front)
+assert ("<th>Mode</th>" in sec) == (len({r["mode"] for r in rows}) > 1), "a Mode column when modes differ"
 f = min(range(len(rows)), key=lambda i: c[i])
-assert re.search(r"<b>Fastest: tau=%s, b_k=%s, n_k=%s, layout=%s</b>, %d cycles" % (
-    rows[f]["algorithm.tau"], rows[f]["algorithm.b_k"], rows[f]["algorithm.n_k"], rows[f]["accelerator.regfile.layout"],
-    int(c[f])), h), "headline"
+want = "<b>Fastest: %s</b>, %d cycles" % (", ".join("%s=%s" % (a.split(".")[-1], rows[f][a]) for a in axes), int(c[f]))
+assert want in h, want
 assert h.index("class='headline'") < h.index("<h2>Figures</h2>"), "headline first"
 assert "workload" in h and "Sweep file" in h
 print("front", front)
 PY
-pyrc=$?
+$py front.py tw/results.csv tw/report.html > pw 2>&1; pyrc=$?
 check "[ $pyrc -eq 0 ]" "report.html opens with the fastest point and lists exactly the cycles-KL Pareto front of results.csv: $(cat pw)"
+cat > b.yaml <<'YAML'
+base:
+  timed: {reuse_numerics: true}
+  workload: {heads_q: 2, heads_kv: 1, seq_q: 128, seq_k: 128}
+axes:
+  zip:
+    algorithm.mode: [lamp, lamp, lamp, fa2_16bit, pure_8bit]
+    algorithm.tau: [1, 0.25, 0.0625, 0.5, 0.5]
+  accelerator.regfile.layout: [compact, full]
+YAML
+"$lampsim" sweep run b.yaml -j 2 -o bw --quiet && "$lampsim" report bw > out 2> log
+$py front.py bw/results.csv bw/report.html > pw 2>&1; pyrc=$?
+check "[ $pyrc -eq 0 ] && png_ok bw/figures/pareto.png && grep -q 'Accuracy vs recompute rate (LampAttention, fa2_16bit, pure_8bit)' bw/report.html" "with baselines among the points: the same front, a Mode column, the baselines named: $(cat pw)"
 # synthetic merged CSV with the timing columns (independent of the timed model's output)
 $py - "$tmp/syn.csv" <<'PY'
 import csv, sys
