@@ -56,6 +56,31 @@ static int parse_shard(const char *s, int *i, int *n)
     return 0;
 }
 
+/* Loads a sweep; with an objective (best:) the infeasible points are skipped, and counted on stderr
+ * (verbosity 2: also listed, 0: nothing). */
+static int load_sweep(ls_sweep *sw, const char *file, const char *cmd, int verbosity)
+{
+    char err[2048] = "";
+    if (ls_sweep_load(sw, file, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    if (ls_sweep_best_check(sw, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        ls_sweep_free(sw);
+        return 2;
+    }
+    for (int i = 0; i < sw->ninfeasible && verbosity > 1; i++) {
+        fprintf(stderr, "lampsim sweep %s: infeasible, skipped:", cmd);
+        for (int a = 0; a < sw->naxes; a++) fprintf(stderr, " %s", sw->infeasible[i].overrides[a]);
+        fprintf(stderr, ": %s\n", sw->infeasible[i].why);
+    }
+    if (sw->ninfeasible && verbosity > 0)
+        fprintf(stderr, "lampsim sweep %s: %d of %d points infeasible (skipped and counted), %d left\n", cmd,
+                sw->ninfeasible, sw->ninfeasible + sw->npoints, sw->npoints);
+    return 0;
+}
+
 static int sweep_expand(int argc, char **argv)
 {
     const char *file = NULL;
@@ -74,11 +99,7 @@ static int sweep_expand(int argc, char **argv)
     }
     if (!file) { sweep_usage(stderr); return 2; }
     ls_sweep sw;
-    char err[2048] = "";
-    if (ls_sweep_load(&sw, file, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return 2;
-    }
+    if (load_sweep(&sw, file, "expand", 2)) return 2;
     if (count) {
         int c = 0;
         for (int p = 0; p < sw.npoints; p++) c += sn <= 0 || p % sn == si;
@@ -148,10 +169,7 @@ static int sweep_run(int argc, char **argv)
     o.only = only;
     ls_sweep sw;
     char err[2048] = "";
-    if (ls_sweep_load(&sw, file, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        goto out;
-    }
+    if (load_sweep(&sw, file, "run", o.quiet ? 0 : 1)) goto out;
     char def[LS_CFG_PATH_MAX];
     if (!o.out_dir) {
         snprintf(def, sizeof def, "out/%s", sw.name);

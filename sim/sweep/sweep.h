@@ -12,6 +12,7 @@
  *     zip:                            # any key without a dot starting with "zip": lists advance together
  *       algorithm.b_k: [16, 32]
  *       algorithm.n_k: [4, 2]
+ *   best: {minimise: cycles, over: [algorithm.b_k, ...], per: [algorithm.tau, ...]}   # optional
  * Values: an explicit list, one scalar, {lin: [a, b], points: n} or {geom: [a, b], points: n}. */
 #ifndef LAMPSIM_SWEEP_SWEEP_H
 #define LAMPSIM_SWEEP_SWEEP_H
@@ -41,6 +42,24 @@ typedef struct {
     char **overrides;                   /* "key=value", one per axis (naxes) */
 } ls_sweep_point;
 
+/* The objective of a sweep (`best:`): within each group of points sharing the values of the `per`
+ * axes, the point minimising (or maximising) a report metric over the `over` axes wins. */
+typedef struct {
+    bool set;                       /* the sweep declares best: */
+    char metric[64];                /* a report column (ls_sweep_best_metric) */
+    bool maximise;
+    int nover, nper;
+    int *over, *per;                /* axis indices; every axis is in exactly one of the two */
+    int line, col;                  /* of the metric in the sweep file */
+} ls_sweep_best;
+
+/* A point of a sweep with an objective whose configuration is refused or whose registers do not
+ * fit: skipped (not in points[]) and counted. */
+typedef struct {
+    char **overrides;               /* "key=value", one per axis */
+    char *why;                      /* the refusal */
+} ls_sweep_infeasible;
+
 typedef struct {
     char file[LS_CFG_PATH_MAX];     /* the sweep file as given */
     char name[LS_CFG_NAME_MAX];
@@ -54,6 +73,9 @@ typedef struct {
     ls_sweep_axis *axes;
     int npoints;
     ls_sweep_point *points;
+    ls_sweep_best best;
+    int ninfeasible;                /* only with best: (else a refused point is an error) */
+    ls_sweep_infeasible *infeasible;
 } ls_sweep;
 
 /* Parses and expands a sweep file; every point's configuration is loaded and checked. Returns 0,
@@ -107,6 +129,39 @@ typedef struct {
 /* Returns 0, or -1 (no manifest, malformed, out of memory). */
 int ls_sweep_read_manifest(const char *dir, ls_sweep_manifest *m);
 void ls_sweep_manifest_free(ls_sweep_manifest *m);
+
+/* ---- objective (sweep_best.c) ---- */
+/* The metrics an objective may name: NULL-terminated report column names, the timed model's first. */
+extern const char *const ls_sweep_best_metrics[];
+#define LS_SWEEP_N_TIMED_METRICS 5
+/* True when metric comes from the timed model (cycles, time, energy). */
+bool ls_sweep_best_metric_timed(const char *metric);
+/* Moves point p's overrides into sw's infeasible points with the reason (1: out of memory). */
+int ls_sweep_add_infeasible(ls_sweep *sw, ls_sweep_point *p, const char *why);
+/* For a sweep with best: skips the points whose run would be refused before generating data
+ * (ls_run_check: registers that do not fit, ...) and renumbers the others; checks that a timed
+ * metric has timed points. No-op without best:. Returns 0, or 2 with "file:line:col: key: what". */
+int ls_sweep_best_check(ls_sweep *sw, char *err, size_t errlen);
+/* DIR/objective.tsv of a sweep with best: (malloc'ed text), or NULL without one. Lines:
+ * "minimise|maximise TAB metric", "over TAB key...", "per TAB key...", then one
+ * "infeasible TAB why TAB key=value..." per skipped point. */
+char *ls_sweep_objective_text(const ls_sweep *sw);
+
+/* DIR/objective.tsv read back (by the merger). */
+typedef struct {
+    bool set;                       /* the directory has an objective */
+    char metric[64];
+    bool maximise;
+    char **per;                     /* the group axes' keys */
+    int nper;
+    int ninfeasible;
+} ls_sweep_objective;
+/* Returns 0 (ob->set false when DIR has no objective.tsv), or 2 with err for a malformed file. */
+int ls_sweep_objective_read(const char *dir, ls_sweep_objective *ob, char *err, size_t errlen);
+void ls_sweep_objective_free(ls_sweep_objective *ob);
+/* One winner per group: rows with equal group[] strings compete; value[] NAN is no candidate; the
+ * lowest (maximise: highest) value wins, ties to the earliest row. win[i] = 1 for the winners. */
+void ls_sweep_best_pick(int n, const char *const *group, const double *value, bool maximise, char *win);
 
 /* ---- running ---- */
 typedef struct {

@@ -2,6 +2,7 @@
  * point's report.csv its columns. Deterministic: rows in manifest order, columns in order of first
  * appearance, cells copied verbatim from the reports. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,6 +73,44 @@ typedef struct {
     int nh;
 } mpoint;
 
+/* A point's value of axis key (manifest text, quotes kept), or "". */
+static const char *override_of(const mpoint *p, const char *key)
+{
+    size_t kl = strlen(key);
+    for (int k = 0; k < p->nov; k++)
+        if (!strncmp(p->ov[k], key, kl) && p->ov[k][kl] == '=') return p->ov[k] + kl + 1;
+    return "";
+}
+
+/* best.group (the per-axis values, "all" without per axes) and best.winner of every point. */
+static int mark_winners(const mpoint *pts, int np, const ls_sweep_objective *ob, char ***groups, char **win)
+{
+    *groups = calloc((size_t)np + 1, sizeof **groups);
+    *win = calloc((size_t)np + 1, 1);
+    double *val = malloc(((size_t)np + 1) * sizeof *val);
+    if (!*groups || !*win || !val) { free(val); return 1; }
+    for (int i = 0; i < np; i++) {
+        const mpoint *p = &pts[i];
+        char *g = NULL;
+        size_t gl = 0;
+        FILE *m = open_memstream(&g, &gl);
+        if (!m) { free(val); return 1; }
+        for (int k = 0; k < ob->nper; k++) fprintf(m, "%s%s=%s", k ? " " : "", ob->per[k], override_of(p, ob->per[k]));
+        if (!ob->nper) fputs("all", m);
+        if (fclose(m)) { free(g); free(val); return 1; }
+        (*groups)[i] = g;
+        val[i] = NAN;
+        for (int c = 0; p->hdr && c < p->nh; c++) {
+            char *e;
+            double v = strtod(p->row[c], &e);
+            if (!strcmp(p->hdr[c], ob->metric) && e != p->row[c] && !*e && isfinite(v)) val[i] = v;
+        }
+    }
+    ls_sweep_best_pick(np, (const char *const *)*groups, val, ob->maximise, *win);
+    free(val);
+    return 0;
+}
+
 int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats *st, char *err, size_t errlen)
 {
     char *path = ls_path_join(dir, "manifest.tsv");
@@ -88,6 +127,8 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
     int np = 0, cap = 0, rc = 0;
     char schema[64] = "", schema_id[64] = "", git[128] = "", git_id[64] = "";
     int git_mixed = 0;
+    ls_sweep_objective ob = {0};
+    char **groups = NULL, *win = NULL;
     /* manifest lines */
     for (char *line = man, *nl; *line; line = nl) {
         nl = strchr(line, '\n');
@@ -206,19 +247,23 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
         }
         st->done++;
     }
+    /* the objective's winners (a sweep with best:) */
+    if ((rc = ls_sweep_objective_read(dir, &ob, err, errlen))) goto out;
+    if (ob.set && (rc = mark_winners(pts, np, &ob, &groups, &win))) goto out;
+    if (ob.set && msgs && ob.ninfeasible)
+        fprintf(msgs, "merge: %d infeasible point%s skipped by the objective (listed in objective.tsv)\n", ob.ninfeasible,
+                ob.ninfeasible == 1 ? "" : "s");
     /* header */
     for (int a = 0; a < axes.n; a++) { cell(out, axes.v[a]); fputc(',', out); }
     fputs("point.index,point.id", out);
     for (int c = 0; c < cols.n; c++) { fputc(',', out); cell(out, cols.v[c]); }
+    if (ob.set) fputs(",best.group,best.winner", out);
     fputc('\n', out);
     for (int i = 0; i < np; i++) {
         mpoint *p = &pts[i];
         if (!p->hdr) continue;
         for (int a = 0; a < axes.n; a++) {
-            const char *v = "";
-            size_t kl = strlen(axes.v[a]);
-            for (int k = 0; k < p->nov; k++)
-                if (!strncmp(p->ov[k], axes.v[a], kl) && p->ov[k][kl] == '=') v = p->ov[k] + kl + 1;
+            const char *v = override_of(p, axes.v[a]);
             char *buf = strdup(v);
             if (!buf) { rc = 1; goto out; }
             axis_value(v, buf, strlen(v) + 1);
@@ -233,12 +278,22 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
             while (k < p->nh && strcmp(p->hdr[k], cols.v[c])) k++;
             if (k < p->nh) cell(out, p->row[k]);
         }
+        if (ob.set) {
+            fputc(',', out);
+            cell(out, groups[i]);
+            fprintf(out, ",%d", win[i]);
+        }
         fputc('\n', out);
     }
     if (msgs && (st->failed || st->missing))
         fprintf(msgs, "merge: %d of %d points merged, %d failed, %d missing\n", st->done, st->total, st->failed,
                 st->missing);
 out:
+    if (groups)
+        for (int i = 0; i < np; i++) free(groups[i]);
+    free(groups);
+    free(win);
+    ls_sweep_objective_free(&ob);
     for (int i = 0; i < np; i++) {
         free(pts[i].ov);
         ls_csv_free(pts[i].hdr, pts[i].nh);

@@ -385,11 +385,98 @@ static int inline_base(ls_sweep *sw, const char *text, size_t len, const ydoc *d
     return 0;
 }
 
+/* Report columns (docs/reports.md) worth optimising; the first LS_SWEEP_N_TIMED_METRICS come from
+ * the timed model. */
+const char *const ls_sweep_best_metrics[] = {
+    "cycles", "time_us", "tflops_effective", "energy.total_uj", "occupancy.contexts_per_core.mean",
+    "accuracy.kl_mean", "accuracy.kl_max", "accuracy.o_rel_fro_err", "accuracy.row_rel_l2_mean",
+    "accuracy.argmax_flip_rate", "recompute.subblock_rate", "tiles.disruptive_rate", NULL};
+
+/* One list of axis keys of best: (over or per) into idx[]; in_list[a] marks the axes taken. */
+static int best_keys(perr *pe, const ls_sweep *sw, const ynode *v, const char *what, int **idx, int *n, char *in_list)
+{
+    const ynode *one = v->kind == YN_SCALAR ? v : NULL; /* a single key written without brackets */
+    if (!one && (v->kind != YN_SEQ || v->n == 0))
+        return fail_at(pe, v->line, v->col, what, "expected a list of axis keys, e.g. [algorithm.b_k, algorithm.n_k]");
+    int cnt = one ? 1 : v->n;
+    *idx = calloc((size_t)cnt, sizeof **idx);
+    if (!*idx) return 1;
+    for (int i = 0; i < cnt; i++) {
+        const ynode *k = one ? one : v->kids[i];
+        if (k->kind != YN_SCALAR) return fail_at(pe, k->line, k->col, what, "expected an axis key");
+        int a = 0;
+        while (a < sw->naxes && strcmp(sw->axes[a].key, k->text)) a++;
+        if (a == sw->naxes) {
+            char list[1024] = "";
+            size_t o = 0;
+            for (int b = 0; b < sw->naxes && o < sizeof list; b++)
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", b ? ", " : "", sw->axes[b].key);
+            return fail_at(pe, k->line, k->col, what, "'%s' is not an axis of this sweep (axes: %s)", k->text, list);
+        }
+        if (in_list[a])
+            return fail_at(pe, k->line, k->col, what, "'%s' appears twice in best (over and per take each axis once)",
+                           k->text);
+        in_list[a] = 1;
+        (*idx)[(*n)++] = a;
+    }
+    return 0;
+}
+
+/* best: {minimise|maximise: METRIC, over: [axis keys], per: [axis keys]}; every axis in exactly
+ * one of over and per. */
+static int parse_best(perr *pe, ls_sweep *sw, const ynode *b)
+{
+    if (b->kind != YN_MAP)
+        return fail_at(pe, b->line, b->col, "best", "expected {minimise: METRIC, over: [keys], per: [keys]}");
+    const ynode *metric = NULL, *over = NULL, *per = NULL;
+    char mkey[16] = "";
+    for (int i = 0; i + 1 < b->n; i += 2) {
+        const ynode *k = b->kids[i], *v = b->kids[i + 1];
+        const char *t = k->kind == YN_SCALAR ? k->text : "";
+        if (!strcmp(t, "minimise") || !strcmp(t, "maximise") || !strcmp(t, "minimize") || !strcmp(t, "maximize")) {
+            if (metric) return fail_at(pe, k->line, k->col, "best", "one of minimise or maximise, once");
+            metric = v;
+            snprintf(mkey, sizeof mkey, "best.%.8s", t);
+            sw->best.maximise = t[1] == 'a';
+        } else if (!strcmp(t, "over")) over = v;
+        else if (!strcmp(t, "per")) per = v;
+        else
+            return fail_at(pe, k->line, k->col, "best", "unknown key '%s' (expected minimise or maximise, over, per)", t);
+    }
+    if (!metric) return fail_at(pe, b->line, b->col, "best", "needs minimise: METRIC (or maximise: METRIC)");
+    if (!over) return fail_at(pe, b->line, b->col, "best", "needs over: [the axis keys the best is chosen among]");
+    int known = 0;
+    for (int i = 0; metric->kind == YN_SCALAR && ls_sweep_best_metrics[i]; i++)
+        known |= !strcmp(metric->text, ls_sweep_best_metrics[i]);
+    if (!known) {
+        char list[1024] = "";
+        size_t o = 0;
+        for (int i = 0; ls_sweep_best_metrics[i] && o < sizeof list; i++)
+            o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", ls_sweep_best_metrics[i]);
+        return fail_at(pe, metric->line, metric->col, mkey, "unknown metric '%s' (expected one of: %s)",
+                       metric->kind == YN_SCALAR ? metric->text : kind_name(metric), list);
+    }
+    snprintf(sw->best.metric, sizeof sw->best.metric, "%s", metric->text);
+    sw->best.line = metric->line;
+    sw->best.col = metric->col;
+    char *in_list = calloc((size_t)sw->naxes, 1);
+    if (!in_list) return 1;
+    int rc = best_keys(pe, sw, over, "best.over", &sw->best.over, &sw->best.nover, in_list);
+    if (!rc && per) rc = best_keys(pe, sw, per, "best.per", &sw->best.per, &sw->best.nper, in_list);
+    for (int a = 0; a < sw->naxes && !rc; a++)
+        if (!in_list[a])
+            rc = fail_at(pe, b->line, b->col, "best",
+                         "axis %s is in neither over nor per (every axis is chosen over or grouped by)", sw->axes[a].key);
+    free(in_list);
+    sw->best.set = !rc;
+    return rc;
+}
+
 static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, const ydoc *doc)
 {
     const ynode *root = doc->root;
     if (root->kind != YN_MAP) return fail_at(pe, root->line, root->col, NULL, "a sweep file is a mapping (base:, axes:)");
-    const ynode *axes = NULL;
+    const ynode *axes = NULL, *best = NULL;
     int bi = -1;
     for (int i = 0; i + 1 < root->n; i += 2) {
         const ynode *k = root->kids[i], *v = root->kids[i + 1];
@@ -407,8 +494,9 @@ static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, cons
             } else snprintf(sw->description, sizeof sw->description, "%s", v->text);
         } else if (!strcmp(k->text, "base")) bi = i;
         else if (!strcmp(k->text, "axes")) axes = v;
+        else if (!strcmp(k->text, "best")) best = v;
         else
-            return fail_at(pe, k->line, k->col, k->text, "unknown sweep key (expected name, description, base, axes)");
+            return fail_at(pe, k->line, k->col, k->text, "unknown sweep key (expected name, description, base, axes, best)");
     }
     if (bi >= 0) {
         const ynode *b = root->kids[bi + 1];
@@ -445,7 +533,7 @@ static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, cons
             return rc;
         sw->ndims++;
     }
-    return 0;
+    return best ? parse_best(pe, sw, best) : 0;
 }
 
 /* Maps a configuration error of a point back to the sweep file: errors on an override point at
@@ -534,6 +622,18 @@ static int by_id(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
+int ls_sweep_add_infeasible(ls_sweep *sw, ls_sweep_point *p, const char *why)
+{
+    ls_sweep_infeasible *ni = realloc(sw->infeasible, (size_t)(sw->ninfeasible + 1) * sizeof *ni);
+    if (!ni) return 1;
+    sw->infeasible = ni;
+    ls_sweep_infeasible *f = &sw->infeasible[sw->ninfeasible++];
+    f->overrides = p->overrides;
+    f->why = strdup(why);
+    p->overrides = NULL;
+    return f->why ? 0 : 1;
+}
+
 static int expand(perr *pe, ls_sweep *sw)
 {
     int *dimlen = calloc((size_t)sw->ndims, sizeof *dimlen);
@@ -541,6 +641,7 @@ static int expand(perr *pe, ls_sweep *sw)
     int *vi = calloc((size_t)sw->naxes, sizeof *vi);
     ls_config *cfg = malloc(sizeof *cfg);
     ls_diag *d = malloc(sizeof *d);
+    int *grid = NULL; /* grid position of each kept point */
     int rc = 0;
     if (!dimlen || !di || !vi || !cfg || !d) { rc = 1; goto out; }
     double total = 1;
@@ -553,10 +654,12 @@ static int expand(perr *pe, ls_sweep *sw)
     }
     sw->npoints = (int)total;
     sw->points = calloc((size_t)sw->npoints, sizeof *sw->points);
-    if (!sw->points) { rc = 1; goto out; }
-    for (int p = 0; p < sw->npoints; p++) {
+    grid = malloc((size_t)sw->npoints * sizeof *grid);
+    if (!sw->points || !grid) { rc = 1; goto out; }
+    int kept = 0;
+    for (int g = 0; g < (int)total; g++) {
         /* first dimension slowest */
-        int r = p;
+        int r = g, p = kept;
         for (int k = sw->ndims - 1; k >= 0; k--) {
             di[k] = r % dimlen[k];
             r /= dimlen[k];
@@ -577,12 +680,25 @@ static int expand(perr *pe, ls_sweep *sw)
         int lr = sw->base_text ? ls_config_load_string(cfg, sw->base_text, sw->base_len, sw->base_name, sw->base_file_dir,
                                                        ov, sw->naxes, d)
                                : ls_config_load(cfg, NULL, ov, sw->naxes, d);
-        if (lr) {
+        /* with an objective, a refused point is skipped (ls_sweep_best_check skips those whose
+         * registers do not fit) */
+        if (lr && !sw->best.set) {
             rc = point_error(pe, sw, pt, vi, d);
             goto out;
         }
+        if (lr) {
+            if ((rc = ls_sweep_add_infeasible(sw, pt, d->message))) goto out;
+            continue;
+        }
         ls_sweep_config_id(cfg, pt->id);
         ls_sweep_cache_key(cfg, pt->cache_key);
+        grid[kept++] = g;
+    }
+    sw->npoints = kept;
+    if (!kept) {
+        rc = fail_at(pe, sw->best.line, sw->best.col, "best", "every point is refused; the first: %s",
+                     sw->infeasible[0].why);
+        goto out;
     }
     /* two points with one configuration (a value repeated): sort by id, compare neighbours */
     int *ord = malloc((size_t)sw->npoints * sizeof *ord);
@@ -597,7 +713,7 @@ static int expand(perr *pe, ls_sweep *sw)
         int a0 = 0;
         for (int a = 0; a < sw->naxes; a++)
             if (strcmp(sw->points[q].overrides[a], sw->points[p].overrides[a])) { a0 = a; break; }
-        int r = p, d0 = sw->axes[a0].dim, vv = 0;
+        int r = grid[p], d0 = sw->axes[a0].dim, vv = 0;
         for (int k2 = sw->ndims - 1; k2 >= 0; k2--) {
             if (k2 == d0) vv = r % dimlen[k2];
             r /= dimlen[k2];
@@ -609,6 +725,7 @@ static int expand(perr *pe, ls_sweep *sw)
     }
     free(ord);
 out:
+    free(grid);
     free(dimlen);
     free(di);
     free(vi);
@@ -684,6 +801,14 @@ void ls_sweep_free(ls_sweep *sw)
             free(sw->points[p].overrides);
         }
     free(sw->points);
+    for (int i = 0; i < sw->ninfeasible; i++) {
+        for (int a = 0; a < sw->naxes; a++) free(sw->infeasible[i].overrides[a]);
+        free(sw->infeasible[i].overrides);
+        free(sw->infeasible[i].why);
+    }
+    free(sw->infeasible);
+    free(sw->best.over);
+    free(sw->best.per);
     free(sw->base_text);
     memset(sw, 0, sizeof *sw);
 }

@@ -749,6 +749,13 @@ static int run_sweep(const ls_sweep *sw, const ls_sweep_run_opts *o, char *const
     int wrc = write_if_changed(out, "manifest.tsv", man, err, errlen);
     free(man);
     if (wrc) { free(sel); return 1; }
+    /* the objective (best:) for merge; a sweep without one leaves no stale file behind */
+    char *obj = ls_sweep_objective_text(sw), *objp = ls_path_join(out, "objective.tsv");
+    if (obj) wrc = write_if_changed(out, "objective.tsv", obj, err, errlen);
+    else if (objp && unlink(objp) && errno != ENOENT) wrc = snprintf(err, errlen, "%s: %s", objp, strerror(errno));
+    free(obj);
+    free(objp);
+    if (wrc) { free(sel); return 1; }
     char *stext = ls_sweep_read_file(sw->file, NULL);
     if (stext) {
         wrc = write_if_changed(out, "sweep.yaml", stext, err, errlen);

@@ -26,3 +26,16 @@ axes:
   accelerator.regfile.layout: [compact, full]
 YAML
 }
+
+# err FILE LINE:COL TEXT...: `sweep expand FILE` exits 2, prints nothing on stdout, and names
+# FILE:LINE:COL and every TEXT on stderr.
+err() { # file expect-location expect-text...
+  local f=$1 loc=$2; shift 2
+  "$lampsim" sweep expand "$f" > out 2> e; local rc=$?
+  local ok=1
+  [ $rc -eq 2 ] || ok=0
+  [ -s out ] && ok=0
+  grep -qF -- "$f:$loc:" e || ok=0
+  for t in "$@"; do grep -qF -- "$t" e || ok=0; done
+  check "[ $ok -eq 1 ]" "$f: exit 2 with '$f:$loc' and $* (rc $rc): $(cat e)"
+}

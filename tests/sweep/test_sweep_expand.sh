@@ -49,17 +49,7 @@ check "[ \"\$("$lampsim" sweep expand r.yaml --count)\" = 18 ]" "--count"
 for i in 0 1 2 3 4; do "$lampsim" sweep expand r.yaml --shard $i/5 >> shards; done
 check "[ \"\$(sort shards)\" = \"\$(sort mr)\" ]" "shards 0..4 of 5 cover the manifest exactly once"
 check "[ \"\$("$lampsim" sweep expand r.yaml --shard 1/5 | cut -f1 | tr '\n' ' ')\" = '1 6 11 16 ' ]" "shard i/N takes indices = i mod N"
-# errors: exit 2, file:line:col, the key, nothing written
-err() { # file expect-location expect-text...
-  local f=$1 loc=$2; shift 2
-  "$lampsim" sweep expand "$f" > out 2> e; local rc=$?
-  local ok=1
-  [ $rc -eq 2 ] || ok=0
-  [ -s out ] && ok=0
-  grep -qF -- "$f:$loc:" e || ok=0
-  for t in "$@"; do grep -qF -- "$t" e || ok=0; done
-  check "[ $ok -eq 1 ]" "$f: exit 2 with '$f:$loc' and $* (rc $rc): $(cat e)"
-}
+# errors: exit 2, file:line:col, the key, nothing written (err in common.sh)
 printf 'axes:\n  algorithm.tua: [1, 2]\n' > e1.yaml;                                   err e1.yaml 2:3 algorithm.tua "did you mean 'algorithm.tau'"
 printf 'axes:\n  algorithm.tau: [0.5, 2]\n' > e2.yaml;                                 err e2.yaml 2:24 algorithm.tau "[0, 1]"
 printf 'axes:\n  algorithm.tau: {geom: [1, 0], points: 3}\n' > e3.yaml;                err e3.yaml 2:25 algorithm.tau "geometric"

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # scripts/plot_sweep.py and `lampsim report`: from a small sweep (golden fields only) the tau and
 # trade-off figures render as non-empty PNG (signature checked) and SVG, the timing figures are
-# skipped with a note; a synthetic merged CSV with cycles, units.*.utilisation and occupancy.*
-# columns renders all four; report.html is self-contained (embedded PNGs) for a sweep and a run.
+# skipped with a note; timed sweeps (with and without the baseline modes) render all five, and
+# report.html opens with the fastest point and lists the cycles-KL Pareto front, both recomputed
+# here from results.csv; titles name what the figures draw, coinciding lines are noted, tables have
+# human headers; a synthetic merged CSV with cycles, units.*.utilisation and occupancy.* columns
+# renders every figure; report.html is self-contained (embedded PNGs) for a sweep and a run.
 # Skips (77) when /usr/bin/python3 lacks numpy or matplotlib.
 . "$(dirname "$0")/common.sh"
 py=/usr/bin/python3
@@ -34,7 +37,10 @@ for f in tau_layout tradeoff; do
   check "png_ok sw/figures/$f.png" "$f.png is a non-empty PNG"
   check "svg_ok sw/figures/$f.svg" "$f.svg is a non-empty SVG"
 done
-check "[ ! -e sw/figures/utilisation.png ] && [ ! -e sw/figures/occupancy.png ] && grep -q 'utilisation skipped' log && grep -q 'no cycles column' log" "timing figures skipped with a note while the report has no timing fields"
+check "[ ! -e sw/figures/utilisation.png ] && [ ! -e sw/figures/occupancy.png ] && [ ! -e sw/figures/pareto.png ] && grep -q 'utilisation skipped' log && grep -q 'pareto skipped' log && grep -q 'no cycles column' log" "timing figures skipped with a note while the report has no timing fields"
+check "grep -q 'Accuracy vs recompute rate (LampAttention, random recompute, fa2_16bit, pure_8bit)' sw/report.html" "the trade-off figure's title names the curves it draws"
+check "grep -q 'overlapping lines.*layout=compact.* and layout=full.*coincide' log" "the layouts' identical disruptive-rate lines (the layout changes timing only) are noted: $(grep overlapping log)"
+check "grep -q 'class=.headline.*Most accurate' sw/report.html" "a golden sweep's headline names the most accurate point"
 check "[ \$(grep -o 'data:image/png;base64,' sw/report.html | wc -l) -eq 2 ] && grep -q 'occupancy skipped' sw/report.html && ! grep -q '<img[^>]*src=.http' sw/report.html" "report.html embeds both figures and the notes, no external references"
 check "$py -c \"import base64,re,sys; h=open('sw/report.html').read(); [base64.b64decode(m)[:8]==b'\\x89PNG\\r\\n\\x1a\\n' or sys.exit(1) for m in re.findall(r'base64,([A-Za-z0-9+/=]+)', h)]\"" "embedded images decode to PNG"
 # a small timed sweep (tau x key tile x layout): every figure from real timing fields
@@ -52,10 +58,49 @@ YAML
 "$lampsim" sweep run t.yaml -j 2 -o tw --quiet
 "$lampsim" report tw > out 2> log; rc=$?
 check "[ $rc -eq 0 ] && head -1 tw/results.csv | grep -q ',cycles,' && head -1 tw/results.csv | grep -q 'units.tensor.utilisation'" "a timed sweep's merged CSV has cycles and utilisation (rc $rc)"
-for f in tau_layout tradeoff utilisation occupancy; do
+for f in tau_layout tradeoff pareto utilisation occupancy; do
   check "png_ok tw/figures/$f.png && svg_ok tw/figures/$f.svg" "$f rendered from a timed sweep"
 done
-check "! grep -q 'skipped' log && [ \$(grep -o 'data:image/png;base64,' tw/report.html | wc -l) -eq 4 ]" "nothing skipped, 4 figures embedded: $(cat log)"
+check "! grep -q 'skipped' log && [ \$(grep -o 'data:image/png;base64,' tw/report.html | wc -l) -eq 5 ]" "nothing skipped, 5 figures embedded: $(cat log)"
+check "grep -q 'Accuracy vs recompute rate (LampAttention)' tw/report.html && ! grep -q 'random recompute' tw/report.html" "a LampAttention-only sweep's trade-off title says so"
+check "grep -q '<th>Disruptive tiles (%)</th>' tw/report.html && grep -q '<th>KL mean (nats)</th>' tw/report.html && grep -q '<th>tensor utilisation (%)</th>' tw/report.html" "tables have human headers with units"
+# the headline and the Pareto front, recomputed here from results.csv by brute force: on the tau x
+# tile x layout sweep, and on one with the baselines (modes fa2_16bit and pure_8bit) among the points
+cat > front.py <<'PY'
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+h = open(sys.argv[2]).read()
+axes = list(rows[0])[:list(rows[0]).index("point.index")]
+c = [float(r["cycles"]) for r in rows]
+k = [float(r["accuracy.kl_mean"]) for r in rows]
+front = sorted(int(rows[i]["point.index"]) for i in range(len(rows))
+               if not any(c[j] <= c[i] and k[j] <= k[i] and (c[j] < c[i] or k[j] < k[i]) for j in range(len(rows))))
+sec = h.split("Pareto front: cycles vs KL mean (nats)")[1].split("</table>")[0]
+got = sorted(int(x) for x in re.findall(r"<tr><td>(\d+)</td>", sec))
+assert got == front, (got, front)
+assert ("<th>Mode</th>" in sec) == (len({r["mode"] for r in rows}) > 1), "a Mode column when modes differ"
+f = min(range(len(rows)), key=lambda i: c[i])
+want = "<b>Fastest: %s</b>, %d cycles" % (", ".join("%s=%s" % (a.split(".")[-1], rows[f][a]) for a in axes), int(c[f]))
+assert want in h, want
+assert h.index("class='headline'") < h.index("<h2>Figures</h2>"), "headline first"
+assert "workload" in h and "Sweep file" in h
+print("front", front)
+PY
+$py front.py tw/results.csv tw/report.html > pw 2>&1; pyrc=$?
+check "[ $pyrc -eq 0 ]" "report.html opens with the fastest point and lists exactly the cycles-KL Pareto front of results.csv: $(cat pw)"
+cat > b.yaml <<'YAML'
+base:
+  timed: {reuse_numerics: true}
+  workload: {heads_q: 2, heads_kv: 1, seq_q: 128, seq_k: 128}
+axes:
+  zip:
+    algorithm.mode: [lamp, lamp, lamp, fa2_16bit, pure_8bit]
+    algorithm.tau: [1, 0.25, 0.0625, 0.5, 0.5]
+  accelerator.regfile.layout: [compact, full]
+YAML
+"$lampsim" sweep run b.yaml -j 2 -o bw --quiet && "$lampsim" report bw > out 2> log
+$py front.py bw/results.csv bw/report.html > pw 2>&1; pyrc=$?
+check "[ $pyrc -eq 0 ] && png_ok bw/figures/pareto.png && grep -q 'Accuracy vs recompute rate (LampAttention, fa2_16bit, pure_8bit)' bw/report.html" "with baselines among the points: the same front, a Mode column, the baselines named: $(cat pw)"
 # synthetic merged CSV with the timing columns (independent of the timed model's output)
 $py - "$tmp/syn.csv" <<'PY'
 import csv, sys
@@ -76,7 +121,7 @@ for tau in (1, 0.5, 0.25, 0.125):
 PY
 $py "$plot" syn.csv --out synfig --html syn.html > out 2> log; rc=$?
 check "[ $rc -eq 0 ]" "plot_sweep.py on a CSV with timing columns (rc $rc): $(cat log)"
-for f in tau_layout tradeoff utilisation occupancy; do
+for f in tau_layout tradeoff pareto utilisation occupancy; do
   check "png_ok synfig/$f.png && svg_ok synfig/$f.svg" "$f rendered from the timing columns"
 done
 check "[ ! -s log ] || ! grep -q skipped log" "nothing skipped when the columns exist"

@@ -1,0 +1,169 @@
+/* The objective of a sweep (`best:`): the metrics it may name, DIR/objective.tsv (written by the
+ * runner, read by the merger), and the choice of one winner per group of merged points. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_dir.h"
+#include "run.h"
+#include "sweep.h"
+#include "timed.h"
+
+bool ls_sweep_best_metric_timed(const char *metric)
+{
+    for (int i = 0; i < LS_SWEEP_N_TIMED_METRICS; i++)
+        if (!strcmp(metric, ls_sweep_best_metrics[i])) return true;
+    return false;
+}
+
+/* Whether a configuration runs on the timed model (a golden point has no cycles). */
+static bool runs_timed(const ls_config *cfg)
+{
+    ls_engine_params ep;
+    ls_engine_params_from_config(cfg, &ep);
+    return cfg->timed.enabled && ls_timed_program_for_mode(ep.mode);
+}
+
+int ls_sweep_best_check(ls_sweep *sw, char *err, size_t errlen)
+{
+    if (!sw->best.set) return 0;
+    ls_config *cfg = malloc(sizeof *cfg);
+    if (!cfg) { snprintf(err, errlen, "out of memory"); return 1; }
+    const char *mkey = sw->best.maximise ? "best.maximise" : "best.minimise";
+    int kept = 0, rc = 0;
+    char why[2048];
+    for (int p = 0; p < sw->npoints; p++) {
+        ls_sweep_point *pt = &sw->points[p];
+        if (!rc && (ls_sweep_point_config(sw, pt, cfg, why, sizeof why) || ls_run_check(cfg, why, sizeof why))) {
+            rc = ls_sweep_add_infeasible(sw, pt, why);
+            continue;
+        }
+        if (!rc && ls_sweep_best_metric_timed(sw->best.metric) && !runs_timed(cfg)) {
+            snprintf(err, errlen, "%s:%d:%d: %s: %s comes from the timed model, but point %d (%s) runs the golden "
+                     "engine (timed.enabled: false, or a mode the timed model does not run)", sw->file, sw->best.line,
+                     sw->best.col, mkey, sw->best.metric, p, sw->naxes ? pt->overrides[0] : "");
+            rc = 2;
+        }
+        sw->points[kept] = *pt;
+        sw->points[kept].index = kept;
+        if (kept++ != p) pt->overrides = NULL;
+    }
+    free(cfg);
+    sw->npoints = kept;
+    if (!rc && !kept)
+        snprintf(err, errlen, "%s:%d:%d: %s: every point is infeasible; the first: %s", sw->file, sw->best.line,
+                 sw->best.col, mkey, sw->infeasible[0].why);
+    if (rc == 1) snprintf(err, errlen, "out of memory");
+    return rc ? rc : kept ? 0 : 2;
+}
+
+static void keys_line(FILE *m, const char *what, const ls_sweep *sw, const int *idx, int n)
+{
+    fputs(what, m);
+    for (int i = 0; i < n; i++) fprintf(m, "\t%s", sw->axes[idx[i]].key);
+    fputc('\n', m);
+}
+
+char *ls_sweep_objective_text(const ls_sweep *sw)
+{
+    if (!sw->best.set) return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return NULL;
+    fprintf(m, "%s\t%s\n", sw->best.maximise ? "maximise" : "minimise", sw->best.metric);
+    keys_line(m, "over", sw, sw->best.over, sw->best.nover);
+    keys_line(m, "per", sw, sw->best.per, sw->best.nper);
+    for (int i = 0; i < sw->ninfeasible; i++) {
+        const ls_sweep_infeasible *f = &sw->infeasible[i];
+        fputs("infeasible\t", m);
+        for (const char *c = f->why; *c; c++) fputc(*c == '\t' || *c == '\n' ? ' ' : *c, m);
+        for (int a = 0; a < sw->naxes; a++) fprintf(m, "\t%s", f->overrides[a]);
+        fputc('\n', m);
+    }
+    if (fclose(m)) { free(text); return NULL; }
+    return text;
+}
+
+void ls_sweep_objective_free(ls_sweep_objective *ob)
+{
+    for (int i = 0; i < ob->nper; i++) free(ob->per[i]);
+    free(ob->per);
+    memset(ob, 0, sizeof *ob);
+}
+
+int ls_sweep_objective_read(const char *dir, ls_sweep_objective *ob, char *err, size_t errlen)
+{
+    memset(ob, 0, sizeof *ob);
+    char *path = ls_path_join(dir, "objective.tsv");
+    char *text = path ? ls_sweep_read_file(path, NULL) : NULL;
+    int rc = 0, line = 0;
+    if (!text) goto out; /* no objective */
+    for (char *s = text, *nl; *s && !rc; s = nl) {
+        nl = strchr(s, '\n');
+        if (nl) *nl++ = '\0';
+        else nl = s + strlen(s);
+        line++;
+        char *save = NULL, *tok = strtok_r(s, "\t", &save);
+        if (!tok) continue;
+        if (!strcmp(tok, "minimise") || !strcmp(tok, "maximise")) {
+            ob->maximise = tok[1] == 'a';
+            tok = strtok_r(NULL, "\t", &save);
+            if (!tok || strlen(tok) >= sizeof ob->metric) rc = 2;
+            else snprintf(ob->metric, sizeof ob->metric, "%s", tok);
+        } else if (!strcmp(tok, "per")) {
+            while ((tok = strtok_r(NULL, "\t", &save)) && !rc) {
+                char **np = realloc(ob->per, (size_t)(ob->nper + 1) * sizeof *np);
+                if (!np || !(np[ob->nper] = strdup(tok))) {
+                    if (np) ob->per = np;
+                    rc = 1;
+                    break;
+                }
+                ob->per = np;
+                ob->nper++;
+            }
+        } else if (!strcmp(tok, "infeasible")) ob->ninfeasible++;
+        else if (strcmp(tok, "over")) rc = 2;
+    }
+    if (!rc && !ob->metric[0]) rc = 2;
+    if (rc == 2) snprintf(err, errlen, "%s: line %d: malformed objective file", path, line);
+    if (rc == 1) snprintf(err, errlen, "out of memory");
+    if (rc) ls_sweep_objective_free(ob);
+    else ob->set = true;
+out:
+    free(text);
+    free(path);
+    return rc;
+}
+
+static const char *const *g_group; /* qsort has no context argument in C11 */
+
+static int by_group(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int c = strcmp(g_group[x], g_group[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+void ls_sweep_best_pick(int n, const char *const *group, const double *value, bool maximise, char *win)
+{
+    memset(win, 0, (size_t)n);
+    int *ord = malloc((size_t)n * sizeof *ord);
+    if (!ord) return;
+    for (int i = 0; i < n; i++) ord[i] = i;
+    g_group = group;
+    qsort(ord, (size_t)n, sizeof *ord, by_group);
+    /* within a group (rows in their order), the first row holding the best value wins */
+    for (int k = 0; k < n;) {
+        int e = k + 1, best = -1;
+        while (e < n && !strcmp(group[ord[e]], group[ord[k]])) e++;
+        for (int j = k; j < e; j++) {
+            double v = value[ord[j]];
+            if (!isnan(v) && (best < 0 || (maximise ? v > value[best] : v < value[best]))) best = ord[j];
+        }
+        if (best >= 0) win[best] = 1;
+        k = e;
+    }
+    free(ord);
+}
