@@ -26,27 +26,15 @@ typedef struct {
 static int run(const char *const *ov, int nov, outcome *out)
 {
     memset(out, 0, sizeof *out);
-    tt_case c;
-    if (tt_setup(&c, ov, nov) != 0) return -1;
-    c.ep.compute_reference = false;
-    ls_timed_options o;
-    ls_timed_options_default(&o);
-    o.use_systemc = 0;
-    o.timing_only = c.cfg.timed.timing_only;
     ls_engine_result r;
-    char err[512];
-    int rc = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &r, &out->tr, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "timed: %s\n", err);
-    if (rc == 0) {
-        out->dram = tt_unit(&out->tr, "dram")->work;
-        out->l2 = tt_unit(&out->tr, "l2")->work;
-        out->buffer = tt_unit(&out->tr, "buffer")->work;
-        out->tensor_busy = tt_unit(&out->tr, "tensor")->busy_cycles;
-        if (!r.timing_only) out->o = tt_copy_o(&r, &out->no);
-        ls_engine_result_free(&r);
-    }
-    tt_free(&c);
-    return rc;
+    if (tt_run(ov, nov, 0, &r, &out->tr) != 0) return -1;
+    out->dram = tt_unit(&out->tr, "dram")->work;
+    out->l2 = tt_unit(&out->tr, "l2")->work;
+    out->buffer = tt_unit(&out->tr, "buffer")->work;
+    out->tensor_busy = tt_unit(&out->tr, "tensor")->busy_cycles;
+    if (!r.timing_only) out->o = tt_copy_o(&r, &out->no);
+    ls_engine_result_free(&r);
+    return 0;
 }
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))

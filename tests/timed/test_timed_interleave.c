@@ -31,21 +31,12 @@ typedef struct {
 
 static int run(const char *const *ov, int nov, int systemc, outcome *out)
 {
-    tt_case c;
     memset(out, 0, sizeof *out);
-    if (tt_setup(&c, ov, nov) != 0) return -1;
-    c.ep.compute_reference = false;
-    ls_timed_options opt;
-    ls_timed_options_default(&opt);
-    opt.use_systemc = systemc;
     ls_engine_result r;
-    char err[512];
-    int rc = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &opt, &r, &out->tr, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "timed: %s\n", err);
-    if (rc == 0) out->o = tt_copy_o(&r, &out->no);
+    if (tt_run(ov, nov, systemc, &r, &out->tr) != 0) return -1;
+    out->o = tt_copy_o(&r, &out->no);
     ls_engine_result_free(&r);
-    tt_free(&c);
-    return rc;
+    return 0;
 }
 
 

@@ -95,24 +95,13 @@ typedef struct {
 static int run(const char *const *ov, int nov, int systemc, outcome *out)
 {
     memset(out, 0, sizeof *out);
-    tt_case c;
-    if (tt_setup(&c, ov, nov) != 0) return -1;
-    c.ep.compute_reference = false;
-    ls_timed_options o;
-    ls_timed_options_default(&o);
-    o.use_systemc = systemc;
     ls_engine_result r;
-    char err[512];
-    int rc = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &r, &out->tr, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "timed: %s\n", err);
-    if (rc == 0) {
-        out->o = tt_copy_o(&r, &out->no);
-        out->executed = r.tiles.executed;
-        out->hp = r.recompute.stage1_subblocks + r.recompute.stage2_subblocks;
-        ls_engine_result_free(&r);
-    }
-    tt_free(&c);
-    return rc;
+    if (tt_run(ov, nov, systemc, &r, &out->tr) != 0) return -1;
+    out->o = tt_copy_o(&r, &out->no);
+    out->executed = r.tiles.executed;
+    out->hp = r.recompute.stage1_subblocks + r.recompute.stage2_subblocks;
+    ls_engine_result_free(&r);
+    return 0;
 }
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -54,4 +54,26 @@ static void tt_free(tt_case *c)
     ls_attn_inputs_release(&c->in);
     ls_config_free(&c->cfg);
 }
+
+/* Run the timed model on the embedded default plus overrides, fp64 reference off, timing only if
+ * the configuration says so, directly (systemc 0) or through the SystemC top. Returns 0 with r to
+ * release (ls_engine_result_free), or -1 (message printed, nothing to release). */
+static inline int tt_run(const char *const *ov, int nov, int systemc, ls_engine_result *r, ls_timed_result *tr)
+{
+    tt_case c;
+    if (tt_setup(&c, ov, nov) != 0) return -1;
+    c.ep.compute_reference = false;
+    ls_timed_options o;
+    ls_timed_options_default(&o);
+    o.use_systemc = systemc;
+    o.timing_only = c.cfg.timed.timing_only;
+    char err[512];
+    int rc = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, r, tr, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "timed: %s\n", err);
+        ls_engine_result_free(r);
+    }
+    tt_free(&c);
+    return rc;
+}
 #endif
