@@ -22,14 +22,21 @@ static lsdp_txn txn(uint64_t req, uint64_t slice)
     return t;
 }
 
+/* An idle unit issuing through port p, per_instr work per instruction. */
+static lsunit_state unit_on(lsissue_port *p, uint64_t per_instr)
+{
+    lsunit_state u;
+    memset(&u, 0, sizeof u);
+    u.issue = p;
+    u.per_instr = per_instr;
+    return u;
+}
+
 static void port_alone(void)
 {
     lsissue_port p;
     CHECK(lsissue_init(&p, 1) == 0);
-    lsunit_state a, b, v;
-    memset(&a, 0, sizeof a); memset(&b, 0, sizeof b); memset(&v, 0, sizeof v);
-    a.issue = b.issue = v.issue = &p;
-    a.per_instr = 2048; b.per_instr = 32; v.per_instr = 32;
+    lsunit_state a = unit_on(&p, 2048), b = unit_on(&p, 32), v = unit_on(&p, 32);
     /* a: 8 cycles of 8 x 2048 MACs, paced one per cycle on a 1-wide port: never waits */
     lsdp_txn ta = txn(100, 0);
     lsunit_serve(&a, &ta, 8, 4, 8 * 2048);
@@ -50,9 +57,7 @@ static void port_alone(void)
     /* a 2-wide port issues v's 8 instructions in 4 cycles */
     lsissue_port q;
     CHECK(lsissue_init(&q, 2) == 0);
-    lsunit_state w;
-    memset(&w, 0, sizeof w);
-    w.issue = &q; w.per_instr = 32;
+    lsunit_state w = unit_on(&q, 32);
     lsdp_txn tw = txn(1000, 0);
     lsunit_serve(&w, &tw, 2, 0, 256);
     CHECK_MSG(tw.busy == 4, "2-wide: busy %llu", (unsigned long long)tw.busy);
@@ -68,9 +73,7 @@ static void slices_add_up(void)
 {
     lsissue_port p;
     CHECK(lsissue_init(&p, 4) == 0);
-    lsunit_state u;
-    memset(&u, 0, sizeof u);
-    u.issue = &p; u.per_instr = 32;
+    lsunit_state u = unit_on(&p, 32);
     lsdp_txn t = txn(0, 8);
     lsunit_serve(&u, &t, 50, 0, 50 * 97);   /* ceil(4850 / 32) = 152 instructions in 7 slices */
     uint64_t slices = 1;
