@@ -42,6 +42,13 @@ typedef struct ls_cfg_unit {
     int latency;  /* cycles from issue to result */
 } ls_cfg_unit;
 
+/* picojoules per action (Accelergy style: the timed model counts actions, see timed_energy.h) */
+typedef struct ls_cfg_energy {
+    double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
+    double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
+    double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b;
+} ls_cfg_energy;
+
 typedef struct ls_cfg_accelerator {
     char name[LS_CFG_NAME_MAX];
     int cores;
@@ -63,9 +70,7 @@ typedef struct ls_cfg_accelerator {
     struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
              int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
              int operand_read_rows; bool q_operand_reads; int kv_shared_contexts; bool v_transpose; } memory;
-    struct { double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
-             double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
-             double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b; } energy;
+    ls_cfg_energy energy;
 } ls_cfg_accelerator;
 
 typedef struct ls_cfg_algorithm {
