@@ -1,5 +1,5 @@
 /* sim/timed — the timed LampAttention accelerator: a SystemC/TLM-2.0 top whose units (hw/tensor,
- * hw/lut, hw/sfu, hw/vector, hw/sched, hw/mem, hw/regfile, sequencer hw/seq) run a microprogram
+ * hw/lut, hw/sfu, hw/vector, hw/sched, hw/mem, hw/regfile over the contract hw/dp, sequencer hw/seq) run a microprogram
  * (hw/ucode) and compute the real data with the hw/lamp steps, so O and every statistic equal the
  * golden engine's bit for bit, plus cycles, unit utilisation, stalls, occupancy, slow-path and
  * energy figures. See docs/architecture.md and docs/isa.md. Not reentrant (one SystemC kernel per

@@ -1,11 +1,11 @@
-/* hw/seq/lsdp.h — the datapath state shared by the units of the timed model: one context per
+/* hw/dp/lsdp.h — the datapath state shared by the units of the timed model: one context per
  * resident query block (n_q warps, their tile operands, workspaces and running state), the
  * transaction a unit executes, and the per-unit timing state with its one timing rule.
  *
  * Every unit's behaviour calls the hw/lamp step functions on a context (the same functions the
  * golden engine composes in lslamp_warp_tile), so data and statistics match the engine bit for bit. */
-#ifndef LAMPSIM_HW_SEQ_LSDP_H
-#define LAMPSIM_HW_SEQ_LSDP_H
+#ifndef LAMPSIM_HW_DP_LSDP_H
+#define LAMPSIM_HW_DP_LSDP_H
 #include <stdbool.h>
 #include <stdint.h>
 
