@@ -1,7 +1,7 @@
 /* lampsim validate FILE... [--set key=value]... [--build]
  * lampsim config --dump [FILE] [--set key=value]... [-o OUT]
  * lampsim config --explain KEY | --list | --docs [OUT] */
-#include "cmd_config.h"
+#include "commands.h"
 
 #include <stdio.h>
 #include <stdlib.h>

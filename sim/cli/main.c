@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd_sweep.h"
 #include "commands.h"
 #include "lampsim_version.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd_config.h"
+#include "commands.h"
 
 int main(int argc, char **argv)
 {
