@@ -178,7 +178,7 @@ static void compare_usage(FILE *out)
 static int add_rows(crow **rows, int *n, int *cap, const char *d, char ***axes, int *naxes)
 {
     ls_sweep_manifest mf;
-    int sweep = !lscli_is_file(d, "report.csv") && !ls_sweep_read_manifest(d, &mf);
+    int sweep = !ls_cli_is_file(d, "report.csv") && !ls_sweep_read_manifest(d, &mf);
     int want = sweep ? mf.n : 1;
     if (*n + want > *cap) {
         *cap = (*n + want) * 2;
@@ -198,7 +198,7 @@ static int add_rows(crow **rows, int *n, int *cap, const char *d, char ***axes, 
         return 0;
     }
     for (int p = 0; p < mf.n; p++)
-        if (lscli_is_file(mf.paths[p], "DONE") && !load_row(&(*rows)[*n], mf.paths[p])) (*n)++;
+        if (ls_cli_is_file(mf.paths[p], "DONE") && !load_row(&(*rows)[*n], mf.paths[p])) (*n)++;
     char **na = mf.n ? realloc(*axes, (size_t)(*naxes + mf.naxes + 1) * sizeof *na) : *axes;
     if (na) *axes = na;
     for (int a = 0; na && mf.n && a < mf.naxes; a++) {
@@ -210,7 +210,7 @@ static int add_rows(crow **rows, int *n, int *cap, const char *d, char ***axes, 
     return 0;
 }
 
-int lscli_compare(int argc, char **argv)
+int ls_cli_compare(int argc, char **argv)
 {
     int csv = 0, n = 0, cap = 0, rc = 0;
     const char *baseline = NULL;
@@ -241,7 +241,7 @@ int lscli_compare(int argc, char **argv)
     }
     int b = 0; /* the baseline row */
     if (!rc && baseline) {
-        if (!lscli_is_file(baseline, "report.csv")) {
+        if (!ls_cli_is_file(baseline, "report.csv")) {
             fprintf(stderr, "lampsim compare: --baseline %s: no report.csv (the baseline is one run directory)\n", baseline);
             rc = 2;
         } else {

@@ -20,7 +20,7 @@
 #define LAMPSIM_SOURCE_DIR "."
 #endif
 
-int lscli_is_file(const char *dir, const char *name)
+int ls_cli_is_file(const char *dir, const char *name)
 {
     char *p = ls_path_join(dir, name);
     struct stat st;
@@ -110,7 +110,7 @@ out:
     return rc;
 }
 
-int lscli_report(int argc, char **argv)
+int ls_cli_report(int argc, char **argv)
 {
     const char *dir = NULL, *py = getenv("LAMPSIM_PYTHON");
     if (!py || !*py) py = "/usr/bin/python3";
@@ -128,8 +128,8 @@ int lscli_report(int argc, char **argv)
     }
     if (!dir) { fputs("usage: lampsim report DIR\n", stderr); return 2; }
     char script[PATH_MAX + 64];
-    int sweep = lscli_is_file(dir, "manifest.tsv");
-    if (!sweep && !lscli_is_file(dir, "report.csv")) {
+    int sweep = ls_cli_is_file(dir, "manifest.tsv");
+    if (!sweep && !ls_cli_is_file(dir, "report.csv")) {
         fprintf(stderr, "lampsim report: %s: neither a run directory (report.csv) nor a sweep directory (manifest.tsv)\n", dir);
         return 2;
     }

@@ -216,7 +216,7 @@ static int sweep_merge(int argc, char **argv)
     return rc;
 }
 
-int lscli_sweep(int argc, char **argv)
+int ls_cli_sweep(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         sweep_usage(argc < 2 ? stderr : stdout);

@@ -13,7 +13,7 @@
 
 #include "config.h"
 #include "config_internal.h"
-#include "lamp.h"
+#include "lslamp.h"
 #include "io_common.h"
 #include "lampsim_version.h"
 #include "yamltree.h"

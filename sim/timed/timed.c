@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "engine_parts.h"
-#include "lamp.h"
+#include "lslamp.h"
 #include "lslut.h"
 #include "lsmem.h"
 #include "lsregfile.h"
@@ -23,7 +23,7 @@
 #include "timed_energy.h"
 #include "timed_internal.h"
 #include "timed_trace.h"
-#include "ucode.h"
+#include "lsucode.h"
 #include "lsvector.h"
 #include "workload.h"
 
@@ -62,7 +62,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 /* Every engine parameter that affects O, the statistics or the records; the input; the program's
  * data operations. Timing parameters (accelerator.*, layout) are deliberately left out. */
-static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in, const lsu_program *prog)
+static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in, const lsucode_program *prog)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     int iv[] = { (int)p->mode, (int)p->arithmetic, (int)p->acc_model, p->b_q, p->n_q, p->b_k, p->n_k, p->stage1,
@@ -141,8 +141,8 @@ typedef struct {
     char *err;
     size_t errlen;
     /* program and register plan */
-    lsu_program prog;
-    lsu_ylayout yl;
+    lsucode_program prog;
+    lsucode_ylayout yl;
     lsregfile_alloc ra;
     int kvg;                       /* contexts per K/V-sharing block */
     /* numerics */
@@ -158,13 +158,13 @@ typedef struct {
     lsdp_item_stats *items;
     uint64_t *hist;
     /* the hardware */
-    lsunit units[LSU_NUNITS];
+    lsunit units[LSUCODE_NUNITS];
     lsissue_port *issue;           /* [cores] when accelerator.issue.per_cycle > 0 */
     lsdp_hw hw;
     lsmem_state mem;
     int depth;                     /* prefetch depth */
     lsseq s;
-    lstrace trace;
+    ls_timed_trace trace;
     ls_engine_acc_ws acc;
     long items_done;
 } timed_run;
@@ -198,12 +198,12 @@ static void item_done(void *user, lsdp_ctx *x)
     if (t->opt->progress) t->opt->progress(t->opt->progress_user, t->items_done, t->nitems);
 }
 
-static const char *layout_name(lsu_ylayout y)
+static const char *layout_name(lsucode_ylayout y)
 {
     switch (y) {
-    case LSU_Y_FULL: return "full";
-    case LSU_Y_COMPACT: return "compact";
-    case LSU_Y_LP: return "lp";
+    case LSUCODE_Y_FULL: return "full";
+    case LSUCODE_Y_COMPACT: return "compact";
+    case LSUCODE_Y_LP: return "lp";
     default: return "config";
     }
 }
@@ -220,14 +220,14 @@ static int assemble_program(timed_run *t, const char *pname)
 {
     int rc;
     if (t->opt->program_path && *t->opt->program_path) {
-        rc = lsu_assemble_file(t->opt->program_path, &t->prog, t->err, t->errlen);
+        rc = lsucode_assemble_file(t->opt->program_path, &t->prog, t->err, t->errlen);
     } else {
-        const char *file = NULL, *text = lsu_shipped_text(pname, &file);
-        rc = lsu_assemble(text, file, &t->prog, t->err, t->errlen);
+        const char *file = NULL, *text = lsucode_shipped_text(pname, &file);
+        rc = lsucode_assemble(text, file, &t->prog, t->err, t->errlen);
     }
     if (rc != 0) return -1;
     t->yl = t->prog.ylayout;
-    if (t->yl == LSU_Y_CONFIG) t->yl = t->ac->regfile.layout == LS_LAYOUT_FULL ? LSU_Y_FULL : LSU_Y_COMPACT;
+    if (t->yl == LSUCODE_Y_CONFIG) t->yl = t->ac->regfile.layout == LS_LAYOUT_FULL ? LSUCODE_Y_FULL : LSUCODE_Y_COMPACT;
     snprintf(t->tr->program, sizeof t->tr->program, "%s", t->prog.name);
     snprintf(t->tr->program_file, sizeof t->tr->program_file, "%s", t->prog.file);
     snprintf(t->tr->layout, sizeof t->tr->layout, "%s", layout_name(t->yl));
@@ -305,7 +305,7 @@ static void build_shape(timed_run *t)
     sh->accuracy = ep->compute_reference && !t->replay && t->synth == LSDP_SYNTH_OFF;
     sh->replay = t->replay ? g_cache.recs : NULL;
     sh->synth = t->synth;
-    sh->slow_enabled = t->yl == LSU_Y_COMPACT;
+    sh->slow_enabled = t->yl == LSUCODE_Y_COMPACT;
     sh->out_bytes = t->cfg->workload.dtype == LS_DTYPE_FP32 ? 4 : 2;
     sh->elem_bytes = t->cfg->algorithm.operand_format == LS_OPFMT_E4M3 ? 1 : sh->out_bytes;
 }
@@ -395,26 +395,26 @@ static int alloc_buffers(timed_run *t)
 static int build_units(timed_run *t)
 {
     lsdp_hw *hw = &t->hw;
-    static void (*const execs[LSU_NUNITS])(lsunit *, lsdp_txn *) = {
-        [LSU_MEM] = lsmem_exec, [LSU_TENSOR] = lstensor_exec, [LSU_LUT] = lslut_exec, [LSU_SFU] = lssfu_exec,
-        [LSU_VECTOR] = lsvector_exec, [LSU_SCHED] = lssched_exec, [LSU_REGFILE] = lsregfile_exec };
-    for (int u = 1; u < LSU_NUNITS; u++) {
+    static void (*const execs[LSUCODE_NUNITS])(lsunit *, lsdp_txn *) = {
+        [LSUCODE_MEM] = lsmem_exec, [LSUCODE_TENSOR] = lstensor_exec, [LSUCODE_LUT] = lslut_exec, [LSUCODE_SFU] = lssfu_exec,
+        [LSUCODE_VECTOR] = lsvector_exec, [LSUCODE_SCHED] = lssched_exec, [LSUCODE_REGFILE] = lsregfile_exec };
+    for (int u = 1; u < LSUCODE_NUNITS; u++) {
         t->units[u].id = u;
         t->units[u].hw = hw;
         t->units[u].exec = execs[u];
         t->units[u].core = calloc((size_t)hw->cores, sizeof(lsunit_state));
         if (!t->units[u].core) return run_fail(t, "out of memory");
     }
-    t->units[LSU_MEM].impl = &t->mem;
+    t->units[LSUCODE_MEM].impl = &t->mem;
     if (t->ac->sfu_shares_tensor_issue)   /* one issue slot: either unit's slice holds off the other */
         for (int c = 0; c < hw->cores; c++) {
-            t->units[LSU_TENSOR].core[c].shares_issue = &t->units[LSU_SFU].core[c];
-            t->units[LSU_SFU].core[c].shares_issue = &t->units[LSU_TENSOR].core[c];
+            t->units[LSUCODE_TENSOR].core[c].shares_issue = &t->units[LSUCODE_SFU].core[c];
+            t->units[LSUCODE_SFU].core[c].shares_issue = &t->units[LSUCODE_TENSOR].core[c];
         }
     if (hw->issue_per_cycle > 0) {   /* one issue port per core, shared by the units that issue */
         t->issue = calloc((size_t)hw->cores, sizeof *t->issue);
         if (!t->issue) return run_fail(t, "out of memory");
-        static const int issuing[] = { LSU_TENSOR, LSU_LUT, LSU_SFU, LSU_VECTOR, LSU_MEM };
+        static const int issuing[] = { LSUCODE_TENSOR, LSUCODE_LUT, LSUCODE_SFU, LSUCODE_VECTOR, LSUCODE_MEM };
         const int per[] = { hw->issue_tensor, hw->issue_lut, hw->issue_sfu, hw->issue_vector, hw->issue_operand };
         for (int c = 0; c < hw->cores; c++) {
             if (lsissue_init(&t->issue[c], hw->issue_per_cycle) != 0) return run_fail(t, "out of memory");
@@ -440,21 +440,21 @@ static int run_sequencer(timed_run *t)
     s->item_done = item_done; s->item_user = t;
     s->item_stats = t->items; s->hist = t->hist; s->records = t->replay ? NULL : t->recs; s->items = t->nitems;
     if (opt->trace_path && *opt->trace_path) {
-        lstrace_init(&t->trace, opt->trace_first_tile, opt->trace_tiles,
+        ls_timed_trace_init(&t->trace, opt->trace_first_tile, opt->trace_tiles,
                      (size_t)(opt->trace_max_events > 0 ? opt->trace_max_events : 200000));
         t->trace.regs_per_context = t->ra.per_context;
         t->trace.registers = t->ac->regfile.registers;
-        s->trace_txn = lstrace_txn;
-        s->trace_resident = lstrace_resident;
+        s->trace_txn = ls_timed_trace_txn;
+        s->trace_resident = ls_timed_trace_resident;
         s->trace_user = &t->trace;
     }
     if (opt->use_systemc) {
-        if (lstimed_sc_run(s, t->units, t->hw.clock_ghz, t->err, t->errlen) != 0) return -1;
+        if (ls_timed_sc_run(s, t->units, t->hw.clock_ghz, t->err, t->errlen) != 0) return -1;
     } else if (lsseq_run(s) != 0) {
         return run_fail(t, "%s", s->err);
     }
     if (s->trace_user)
-        return lstrace_write(&t->trace, opt->trace_path, t->hw.clock_ghz, t->hw.cores, t->err, t->errlen);
+        return ls_timed_trace_write(&t->trace, opt->trace_path, t->hw.clock_ghz, t->hw.cores, t->err, t->errlen);
     return 0;
 }
 
@@ -501,8 +501,8 @@ static void unit_statistics(timed_run *t)
     int cu = s->cores_used > 0 ? s->cores_used : 1;
     double denom = (double)s->cycles * cu;
     static const struct { int id; const char *name, *work; } order[] = {
-        { LSU_TENSOR, "tensor", "macs" }, { LSU_LUT, "lut", "lookups" }, { LSU_SFU, "sfu", "exps" },
-        { LSU_VECTOR, "vector", "elem_ops" }, { LSU_SCHED, "scheduler", "tests" }, { LSU_MEM, "buffer", "bytes" } };
+        { LSUCODE_TENSOR, "tensor", "macs" }, { LSUCODE_LUT, "lut", "lookups" }, { LSUCODE_SFU, "sfu", "exps" },
+        { LSUCODE_VECTOR, "vector", "elem_ops" }, { LSUCODE_SCHED, "scheduler", "tests" }, { LSUCODE_MEM, "buffer", "bytes" } };
     tr->nunits = 0;
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         ls_timed_unit *tu = &tr->units[tr->nunits++];
@@ -586,16 +586,16 @@ static void timed_figures(timed_run *t)
 /* The one cleanup path: everything timed_run owns, whatever stage the run reached. */
 static void timed_free(timed_run *t)
 {
-    lstrace_free(&t->trace);
+    ls_timed_trace_free(&t->trace);
     lsseq_free(&t->s);
     lsmem_free(&t->mem);
-    for (int u = 1; u < LSU_NUNITS; u++) free(t->units[u].core);
+    for (int u = 1; u < LSUCODE_NUNITS; u++) free(t->units[u].core);
     for (int c = 0; c < t->hw.cores && t->issue; c++) lsissue_free(&t->issue[c]);
     free(t->issue);
     ls_engine_acc_ws_free(&t->acc);
     free(t->items); free(t->hist); free(t->recs);
     free(t->lc);
-    lsu_program_free(&t->prog);
+    lsucode_program_free(&t->prog);
     free(t);
 }
 

@@ -5,15 +5,15 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
                             ls_timed_actions *a)
 {
     const uint64_t (*w)[3] = (const uint64_t (*)[3])s->op_work, (*wh)[3] = (const uint64_t (*)[3])s->op_work_hp;
-    a->qk_lp_macs = (double)w[LSU_OP_QK_LP][0];
-    a->hp_fmas = (double)(w[LSU_OP_QK_HP][0] + w[LSU_OP_SEL1][1] + w[LSU_OP_RECOMP][0] + w[LSU_OP_FULLHP][0]);
-    a->pv_hp_macs = (double)(wh[LSU_OP_PV][0] + w[LSU_OP_SLOWPV][0]);
-    a->pv_lp_macs = (double)(w[LSU_OP_PV][0] - wh[LSU_OP_PV][0]);
-    a->lut_lookups = (double)w[LSU_OP_EXP][0];
-    a->sfu_ops = (double)(w[LSU_OP_EXP][1] + w[LSU_OP_NORM][1] + w[LSU_OP_RECOMP][1] + w[LSU_OP_FULLHP][1]);
-    a->vector_ops = (double)(w[LSU_OP_INIT][0] + w[LSU_OP_SMAX][0] + w[LSU_OP_NORM][0] + w[LSU_OP_RAISE][0] +
-                             w[LSU_OP_FIN][0]);
-    a->sched_tests = (double)(w[LSU_OP_SORT][0] + w[LSU_OP_SEL1][0] + w[LSU_OP_SEL2][0]);
+    a->qk_lp_macs = (double)w[LSUCODE_OP_QK_LP][0];
+    a->hp_fmas = (double)(w[LSUCODE_OP_QK_HP][0] + w[LSUCODE_OP_SEL1][1] + w[LSUCODE_OP_RECOMP][0] + w[LSUCODE_OP_FULLHP][0]);
+    a->pv_hp_macs = (double)(wh[LSUCODE_OP_PV][0] + w[LSUCODE_OP_SLOWPV][0]);
+    a->pv_lp_macs = (double)(w[LSUCODE_OP_PV][0] - wh[LSUCODE_OP_PV][0]);
+    a->lut_lookups = (double)w[LSUCODE_OP_EXP][0];
+    a->sfu_ops = (double)(w[LSUCODE_OP_EXP][1] + w[LSUCODE_OP_NORM][1] + w[LSUCODE_OP_RECOMP][1] + w[LSUCODE_OP_FULLHP][1]);
+    a->vector_ops = (double)(w[LSUCODE_OP_INIT][0] + w[LSUCODE_OP_SMAX][0] + w[LSUCODE_OP_NORM][0] + w[LSUCODE_OP_RAISE][0] +
+                             w[LSUCODE_OP_FIN][0]);
+    a->sched_tests = (double)(w[LSUCODE_OP_SORT][0] + w[LSUCODE_OP_SEL1][0] + w[LSUCODE_OP_SEL2][0]);
     /* register file: one write per logit and exponential, operands of vector ops, O read+write per P.V */
     a->regfile_accesses = (a->qk_lp_macs + a->hp_fmas) / dim + a->lut_lookups + a->sfu_ops + 2.0 * a->vector_ops +
                           2.0 * (a->pv_lp_macs + a->pv_hp_macs) / (double)bc;

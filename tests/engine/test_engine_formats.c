@@ -12,7 +12,7 @@
 #include "check.h"
 #include "eng_testutil.h"
 #include "engine.h"
-#include "lamp.h"
+#include "lslamp.h"
 
 static lslamp_cfg g_cfg;   /* large (LUT and SFU table): static */
 

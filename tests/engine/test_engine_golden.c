@@ -12,7 +12,7 @@
 #include "check.h"
 #include "engine.h"
 #include "eng_testutil.h"
-#include "fp.h"
+#include "lsfp.h"
 
 typedef struct {
     const char *name;
