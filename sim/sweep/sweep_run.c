@@ -21,11 +21,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -42,6 +40,7 @@
 #include "report.h"
 #include "run.h"
 #include "sweep.h"
+#include "sweep_progress.h"
 
 static volatile sig_atomic_t g_stop;
 
@@ -394,21 +393,6 @@ static void clean_stale_runs(const char *out, const ls_sweep *sw, char *const *n
 #define DONE_COMPUTED "-"
 #define DONE_REPLAYED "replay" /* the timed model replayed them from its in-process cache */
 
-/* Work items done by the point a worker runs, in memory shared with the runner (for its progress). */
-typedef struct {
-    atomic_long done, total;
-} point_items;
-
-/* ls_run's work-item callback in a worker; engine threads may report out of order, so keep the max. */
-static void on_point_items(void *user, long done, long total)
-{
-    point_items *pi = user;
-    atomic_store_explicit(&pi->total, total, memory_order_relaxed);
-    long cur = atomic_load_explicit(&pi->done, memory_order_relaxed);
-    while (cur < done && !atomic_compare_exchange_weak_explicit(&pi->done, &cur, done, memory_order_relaxed,
-                                                                memory_order_relaxed)) {
-    }
-}
 
 /* Outcome of one point in a worker. */
 enum { PT_DONE, PT_FAILED, PT_FS_ERROR };
@@ -418,7 +402,7 @@ enum { PT_DONE, PT_FAILED, PT_FS_ERROR };
  * 2 replayed by the timed model), PT_FAILED (FAILED written), or PT_FS_ERROR: the filesystem
  * failed (full, read-only, ...), why in msg, whether or not FAILED could be written. */
 static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *pdir, const char *src_id,
-                     const char *src_dir, point_items *pi, int *how, char *msg, size_t msglen)
+                     const char *src_dir, ls_sweep_items *pi, int *how, char *msg, size_t msglen)
 {
     char err[2048] = "";
     int rc = 0;
@@ -444,7 +428,7 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
         ro.out_dir = dir;
         ro.force = true;
         ro.quiet = true;
-        ro.on_items = pi ? on_point_items : NULL;
+        ro.on_items = pi ? ls_sweep_items_update : NULL;
         ro.on_items_user = pi;
         rc = ls_run(cfg, &ro, err, sizeof err);
         if (!rc) {
@@ -480,7 +464,7 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
  * filesystem error ends the job: its message goes to the parent through report_fd as
  * "INDEX TAB MESSAGE NEWLINE", and the worker exits with status 3. */
 static void worker(const ls_sweep *sw, const int *job, int njob, char *const *pdir, int src, int report_fd,
-                   point_items *items)
+                   ls_sweep_items *items)
 {
     int status = 0;
     for (int k = 0; k < njob; k++) {
@@ -661,7 +645,7 @@ static int check_points(const ls_sweep *sw, const char *sel, char *err, size_t e
 /* The share of this run's work done: a point computing its numerics weighs 1 (a running one by
  * its work items done), a point reusing another's weighs nothing (a replay or a report copy takes
  * about 1% of a computed point), so the ETA does not assume every point costs the same. */
-static double work_share(const ls_sweep *sw, const char *sel, const char *computes, const point_items *items,
+static double work_share(const ls_sweep *sw, const char *sel, const char *computes, const ls_sweep_items *items,
                          int work_total)
 {
     if (work_total <= 0) return 1.0;
@@ -669,26 +653,11 @@ static double work_share(const ls_sweep *sw, const char *sel, const char *comput
     for (int p = 0; p < sw->npoints; p++) {
         if (!computes[p]) continue;
         if (sel[p] == S_DONE_NOW || sel[p] == S_FAILED) w += 1;
-        else if (sel[p] == S_RUNNING && items) {
-            long d = atomic_load_explicit(&items[p].done, memory_order_relaxed);
-            long t = atomic_load_explicit(&items[p].total, memory_order_relaxed);
-            if (t > 0) w += (double)d / (double)t;
-        }
+        else if (sel[p] == S_RUNNING && items) w += ls_sweep_items_fraction(&items[p]);
     }
     return w / work_total;
 }
 
-/* One status line: points done, rate, elapsed, ETA from the work done, workers busy, failures. */
-static void show_status(ls_run_progress *pg, const ls_sweep *sw, int fin, int total, int ran, int running,
-                        int failed, double share, double now)
-{
-    char line[256], text[sizeof line + LS_CFG_NAME_MAX + 64];
-    double el = now - pg->t0;
-    ls_run_progress_format(line, sizeof line, fin, total, "points", el > 0 ? ran / el : 0, share, el);
-    snprintf(text, sizeof text, "sweep %s: %s; %d running, %d failed, work %.0f%%", sw->name, line, running, failed,
-             100.0 * share);
-    ls_run_progress_print(pg, now, text);
-}
 
 /* Point directories named by point id (before points had names) renamed to their names, each
  * under its claim, so such a sweep directory resumes. */
@@ -725,7 +694,7 @@ typedef struct {
     int work_total;                /* how many do */
     slot *slots;                   /* [jobs] */
     int *jobbuf, *fdbuf;           /* the job being launched: its points and their claims */
-    point_items *items;            /* shared with the workers, or NULL */
+    ls_sweep_items *items;         /* shared with the workers (sweep_progress.h), or NULL */
     int progress;                  /* 1 live, 0 lines, -1 none, -2 quiet */
     ls_run_progress pg;
     int total, before, running, done_now, failed, reused, next, killed, elsewhere;
@@ -1047,8 +1016,9 @@ static void run_loop(runner *r)
         bool waiting = r->elsewhere && !g_stop && !r->fs_error[0];
         double now = ls_run_progress_now();
         if (r->running && ls_run_progress_due(&r->pg, now)) /* after the launches: never between a reap and its relaunch */
-            show_status(&r->pg, r->sw, r->before + r->done_now + r->failed, r->total, r->done_now + r->failed, r->running,
-                        r->failed, work_share(r->sw, r->sel, r->computes, r->items, r->work_total), now);
+            ls_sweep_show_status(&r->pg, r->sw, r->before + r->done_now + r->failed, r->total, r->done_now + r->failed,
+                                 r->running, r->failed, work_share(r->sw, r->sel, r->computes, r->items, r->work_total),
+                                 now);
         if (!r->running) {
             if (!waiting) break;
             /* nothing of ours left: wait for the points other runners hold */
@@ -1109,7 +1079,7 @@ static int finish(runner *r)
 /* The one cleanup path. */
 static void runner_free(runner *r)
 {
-    if (r->items) munmap(r->items, (size_t)r->n * sizeof *r->items);
+    ls_sweep_items_unmap(r->items, r->n);
     if (r->signals_set) {
         sigaction(SIGINT, &r->old_int, NULL);
         sigaction(SIGTERM, &r->old_term, NULL);
@@ -1173,8 +1143,7 @@ static int run_stages(runner *r)
     expect_work(r);
     /* workers report their work items here; without it (mmap failed) progress counts points only */
     if (r->pg.style != LS_PROGRESS_OFF) {
-        void *m = mmap(NULL, (size_t)n * sizeof *r->items, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        r->items = m == MAP_FAILED ? NULL : m; /* zero-filled */
+        r->items = ls_sweep_items_map(n);
     }
     r->t_start = ls_run_progress_now();
     if (r->progress >= 0)
