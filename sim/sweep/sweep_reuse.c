@@ -112,17 +112,6 @@ static int json_config_span(const char *t, size_t *s, size_t *e)
     return *e ? 0 : -1;
 }
 
-static void csv_cell(FILE *m, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) { fputs(s, m); return; }
-    fputc('"', m);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', m);
-        fputc(*s, m);
-    }
-    fputc('"', m);
-}
-
 /* Builds the report of cfg from a finished point's report with the same cache key: every
  * section but config is taken as is, config is cfg's own. Returns 0, or -1 when not eligible. */
 static int reuse_report(const ls_config *cfg, const char *src_dir, char **json_out, char **csv_out)
@@ -178,9 +167,9 @@ static int reuse_report(const ls_config *cfg, const char *src_dir, char **json_o
     size_t clen = 0;
     FILE *m = open_memstream(&nc, &clen);
     if (!m) goto out;
-    for (int c = 0; c < nsh; c++) { if (c) fputc(',', m); csv_cell(m, sh[c]); }
+    for (int c = 0; c < nsh; c++) { if (c) fputc(',', m); ls_csv_cell(m, sh[c]); }
     fputc('\n', m);
-    for (int c = 0; c < nsr; c++) { if (c) fputc(',', m); csv_cell(m, sr[c]); }
+    for (int c = 0; c < nsr; c++) { if (c) fputc(',', m); ls_csv_cell(m, sr[c]); }
     fputc('\n', m);
     if (fclose(m)) goto out;
     *json_out = nj;
