@@ -271,7 +271,7 @@ static int plan_numerics(timed_run *t)
         if (t->lc->policy == &lslamp_policy_all) t->synth = LSDP_SYNTH_ALL;
         else if (t->lc->policy == &lslamp_policy_none) t->synth = LSDP_SYNTH_NONE;
         else why = "its sub-block selection depends on the data; only fa2_16bit and pure_8bit have a fixed selection";
-        if (!why && ep->above_one == LSE_ABOVE_RAISE)
+        if (!why && ep->above_one == LSLAMP_ABOVE_RAISE)
             why = "with algorithm.above_one = raise the RAISE cost depends on the data";
         if (!why && ep->keep_tile_records) why = "per-tile records hold data-dependent flags";
         if (why) return run_fail(t, "timed.timing_only with algorithm.mode %s: %s", ls_engine_mode_name(ep->mode), why);
@@ -279,7 +279,7 @@ static int plan_numerics(timed_run *t)
     /* the numerics cache holds computed numerics: a timing-only run neither reads nor fills it */
     t->reuse = t->opt->reuse_numerics && t->synth == LSDP_SYNTH_OFF;
     t->key = t->reuse ? numerics_key(ep, t->in, &t->prog) : 0;
-    t->replay = t->reuse && g_cache.valid && g_cache.key == t->key && ep->above_one != LSE_ABOVE_RAISE;
+    t->replay = t->reuse && g_cache.valid && g_cache.key == t->key && ep->above_one != LSLAMP_ABOVE_RAISE;
     t->tr->numerics_key = t->key;
     t->tr->numerics_reused = t->replay;
     t->tr->timing_only = t->synth != LSDP_SYNTH_OFF;
