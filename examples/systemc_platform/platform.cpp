@@ -27,7 +27,7 @@
 extern "C" {   // lampsim's C headers (not all of them declare C linkage themselves)
 #include "config.h"
 #include "engine.h"
-#include "fp.h"
+#include "lsfp.h"
 #include "run.h"
 #include "timed.h"
 #include "timed_regs.h"

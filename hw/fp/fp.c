@@ -1,7 +1,7 @@
 /* hw/fp/fp.c — format descriptors and the scalar definition of rounding, encoding and decoding.
  * These functions are the definition of the arithmetic: the branch-free kernels in fp_kernels.c
  * must agree with them bit for bit (tests/fp checks it exhaustively and at random). */
-#include "fp.h"
+#include "lsfp.h"
 #include "fp_internal.h"
 
 #include <ctype.h>

@@ -3,7 +3,7 @@
  * ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)); the transposed product adds the rows in order
  * per element. Every multiply and add is one rounding (-ffp-contract=off, no FMA), so the AVX2 and
  * AVX-512 versions (lanes = partial sums or columns) give the plain loops' bits, on any CPU. */
-#include "fp.h"
+#include "lsfp.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

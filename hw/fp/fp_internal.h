@@ -1,7 +1,7 @@
 /* Private helpers shared by the fp library's translation units. */
 #ifndef LAMPSIM_HW_FP_INTERNAL_H
 #define LAMPSIM_HW_FP_INTERNAL_H
-#include "fp.h"
+#include "lsfp.h"
 
 /* Round a double with an explicit mode (stochastic needs rng). */
 float lsfp_round_mode(const lsfp_format *f, double x, lsfp_rounding mode, lsfp_rng *rng, unsigned *flags);

@@ -14,7 +14,7 @@
  * of the target (a midpoint for RNE, a grid point for RTZ), since fp32 rounding is monotone and
  * every boundary is an fp32 number. Such steps (rare) are redone exactly via round-to-odd.
  */
-#include "fp.h"
+#include "lsfp.h"
 #include "fp_internal.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
  * the long double's error of a rounding boundary of the output; exp of a nonzero rational is
  * transcendental, so it never sits exactly on one, and tests/fp proves the margin for every entry.
  */
-#include "fp.h"
+#include "lsfp.h"
 #include "fp_internal.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * the keys in order (keys with e_i = 0 skipped), one rounding per multiply and per add, fp32 or
  * float64 state. Every element's operations and order are the plain loop's, so the AVX2 and
  * AVX-512 versions (row chunks held in registers across the keys) give its bits exactly. */
-#include "fp.h"
+#include "lsfp.h"
 #include "fp_internal.h"
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -1,6 +1,6 @@
 /* hw/lamp/lamp_block.c — work items of the attention: where a query block lies in the tensors and
  * the operands of each (warp, key tile). Shared by the golden engine and the timed model's contexts. */
-#include "lamp.h"
+#include "lslamp.h"
 
 #include <stdlib.h>
 #include <string.h>

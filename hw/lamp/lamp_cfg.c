@@ -1,5 +1,5 @@
 /* hw/lamp/lamp_cfg.c — configuration of the block procedure: spec defaults and derived formats. */
-#include "lamp.h"
+#include "lslamp.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* hw/lamp/lamp_code.c — the LAMP reference code's selection rule (numerics.md B.2). */
-#include "lamp.h"
+#include "lslamp.h"
 
 #include <stdlib.h>
 

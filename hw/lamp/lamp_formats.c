@@ -1,7 +1,7 @@
 /* hw/lamp/lamp_formats.c — the six number formats of the two paths from their names: defaults per
  * arithmetic, shift and exponential formats derived from the accumulators, role rules for the bias
  * and special codes a name leaves open (docs/numerics.md "Formats as configuration"). */
-#include "lamp.h"
+#include "lslamp.h"
 
 #include <math.h>
 #include <stdio.h>

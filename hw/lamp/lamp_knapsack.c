@@ -1,5 +1,5 @@
 /* hw/lamp/lamp_knapsack.c — stage 2: the exact block-LAMP problem (numerics.md D.2 step 7, G-14). */
-#include "lamp.h"
+#include "lslamp.h"
 
 static int popcount32(uint32_t x)
 {

@@ -1,6 +1,6 @@
 /* hw/lamp/lamp_steps.c — the steps of numerics.md D.2 (logits, maxima, threats, sort, stage 1,
  * exponentials, normaliser, stage-2 costs, update, final normalisation). */
-#include "lamp.h"
+#include "lslamp.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* hw/lamp/lamp_tile.c — one (warp, key tile) of the block procedure, steps 2-9 of numerics.md D.2,
  * composed from the step functions with the configured selection policy. */
-#include "lamp.h"
+#include "lslamp.h"
 
 #include <math.h>
 #include <string.h>

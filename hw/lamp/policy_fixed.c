@@ -1,6 +1,6 @@
 /* hw/lamp/policy_fixed.c — the two fixed rules: none (pure 8-bit, mu_hat from the LP maxima,
  * G-23) and all (the 16-bit machine: every active sub-block accumulated and exponentiated in HP). */
-#include "lamp.h"
+#include "lslamp.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
 /* hw/lamp/policy_lamp.c — LampAttention's two-stage selection: stage 1 (safety margin delta,
  * G-19) before the exponentials, stage 2 (block-LAMP knapsack with threshold tau) after. With
  * stage 1 off, mu_hat comes from the LP maxima (G-23). */
-#include "lamp.h"
+#include "lslamp.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* hw/lamp/policy_random.c — the LAMP paper's control: every active sub-block goes to high
  * precision with probability random_rate, drawn from the per-tile generator (one draw per
  * sub-block, in theta order, active or not). mu_hat from the resulting HP/LP maxima. */
-#include "lamp.h"
+#include "lslamp.h"
 
 static uint32_t random_pre(const lslamp_policy_ctx *x)
 {

@@ -7,7 +7,7 @@ void lslut_exec(lsunit *u, lsdp_txn *t)
     const lsdp_shape *sh = x->sh;
     const lslamp_cfg *c = sh->cfg;
     uint64_t lookups = 0, sub = (uint64_t)sh->b_k * sh->b_q;
-    if (t->op == LSU_OP_EXP) {
+    if (t->op == LSUCODE_OP_EXP) {
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
@@ -15,7 +15,7 @@ void lslut_exec(lsunit *u, lsdp_txn *t)
             lookups += (uint64_t)lsdp_popc(w->active & ~w->pre) * sub;
         }
     }
-    if (t->op == LSU_OP_EXP && x->wlo >= 0 && !lsdp_tile_hp(x) && u->hw->lut_lanes > 0)
+    if (t->op == LSUCODE_OP_EXP && x->wlo >= 0 && !lsdp_tile_hp(x) && u->hw->lut_lanes > 0)
         lookups += lsdp_masked_padding(u->hw, x).subblocks * sub;   /* whole tiles: the masked logits too */
     uint64_t busy = lsdp_ceil_div(lookups, (uint64_t)(u->hw->lut_lanes > 0 ? u->hw->lut_lanes : 1));
     lsunit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->lut_latency, lookups);

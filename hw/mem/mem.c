@@ -114,25 +114,25 @@ static uint64_t operand_bytes(const lsdp_hw *hw, const lsdp_txn *t)
         const lsdp_warp *w = &x->w[wi];
         uint32_t sel = 0;
         switch (t->op) {
-        case LSU_OP_QK_LP: case LSU_OP_QK_HP: warps++; continue;
-        case LSU_OP_PV: case LSU_OP_SLOWPV:
-            if ((x->slow >> wi & 1) == (uint64_t)(t->op == LSU_OP_SLOWPV)) warps++;
+        case LSUCODE_OP_QK_LP: case LSUCODE_OP_QK_HP: warps++; continue;
+        case LSUCODE_OP_PV: case LSUCODE_OP_SLOWPV:
+            if ((x->slow >> wi & 1) == (uint64_t)(t->op == LSUCODE_OP_SLOWPV)) warps++;
             continue;
-        case LSU_OP_SEL1:
+        case LSUCODE_OP_SEL1:
             if (!w->io.y_is_hp && c->policy != &lslamp_policy_none) sel = w->pre;
             break;
-        case LSU_OP_RECOMP: sel = w->post; break;
-        case LSU_OP_FULLHP: sel = w->rest; break;
+        case LSUCODE_OP_RECOMP: sel = w->post; break;
+        case LSUCODE_OP_FULLHP: sel = w->rest; break;
         default: break;
         }
         subblocks += (uint64_t)lsdp_popc(sel);
         readers += sel != 0;
     }
-    if (t->op == LSU_OP_QK_LP || t->op == LSU_OP_QK_HP || t->op == LSU_OP_PV)
+    if (t->op == LSUCODE_OP_QK_LP || t->op == LSUCODE_OP_QK_HP || t->op == LSUCODE_OP_PV)
         warps += lsdp_masked_padding(hw, x).warps;   /* whole tiles: every warp of the block reads */
     uint64_t rows = (uint64_t)hw->operand_rows;
     uint64_t kv = warps ? lsdp_ceil_div(warps * bq, rows) * (uint64_t)nkeys * row : subblocks * (uint64_t)sh->b_k * row;
-    uint64_t q = hw->q_operand_reads && t->op != LSU_OP_PV && t->op != LSU_OP_SLOWPV ? (warps + readers) * bq * row : 0;
+    uint64_t q = hw->q_operand_reads && t->op != LSUCODE_OP_PV && t->op != LSUCODE_OP_SLOWPV ? (warps + readers) * bq * row : 0;
     return kv + q;
 }
 
@@ -175,7 +175,7 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
         m->operand_bytes += ob;
         return;
     }
-    lsmem_region r = t->op == LSU_OP_LDQ ? LSMEM_Q : t->op == LSU_OP_LDKV ? LSMEM_KV : LSMEM_O;
+    lsmem_region r = t->op == LSUCODE_OP_LDQ ? LSMEM_Q : t->op == LSUCODE_OP_LDKV ? LSMEM_KV : LSMEM_O;
     lsmem_access a = access_of(&m->map, x, r, t->arg, t->req);
     /* the off-chip side first: through a port the data arrives with it */
     uint64_t end = m->port ? m->port(m->port_user, &a) : lsmem_model_access(&m->model, &a);

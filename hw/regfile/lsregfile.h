@@ -24,12 +24,12 @@ typedef struct {
 
 /* Registers of the logit tile per warp: lp = four e4m3 per register; compact = lp plus one
  * 16-bit sub-block; full = every sub-block in 16 bits (two per register). */
-int lsregfile_y_regs(lsu_ylayout layout, int b_q, int b_k, int n_k);
+int lsregfile_y_regs(lsucode_ylayout layout, int b_q, int b_k, int n_k);
 /* The same for logits of lp_bits / hp_bits (floor(32 / bits) per 32-bit register: a 4-bit LP
  * accumulator packs 8, a 12-bit one 2). */
-int lsregfile_y_regs_bits(lsu_ylayout layout, int b_q, int b_k, int n_k, int lp_bits, int hp_bits);
+int lsregfile_y_regs_bits(lsucode_ylayout layout, int b_q, int b_k, int n_k, int lp_bits, int hp_bits);
 /* Returns 0, or -1 with a message when one context does not fit. */
-int lsregfile_plan(const lsregfile_params *p, lsu_ylayout layout, int b_q, int n_q, int b_k, int n_k, int d,
+int lsregfile_plan(const lsregfile_params *p, lsucode_ylayout layout, int b_q, int n_q, int b_k, int n_k, int d,
                    lsregfile_alloc *a, char *err, size_t errlen);
 void lsregfile_exec(lsunit *u, lsdp_txn *t);   /* ALLOC/FREE bookkeeping (no time) */
 #ifdef __cplusplus

@@ -9,22 +9,22 @@ static int regs_for(int values, int bits)
     return (values + per - 1) / per;
 }
 
-int lsregfile_y_regs_bits(lsu_ylayout layout, int b_q, int b_k, int n_k, int lp_bits, int hp_bits)
+int lsregfile_y_regs_bits(lsucode_ylayout layout, int b_q, int b_k, int n_k, int lp_bits, int hp_bits)
 {
     int bc = b_k * n_k;
     switch (layout) {
-    case LSU_Y_LP: return regs_for(bc * b_q, lp_bits);
-    case LSU_Y_COMPACT: return regs_for(bc * b_q, lp_bits) + regs_for(b_k * b_q, hp_bits);
+    case LSUCODE_Y_LP: return regs_for(bc * b_q, lp_bits);
+    case LSUCODE_Y_COMPACT: return regs_for(bc * b_q, lp_bits) + regs_for(b_k * b_q, hp_bits);
     default: return regs_for(bc * b_q, hp_bits);
     }
 }
 
-int lsregfile_y_regs(lsu_ylayout layout, int b_q, int b_k, int n_k)
+int lsregfile_y_regs(lsucode_ylayout layout, int b_q, int b_k, int n_k)
 {
     return lsregfile_y_regs_bits(layout, b_q, b_k, n_k, 8, 16);
 }
 
-int lsregfile_plan(const lsregfile_params *p, lsu_ylayout layout, int b_q, int n_q, int b_k, int n_k, int d,
+int lsregfile_plan(const lsregfile_params *p, lsucode_ylayout layout, int b_q, int n_q, int b_k, int n_k, int d,
                    lsregfile_alloc *a, char *err, size_t errlen)
 {
     a->q = (b_q * d + 1) / 2;            /* Q fragment in 16 bits (LP and HP logits read it) */

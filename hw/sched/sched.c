@@ -15,7 +15,7 @@ void lssched_exec(lsunit *u, lsdp_txn *t)
         lsdp_warp *w = &x->w[wi];
         lslamp_policy_ctx pc = { c, &w->io, &w->ws, w->st.mu, w->active, &w->rng, &x->stats->ev };
         switch (t->op) {
-        case LSU_OP_SORT:     /* steps 2-3 */
+        case LSUCODE_OP_SORT:     /* steps 2-3 */
             if (!lsdp_no_data(sh)) {
                 lslamp_threats(c, w->ws.m, w->st.mu, bq, w->ws.T);
                 lslamp_sort_threats(nk, w->ws.T, w->ws.order);
@@ -23,7 +23,7 @@ void lssched_exec(lsunit *u, lsdp_txn *t)
             busy += (uint64_t)hw->sort_latency;
             work += (uint64_t)nk * bq;
             break;
-        case LSU_OP_SEL1:     /* step 4 (stage 1) or the policy's pre-selection */
+        case LSUCODE_OP_SEL1:     /* step 4 (stage 1) or the policy's pre-selection */
             if (!lsdp_no_data(sh)) w->pre = c->policy->pre_select(&pc) & w->active;
             if (c->policy == &lslamp_policy_lamp && c->stage1) {
                 busy += (uint64_t)lsdp_popc(w->active);   /* one margin test per sub-block, in sort order */
@@ -33,7 +33,7 @@ void lssched_exec(lsunit *u, lsdp_txn *t)
                 work += (uint64_t)sh->bc * bq;
             }
             break;
-        case LSU_OP_SEL2: {   /* step 7 */
+        case LSUCODE_OP_SEL2: {   /* step 7 */
             uint32_t cand = w->active & ~w->pre;
             if (!lsdp_no_data(sh))
                 w->post = c->policy->post_select ? c->policy->post_select(&pc, w->pre) & w->active & ~w->pre : 0;

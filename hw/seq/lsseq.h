@@ -25,7 +25,7 @@ typedef struct { uint64_t *head, *ready; } lsseq_block;
 
 typedef struct {
     /* inputs */
-    const lsu_program *prog;
+    const lsucode_program *prog;
     const lsdp_shape *sh;
     const lsdp_hw *hw;
     int contexts_per_core;       /* resident limit */
@@ -45,7 +45,7 @@ typedef struct {
     uint64_t cycles;
     uint64_t stalls[LSSEQ_NSTALLS];
     uint64_t slow_tiles, slow_cycles;
-    uint64_t op_work[LSU_NOPS][3], op_work_hp[LSU_NOPS][3], op_count[LSU_NOPS];   /* [op][part] */
+    uint64_t op_work[LSUCODE_NOPS][3], op_work_hp[LSUCODE_NOPS][3], op_count[LSUCODE_NOPS];   /* [op][part] */
     uint64_t instructions, transactions;
     uint64_t kv_loads;           /* K/V tile loads sent to memory */
     uint64_t shared_loads;       /* K/V tile loads served by a sibling context's load (kv_shared_contexts) */

@@ -1,4 +1,4 @@
-/* hw/seq/seq.c — the sequencer and its scoreboard (see seq.h). */
+/* hw/seq/seq.c — the sequencer and its scoreboard (see lsseq.h). */
 #include "lsseq.h"
 
 #include <stdio.h>
@@ -33,8 +33,8 @@ struct lsseq_slot {
     uint64_t ready;              /* heap key: when the next instruction can issue */
     int ready_cause;             /* stall cause of ready - in-order point, or -1 */
     uint64_t ready_stall;
-    uint64_t sb[LSU_NREGIONS];   /* scoreboard: region ready cycle */
-    uint8_t sbk[LSU_NREGIONS];   /* ... and the kind of its producer (stall cause) */
+    uint64_t sb[LSUCODE_NREGIONS];   /* scoreboard: region ready cycle */
+    uint8_t sbk[LSUCODE_NREGIONS];   /* ... and the kind of its producer (stall cause) */
     int *tiles, ntiles, cur;
     uint64_t *kv;                /* [nkt] load completion per active tile index */
     uint64_t item_start, first_start, last_end;
@@ -82,9 +82,9 @@ static int heap_pop(lsseq *s)
 static int stall_kind(int op)
 {
     switch (op) {
-    case LSU_OP_LDQ: case LSU_OP_PREF: case LSU_OP_LDKV: case LSU_OP_STO: return LSSEQ_STALL_MEMORY;
-    case LSU_OP_SORT: case LSU_OP_SEL1: case LSU_OP_SEL2: return LSSEQ_STALL_SCHEDULER;
-    case LSU_OP_SLOWPV: return LSSEQ_STALL_SLOW_PATH;
+    case LSUCODE_OP_LDQ: case LSUCODE_OP_PREF: case LSUCODE_OP_LDKV: case LSUCODE_OP_STO: return LSSEQ_STALL_MEMORY;
+    case LSUCODE_OP_SORT: case LSUCODE_OP_SEL1: case LSUCODE_OP_SEL2: return LSSEQ_STALL_SCHEDULER;
+    case LSUCODE_OP_SLOWPV: return LSSEQ_STALL_SLOW_PATH;
     default: return LSSEQ_STALL_DEPENDENCY;
     }
 }
@@ -116,7 +116,7 @@ static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
     uint64_t key = ((uint64_t)sl->ctx.b * (uint64_t)s->sh->heads_kv + (uint64_t)sl->ctx.hkv) + 1;
     if (bl && bl->head[kt] == key) { sl->kv[idx] = bl->ready[kt]; s->shared_loads++; return; }
     lsdp_txn t = { 0 };
-    send(s, sl, LSU_OP_LDKV, LSU_MEM, 0, when, kt, &t);
+    send(s, sl, LSUCODE_OP_LDKV, LSUCODE_MEM, 0, when, kt, &t);
     s->kv_loads++;
     sl->kv[idx] = t.end;
     if (bl) { bl->head[kt] = key; bl->ready[kt] = t.end; }
@@ -125,19 +125,19 @@ static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
 /* Run zero-time control instructions, then compute when the next unit instruction may issue. */
 static int advance(lsseq *s, lsseq_slot *sl)
 {
-    const lsu_program *p = s->prog;
+    const lsucode_program *p = s->prog;
     for (int guard = 0; guard < 1000000; guard++) {
         if (sl->pc < 0 || sl->pc >= p->n) {
             snprintf(s->err, sizeof s->err, "%.200s: execution ran past the program", p->file);
             return -1;
         }
-        const lsu_instr *in = &p->code[sl->pc];
+        const lsucode_instr *in = &p->code[sl->pc];
         switch (in->op) {
-        case LSU_OP_JMP: sl->pc = in->target; continue;
-        case LSU_OP_JND:
+        case LSUCODE_OP_JMP: sl->pc = in->target; continue;
+        case LSUCODE_OP_JND:
             sl->pc = lsdp_slow_mask(&sl->ctx) ? sl->pc + 1 : in->target;
             continue;
-        case LSU_OP_NEXT:
+        case LSUCODE_OP_NEXT:
             if (sl->cur + 1 < sl->ntiles) {
                 sl->cur++;
                 lsdp_tile_begin(&sl->ctx, sl->tiles[sl->cur]);
@@ -156,8 +156,8 @@ static int advance(lsseq *s, lsseq_slot *sl)
         uint64_t inorder = sl->issued ? sl->issue + 1 : sl->item_start;
         uint64_t ops = inorder;
         int cause = -1;
-        if (in->op == LSU_OP_END) {   /* the item ends when its results are computed and stored */
-            for (int r = 0; r < LSU_NREGIONS; r++)
+        if (in->op == LSUCODE_OP_END) {   /* the item ends when its results are computed and stored */
+            for (int r = 0; r < LSUCODE_NREGIONS; r++)
                 if (sl->sb[r] > ops) { ops = sl->sb[r]; cause = sl->sbk[r]; }
             if (sl->stored > ops) { ops = sl->stored; cause = LSSEQ_STALL_MEMORY; }
         } else {
@@ -165,7 +165,7 @@ static int advance(lsseq *s, lsseq_slot *sl)
                 int r = k < in->nsrc ? in->src[k] : in->dst[k - in->nsrc];
                 uint64_t rt;
                 int kind;
-                if (r == LSU_R_KV) {
+                if (r == LSUCODE_R_KV) {
                     if (k >= in->nsrc || sl->cur >= sl->ntiles) continue;   /* loads write KV asynchronously */
                     if (sl->kv[sl->cur] == UNREQ) load_tile(s, sl, sl->cur, inorder);   /* demand load */
                     rt = sl->kv[sl->cur];
@@ -219,10 +219,10 @@ static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
     sl->issued = false;
     sl->item_start = t0;
     if (!sl->ever) { sl->first_start = t0; sl->ever = true; }
-    for (int r = 0; r < LSU_NREGIONS; r++) { sl->sb[r] = t0; sl->sbk[r] = LSSEQ_STALL_DEPENDENCY; }
+    for (int r = 0; r < LSUCODE_NREGIONS; r++) { sl->sb[r] = t0; sl->sbk[r] = LSSEQ_STALL_DEPENDENCY; }
     sl->stored = t0;
     lsdp_txn t = { 0 };
-    send(s, sl, LSU_OP_LDQ, LSU_REGFILE, 1, t0, 0, &t);   /* register allocation (no time) */
+    send(s, sl, LSUCODE_OP_LDQ, LSUCODE_REGFILE, 1, t0, 0, &t);   /* register allocation (no time) */
     if (advance(s, sl) != 0) return -1;
     heap_push(s, (int)(sl - s->slots));
     return 0;
@@ -255,26 +255,26 @@ static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
 #define NPARTS 3
 typedef struct { int unit, dep; } part_desc;
 #define NONE { -1, -1 }
-static const part_desc parts[LSU_NOPS][NPARTS] = {
-    [LSU_OP_LDQ] = { { LSU_MEM, -1 }, NONE, NONE },
-    [LSU_OP_INIT] = { { LSU_VECTOR, -1 }, NONE, NONE },
-    [LSU_OP_PREF] = { NONE, NONE, NONE },
-    [LSU_OP_LDKV] = { NONE, NONE, NONE },
-    [LSU_OP_QK_LP] = { { LSU_TENSOR, -1 }, { LSU_MEM, -1 }, NONE },
-    [LSU_OP_QK_HP] = { { LSU_TENSOR, -1 }, { LSU_MEM, -1 }, NONE },
-    [LSU_OP_SMAX] = { { LSU_VECTOR, -1 }, NONE, NONE },
-    [LSU_OP_SORT] = { { LSU_SCHED, -1 }, NONE, NONE },
-    [LSU_OP_SEL1] = { { LSU_SCHED, -1 }, { LSU_TENSOR, 0 }, { LSU_MEM, 0 } },
-    [LSU_OP_EXP] = { { LSU_LUT, -1 }, { LSU_SFU, -1 }, NONE },
-    [LSU_OP_NORM] = { { LSU_VECTOR, -1 }, { LSU_SFU, -1 }, NONE },
-    [LSU_OP_SEL2] = { { LSU_SCHED, -1 }, NONE, NONE },
-    [LSU_OP_RECOMP] = { { LSU_TENSOR, -1 }, { LSU_SFU, 0 }, { LSU_MEM, -1 } },
-    [LSU_OP_FULLHP] = { { LSU_TENSOR, -1 }, { LSU_SFU, 0 }, { LSU_MEM, -1 } },
-    [LSU_OP_RAISE] = { { LSU_VECTOR, -1 }, NONE, NONE },
-    [LSU_OP_PV] = { { LSU_TENSOR, -1 }, { LSU_MEM, -1 }, NONE },
-    [LSU_OP_SLOWPV] = { { LSU_TENSOR, -1 }, { LSU_MEM, -1 }, NONE },
-    [LSU_OP_FIN] = { { LSU_VECTOR, -1 }, NONE, NONE },
-    [LSU_OP_STO] = { { LSU_MEM, -1 }, NONE, NONE },
+static const part_desc parts[LSUCODE_NOPS][NPARTS] = {
+    [LSUCODE_OP_LDQ] = { { LSUCODE_MEM, -1 }, NONE, NONE },
+    [LSUCODE_OP_INIT] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_PREF] = { NONE, NONE, NONE },
+    [LSUCODE_OP_LDKV] = { NONE, NONE, NONE },
+    [LSUCODE_OP_QK_LP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
+    [LSUCODE_OP_QK_HP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
+    [LSUCODE_OP_SMAX] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_SORT] = { { LSUCODE_SCHED, -1 }, NONE, NONE },
+    [LSUCODE_OP_SEL1] = { { LSUCODE_SCHED, -1 }, { LSUCODE_TENSOR, 0 }, { LSUCODE_MEM, 0 } },
+    [LSUCODE_OP_EXP] = { { LSUCODE_LUT, -1 }, { LSUCODE_SFU, -1 }, NONE },
+    [LSUCODE_OP_NORM] = { { LSUCODE_VECTOR, -1 }, { LSUCODE_SFU, -1 }, NONE },
+    [LSUCODE_OP_SEL2] = { { LSUCODE_SCHED, -1 }, NONE, NONE },
+    [LSUCODE_OP_RECOMP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_SFU, 0 }, { LSUCODE_MEM, -1 } },
+    [LSUCODE_OP_FULLHP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_SFU, 0 }, { LSUCODE_MEM, -1 } },
+    [LSUCODE_OP_RAISE] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_PV] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
+    [LSUCODE_OP_SLOWPV] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
+    [LSUCODE_OP_FIN] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_STO] = { { LSUCODE_MEM, -1 }, NONE, NONE },
 };
 #undef NONE
 
@@ -283,7 +283,7 @@ static bool part_used(const lsseq *s, int op, int k)
 {
     const part_desc *p = &parts[op][k];
     if (p->unit < 0) return false;
-    if (p->unit == LSU_MEM && lsdp_operand_read(op)) return s->hw->operand_rows > 0;
+    if (p->unit == LSUCODE_MEM && lsdp_operand_read(op)) return s->hw->operand_rows > 0;
     return true;
 }
 
@@ -293,8 +293,8 @@ static bool part_used(const lsseq *s, int op, int k)
 static uint64_t slice_of(const lsseq *s, int op, int unit)
 {
     switch (unit) {
-    case LSU_TENSOR: case LSU_LUT: case LSU_SFU: case LSU_VECTOR: return (uint64_t)s->hw->interleave;
-    case LSU_MEM: return lsdp_operand_read(op) ? (uint64_t)s->hw->interleave : 0;
+    case LSUCODE_TENSOR: case LSUCODE_LUT: case LSUCODE_SFU: case LSUCODE_VECTOR: return (uint64_t)s->hw->interleave;
+    case LSUCODE_MEM: return lsdp_operand_read(op) ? (uint64_t)s->hw->interleave : 0;
     default: return 0;
     }
 }
@@ -315,7 +315,7 @@ static void record_slice(lsseq_pending *pp, int k, const lsdp_txn *t)
 }
 
 /* Send the first transaction of part k (behaviour + the first slice of its timing). */
-static void send_part(lsseq *s, lsseq_slot *sl, const lsu_instr *in, int k, uint64_t req)
+static void send_part(lsseq *s, lsseq_slot *sl, const lsucode_instr *in, int k, uint64_t req)
 {
     lsseq_pending *pp = &sl->pend;
     lsdp_txn t = { 0 };
@@ -330,7 +330,7 @@ static void send_part(lsseq *s, lsseq_slot *sl, const lsu_instr *in, int k, uint
 }
 
 /* Start every part whose dependency has finished. */
-static void start_ready_parts(lsseq *s, lsseq_slot *sl, const lsu_instr *in)
+static void start_ready_parts(lsseq *s, lsseq_slot *sl, const lsucode_instr *in)
 {
     lsseq_pending *pp = &sl->pend;
     for (bool again = true; again;) {
@@ -347,7 +347,7 @@ static void start_ready_parts(lsseq *s, lsseq_slot *sl, const lsu_instr *in)
 }
 
 /* The part owing cycles whose next slice may issue first, or -1. */
-static int next_slice_part(const lsseq *s, const lsseq_slot *sl, const lsu_instr *in)
+static int next_slice_part(const lsseq *s, const lsseq_slot *sl, const lsucode_instr *in)
 {
     const lsseq_pending *pp = &sl->pend;
     int best = -1;
@@ -357,13 +357,13 @@ static int next_slice_part(const lsseq *s, const lsseq_slot *sl, const lsu_instr
 }
 
 /* The instruction is complete: its destinations become ready at `end`; on to the next one. */
-static int retire(lsseq *s, lsseq_slot *sl, const lsu_instr *in, uint64_t issue, uint64_t end)
+static int retire(lsseq *s, lsseq_slot *sl, const lsucode_instr *in, uint64_t issue, uint64_t end)
 {
     int kind = stall_kind(in->op);
-    if (in->op == LSU_OP_STO && end > sl->stored) sl->stored = end;
+    if (in->op == LSUCODE_OP_STO && end > sl->stored) sl->stored = end;
     for (int k = 0; k < in->ndst; k++) {
         int r = in->dst[k];
-        if (r == LSU_R_KV) continue;
+        if (r == LSUCODE_R_KV) continue;
         sl->sb[r] = end;
         sl->sbk[r] = (uint8_t)kind;
     }
@@ -376,7 +376,7 @@ static int retire(lsseq *s, lsseq_slot *sl, const lsu_instr *in, uint64_t issue,
 }
 
 /* Wait in the heap for the next slice a part owes, or retire the instruction once all are done. */
-static int finish_or_wait(lsseq *s, lsseq_slot *sl, const lsu_instr *in)
+static int finish_or_wait(lsseq *s, lsseq_slot *sl, const lsucode_instr *in)
 {
     lsseq_pending *pp = &sl->pend;
     int k = next_slice_part(s, sl, in);
@@ -390,7 +390,7 @@ static int finish_or_wait(lsseq *s, lsseq_slot *sl, const lsu_instr *in)
     uint64_t end = pp->ready;
     for (int j = 0; j < NPARTS; j++)
         if (part_used(s, in->op, j) && pp->end[j] > end) end = pp->end[j];
-    if (in->op == LSU_OP_SLOWPV && sl->ctx.slow) {
+    if (in->op == LSUCODE_OP_SLOWPV && sl->ctx.slow) {
         s->slow_tiles += (uint64_t)lsdp_popc(sl->ctx.slow);
         s->slow_cycles += end - pp->ready;
     }
@@ -401,7 +401,7 @@ static int finish_or_wait(lsseq *s, lsseq_slot *sl, const lsu_instr *in)
 /* Serve the next slice a pending instruction owes. */
 static int continue_instruction(lsseq *s, lsseq_slot *sl)
 {
-    const lsu_instr *in = &s->prog->code[sl->pc];
+    const lsucode_instr *in = &s->prog->code[sl->pc];
     lsseq_pending *pp = &sl->pend;
     int k = next_slice_part(s, sl, in);
     lsdp_txn t = { 0 };
@@ -422,7 +422,7 @@ static int continue_instruction(lsseq *s, lsseq_slot *sl)
 static int step(lsseq *s, lsseq_slot *sl)
 {
     if (sl->pend.active) return continue_instruction(s, sl);
-    const lsu_instr *in = &s->prog->code[sl->pc];
+    const lsucode_instr *in = &s->prog->code[sl->pc];
     uint64_t ready = sl->ready;
     if (++sl->steps > (uint64_t)s->prog->n * (uint64_t)(sl->ntiles + 2) * 8u + 1024u) {
         snprintf(s->err, sizeof s->err, "%.100s:%d: the program does not terminate (%llu instructions of one context without END)", s->prog->file, in->line, (unsigned long long)sl->steps - 1);
@@ -431,11 +431,11 @@ static int step(lsseq *s, lsseq_slot *sl)
     if (sl->ready_cause >= 0) s->stalls[sl->ready_cause] += sl->ready_stall;
     s->instructions++;
     s->op_count[in->op]++;
-    if (in->op == LSU_OP_END) {
+    if (in->op == LSUCODE_OP_END) {
         lsdp_ctx *x = &sl->ctx;
         if (s->item_done) s->item_done(s->item_user, x);
         lsdp_txn t = { 0 };
-        send(s, sl, LSU_OP_STO, LSU_REGFILE, 1, ready, 0, &t);   /* release the registers */
+        send(s, sl, LSUCODE_OP_STO, LSUCODE_REGFILE, 1, ready, 0, &t);   /* release the registers */
         sl->busy = false;
         sl->last_end = ready;
         if (s->trace_resident && s->next_item >= s->items)
@@ -444,8 +444,8 @@ static int step(lsseq *s, lsseq_slot *sl)
         if (ready > s->core_end[sl->core]) s->core_end[sl->core] = ready;
         return start_block(s, sl, ready);
     }
-    if (in->op == LSU_OP_PREF || in->op == LSU_OP_LDKV) {
-        if (in->op == LSU_OP_PREF)
+    if (in->op == LSUCODE_OP_PREF || in->op == LSUCODE_OP_LDKV) {
+        if (in->op == LSUCODE_OP_PREF)
             for (int i = 0; i < s->prefetch_depth; i++) load_tile(s, sl, sl->cur + i, ready);
         else
             load_tile(s, sl, sl->cur + s->prefetch_depth, ready);

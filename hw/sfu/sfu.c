@@ -12,21 +12,21 @@ void lssfu_exec(lsunit *u, lsdp_txn *t)
         if (!(x->run >> wi & 1)) continue;
         lsdp_warp *w = &x->w[wi];
         switch (t->op) {
-        case LSU_OP_EXP:      /* step 5, HP sub-blocks (stage 1 / policy) */
+        case LSUCODE_OP_EXP:      /* step 5, HP sub-blocks (stage 1 / policy) */
             if (!lsdp_no_data(sh)) lsdp_exps(c, w, true, w->pre, ev, &w->above);
             exps += (uint64_t)lsdp_popc(w->active & w->pre) * sub;
             break;
-        case LSU_OP_NORM:     /* step 6: lambda = exp(mu - mu_hat), one per query (data: vector) */
+        case LSUCODE_OP_NORM:     /* step 6: lambda = exp(mu - mu_hat), one per query (data: vector) */
             exps += (uint64_t)sh->b_q;
             break;
-        case LSU_OP_RECOMP:   /* step 8: exponentials of the recompute set */
+        case LSUCODE_OP_RECOMP:   /* step 8: exponentials of the recompute set */
             for (int th = 0; th < c->n_k && !lsdp_no_data(sh); th++)
                 if (w->post >> th & 1u)
                     w->above |= lslamp_exps(c, true, w->io.Y, w->io.ldy, th, c->b_q, w->ws.mu_hat, w->ws.mu_lp,
                                             w->ws.E, w->ws.s, ev);
             exps += (uint64_t)lsdp_popc(w->post) * sub;
             break;
-        case LSU_OP_FULLHP:
+        case LSUCODE_OP_FULLHP:
             for (int th = 0; th < c->n_k && !lsdp_no_data(sh); th++)
                 if (w->rest >> th & 1u)
                     w->above |= lslamp_exps(c, true, w->io.Y, w->io.ldy, th, c->b_q, w->ws.mu_hat, w->ws.mu_lp,
@@ -37,9 +37,9 @@ void lssfu_exec(lsunit *u, lsdp_txn *t)
             break;
         }
     }
-    if (t->op == LSU_OP_EXP && lsdp_tile_hp(x))   /* whole tiles: exp of the masked logits too */
+    if (t->op == LSUCODE_OP_EXP && lsdp_tile_hp(x))   /* whole tiles: exp of the masked logits too */
         exps += lsdp_masked_padding(u->hw, x).subblocks * sub;
-    if (t->op == LSU_OP_NORM) exps += lsdp_masked_padding(u->hw, x).warps * (uint64_t)sh->b_q;
+    if (t->op == LSUCODE_OP_NORM) exps += lsdp_masked_padding(u->hw, x).warps * (uint64_t)sh->b_q;
     uint64_t busy = lsdp_ceil_div(exps, (uint64_t)u->hw->sfu_lanes);
     lsunit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->sfu_latency, exps);
 }

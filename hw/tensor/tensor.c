@@ -86,10 +86,10 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
     uint64_t m8 = 0, m16 = 0, extra = 0;
     lslamp_events *ev = &x->stats->ev;
     switch (t->op) {
-    case LSU_OP_QK_LP:
-    case LSU_OP_QK_HP: {
+    case LSUCODE_OP_QK_LP:
+    case LSUCODE_OP_QK_HP: {
         if (x->wlo < 0) break;
-        bool allhp = t->op == LSU_OP_QK_HP;
+        bool allhp = t->op == LSUCODE_OP_QK_HP;
         bool no_data = lsdp_no_data(sh);
         /* Step 1 for the running warps, whole block at once (as the engine). */
         lslamp_tile_io bio = x->w[x->wlo].io;
@@ -117,12 +117,12 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
         if (!allhp) extra = (uint64_t)((sh->dim + hw->promote_interval - 1) / hw->promote_interval - 1);
         break;
     }
-    case LSU_OP_SEL1:   /* timing of the stage-1 HP recomputes (data: lslamp_stage1, scheduler) */
+    case LSUCODE_OP_SEL1:   /* timing of the stage-1 HP recomputes (data: lslamp_stage1, scheduler) */
         for (int wi = 0; wi < sh->n_q; wi++)
             if ((x->run >> wi & 1) && !x->w[wi].io.y_is_hp && c->policy != &lslamp_policy_none)
                 m16 += (uint64_t)lsdp_popc(x->w[wi].pre) * sub_macs;
         break;
-    case LSU_OP_RECOMP:   /* step 8: HP logits of the recompute set */
+    case LSUCODE_OP_RECOMP:   /* step 8: HP logits of the recompute set */
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
@@ -132,7 +132,7 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
             m16 += (uint64_t)lsdp_popc(w->post) * sub_macs;
         }
         break;
-    case LSU_OP_FULLHP:   /* G-16 option: the rest of a disruptive tile in HP */
+    case LSUCODE_OP_FULLHP:   /* G-16 option: the rest of a disruptive tile in HP */
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
@@ -146,9 +146,9 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
             m16 += (uint64_t)lsdp_popc(w->rest) * sub_macs;
         }
         break;
-    case LSU_OP_PV:
-    case LSU_OP_SLOWPV: {
-        bool slow = t->op == LSU_OP_SLOWPV;
+    case LSUCODE_OP_PV:
+    case LSUCODE_OP_SLOWPV: {
+        bool slow = t->op == LSUCODE_OP_SLOWPV;
         uint64_t passes = 0;
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1) || ((x->slow >> wi & 1) != slow)) continue;

@@ -1,6 +1,6 @@
 /* hw/ucode/ucode_asm.c — instruction table and the two-pass text assembler. */
 #define _POSIX_C_SOURCE 200809L
-#include "ucode.h"
+#include "lsucode.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -8,42 +8,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const unit_names[LSU_NUNITS] = { "sequencer", "memory", "tensor", "lut", "sfu", "vector",
+static const char *const unit_names[LSUCODE_NUNITS] = { "sequencer", "memory", "tensor", "lut", "sfu", "vector",
                                                     "scheduler", "regfile" };
-const char *lsu_unit_name(int u) { return u >= 0 && u < LSU_NUNITS ? unit_names[u] : "?"; }
+const char *lsucode_unit_name(int u) { return u >= 0 && u < LSUCODE_NUNITS ? unit_names[u] : "?"; }
 
-static const char *const region_names[LSU_NREGIONS] = { "Q", "KV", "Y", "M", "SEL", "E", "ST", "O" };
-const char *lsu_region_name(int r) { return r >= 0 && r < LSU_NREGIONS ? region_names[r] : "?"; }
+static const char *const region_names[LSUCODE_NREGIONS] = { "Q", "KV", "Y", "M", "SEL", "E", "ST", "O" };
+const char *lsucode_region_name(int r) { return r >= 0 && r < LSUCODE_NREGIONS ? region_names[r] : "?"; }
 
-static const lsu_opinfo ops[LSU_NOPS] = {
-    [LSU_OP_LDQ] = { "LDQ", LSU_MEM, 1, 1, 0, 0, 0, "load the query block, pre-scale and transpose it" },
-    [LSU_OP_INIT] = { "INIT", LSU_VECTOR, 1, 2, 0, 0, 0, "reset row state (mu, omega) and the O accumulator" },
-    [LSU_OP_PREF] = { "PREF", LSU_MEM, 1, 1, 0, 0, 0, "prefetch the first key/value tiles (prefetch depth)" },
-    [LSU_OP_LDKV] = { "LDKV", LSU_MEM, 1, 1, 0, 0, 0, "prefetch the key/value tile prefetch-depth tiles ahead" },
-    [LSU_OP_QK_LP] = { "QK.LP", LSU_TENSOR, 1, 1, 1, 3, 0, "logit tile in the 8-bit accumulator (e4m3)" },
-    [LSU_OP_QK_HP] = { "QK.HP", LSU_TENSOR, 1, 1, 1, 3, 0, "logit tile in the 16-bit accumulator (e4m11)" },
-    [LSU_OP_SMAX] = { "SMAX", LSU_VECTOR, 1, 1, 1, 2, 0, "sub-block maxima of the logits" },
-    [LSU_OP_SORT] = { "SORT", LSU_SCHED, 1, 1, 1, 3, 0, "threats against the running max, stable sort" },
-    [LSU_OP_SEL1] = { "SEL1", LSU_SCHED, 1, 3, 1, 6, 0, "pre-selection: stage-1 safety margin (HP recompute of failing sub-blocks)" },
-    [LSU_OP_EXP] = { "EXP", LSU_LUT, 1, 1, 1, 4, 0, "exponentials: LP sub-blocks on the LUT, HP sub-blocks on the SFU" },
-    [LSU_OP_NORM] = { "NORM", LSU_VECTOR, 1, 1, 1, 3, 0, "normaliser: lambda (SFU), alpha, omega_hat" },
-    [LSU_OP_SEL2] = { "SEL2", LSU_SCHED, 1, 1, 1, 4, 0, "stage 2: costs and block-LAMP subset selection (recompute set)" },
-    [LSU_OP_RECOMP] = { "RECOMP", LSU_TENSOR, 1, 2, 1, 5, 0, "recompute set: HP logits (tensor) and HP exponentials (SFU)" },
-    [LSU_OP_FULLHP] = { "FULLHP", LSU_TENSOR, 1, 2, 1, 5, 0, "disruptive_numerics=full_tile_hp: rest of a disruptive tile in HP" },
-    [LSU_OP_RAISE] = { "RAISE", LSU_VECTOR, 1, 2, 1, 4, 0, "above_one=raise: raise mu_hat and redo the exponentials" },
-    [LSU_OP_PV] = { "PV", LSU_TENSOR, 1, 1, 1, 4, 0, "update O = O*lambda + P.V for warps on the fast path" },
-    [LSU_OP_SLOWPV] = { "SLOWPV", LSU_TENSOR, 1, 1, 1, 4, 0, "disruptive slow path: sequential fully 16-bit update of O" },
-    [LSU_OP_FIN] = { "FIN", LSU_VECTOR, 1, 1, 1, 2, 0, "O / omega after the last key tile" },
-    [LSU_OP_STO] = { "STO", LSU_MEM, 0, 0, 1, 1, 0, "store the output block" },
-    [LSU_OP_JND] = { "JND", LSU_SEQ, 0, 0, 0, 0, 1, "jump if no warp of the tile is disruptive (compact layout, >= 2 HP sub-blocks)" },
-    [LSU_OP_JMP] = { "JMP", LSU_SEQ, 0, 0, 0, 0, 1, "jump" },
-    [LSU_OP_NEXT] = { "NEXT", LSU_SEQ, 0, 0, 0, 0, 1, "advance to the next key tile with work; jump if there is one" },
-    [LSU_OP_END] = { "END", LSU_SEQ, 0, 0, 0, 0, 0, "end of the context's program" },
+static const lsucode_opinfo ops[LSUCODE_NOPS] = {
+    [LSUCODE_OP_LDQ] = { "LDQ", LSUCODE_MEM, 1, 1, 0, 0, 0, "load the query block, pre-scale and transpose it" },
+    [LSUCODE_OP_INIT] = { "INIT", LSUCODE_VECTOR, 1, 2, 0, 0, 0, "reset row state (mu, omega) and the O accumulator" },
+    [LSUCODE_OP_PREF] = { "PREF", LSUCODE_MEM, 1, 1, 0, 0, 0, "prefetch the first key/value tiles (prefetch depth)" },
+    [LSUCODE_OP_LDKV] = { "LDKV", LSUCODE_MEM, 1, 1, 0, 0, 0, "prefetch the key/value tile prefetch-depth tiles ahead" },
+    [LSUCODE_OP_QK_LP] = { "QK.LP", LSUCODE_TENSOR, 1, 1, 1, 3, 0, "logit tile in the 8-bit accumulator (e4m3)" },
+    [LSUCODE_OP_QK_HP] = { "QK.HP", LSUCODE_TENSOR, 1, 1, 1, 3, 0, "logit tile in the 16-bit accumulator (e4m11)" },
+    [LSUCODE_OP_SMAX] = { "SMAX", LSUCODE_VECTOR, 1, 1, 1, 2, 0, "sub-block maxima of the logits" },
+    [LSUCODE_OP_SORT] = { "SORT", LSUCODE_SCHED, 1, 1, 1, 3, 0, "threats against the running max, stable sort" },
+    [LSUCODE_OP_SEL1] = { "SEL1", LSUCODE_SCHED, 1, 3, 1, 6, 0, "pre-selection: stage-1 safety margin (HP recompute of failing sub-blocks)" },
+    [LSUCODE_OP_EXP] = { "EXP", LSUCODE_LUT, 1, 1, 1, 4, 0, "exponentials: LP sub-blocks on the LUT, HP sub-blocks on the SFU" },
+    [LSUCODE_OP_NORM] = { "NORM", LSUCODE_VECTOR, 1, 1, 1, 3, 0, "normaliser: lambda (SFU), alpha, omega_hat" },
+    [LSUCODE_OP_SEL2] = { "SEL2", LSUCODE_SCHED, 1, 1, 1, 4, 0, "stage 2: costs and block-LAMP subset selection (recompute set)" },
+    [LSUCODE_OP_RECOMP] = { "RECOMP", LSUCODE_TENSOR, 1, 2, 1, 5, 0, "recompute set: HP logits (tensor) and HP exponentials (SFU)" },
+    [LSUCODE_OP_FULLHP] = { "FULLHP", LSUCODE_TENSOR, 1, 2, 1, 5, 0, "disruptive_numerics=full_tile_hp: rest of a disruptive tile in HP" },
+    [LSUCODE_OP_RAISE] = { "RAISE", LSUCODE_VECTOR, 1, 2, 1, 4, 0, "above_one=raise: raise mu_hat and redo the exponentials" },
+    [LSUCODE_OP_PV] = { "PV", LSUCODE_TENSOR, 1, 1, 1, 4, 0, "update O = O*lambda + P.V for warps on the fast path" },
+    [LSUCODE_OP_SLOWPV] = { "SLOWPV", LSUCODE_TENSOR, 1, 1, 1, 4, 0, "disruptive slow path: sequential fully 16-bit update of O" },
+    [LSUCODE_OP_FIN] = { "FIN", LSUCODE_VECTOR, 1, 1, 1, 2, 0, "O / omega after the last key tile" },
+    [LSUCODE_OP_STO] = { "STO", LSUCODE_MEM, 0, 0, 1, 1, 0, "store the output block" },
+    [LSUCODE_OP_JND] = { "JND", LSUCODE_SEQ, 0, 0, 0, 0, 1, "jump if no warp of the tile is disruptive (compact layout, >= 2 HP sub-blocks)" },
+    [LSUCODE_OP_JMP] = { "JMP", LSUCODE_SEQ, 0, 0, 0, 0, 1, "jump" },
+    [LSUCODE_OP_NEXT] = { "NEXT", LSUCODE_SEQ, 0, 0, 0, 0, 1, "advance to the next key tile with work; jump if there is one" },
+    [LSUCODE_OP_END] = { "END", LSUCODE_SEQ, 0, 0, 0, 0, 0, "end of the context's program" },
 };
 
-const lsu_opinfo *lsu_op_info(int op) { return op >= 0 && op < LSU_NOPS ? &ops[op] : NULL; }
+const lsucode_opinfo *lsucode_op_info(int op) { return op >= 0 && op < LSUCODE_NOPS ? &ops[op] : NULL; }
 
-void lsu_program_free(lsu_program *p)
+void lsucode_program_free(lsucode_program *p)
 {
     if (!p) return;
     free(p->code);
@@ -85,7 +85,7 @@ typedef struct { int instr; char name[64]; } fixup_t;
 
 static int find_op(const char *m)
 {
-    for (int i = 0; i < LSU_NOPS; i++) {
+    for (int i = 0; i < LSUCODE_NOPS; i++) {
         const char *a = ops[i].mnemonic, *b = m;
         while (*a && *b && toupper((unsigned char)*a) == toupper((unsigned char)*b)) { a++; b++; }
         if (!*a && !*b) return i;
@@ -95,7 +95,7 @@ static int find_op(const char *m)
 
 static int find_region(const char *s)
 {
-    for (int r = 0; r < LSU_NREGIONS; r++) {
+    for (int r = 0; r < LSUCODE_NREGIONS; r++) {
         const char *a = region_names[r], *b = s;
         while (*a && *b && toupper((unsigned char)*a) == toupper((unsigned char)*b)) { a++; b++; }
         if (!*a && !*b) return r;
@@ -122,7 +122,7 @@ static int parse_regions(char *s, int *out, int max, char *bad, size_t badlen)
     return n;
 }
 
-int lsu_assemble(const char *text, const char *name, lsu_program *p, char *err, size_t errlen)
+int lsucode_assemble(const char *text, const char *name, lsucode_program *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->file, sizeof p->file, "%s", name ? name : "<program>");
@@ -185,10 +185,10 @@ int lsu_assemble(const char *text, const char *name, lsu_program *p, char *err, 
                 if (!valid_ident(rest)) { rc = errf(err, errlen, file, line, NULL, ".program needs a name"); goto done; }
                 snprintf(p->name, sizeof p->name, "%s", rest);
             } else if (!strcmp(mn, ".ylayout")) {
-                if (!strcmp(rest, "config")) p->ylayout = LSU_Y_CONFIG;
-                else if (!strcmp(rest, "full")) p->ylayout = LSU_Y_FULL;
-                else if (!strcmp(rest, "compact")) p->ylayout = LSU_Y_COMPACT;
-                else if (!strcmp(rest, "lp")) p->ylayout = LSU_Y_LP;
+                if (!strcmp(rest, "config")) p->ylayout = LSUCODE_Y_CONFIG;
+                else if (!strcmp(rest, "full")) p->ylayout = LSUCODE_Y_FULL;
+                else if (!strcmp(rest, "compact")) p->ylayout = LSUCODE_Y_COMPACT;
+                else if (!strcmp(rest, "lp")) p->ylayout = LSUCODE_Y_LP;
                 else { rc = errf(err, errlen, file, line, NULL, ".ylayout must be config, full, compact or lp (got '%s')", rest); goto done; }
             } else {
                 rc = errf(err, errlen, file, line, NULL, "unknown directive '%s' (expected .program or .ylayout)", mn);
@@ -198,14 +198,14 @@ int lsu_assemble(const char *text, const char *name, lsu_program *p, char *err, 
         }
         int op = find_op(mn);
         if (op < 0) { rc = errf(err, errlen, file, line, mn, "unknown instruction (see docs/isa.md)"); goto done; }
-        const lsu_opinfo *oi = &ops[op];
+        const lsucode_opinfo *oi = &ops[op];
         if (p->n == cap) {
             cap *= 2;
-            lsu_instr *t = realloc(p->code, (size_t)cap * sizeof *t);
+            lsucode_instr *t = realloc(p->code, (size_t)cap * sizeof *t);
             if (!t) { rc = errf(err, errlen, file, line, NULL, "out of memory"); goto done; }
             p->code = t;
         }
-        lsu_instr *in = &p->code[p->n];
+        lsucode_instr *in = &p->code[p->n];
         memset(in, 0, sizeof *in);
         in->op = op;
         in->line = line;
@@ -236,9 +236,9 @@ int lsu_assemble(const char *text, const char *name, lsu_program *p, char *err, 
                 rc = errf(err, errlen, file, line, oi->mnemonic, "expects 'destinations <- sources'");
                 goto done;
             }
-            int nd = parse_regions(dpart, in->dst, LSU_MAX_OPS, bad, sizeof bad);
+            int nd = parse_regions(dpart, in->dst, LSUCODE_MAX_OPS, bad, sizeof bad);
             if (nd < 0) { rc = errf(err, errlen, file, line, oi->mnemonic, "unknown region '%s' (regions: Q KV Y M SEL E ST O)", bad); goto done; }
-            int ns = parse_regions(spart, in->src, LSU_MAX_OPS, bad, sizeof bad);
+            int ns = parse_regions(spart, in->src, LSUCODE_MAX_OPS, bad, sizeof bad);
             if (ns < 0) { rc = errf(err, errlen, file, line, oi->mnemonic, "unknown region '%s' (regions: Q KV Y M SEL E ST O)", bad); goto done; }
             if (nd < oi->min_dst || nd > oi->max_dst)
                 { rc = errf(err, errlen, file, line, oi->mnemonic, "takes %d..%d destination regions, got %d", oi->min_dst, oi->max_dst, nd); goto done; }
@@ -253,16 +253,16 @@ int lsu_assemble(const char *text, const char *name, lsu_program *p, char *err, 
         int t = -1;
         for (int l = 0; l < nl; l++)
             if (!strcmp(labels[l].name, fix[i].name)) t = labels[l].index;
-        lsu_instr *in = &p->code[fix[i].instr];
+        lsucode_instr *in = &p->code[fix[i].instr];
         if (t < 0) { rc = errf(err, errlen, file, in->line, ops[in->op].mnemonic, "undefined label '%s'", fix[i].name); goto done; }
         if (t >= p->n) { rc = errf(err, errlen, file, in->line, ops[in->op].mnemonic, "label '%s' is past the last instruction", fix[i].name); goto done; }
         in->target = t;
     }
     if (p->n == 0) { rc = errf(err, errlen, file, line, NULL, "empty program"); goto done; }
     int has_end = 0;
-    for (int i = 0; i < p->n; i++) has_end |= p->code[i].op == LSU_OP_END;
+    for (int i = 0; i < p->n; i++) has_end |= p->code[i].op == LSUCODE_OP_END;
     if (!has_end) { rc = errf(err, errlen, file, p->code[p->n - 1].line, NULL, "program has no END"); goto done; }
-    if (p->code[p->n - 1].op != LSU_OP_END && p->code[p->n - 1].op != LSU_OP_JMP)
+    if (p->code[p->n - 1].op != LSUCODE_OP_END && p->code[p->n - 1].op != LSUCODE_OP_JMP)
         { rc = errf(err, errlen, file, p->code[p->n - 1].line, ops[p->code[p->n - 1].op].mnemonic, "the last instruction must be END or JMP (execution would run off the end)"); goto done; }
 done:
     free(labels);
@@ -272,7 +272,7 @@ done:
     return rc;
 }
 
-int lsu_assemble_file(const char *path, lsu_program *p, char *err, size_t errlen)
+int lsucode_assemble_file(const char *path, lsucode_program *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     FILE *f = fopen(path, "rb");
@@ -294,7 +294,7 @@ int lsu_assemble_file(const char *path, lsu_program *p, char *err, size_t errlen
     if (!t) { if (err && errlen) snprintf(err, errlen, "%s: out of memory", path); return -1; }
     t[n] = 0;
     if (strlen(t) != n) { free(t); if (err && errlen) snprintf(err, errlen, "%s: binary file (NUL byte)", path); return -1; }
-    int rc = lsu_assemble(t, path, p, err, errlen);
+    int rc = lsucode_assemble(t, path, p, err, errlen);
     free(t);
     return rc;
 }

@@ -13,7 +13,7 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
     uint64_t ops = 0;
     bool no_data = lsdp_no_data(sh);
     switch (t->op) {
-    case LSU_OP_INIT:
+    case LSUCODE_OP_INIT:
         ops = (uint64_t)br * d + 2u * br;
         if (no_data) break;
         for (int j = 0; j < br; j++) { x->mu[j] = -INFINITY; x->om32[j] = 0.0f; x->om64[j] = 0.0; }
@@ -21,7 +21,7 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
         memset(x->O64, 0, (size_t)br * d * sizeof(double));
         if (sh->accuracy) memset(x->Ebuf, 0, (size_t)sh->nkt * sh->bc * br * sizeof(float));
         break;
-    case LSU_OP_SMAX:     /* step 2: maxima, active sub-blocks, unmasked logits */
+    case LSUCODE_OP_SMAX:     /* step 2: maxima, active sub-blocks, unmasked logits */
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
@@ -40,7 +40,7 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
             for (int th = 0; th < nk; th++) w->cnt.subblocks_active += (int)(active >> th & 1u);
         }
         break;
-    case LSU_OP_NORM:     /* step 6 */
+    case LSUCODE_OP_NORM:     /* step 6 */
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
@@ -49,7 +49,7 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
             lslamp_normaliser(c, &w->st, w->ws.mu_hat, w->ws.E, bq, w->ws.lambda, w->ws.alpha, w->ws.omega_hat);
         }
         break;
-    case LSU_OP_RAISE:    /* G-15 option: raise mu_hat to the HP maximum, redo the exponentials */
+    case LSUCODE_OP_RAISE:    /* G-15 option: raise mu_hat to the HP maximum, redo the exponentials */
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1)) continue;
             lsdp_warp *w = &x->w[wi];
@@ -74,7 +74,7 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
             }
         }
         break;
-    case LSU_OP_FIN:
+    case LSUCODE_OP_FIN:
         for (int wi = 0; wi < sh->n_q; wi++) {
             int nqw = x->nqv - wi * bq;
             if (nqw > bq) nqw = bq;
@@ -89,8 +89,8 @@ void lsvector_exec(lsunit *u, lsdp_txn *t)
     default:
         break;
     }
-    if (t->op == LSU_OP_SMAX || t->op == LSU_OP_NORM)   /* whole tiles: the warps that do not run it too */
-        ops += lsdp_masked_padding(u->hw, x).warps * (uint64_t)(sh->bc + (t->op == LSU_OP_NORM ? 3 : 0)) * bq;
+    if (t->op == LSUCODE_OP_SMAX || t->op == LSUCODE_OP_NORM)   /* whole tiles: the warps that do not run it too */
+        ops += lsdp_masked_padding(u->hw, x).warps * (uint64_t)(sh->bc + (t->op == LSUCODE_OP_NORM ? 3 : 0)) * bq;
     uint64_t busy = lsdp_ceil_div(ops, (uint64_t)u->hw->vec_lanes);
     lsunit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->vec_latency, ops);
 }

@@ -1,7 +1,7 @@
 /* lampsim validate FILE... [--set key=value]... [--build]
  * lampsim config --dump [FILE] [--set key=value]... [-o OUT]
  * lampsim config --explain KEY | --list | --docs [OUT] */
-#include "cmd_config.h"
+#include "commands.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +52,7 @@ static int take_set(int *i, int argc, char **argv, const char **sets, int *nsets
     return 1;
 }
 
-int lscli_validate(int argc, char **argv)
+int ls_cli_validate(int argc, char **argv)
 {
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -146,7 +146,7 @@ static void config_usage(FILE *out)
           out);
 }
 
-int lscli_config(int argc, char **argv)
+int ls_cli_config(int argc, char **argv)
 {
     enum { NONE, DUMP, EXPLAIN, LIST, DOCS } action = NONE;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);

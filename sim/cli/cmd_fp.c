@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "fp.h"
+#include "lsfp.h"
 #include "npy.h"
 
 static const char *k_fp_usage =
@@ -385,7 +385,7 @@ static int parse_opts(int argc, char **argv, fp_opts *o)
     return 0;
 }
 
-int lscli_fp(int argc, char **argv)
+int ls_cli_fp(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fprintf(argc < 2 ? stderr : stdout, k_fp_usage, lsfp_format_names());

@@ -50,7 +50,7 @@ static int write_outputs(const char *dir, int force, const ls_model *m, const ls
     return rc;
 }
 
-int lscli_model(int argc, char **argv)
+int ls_cli_model(int argc, char **argv)
 {
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char *file = NULL, *out_dir = NULL;

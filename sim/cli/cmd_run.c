@@ -26,7 +26,7 @@ static void run_usage(FILE *out)
           out);
 }
 
-int lscli_run(int argc, char **argv)
+int ls_cli_run(int argc, char **argv)
 {
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char *config_path = NULL;

@@ -3,10 +3,16 @@
 #ifndef LAMPSIM_CLI_COMMANDS_H
 #define LAMPSIM_CLI_COMMANDS_H
 
-int lscli_fp(int argc, char **argv);
-int lscli_run(int argc, char **argv);
-int lscli_validate(int argc, char **argv);
-int lscli_config(int argc, char **argv);
-int lscli_model(int argc, char **argv);
+int ls_cli_fp(int argc, char **argv);         /* cmd_fp.c */
+int ls_cli_run(int argc, char **argv);        /* cmd_run.c */
+int ls_cli_validate(int argc, char **argv);   /* cmd_config.c: nothing written on error (2) */
+int ls_cli_config(int argc, char **argv);     /* cmd_config.c */
+int ls_cli_model(int argc, char **argv);      /* cmd_model.c */
+int ls_cli_sweep(int argc, char **argv);      /* cmd_sweep.c: expand | run | merge */
+int ls_cli_report(int argc, char **argv);     /* cmd_report.c */
+int ls_cli_compare(int argc, char **argv);    /* cmd_compare.c */
+
+/* Shared by the commands: 1 if dir/name is a regular file. */
+int ls_cli_is_file(const char *dir, const char *name);
 
 #endif

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd_sweep.h"
 #include "commands.h"
 #include "lampsim_version.h"
 
@@ -13,14 +12,14 @@ typedef struct {
 } command;
 
 static const command k_commands[] = {
-    {"run", lscli_run, "run a configuration (default: the embedded one) and report"},
-    {"validate", lscli_validate, "check configuration files without running them"},
-    {"config", lscli_config, "show the resolved configuration (--dump) or explain a key (--explain)"},
-    {"sweep", lscli_sweep, "expand, run (parallel, resumable, sharded) and merge sweeps of configurations"},
-    {"report", lscli_report, "write report.html (tables and figures) for a run or sweep directory"},
-    {"compare", lscli_compare, "side-by-side table of runs: cycles, speedup, utilisation, recompute, accuracy"},
-    {"model", lscli_model, "model-level cycles: every layer of a model description through the timed model"},
-    {"fp", lscli_fp, "explore the number formats: round, encode, decode, table, lut, dot"},
+    {"run", ls_cli_run, "run a configuration (default: the embedded one) and report"},
+    {"validate", ls_cli_validate, "check configuration files without running them"},
+    {"config", ls_cli_config, "show the resolved configuration (--dump) or explain a key (--explain)"},
+    {"sweep", ls_cli_sweep, "expand, run (parallel, resumable, sharded) and merge sweeps of configurations"},
+    {"report", ls_cli_report, "write report.html (tables and figures) for a run or sweep directory"},
+    {"compare", ls_cli_compare, "side-by-side table of runs: cycles, speedup, utilisation, recompute, accuracy"},
+    {"model", ls_cli_model, "model-level cycles: every layer of a model description through the timed model"},
+    {"fp", ls_cli_fp, "explore the number formats: round, encode, decode, table, lut, dot"},
 };
 
 static void usage(FILE *out)

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lslamp.h"   /* the algorithm's numeric choices: one enum family (lslamp_arith, ...) */
+
 #define LS_CFG_NAME_MAX 128
 #define LS_CFG_TEXT_MAX 512
 #define LS_CFG_PATH_MAX 1024
@@ -20,17 +22,10 @@
 /* ---- enumerations (the YAML spelling is in the comment; order = schema order) ---- */
 typedef enum { LS_MODE_LAMP, LS_MODE_FA2_FP32, LS_MODE_FA2_16BIT, LS_MODE_PURE_8BIT, LS_MODE_LAMP_CODE,
                LS_MODE_RANDOM } ls_cfg_mode; /* lamp fa2_fp32 fa2_16bit pure_8bit lamp_code random */
-typedef enum { LS_ARITH_HARDWARE, LS_ARITH_PAPER } ls_cfg_arith;            /* hardware paper */
 typedef enum { LS_ACC_AUTO, LS_ACC_PAPER, LS_ACC_EXACT } ls_cfg_acc_model;  /* auto paper exact */
 typedef enum { LS_ROUND_RNE, LS_ROUND_RTZ, LS_ROUND_STOCHASTIC } ls_cfg_rounding;
 typedef enum { LS_OVF_SATURATE, LS_OVF_NAN } ls_cfg_overflow;
-typedef enum { LS_MULP_TRUNC_E4M3, LS_MULP_RNE_E4M3, LS_MULP_EXACT } ls_cfg_mu_lp_shift;
-typedef enum { LS_HPS_UE5M11, LS_HPS_EXACT } ls_cfg_hp_shift;
-typedef enum { LS_SCALE_PRE_FP32, LS_SCALE_PRE_BF16, LS_SCALE_POST } ls_cfg_scale_point;
 typedef enum { LS_ORDER_ASCENDING, LS_ORDER_DESCENDING } ls_cfg_acc_order;
-typedef enum { LS_TIE_WORST_QUERY, LS_TIE_LEXICOGRAPHIC } ls_cfg_tiebreak;
-typedef enum { LS_DISR_FLAGGED_ONLY, LS_DISR_FULL_TILE_HP } ls_cfg_disruptive;
-typedef enum { LS_ABOVE_ONE_KEEP, LS_ABOVE_ONE_RAISE } ls_cfg_above_one;
 typedef enum { LS_STATE_FP32, LS_STATE_FP64 } ls_cfg_state_precision;
 typedef enum { LS_LAYOUT_COMPACT, LS_LAYOUT_FULL } ls_cfg_layout;
 typedef enum { LS_DTYPE_FP32, LS_DTYPE_BF16, LS_DTYPE_FP16 } ls_cfg_dtype;
@@ -41,6 +36,13 @@ typedef struct ls_cfg_unit {
     int lanes;    /* operations issued per cycle per core */
     int latency;  /* cycles from issue to result */
 } ls_cfg_unit;
+
+/* picojoules per action (Accelergy style: the timed model counts actions, see timed_energy.h) */
+typedef struct ls_cfg_energy {
+    double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
+    double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
+    double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b;
+} ls_cfg_energy;
 
 typedef struct ls_cfg_accelerator {
     char name[LS_CFG_NAME_MAX];
@@ -63,29 +65,27 @@ typedef struct ls_cfg_accelerator {
     struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
              int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
              int operand_read_rows; bool q_operand_reads; int kv_shared_contexts; bool v_transpose; } memory;
-    struct { double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
-             double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
-             double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b; } energy;
+    ls_cfg_energy energy;
 } ls_cfg_accelerator;
 
 typedef struct ls_cfg_algorithm {
     ls_cfg_mode mode;
     ls_cfg_operand_format operand_format;   /* bytes of Q/K/V in memory and operands (timing) */
-    ls_cfg_arith arithmetic;
+    lslamp_arith arithmetic;
     ls_cfg_acc_model acc_model;
     int b_q, n_q, b_k, n_k;
     double tau, delta;
     bool stage1, stage2;
     ls_cfg_rounding rounding;
     ls_cfg_overflow overflow;
-    ls_cfg_mu_lp_shift mu_lp_shift;
-    ls_cfg_hp_shift hp_shift;
-    ls_cfg_scale_point scale_point;
+    lslamp_mu_shift mu_lp_shift;
+    lslamp_hp_shift hp_shift;
+    lslamp_scale_point scale_point;
     ls_cfg_acc_order acc_order;
     int chunk_k;
-    ls_cfg_tiebreak knapsack_tiebreak;
-    ls_cfg_disruptive disruptive_numerics;
-    ls_cfg_above_one above_one;
+    lslamp_tiebreak knapsack_tiebreak;
+    lslamp_disruptive disruptive_numerics;
+    lslamp_above_one above_one;
     ls_cfg_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;

@@ -13,7 +13,7 @@
 
 #include "config.h"
 #include "config_internal.h"
-#include "lamp.h"
+#include "lslamp.h"
 #include "io_common.h"
 #include "lampsim_version.h"
 #include "yamltree.h"
@@ -821,7 +821,7 @@ static int check_formats(ctx *c)
     const char *src[LSLAMP_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
                                          a->hp_shift_format, a->hp_exp_format};
     for (int r = 0; r < LSLAMP_FMT_COUNT; r++) snprintf(names[r], sizeof names[r], "%s", src[r]);
-    lslamp_arith ar = a->arithmetic == LS_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
+    lslamp_arith ar = a->arithmetic == LSLAMP_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
     lsfp_format f[LSLAMP_FMT_COUNT];
     char why[600], key[64];
     int which = 0;
@@ -865,7 +865,7 @@ static int check(ctx *c)
                        ? "selects sub-blocks from the data" : "does not run on the timed model");
             return -1;
         }
-        if (a->above_one == LS_ABOVE_ONE_RAISE) {
+        if (a->above_one == LSLAMP_ABOVE_RAISE) {
             err_at(c, later(c, "timed.timing_only", "algorithm.above_one"),
                    "timed.timing_only cannot time algorithm.above_one = raise (its cost depends on the data)");
             return -1;

@@ -15,27 +15,30 @@
 
 void ls_engine_params_default(ls_engine_params *p)
 {
+    /* the block procedure's knobs take hw/lamp's defaults (one source); the engine adds its own */
+    lslamp_cfg c;
+    lslamp_cfg_default(&c);
     memset(p, 0, sizeof *p);
     p->mode = LSE_MODE_LAMP;
-    p->arithmetic = LSE_ARITH_HARDWARE;
+    p->arithmetic = c.arith;
     p->acc_model = LSE_ACC_AUTO;
-    p->b_q = 32; p->n_q = 4; p->b_k = 16; p->n_k = 4;
-    p->tau = 0.5;
-    p->delta = 1.0 / 256.0;
-    p->stage1 = true; p->stage2 = true;
+    p->b_q = c.b_q; p->n_q = 4; p->b_k = c.b_k; p->n_k = c.n_k;
+    p->tau = c.tau;
+    p->delta = c.delta;
+    p->stage1 = c.stage1; p->stage2 = c.stage2;
     p->rounding = LSE_ROUND_RNE;
     p->overflow = LSE_OVERFLOW_SATURATE;
-    p->mu_lp_shift = LSE_MU_TRUNC_E4M3;
-    p->hp_shift = LSE_HP_SHIFT_UE5M11;
-    p->scale_point = LSE_SCALE_PRE_FP32;
+    p->mu_lp_shift = c.mu_shift;
+    p->hp_shift = c.hp_shift;
+    p->scale_point = c.scale_point;
     p->acc_order = LSE_ORDER_ASCENDING;
-    p->chunk_k = 1;
-    p->knapsack_tiebreak = LSE_TIE_WORST_QUERY;
-    p->disruptive_numerics = LSE_DISRUPT_FLAGGED_ONLY;
-    p->above_one = LSE_ABOVE_KEEP;
+    p->chunk_k = c.chunk_k;
+    p->knapsack_tiebreak = c.tiebreak;
+    p->disruptive_numerics = c.disruptive;
+    p->above_one = c.above_one;
     p->state_precision = LSE_STATE_FP32;
     p->lamp_code_tau = 1.5;
-    p->random_rate = 0.1;
+    p->random_rate = c.random_rate;
     p->seed = 0;
     p->threads = 1;
     p->compute_reference = true;
@@ -70,20 +73,20 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *
     c->b_q = p->b_q; c->b_k = p->b_k; c->n_k = p->n_k; c->d = dim;
     c->delta = p->delta; c->tau = p->tau;
     c->stage1 = p->stage1; c->stage2 = p->stage2;
-    c->arith = p->arithmetic == LSE_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
+    c->arith = p->arithmetic == LSLAMP_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
     if (p->acc_model == LSE_ACC_PAPER) c->acc_model = LSFP_ACC_PAPER;
     else if (p->acc_model == LSE_ACC_EXACT) c->acc_model = LSFP_ACC_EXACT;
-    else c->acc_model = p->arithmetic == LSE_ARITH_PAPER ? LSFP_ACC_PAPER : LSFP_ACC_EXACT;
+    else c->acc_model = p->arithmetic == LSLAMP_ARITH_PAPER ? LSFP_ACC_PAPER : LSFP_ACC_EXACT;
     c->rounding = p->rounding == LSE_ROUND_RTZ ? LSFP_RND_RTZ : p->rounding == LSE_ROUND_STOCHASTIC ? LSFP_RND_STOCHASTIC : LSFP_RND_RNE;
     c->overflow = p->overflow == LSE_OVERFLOW_NAN ? LSFP_OVF_NONSAT : LSFP_OVF_SATURATE;
-    c->mu_shift = p->mu_lp_shift == LSE_MU_RNE_E4M3 ? LSLAMP_MU_RNE : p->mu_lp_shift == LSE_MU_EXACT ? LSLAMP_MU_EXACT : LSLAMP_MU_TRUNC;
-    c->hp_shift = p->hp_shift == LSE_HP_SHIFT_EXACT ? LSLAMP_HPSHIFT_EXACT : LSLAMP_HPSHIFT_ROUNDED;
-    c->scale_point = p->scale_point == LSE_SCALE_PRE_BF16 ? LSLAMP_SCALE_PRE_BF16 : p->scale_point == LSE_SCALE_POST ? LSLAMP_SCALE_POST : LSLAMP_SCALE_PRE_FP32;
+    c->mu_shift = p->mu_lp_shift == LSLAMP_MU_RNE ? LSLAMP_MU_RNE : p->mu_lp_shift == LSLAMP_MU_EXACT ? LSLAMP_MU_EXACT : LSLAMP_MU_TRUNC;
+    c->hp_shift = p->hp_shift == LSLAMP_HPSHIFT_EXACT ? LSLAMP_HPSHIFT_EXACT : LSLAMP_HPSHIFT_ROUNDED;
+    c->scale_point = p->scale_point == LSLAMP_SCALE_PRE_BF16 ? LSLAMP_SCALE_PRE_BF16 : p->scale_point == LSLAMP_SCALE_POST ? LSLAMP_SCALE_POST : LSLAMP_SCALE_PRE_FP32;
     c->acc_order = p->acc_order == LSE_ORDER_DESCENDING ? LSFP_ORDER_DESCENDING : LSFP_ORDER_ASCENDING;
     c->chunk_k = p->chunk_k;
-    c->tiebreak = p->knapsack_tiebreak == LSE_TIE_LEXICOGRAPHIC ? LSLAMP_TIE_LEXICOGRAPHIC : LSLAMP_TIE_WORST_QUERY;
-    c->disruptive = p->disruptive_numerics == LSE_DISRUPT_FULL_TILE_HP ? LSLAMP_DISRUPT_FULL_TILE : LSLAMP_DISRUPT_FLAGGED;
-    c->above_one = p->above_one == LSE_ABOVE_RAISE ? LSLAMP_ABOVE_RAISE : LSLAMP_ABOVE_KEEP;
+    c->tiebreak = p->knapsack_tiebreak == LSLAMP_TIE_LEXICOGRAPHIC ? LSLAMP_TIE_LEXICOGRAPHIC : LSLAMP_TIE_WORST_QUERY;
+    c->disruptive = p->disruptive_numerics == LSLAMP_DISRUPT_FULL_TILE ? LSLAMP_DISRUPT_FULL_TILE : LSLAMP_DISRUPT_FLAGGED;
+    c->above_one = p->above_one == LSLAMP_ABOVE_RAISE ? LSLAMP_ABOVE_RAISE : LSLAMP_ABOVE_KEEP;
     c->state_fp64 = p->state_precision == LSE_STATE_FP64;
     c->random_rate = p->random_rate;
     _Static_assert((int)LSE_FMT_COUNT == (int)LSLAMP_FMT_COUNT && sizeof p->formats[0] == LSLAMP_FMT_NAME_MAX,
@@ -103,7 +106,7 @@ int ls_engine_logit_bits(const ls_engine_params *p, int *lp_bits, int *hp_bits)
 {
     *lp_bits = 8;
     *hp_bits = 16;
-    if (p->arithmetic == LSE_ARITH_PAPER) return 0;
+    if (p->arithmetic == LSLAMP_ARITH_PAPER) return 0;
     lsfp_format f[LSLAMP_FMT_COUNT];
     if (lslamp_formats_resolve((const char (*)[LSLAMP_FMT_NAME_MAX])p->formats, LSLAMP_ARITH_HARDWARE, f, NULL, NULL, 0))
         return -1;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "attn_inputs.h"
+#include "lslamp.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,17 +23,10 @@ typedef enum {
     LSE_MODE_LAMP_CODE,   /* LAMP reference-code rule (B.2) on the materialised softmax */
     LSE_MODE_RANDOM       /* random sub-block recompute at random_rate (the LAMP paper's control) */
 } ls_engine_mode;
-typedef enum { LSE_ARITH_HARDWARE, LSE_ARITH_PAPER } ls_arith;
 typedef enum { LSE_ACC_AUTO, LSE_ACC_PAPER, LSE_ACC_EXACT } ls_acc_model;
 typedef enum { LSE_ROUND_RNE, LSE_ROUND_RTZ, LSE_ROUND_STOCHASTIC } ls_rounding;
 typedef enum { LSE_OVERFLOW_SATURATE, LSE_OVERFLOW_NAN } ls_overflow;
-typedef enum { LSE_MU_TRUNC_E4M3, LSE_MU_RNE_E4M3, LSE_MU_EXACT } ls_mu_lp_shift;
-typedef enum { LSE_HP_SHIFT_UE5M11, LSE_HP_SHIFT_EXACT } ls_hp_shift;
-typedef enum { LSE_SCALE_PRE_FP32, LSE_SCALE_PRE_BF16, LSE_SCALE_POST } ls_scale_point;
 typedef enum { LSE_ORDER_ASCENDING, LSE_ORDER_DESCENDING } ls_acc_order;
-typedef enum { LSE_TIE_WORST_QUERY, LSE_TIE_LEXICOGRAPHIC } ls_knapsack_tiebreak;
-typedef enum { LSE_DISRUPT_FLAGGED_ONLY, LSE_DISRUPT_FULL_TILE_HP } ls_disruptive_numerics;
-typedef enum { LSE_ABOVE_KEEP, LSE_ABOVE_RAISE } ls_above_one;
 typedef enum { LSE_STATE_FP32, LSE_STATE_FP64 } ls_state_precision;
 /* Roles of ls_engine_params.formats (hw/lamp lslamp_fmt_role order). */
 typedef enum { LSE_FMT_LP, LSE_FMT_HP, LSE_FMT_LP_SHIFT, LSE_FMT_LP_EXP, LSE_FMT_HP_SHIFT, LSE_FMT_HP_EXP,
@@ -40,21 +34,21 @@ typedef enum { LSE_FMT_LP, LSE_FMT_HP, LSE_FMT_LP_SHIFT, LSE_FMT_LP_EXP, LSE_FMT
 
 typedef struct ls_engine_params {
     ls_engine_mode mode;
-    ls_arith arithmetic;
+    lslamp_arith arithmetic;
     ls_acc_model acc_model;
     int b_q, n_q, b_k, n_k;
     double tau, delta;
     bool stage1, stage2;
     ls_rounding rounding;
     ls_overflow overflow;
-    ls_mu_lp_shift mu_lp_shift;
-    ls_hp_shift hp_shift;
-    ls_scale_point scale_point;
+    lslamp_mu_shift mu_lp_shift;
+    lslamp_hp_shift hp_shift;
+    lslamp_scale_point scale_point;
     ls_acc_order acc_order;
     int chunk_k;
-    ls_knapsack_tiebreak knapsack_tiebreak;
-    ls_disruptive_numerics disruptive_numerics;
-    ls_above_one above_one;
+    lslamp_tiebreak knapsack_tiebreak;
+    lslamp_disruptive disruptive_numerics;
+    lslamp_above_one above_one;
     ls_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;

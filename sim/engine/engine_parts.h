@@ -5,7 +5,7 @@
 #ifndef LAMPSIM_SIM_ENGINE_PARTS_H
 #define LAMPSIM_SIM_ENGINE_PARTS_H
 #include "engine.h"
-#include "lamp.h"
+#include "lslamp.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -21,7 +21,7 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
     ls_engine_params_default(p);
     /* Enumerations share their order with the schema (tests/engine checks it at compile time). */
     p->mode = (ls_engine_mode)a->mode;
-    p->arithmetic = (ls_arith)a->arithmetic;
+    p->arithmetic = (lslamp_arith)a->arithmetic;
     p->acc_model = (ls_acc_model)a->acc_model;
     p->b_q = a->b_q;
     p->n_q = a->n_q;
@@ -33,14 +33,14 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
     p->stage2 = a->stage2;
     p->rounding = (ls_rounding)a->rounding;
     p->overflow = (ls_overflow)a->overflow;
-    p->mu_lp_shift = (ls_mu_lp_shift)a->mu_lp_shift;
-    p->hp_shift = (ls_hp_shift)a->hp_shift;
-    p->scale_point = (ls_scale_point)a->scale_point;
+    p->mu_lp_shift = (lslamp_mu_shift)a->mu_lp_shift;
+    p->hp_shift = (lslamp_hp_shift)a->hp_shift;
+    p->scale_point = (lslamp_scale_point)a->scale_point;
     p->acc_order = (ls_acc_order)a->acc_order;
     p->chunk_k = a->chunk_k;
-    p->knapsack_tiebreak = (ls_knapsack_tiebreak)a->knapsack_tiebreak;
-    p->disruptive_numerics = (ls_disruptive_numerics)a->disruptive_numerics;
-    p->above_one = (ls_above_one)a->above_one;
+    p->knapsack_tiebreak = (lslamp_tiebreak)a->knapsack_tiebreak;
+    p->disruptive_numerics = (lslamp_disruptive)a->disruptive_numerics;
+    p->above_one = (lslamp_above_one)a->above_one;
     p->state_precision = (ls_state_precision)a->state_precision;
     p->lamp_code_tau = a->lamp_code_tau;
     p->random_rate = a->random_rate;

@@ -9,7 +9,7 @@
 #include "lsregfile.h"
 #include "run.h"
 #include "timed.h"
-#include "ucode.h"
+#include "lsucode.h"
 
 int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
 {
@@ -18,24 +18,24 @@ int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
     const char *pname = ls_timed_program_for_mode(ep.mode);
     if (!cfg->timed.enabled || !pname) return 0; /* the golden engine: nothing of the machine to check */
     const ls_cfg_accelerator *ac = &cfg->accelerator;
-    lsu_program prog;
+    lsucode_program prog;
     char e[768];
     int rc;
     if (cfg->timed.program[0]) {
-        rc = lsu_assemble_file(cfg->timed.program, &prog, e, sizeof e);
+        rc = lsucode_assemble_file(cfg->timed.program, &prog, e, sizeof e);
     } else {
-        const char *file = NULL, *text = lsu_shipped_text(pname, &file);
-        rc = lsu_assemble(text, file, &prog, e, sizeof e);
+        const char *file = NULL, *text = lsucode_shipped_text(pname, &file);
+        rc = lsucode_assemble(text, file, &prog, e, sizeof e);
     }
     if (rc) {
         snprintf(err, errlen, "timed.program: %s", e);
         return 2;
     }
     bool stores = false;
-    for (int i = 0; i < prog.n; i++) stores |= prog.code[i].op == LSU_OP_STO;
-    lsu_ylayout yl = prog.ylayout;
-    if (yl == LSU_Y_CONFIG) yl = ac->regfile.layout == LS_LAYOUT_FULL ? LSU_Y_FULL : LSU_Y_COMPACT;
-    lsu_program_free(&prog);
+    for (int i = 0; i < prog.n; i++) stores |= prog.code[i].op == LSUCODE_OP_STO;
+    lsucode_ylayout yl = prog.ylayout;
+    if (yl == LSUCODE_Y_CONFIG) yl = ac->regfile.layout == LS_LAYOUT_FULL ? LSUCODE_Y_FULL : LSUCODE_Y_COMPACT;
+    lsucode_program_free(&prog);
     if (!stores) {
         snprintf(err, errlen, "timed.program: %s never stores O (no STO instruction): it would simulate no work",
                  cfg->timed.program[0] ? cfg->timed.program : pname);

@@ -196,6 +196,8 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
  * *fields), or -1 at end of text. */
 int ls_csv_record(const char *text, size_t *pos, char ***fields);
 void ls_csv_free(char **fields, int n);
+/* Writes one CSV field, quoted (RFC 4180) when it holds a comma, quote or line break. */
+void ls_csv_cell(FILE *out, const char *s);
 /* Reads a whole file (malloc'ed, NUL-terminated), or NULL. */
 char *ls_sweep_read_file(const char *path, size_t *len);
 #endif

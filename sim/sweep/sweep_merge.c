@@ -44,17 +44,6 @@ static void sv_free(strv *s)
     memset(s, 0, sizeof *s);
 }
 
-static void cell(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) { fputs(s, out); return; }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 /* Strips the quotes a manifest value may carry ("text" -> text). */
 static void axis_value(const char *v, char *buf, size_t len)
 {
@@ -254,9 +243,9 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
         fprintf(msgs, "merge: %d infeasible point%s skipped by the objective (listed in objective.tsv)\n", ob.ninfeasible,
                 ob.ninfeasible == 1 ? "" : "s");
     /* header */
-    for (int a = 0; a < axes.n; a++) { cell(out, axes.v[a]); fputc(',', out); }
+    for (int a = 0; a < axes.n; a++) { ls_csv_cell(out, axes.v[a]); fputc(',', out); }
     fputs("point.index,point.id", out);
-    for (int c = 0; c < cols.n; c++) { fputc(',', out); cell(out, cols.v[c]); }
+    for (int c = 0; c < cols.n; c++) { fputc(',', out); ls_csv_cell(out, cols.v[c]); }
     if (ob.set) fputs(",best.group,best.winner", out);
     fputc('\n', out);
     for (int i = 0; i < np; i++) {
@@ -267,7 +256,7 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
             char *buf = strdup(v);
             if (!buf) { rc = 1; goto out; }
             axis_value(v, buf, strlen(v) + 1);
-            cell(out, buf);
+            ls_csv_cell(out, buf);
             free(buf);
             fputc(',', out);
         }
@@ -276,11 +265,11 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
             fputc(',', out);
             int k = 0;
             while (k < p->nh && strcmp(p->hdr[k], cols.v[c])) k++;
-            if (k < p->nh) cell(out, p->row[k]);
+            if (k < p->nh) ls_csv_cell(out, p->row[k]);
         }
         if (ob.set) {
             fputc(',', out);
-            cell(out, groups[i]);
+            ls_csv_cell(out, groups[i]);
             fprintf(out, ",%d", win[i]);
         }
         fputc('\n', out);

@@ -886,3 +886,14 @@ void ls_csv_free(char **fields, int n)
     for (int i = 0; i < n; i++) free(fields[i]);
     free(fields);
 }
+
+void ls_csv_cell(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) { fputs(s, out); return; }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}

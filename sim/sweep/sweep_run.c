@@ -21,11 +21,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -37,11 +35,10 @@
 
 #include "atomic_dir.h"
 #include "atomic_file.h"
-#include "fields.h"
-#include "json.h"
-#include "report.h"
 #include "run.h"
 #include "sweep.h"
+#include "sweep_progress.h"
+#include "sweep_reuse.h"
 
 static volatile sig_atomic_t g_stop;
 
@@ -64,27 +61,6 @@ static bool point_has(const char *pdir, const char *marker)
 
 static bool point_done(const char *pdir) { return point_has(pdir, "DONE"); }
 
-/* The text of dir/name (malloc'ed), or NULL. */
-static char *read_in(const char *dir, const char *name)
-{
-    char *p = ls_path_join(dir, name);
-    char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
-    free(p);
-    return t;
-}
-
-static int write_file(const char *dir, const char *name, const char *text, char *err, size_t errlen)
-{
-    char *p = ls_path_join(dir, name);
-    if (!p) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int rc = ls_atomic_write_file(p, text, strlen(text), err, errlen);
-    free(p);
-    return rc;
-}
-
 /* A failure of the filesystem itself (as opposed to one of the point): the runner stops
  * launching, since every further point would fail the same way. */
 static bool filesystem_error(const char *msg)
@@ -93,208 +69,6 @@ static bool filesystem_error(const char *msg)
     for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
         if (strstr(msg, strerror(codes[i]))) return true;
     return false;
-}
-
-/* ---------------- reuse ---------------- */
-
-/* Top-level sections that depend only on the numerics-relevant keys (ls_sweep_cache_key). Any
- * other section in a report (for instance timing figures from the timed model) makes the report
- * ineligible for reuse, and the point is run in full. */
-static const char *const k_reusable[] = {"schema_version", "lampsim", "seed", "mode", "model", "workload",
-                                         "numerics", "tiles", "recompute", "accuracy", "events", "config", NULL};
-
-static bool reusable_name(const char *name, size_t len)
-{
-    for (int i = 0; k_reusable[i]; i++)
-        if (strlen(k_reusable[i]) == len && !strncmp(k_reusable[i], name, len)) return true;
-    return false;
-}
-
-static bool reusable_column(const char *col)
-{
-    const char *dot = strchr(col, '.');
-    return reusable_name(col, dot ? (size_t)(dot - col) : strlen(col));
-}
-
-/* Skips one JSON value starting at t[i] (after whitespace); returns the index after it, or 0. */
-static size_t json_skip_ws(const char *t, size_t i)
-{
-    while (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t') i++;
-    return i;
-}
-
-static size_t json_skip_value(const char *t, size_t i)
-{
-    i = json_skip_ws(t, i);
-    int depth = 0;
-    do {
-        char c = t[i];
-        if (!c) return 0;
-        if (c == '"') {
-            for (i++; t[i] && t[i] != '"'; i++)
-                if (t[i] == '\\' && t[i + 1]) i++;
-            if (!t[i]) return 0;
-            i++;
-        } else if (c == '{' || c == '[') { depth++; i++; }
-        else if (c == '}' || c == ']') { depth--; i++; }
-        else if (depth == 0) {
-            while (t[i] && !strchr(",}] \n\r\t", t[i])) i++;
-        } else i++;
-    } while (depth > 0);
-    return i;
-}
-
-/* Walks the top-level object: checks every key is reusable and finds the span of "config"'s
- * value. Returns 0 when eligible. */
-static int json_config_span(const char *t, size_t *s, size_t *e)
-{
-    size_t i = json_skip_ws(t, 0);
-    if (t[i] != '{') return -1;
-    i++;
-    *s = *e = 0;
-    for (;;) {
-        i = json_skip_ws(t, i);
-        if (t[i] == '}') break;
-        if (t[i] != '"') return -1;
-        size_t k0 = i + 1;
-        size_t k1 = json_skip_value(t, i);
-        if (!k1) return -1;
-        size_t klen = k1 - 1 - k0;
-        if (!reusable_name(t + k0, klen)) return -1;
-        i = json_skip_ws(t, k1);
-        if (t[i] != ':') return -1;
-        size_t v0 = json_skip_ws(t, i + 1), v1 = json_skip_value(t, v0);
-        if (!v1) return -1;
-        if (klen == 6 && !strncmp(t + k0, "config", 6)) { *s = v0; *e = v1; }
-        i = json_skip_ws(t, v1);
-        if (t[i] == ',') i++;
-    }
-    return *e ? 0 : -1;
-}
-
-static void csv_cell(FILE *m, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) { fputs(s, m); return; }
-    fputc('"', m);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', m);
-        fputc(*s, m);
-    }
-    fputc('"', m);
-}
-
-/* Builds the report of cfg from a finished point's report with the same cache key: every
- * section but config is taken as is, config is cfg's own. Returns 0, or -1 when not eligible. */
-static int reuse_report(const ls_config *cfg, const char *src_dir, char **json_out, char **csv_out)
-{
-    char *sj = NULL, *sc = NULL, *tj = NULL, *nj = NULL, *nc = NULL;
-    char **sh = NULL, **sr = NULL, **th = NULL, **tr = NULL;
-    int nsh = 0, nsr = 0, nth = 0, ntr = 0, rc = -1;
-    ls_fields cf;
-    ls_json j;
-    ls_fields_init(&cf);
-    ls_json_init(&j);
-    sj = read_in(src_dir, "report.json");
-    sc = read_in(src_dir, "report.csv");
-    if (!sj || !sc) goto out;
-    ls_report_config_fields(&cf, cfg);
-    ls_fields_to_json(&cf, &j);
-    char *tcsv = ls_fields_to_csv(&cf);
-    const char *tjt = ls_json_text(&j);
-    if (!tcsv || !tjt) { free(tcsv); goto out; }
-    tj = strdup(tjt);
-    size_t pos = 0;
-    nth = ls_csv_record(tcsv, &pos, &th);
-    ntr = ls_csv_record(tcsv, &pos, &tr);
-    free(tcsv);
-    pos = 0;
-    nsh = ls_csv_record(sc, &pos, &sh);
-    nsr = ls_csv_record(sc, &pos, &sr);
-    if (!tj || nth <= 0 || nth != ntr || nsh <= 0 || nsh != nsr) goto out;
-    /* JSON: splice the config object */
-    size_t s0, s1, t0, t1;
-    if (json_config_span(sj, &s0, &s1) || json_config_span(tj, &t0, &t1)) goto out;
-    size_t ls = strlen(sj), lt = t1 - t0;
-    nj = malloc(ls - (s1 - s0) + lt + 1);
-    if (!nj) goto out;
-    memcpy(nj, sj, s0);
-    memcpy(nj + s0, tj + t0, lt);
-    memcpy(nj + s0 + lt, sj + s1, ls - s1 + 1);
-    /* CSV: same columns; config.* values replaced by cfg's, every other column reusable */
-    int nconf = 0;
-    for (int c = 0; c < nsh; c++) {
-        if (!reusable_column(sh[c])) goto out;
-        if (!strncmp(sh[c], "config.", 7)) {
-            int k = 0;
-            while (k < nth && strcmp(th[k], sh[c])) k++;
-            if (k == nth) goto out;
-            free(sr[c]);
-            sr[c] = strdup(tr[k]);
-            if (!sr[c]) goto out;
-            nconf++;
-        }
-    }
-    if (nconf != nth) goto out;
-    size_t clen = 0;
-    FILE *m = open_memstream(&nc, &clen);
-    if (!m) goto out;
-    for (int c = 0; c < nsh; c++) { if (c) fputc(',', m); csv_cell(m, sh[c]); }
-    fputc('\n', m);
-    for (int c = 0; c < nsr; c++) { if (c) fputc(',', m); csv_cell(m, sr[c]); }
-    fputc('\n', m);
-    if (fclose(m)) goto out;
-    *json_out = nj;
-    *csv_out = nc;
-    nj = nc = NULL;
-    rc = 0;
-out:
-    free(sj); free(sc); free(tj); free(nj); free(nc);
-    ls_csv_free(sh, nsh > 0 ? nsh : 0);
-    ls_csv_free(sr, nsr > 0 ? nsr : 0);
-    ls_csv_free(th, nth > 0 ? nth : 0);
-    ls_csv_free(tr, ntr > 0 ? ntr : 0);
-    ls_fields_free(&cf);
-    ls_json_free(&j);
-    return rc;
-}
-
-static char *run_info(const ls_config *cfg, const char *reused_from, double wall)
-{
-    ls_json j;
-    ls_json_init(&j);
-    ls_run_info_begin(&j, cfg, cfg->algorithm.threads);
-    ls_json_double(&j, "wall_seconds", wall);
-    ls_json_string(&j, "reused_from", reused_from);
-    ls_json_end_object(&j);
-    const char *t = ls_json_text(&j);
-    char *out = t ? strdup(t) : NULL;
-    ls_json_free(&j);
-    return out;
-}
-
-/* Writes point dir from src_dir's numerics. Returns 0, -1 when not eligible, 1 on I/O error. */
-static int reuse_point(const ls_config *cfg, const char *dir, const char *src_dir, const char *src_id, char *err,
-                       size_t errlen)
-{
-    char *json = NULL, *csv = NULL, *info = NULL;
-    double t0 = ls_run_progress_now();
-    if (reuse_report(cfg, src_dir, &json, &csv)) return -1;
-    int rc = 1;
-    char *p = ls_path_join(dir, "config.resolved.yaml");
-    int wrc = p ? ls_config_write_resolved_file(cfg, p, err, errlen) : -1;
-    free(p);
-    if (wrc) goto out;
-    info = run_info(cfg, src_id, ls_run_progress_now() - t0);
-    if (!info) goto out;
-    if (write_file(dir, "report.csv", csv, err, errlen) || write_file(dir, "run_info.json", info, err, errlen) ||
-        write_file(dir, "report.json", json, err, errlen))
-        goto out;
-    rc = 0;
-out:
-    free(json);
-    free(csv);
-    free(info);
-    return rc;
 }
 
 /* ---------------- claims ---------------- */
@@ -394,21 +168,6 @@ static void clean_stale_runs(const char *out, const ls_sweep *sw, char *const *n
 #define DONE_COMPUTED "-"
 #define DONE_REPLAYED "replay" /* the timed model replayed them from its in-process cache */
 
-/* Work items done by the point a worker runs, in memory shared with the runner (for its progress). */
-typedef struct {
-    atomic_long done, total;
-} point_items;
-
-/* ls_run's work-item callback in a worker; engine threads may report out of order, so keep the max. */
-static void on_point_items(void *user, long done, long total)
-{
-    point_items *pi = user;
-    atomic_store_explicit(&pi->total, total, memory_order_relaxed);
-    long cur = atomic_load_explicit(&pi->done, memory_order_relaxed);
-    while (cur < done && !atomic_compare_exchange_weak_explicit(&pi->done, &cur, done, memory_order_relaxed,
-                                                                memory_order_relaxed)) {
-    }
-}
 
 /* Outcome of one point in a worker. */
 enum { PT_DONE, PT_FAILED, PT_FS_ERROR };
@@ -418,7 +177,7 @@ enum { PT_DONE, PT_FAILED, PT_FS_ERROR };
  * 2 replayed by the timed model), PT_FAILED (FAILED written), or PT_FS_ERROR: the filesystem
  * failed (full, read-only, ...), why in msg, whether or not FAILED could be written. */
 static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *pdir, const char *src_id,
-                     const char *src_dir, point_items *pi, int *how, char *msg, size_t msglen)
+                     const char *src_dir, ls_sweep_items *pi, int *how, char *msg, size_t msglen)
 {
     char err[2048] = "";
     int rc = 0;
@@ -435,7 +194,7 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
     else rc = ls_sweep_point_config(sw, pt, cfg, err, sizeof err);
     if (!rc) clean_point(dir);
     if (!rc && src_id) {
-        int r = reuse_point(cfg, dir, src_dir, src_id, err, sizeof err);
+        int r = ls_sweep_reuse_point(cfg, dir, src_dir, src_id, err, sizeof err);
         if (r == 0) *how = 1;
         else if (r > 0) rc = 1;
     }
@@ -444,11 +203,11 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
         ro.out_dir = dir;
         ro.force = true;
         ro.quiet = true;
-        ro.on_items = pi ? on_point_items : NULL;
+        ro.on_items = pi ? ls_sweep_items_update : NULL;
         ro.on_items_user = pi;
         rc = ls_run(cfg, &ro, err, sizeof err);
         if (!rc) {
-            char *info = read_in(dir, "run_info.json");
+            char *info = ls_sweep_read_in(dir, "run_info.json");
             if (info && strstr(info, "\"numerics_reused\": true")) *how = 2;
             free(info);
         }
@@ -456,14 +215,14 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
     if (!rc) {
         char done[128];
         snprintf(done, sizeof done, "%s\n%s\n", pt->id, *how == 1 ? src_id : *how == 2 ? DONE_REPLAYED : DONE_COMPUTED);
-        if (write_file(dir, "DONE", done, err, sizeof err)) rc = 1;
+        if (ls_sweep_write_in(dir, "DONE", done, err, sizeof err)) rc = 1;
     }
     int outcome = rc ? PT_FAILED : PT_DONE;
     if (rc) {
         char text[2200], e2[1024] = "";
         snprintf(text, sizeof text, "%s\n", err[0] ? err : "run failed");
         snprintf(msg, msglen, "%s", err[0] ? err : "run failed");
-        if (write_file(dir, "FAILED", text, e2, sizeof e2)) {
+        if (ls_sweep_write_in(dir, "FAILED", text, e2, sizeof e2)) {
             snprintf(msg, msglen, "%s; the FAILED marker cannot be written either: %s", err[0] ? err : "run failed", e2);
             outcome = PT_FS_ERROR;
         } else if (filesystem_error(err)) {
@@ -480,7 +239,7 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
  * filesystem error ends the job: its message goes to the parent through report_fd as
  * "INDEX TAB MESSAGE NEWLINE", and the worker exits with status 3. */
 static void worker(const ls_sweep *sw, const int *job, int njob, char *const *pdir, int src, int report_fd,
-                   point_items *items)
+                   ls_sweep_items *items)
 {
     int status = 0;
     for (int k = 0; k < njob; k++) {
@@ -525,17 +284,20 @@ static double point_wall(const char *pdir)
     return w;
 }
 
-/* How a finished point got its numerics: 0 computed, 1 report reused, 2 replayed. */
-static int point_how(const char *pdir)
+/* How a finished point got its numerics (the order of the progress lines' words). */
+typedef enum { HOW_COMPUTED, HOW_REUSED, HOW_REPLAYED } point_how_t;
+
+/* How a finished point got its numerics, from the second line of its DONE marker. */
+static point_how_t point_how(const char *pdir)
 {
     char *p = ls_path_join(pdir, "DONE");
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
-    int how = 0;
+    point_how_t how = HOW_COMPUTED;
     const char *l2 = t ? strchr(t, '\n') : NULL;
     if (l2) {
         l2++;
-        if (!strncmp(l2, DONE_REPLAYED, strlen(DONE_REPLAYED))) how = 2;
-        else if (strncmp(l2, DONE_COMPUTED "\n", 2)) how = 1;
+        if (!strncmp(l2, DONE_REPLAYED, strlen(DONE_REPLAYED))) how = HOW_REPLAYED;
+        else if (strncmp(l2, DONE_COMPUTED "\n", 2)) how = HOW_REUSED;
     }
     free(t);
     free(p);
@@ -589,15 +351,24 @@ static int by_cache_key(const void *a, const void *b)
 /* Writes text to DIR/name unless it already holds exactly that (several runners start alike). */
 static int write_if_changed(const char *out, const char *name, const char *text, char *err, size_t errlen)
 {
-    char *old = read_in(out, name);
-    int rc = !old || strcmp(old, text) ? write_file(out, name, text, err, errlen) : 0;
+    char *old = ls_sweep_read_in(out, name);
+    int rc = !old || strcmp(old, text) ? ls_sweep_write_in(out, name, text, err, errlen) : 0;
     free(old);
     return rc;
 }
 
-/* States of a selected point in the runner. */
-enum { S_OFF, S_PENDING, S_DONE_BEFORE, S_RUNNING, S_DONE_NOW, S_FAILED, S_ELSEWHERE, S_DONE_ELSEWHERE,
-       S_FAILED_ELSEWHERE };
+/* States of a point in the runner (one char per point in runner.sel; S_OFF = not selected). */
+typedef enum point_state {
+    S_OFF,              /* not in this run's selection (shard, --point) */
+    S_PENDING,          /* to run */
+    S_DONE_BEFORE,      /* DONE when the run started */
+    S_RUNNING,          /* in a worker's job */
+    S_DONE_NOW,         /* finished by this run */
+    S_FAILED,           /* failed in this run */
+    S_ELSEWHERE,        /* claimed by another runner: waited for */
+    S_DONE_ELSEWHERE,   /* ... which finished it */
+    S_FAILED_ELSEWHERE  /* ... which failed it */
+} point_state;
 
 /* Points another runner held: once its claim is free, count them as it left them, or (its runner
  * died or stopped first) make them pending again. Returns how many are still held. */
@@ -649,7 +420,7 @@ static int check_points(const ls_sweep *sw, const char *sel, char *err, size_t e
 /* The share of this run's work done: a point computing its numerics weighs 1 (a running one by
  * its work items done), a point reusing another's weighs nothing (a replay or a report copy takes
  * about 1% of a computed point), so the ETA does not assume every point costs the same. */
-static double work_share(const ls_sweep *sw, const char *sel, const char *computes, const point_items *items,
+static double work_share(const ls_sweep *sw, const char *sel, const char *computes, const ls_sweep_items *items,
                          int work_total)
 {
     if (work_total <= 0) return 1.0;
@@ -657,26 +428,11 @@ static double work_share(const ls_sweep *sw, const char *sel, const char *comput
     for (int p = 0; p < sw->npoints; p++) {
         if (!computes[p]) continue;
         if (sel[p] == S_DONE_NOW || sel[p] == S_FAILED) w += 1;
-        else if (sel[p] == S_RUNNING && items) {
-            long d = atomic_load_explicit(&items[p].done, memory_order_relaxed);
-            long t = atomic_load_explicit(&items[p].total, memory_order_relaxed);
-            if (t > 0) w += (double)d / (double)t;
-        }
+        else if (sel[p] == S_RUNNING && items) w += ls_sweep_items_fraction(&items[p]);
     }
     return w / work_total;
 }
 
-/* One status line: points done, rate, elapsed, ETA from the work done, workers busy, failures. */
-static void show_status(ls_run_progress *pg, const ls_sweep *sw, int fin, int total, int ran, int running,
-                        int failed, double share, double now)
-{
-    char line[256], text[sizeof line + LS_CFG_NAME_MAX + 64];
-    double el = now - pg->t0;
-    ls_run_progress_format(line, sizeof line, fin, total, "points", el > 0 ? ran / el : 0, share, el);
-    snprintf(text, sizeof text, "sweep %s: %s; %d running, %d failed, work %.0f%%", sw->name, line, running, failed,
-             100.0 * share);
-    ls_run_progress_print(pg, now, text);
-}
 
 /* Point directories named by point id (before points had names) renamed to their names, each
  * under its claim, so such a sweep directory resumes. */
@@ -698,380 +454,495 @@ static void adopt_id_dirs(const ls_sweep *sw, const char *out, char *const *name
     }
 }
 
-static int run_sweep(const ls_sweep *sw, const ls_sweep_run_opts *o, char *const *names, char *const *pdir, char *err,
-                     size_t errlen)
+/* Everything one run of the runner owns; released in one place (runner_free). */
+typedef struct {
+    const ls_sweep *sw;
+    const ls_sweep_run_opts *o;
+    char *const *names, *const *pdir;
+    char *err;
+    size_t errlen;
+    const char *out;
+    int n, jobs;
+    char *sel;                     /* point_state per point */
+    int *order, *grp_lo, *grp_hi;  /* points sorted by cache key; [grp_lo[p], grp_hi[p]) p's group in order[] */
+    char *computes;                /* 1: the point is expected to compute its numerics */
+    int work_total;                /* how many do */
+    slot *slots;                   /* [jobs] */
+    int *jobbuf, *fdbuf;           /* the job being launched: its points and their claims */
+    ls_sweep_items *items;         /* shared with the workers (sweep_progress.h), or NULL */
+    int progress;                  /* 1 live, 0 lines, -1 none, -2 quiet */
+    ls_run_progress pg;
+    int total, before, running, done_now, failed, reused, next, killed, elsewhere;
+    char fs_error[3400];           /* the first filesystem error: no more launches */
+    double t_start;
+    bool signals_set;
+    struct sigaction old_int, old_term;
+} runner;
+
+/* The points this run covers: the shard, then --point. Returns 0, 1 (out of memory) or 2 (err). */
+static int select_points(runner *r)
 {
-    const char *out = o->out_dir;
-    int jobs = o->jobs > 0 ? o->jobs : 1;
-    /* selection */
-    int n = sw->npoints;
-    char *sel = calloc((size_t)n, 1);
-    if (!sel) return 1;
-    for (int p = 0; p < n; p++) sel[p] = o->shard_n <= 0 || p % o->shard_n == o->shard_i ? S_PENDING : S_OFF;
+    const ls_sweep_run_opts *o = r->o;
+    int n = r->n;
+    for (int p = 0; p < n; p++) r->sel[p] = o->shard_n <= 0 || p % o->shard_n == o->shard_i ? S_PENDING : S_OFF;
     if (o->nonly > 0) {
         char *want = calloc((size_t)n, 1);
-        if (!want) { free(sel); return 1; }
+        if (!want) return 1;
         for (int k = 0; k < o->nonly; k++) {
             const char *q = o->only[k];
             int found = -1;
             char *end;
             long idx = strtol(q, &end, 10);
             for (int p = 0; p < n && found < 0; p++)
-                if (!strcmp(sw->points[p].id, q)) found = p;
+                if (!strcmp(r->sw->points[p].id, q)) found = p;
             if (found < 0 && *q && !*end && idx >= 0 && idx < n && strlen(q) < 10) found = (int)idx;
             if (found < 0) {
-                snprintf(err, errlen, "--point %s: no such point id or index in %s (%d points)", q, sw->file, n);
+                snprintf(r->err, r->errlen, "--point %s: no such point id or index in %s (%d points)", q, r->sw->file, n);
                 free(want);
-                free(sel);
                 return 2;
             }
             want[found] = 1;
         }
-        for (int p = 0; p < n; p++) sel[p] = want[p] ? sel[p] : S_OFF;
+        for (int p = 0; p < n; p++) r->sel[p] = want[p] ? r->sel[p] : S_OFF;
         free(want);
     }
     /* what each point's run would refuse before generating data is refused now, writing nothing */
-    if (check_points(sw, sel, err, errlen)) {
-        free(sel);
-        return 2;
-    }
+    return check_points(r->sw, r->sel, r->err, r->errlen) ? 2 : 0;
+}
+
+/* The directories, the manifest, the objective and a copy of the sweep file (for merge and
+ * report). Returns 0, 1 or 2 with err. */
+static int write_sweep_files(runner *r)
+{
+    const char *out = r->out;
+    char *err = r->err;
+    size_t errlen = r->errlen;
     char *pts_dir = ls_path_join(out, "points"), *cdir = ls_path_join(out, "claims");
+    int rc = 0;
     if (!pts_dir || !cdir || ls_make_dirs(pts_dir, err, errlen) || ls_make_dirs(cdir, err, errlen)) {
         if (!pts_dir || !cdir) snprintf(err, errlen, "out of memory");
-        free(pts_dir); free(cdir); free(sel);
-        return 2;
+        rc = 2;
     }
     free(pts_dir);
     free(cdir);
-    /* the manifest and a copy of the sweep file, for merge and report */
-    char *man = ls_sweep_manifest_text(sw);
-    if (!man) { snprintf(err, errlen, "out of memory"); free(sel); return 1; }
+    if (rc) return rc;
+    char *man = ls_sweep_manifest_text(r->sw);
+    if (!man) { snprintf(err, errlen, "out of memory"); return 1; }
     int wrc = write_if_changed(out, "manifest.tsv", man, err, errlen);
     free(man);
-    if (wrc) { free(sel); return 1; }
+    if (wrc) return 1;
     /* the objective (best:) for merge; a sweep without one leaves no stale file behind */
-    char *obj = ls_sweep_objective_text(sw), *objp = ls_path_join(out, "objective.tsv");
+    char *obj = ls_sweep_objective_text(r->sw), *objp = ls_path_join(out, "objective.tsv");
     if (obj) wrc = write_if_changed(out, "objective.tsv", obj, err, errlen);
     else if (objp && unlink(objp) && errno != ENOENT) wrc = snprintf(err, errlen, "%s: %s", objp, strerror(errno));
     free(obj);
     free(objp);
-    if (wrc) { free(sel); return 1; }
-    char *stext = ls_sweep_read_file(sw->file, NULL);
+    if (wrc) return 1;
+    char *stext = ls_sweep_read_file(r->sw->file, NULL);
     if (stext) {
         wrc = write_if_changed(out, "sweep.yaml", stext, err, errlen);
         free(stext);
-        if (wrc) { free(sel); return 1; }
+        if (wrc) return 1;
     }
-    clean_stale_runs(out, sw, names);
-    adopt_id_dirs(sw, out, names, pdir, sel);
+    return 0;
+}
 
-    int total = 0, before = 0;
-    for (int p = 0; p < n; p++) {
-        if (!sel[p]) continue;
-        total++;
-        if (point_done(pdir[p])) { sel[p] = S_DONE_BEFORE; before++; }
-    }
-
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    g_stop = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-
-    /* points grouped by cache key: order[] sorted by key, [grp_lo[p], grp_hi[p]) p's group in it */
-    int *order = malloc((size_t)n * sizeof *order), *grp_lo = malloc((size_t)n * sizeof *grp_lo),
-        *grp_hi = malloc((size_t)n * sizeof *grp_hi);
-    if (!order || !grp_lo || !grp_hi) {
-        free(order); free(grp_lo); free(grp_hi); free(sel);
-        snprintf(err, errlen, "out of memory");
-        return 1;
-    }
-    for (int p = 0; p < n; p++) order[p] = p;
-    g_sort_sweep = sw;
-    qsort(order, (size_t)n, sizeof *order, by_cache_key);
+/* order[] sorted by cache key, and each point's group in it. */
+static void group_by_cache_key(runner *r)
+{
+    int n = r->n;
+    for (int p = 0; p < n; p++) r->order[p] = p;
+    g_sort_sweep = r->sw;
+    qsort(r->order, (size_t)n, sizeof *r->order, by_cache_key);
     for (int k = 0; k < n;) {
         int e = k + 1;
-        while (e < n && !strcmp(sw->points[order[e]].cache_key, sw->points[order[k]].cache_key)) e++;
-        for (int j = k; j < e; j++) { grp_lo[order[j]] = k; grp_hi[order[j]] = e; }
+        while (e < n && !strcmp(r->sw->points[r->order[e]].cache_key, r->sw->points[r->order[k]].cache_key)) e++;
+        for (int j = k; j < e; j++) { r->grp_lo[r->order[j]] = k; r->grp_hi[r->order[j]] = e; }
         k = e;
     }
+}
 
-    int progress = o->quiet ? -2 : o->progress >= 0 ? o->progress : isatty(2) ? 1 : 0;
-    ls_run_progress pg;
-    ls_run_progress_init(&pg, stderr, progress == 1 ? LS_PROGRESS_LIVE : progress == 0 ? LS_PROGRESS_LINES : LS_PROGRESS_OFF,
-                         o->progress_period);
-    slot *slots = calloc((size_t)jobs, sizeof *slots);
-    int *jobbuf = malloc((size_t)n * sizeof *jobbuf), *fdbuf = malloc((size_t)n * sizeof *fdbuf);
-    char *computes = calloc((size_t)n, 1);
-    if (!slots || !jobbuf || !fdbuf || !computes) {
-        free(slots); free(jobbuf); free(fdbuf); free(computes); free(sel); free(order); free(grp_lo); free(grp_hi);
-        return 1;
-    }
-    /* the points expected to compute their numerics: with reuse, the first pending point of each
-     * cache key that has no finished point yet (corrected at launch, when it is known) */
-    int work_total = 0;
-    for (int p = 0; p < n; p++) {
-        if (sel[p] != S_PENDING) continue;
+/* The points expected to compute their numerics: with reuse, the first pending point of each
+ * cache key that has no finished point yet (corrected at launch, when it is known). */
+static void expect_work(runner *r)
+{
+    for (int p = 0; p < r->n; p++) {
+        if (r->sel[p] != S_PENDING) continue;
         int first = 1;
-        for (int k = grp_lo[p]; o->reuse && k < grp_hi[p] && first; k++) {
-            int q = order[k];
-            if (sel[q] == S_DONE_BEFORE || (sel[q] == S_PENDING && q < p)) first = 0;
+        for (int k = r->grp_lo[p]; r->o->reuse && k < r->grp_hi[p] && first; k++) {
+            int q = r->order[k];
+            if (r->sel[q] == S_DONE_BEFORE || (r->sel[q] == S_PENDING && q < p)) first = 0;
         }
-        computes[p] = (char)first;
-        work_total += first;
+        r->computes[p] = (char)first;
+        r->work_total += first;
     }
-    /* workers report their work items here; without it (mmap failed) progress counts points only */
-    point_items *items = NULL;
-    if (pg.style != LS_PROGRESS_OFF) {
-        void *m = mmap(NULL, (size_t)n * sizeof *items, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        items = m == MAP_FAILED ? NULL : m; /* zero-filled */
+}
+
+static void stop_workers(runner *r)
+{
+    for (int s = 0; s < r->jobs; s++)
+        if (r->slots[s].pid) kill(r->slots[s].pid, SIGTERM);
+    r->killed = 1;
+}
+
+/* Claims pick and (with reuse) its pending siblings of the same cache key into jobbuf/fdbuf.
+ * One claimed elsewhere is left to that runner, one found DONE is skipped. Returns how many. */
+static int claim_job(runner *r, int pick, int lo, int hi)
+{
+    int nj = 0;
+    for (int k = -1; k < hi - lo && !r->fs_error[0]; k++) {
+        int q = k < 0 ? pick : r->order[lo + k];
+        if ((k >= 0 && q == pick) || r->sel[q] != S_PENDING) continue;
+        char cerr[1200];
+        int fd = claim(r->out, r->sw->points[q].id, cerr, sizeof cerr);
+        if (fd == -2) {
+            snprintf(r->fs_error, sizeof r->fs_error, "%s", cerr);
+            break;
+        }
+        if (fd == -1) {
+            r->sel[q] = S_ELSEWHERE;
+            r->elsewhere++;
+        } else if (point_done(r->pdir[q])) { /* finished by another runner meanwhile */
+            r->sel[q] = S_DONE_ELSEWHERE;
+            close(fd);
+        } else {
+            r->jobbuf[nj] = q;
+            r->fdbuf[nj++] = fd;
+        }
     }
-    int running = 0, done_now = 0, failed = 0, reused = 0, next = 0, killed = 0, elsewhere = 0;
-    char fs_error[3400] = ""; /* the first filesystem error: no more launches */
-    double t_start = ls_run_progress_now();
-    if (progress >= 0)
-        fprintf(stderr, "sweep %s: %d points%s, %d already done, %d to run, %d worker%s, results in %s\n", sw->name,
-                total, o->shard_n > 0 ? " in this shard" : "", before, total - before, jobs, jobs > 1 ? "s" : "", out);
-    for (;;) {
-        /* launch: a job is a pending point plus (with reuse) its pending siblings of the same cache
-         * key, run in order by one worker: the first computes the numerics, the others reuse them
-         * (cheap: a report copy, or a timing-only replay in the timed model). Each is claimed
-         * first; one claimed elsewhere is left to that runner, one found DONE is skipped. */
-        while (!g_stop && !fs_error[0] && running < jobs) {
-            int pick = -1;
-            for (int p = next; p < n && pick < 0; p++)
-                if (sel[p] == S_PENDING) pick = p;
-            if (pick < 0) break;
-            int nj = 0;
-            int lo = o->reuse ? grp_lo[pick] : 0, hi = o->reuse ? grp_hi[pick] : 0;
-            for (int k = -1; k < hi - lo && !fs_error[0]; k++) {
-                int q = k < 0 ? pick : order[lo + k];
-                if ((k >= 0 && q == pick) || sel[q] != S_PENDING) continue;
-                char cerr[1200];
-                int fd = claim(out, sw->points[q].id, cerr, sizeof cerr);
-                if (fd == -2) {
-                    snprintf(fs_error, sizeof fs_error, "%s", cerr);
-                    break;
-                }
-                if (fd == -1) {
-                    sel[q] = S_ELSEWHERE;
-                    elsewhere++;
-                } else if (point_done(pdir[q])) { /* finished by another runner meanwhile */
-                    sel[q] = S_DONE_ELSEWHERE;
-                    close(fd);
-                } else {
-                    jobbuf[nj] = q;
-                    fdbuf[nj++] = fd;
-                }
-            }
-            while (next < n && sel[next] != S_PENDING) next++;
-            if (fs_error[0]) {
-                for (int k = 0; k < nj; k++) close(fdbuf[k]);
-                break;
-            }
-            if (!nj) continue;
-            int src = -1;
-            for (int k = lo; k < hi && src < 0; k++) {
-                int q = order[k];
-                if (sel[q] == S_DONE_BEFORE || sel[q] == S_DONE_NOW || sel[q] == S_DONE_ELSEWHERE ||
-                    (sel[q] == S_OFF && point_done(pdir[q])))
-                    src = q;
-            }
-            for (int k = 0; k < nj; k++) { /* now known: the job's first point computes unless src */
-                char c = (char)(!o->reuse || (k == 0 && src < 0));
-                work_total += c - computes[jobbuf[k]];
-                computes[jobbuf[k]] = c;
-            }
-            int pfd[2];
-            if (pipe(pfd) != 0) {
-                snprintf(err, errlen, "pipe: %s", strerror(errno));
-                for (int k = 0; k < nj; k++) close(fdbuf[k]);
-                g_stop = -1;
-                break;
-            }
-            fflush(NULL);
-            pid_t pid = fork();
-            if (pid < 0) {
-                snprintf(err, errlen, "fork: %s", strerror(errno));
-                for (int k = 0; k < nj; k++) close(fdbuf[k]);
-                close(pfd[0]);
-                close(pfd[1]);
-                g_stop = -1;
-                break;
-            }
-            if (pid == 0) {
-                signal(SIGINT, SIG_DFL);
-                signal(SIGTERM, SIG_DFL);
+    return nj;
+}
+
+/* Forks the worker of the claimed job (nj points, src the finished point they may reuse, or -1)
+ * into a free slot. Returns 0, or -1 (err set, the run stops). */
+static int fork_worker(runner *r, int nj, int src)
+{
+    int pfd[2];
+    if (pipe(pfd) != 0) {
+        snprintf(r->err, r->errlen, "pipe: %s", strerror(errno));
+        for (int k = 0; k < nj; k++) close(r->fdbuf[k]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(r->err, r->errlen, "fork: %s", strerror(errno));
+        for (int k = 0; k < nj; k++) close(r->fdbuf[k]);
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
 #ifdef __linux__
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                if (getppid() == 1) _exit(1);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() == 1) _exit(1);
 #endif
-                close(pfd[0]);
-                worker(sw, jobbuf, nj, pdir, src, pfd[1], items);
+        close(pfd[0]);
+        worker(r->sw, r->jobbuf, nj, r->pdir, src, pfd[1], r->items);
+    }
+    /* the claims now live in the worker (same open file descriptions) */
+    for (int k = 0; k < nj; k++) close(r->fdbuf[k]);
+    close(pfd[1]);
+    int s = 0;
+    while (s < r->jobs && r->slots[s].pid) s++;
+    slot *sl = &r->slots[s];
+    sl->pid = pid;
+    sl->report_fd = pfd[0];
+    sl->pts = malloc((size_t)nj * sizeof *sl->pts);
+    if (sl->pts) memcpy(sl->pts, r->jobbuf, (size_t)nj * sizeof *r->jobbuf);
+    sl->npts = sl->pts ? nj : 0;
+    sl->start = ls_run_progress_now();
+    for (int k = 0; k < nj; k++) r->sel[r->jobbuf[k]] = S_RUNNING;
+    r->running++;
+    return 0;
+}
+
+/* Launch: a job is a pending point plus (with reuse) its pending siblings of the same cache key,
+ * run in order by one worker: the first computes the numerics, the others reuse them (cheap: a
+ * report copy, or a timing-only replay in the timed model). Each is claimed first. */
+static void launch_jobs(runner *r)
+{
+    const ls_sweep_run_opts *o = r->o;
+    while (!g_stop && !r->fs_error[0] && r->running < r->jobs) {
+        int pick = -1;
+        for (int p = r->next; p < r->n && pick < 0; p++)
+            if (r->sel[p] == S_PENDING) pick = p;
+        if (pick < 0) break;
+        int lo = o->reuse ? r->grp_lo[pick] : 0, hi = o->reuse ? r->grp_hi[pick] : 0;
+        int nj = claim_job(r, pick, lo, hi);
+        while (r->next < r->n && r->sel[r->next] != S_PENDING) r->next++;
+        if (r->fs_error[0]) {
+            for (int k = 0; k < nj; k++) close(r->fdbuf[k]);
+            break;
+        }
+        if (!nj) continue;
+        int src = -1;
+        for (int k = lo; k < hi && src < 0; k++) {
+            int q = r->order[k];
+            if (r->sel[q] == S_DONE_BEFORE || r->sel[q] == S_DONE_NOW || r->sel[q] == S_DONE_ELSEWHERE ||
+                (r->sel[q] == S_OFF && point_done(r->pdir[q])))
+                src = q;
+        }
+        for (int k = 0; k < nj; k++) { /* now known: the job's first point computes unless src */
+            char c = (char)(!o->reuse || (k == 0 && src < 0));
+            r->work_total += c - r->computes[r->jobbuf[k]];
+            r->computes[r->jobbuf[k]] = c;
+        }
+        if (fork_worker(r, nj, src) != 0) {
+            g_stop = -1;
+            break;
+        }
+    }
+}
+
+/* A point of a finished worker that is not DONE: failed (returns 1, *why malloc'ed or NULL,
+ * FAILED written if the worker could not), or pending again (returns 0) when its job was stopped
+ * before it finished. fs: what the worker reported on its pipe (a filesystem error), taken over. */
+static int failure_of(runner *r, int p, int status, char **fs, char **why_out)
+{
+    char *dir = strdup(r->pdir[p]);
+    char *why = dir ? ls_sweep_read_in(dir, "FAILED") : NULL;
+    if (!why && !*fs && ((g_stop && (!WIFEXITED(status) || WEXITSTATUS(status))) ||
+                         (WIFEXITED(status) && WEXITSTATUS(status) == 3))) {
+        /* stopped before finishing, or not started (its job stopped at a filesystem error): a later run redoes it */
+        r->sel[p] = S_PENDING;
+        if (r->next > p) r->next = p;
+        free(dir);
+        return 0;
+    }
+    r->sel[p] = S_FAILED;
+    r->failed++;
+    if (*fs) {
+        if (!r->fs_error[0]) snprintf(r->fs_error, sizeof r->fs_error, "%s", *fs);
+        free(why);
+        why = *fs;
+        *fs = NULL;
+    } else if (!why) {
+        char msg[128], e2[1200];
+        if (WIFSIGNALED(status)) snprintf(msg, sizeof msg, "worker killed by signal %d\n", WTERMSIG(status));
+        else snprintf(msg, sizeof msg, "worker exited (status %d) before finishing the point\n",
+                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        if (dir && ls_sweep_write_in(dir, "FAILED", msg, e2, sizeof e2) && !r->fs_error[0])
+            snprintf(r->fs_error, sizeof r->fs_error, "%s", e2);
+        why = strdup(msg);
+    }
+    free(dir);
+    if (why) {
+        size_t l = strlen(why);
+        if (l && why[l - 1] == '\n') why[l - 1] = '\0';
+    }
+    *why_out = why;
+    return 1;
+}
+
+/* The points of the worker in slot s, which exited with status: done, failed or pending again. */
+static void settle_job(runner *r, int s, int status)
+{
+    const ls_sweep *sw = r->sw;
+    slot *sl = &r->slots[s];
+    sl->pid = 0;
+    r->running--;
+    char *reports = drain(sl->report_fd);
+    for (int k = 0; k < sl->npts; k++) {
+        int p = sl->pts[k];
+        const ls_sweep_point *pt = &sw->points[p];
+        int how = -1;
+        char *fs = reports ? reported(reports, p) : NULL;
+        if (point_done(r->pdir[p])) {
+            r->sel[p] = S_DONE_NOW;
+            r->done_now++;
+            how = point_how(r->pdir[p]);
+            if (how != HOW_COMPUTED) r->reused++;
+        } else {
+            char *why = NULL;
+            if (!failure_of(r, p, status, &fs, &why)) continue;
+            ls_run_progress_clear(&r->pg);
+            if (r->progress >= -1) fprintf(stderr, "point %d %s FAILED: %s\n", p, pt->id, why ? why : "?");
+            free(why);
+        }
+        free(fs);
+        if (r->progress == 1) r->pg.last = -1e300; /* redraw once the freed worker is relaunched */
+        else if (r->progress == 0) {
+            int fin = r->before + r->done_now + r->failed;
+            if (how >= 0) {
+                static const char *const hows[] = {"done", "reused", "replayed"};
+                fprintf(stderr, "[%d/%d] point %d %s %s in %.2f s:", fin, r->total, p, pt->id, hows[how],
+                        point_wall(r->pdir[p]));
+                for (int a = 0; a < sw->naxes; a++) fprintf(stderr, " %s", pt->overrides[a]);
+                fputc('\n', stderr);
             }
-            /* the claims now live in the worker (same open file descriptions) */
-            for (int k = 0; k < nj; k++) close(fdbuf[k]);
-            close(pfd[1]);
-            int s = 0;
-            while (s < jobs && slots[s].pid) s++;
-            slots[s].pid = pid;
-            slots[s].report_fd = pfd[0];
-            slots[s].pts = malloc((size_t)nj * sizeof *slots[s].pts);
-            if (slots[s].pts) memcpy(slots[s].pts, jobbuf, (size_t)nj * sizeof *jobbuf);
-            slots[s].npts = slots[s].pts ? nj : 0;
-            slots[s].start = ls_run_progress_now();
-            for (int k = 0; k < nj; k++) sel[jobbuf[k]] = S_RUNNING;
-            running++;
+            fflush(stderr);
         }
-        if (g_stop > 0 && !killed) { /* stop requested outside waitpid */
-            for (int s = 0; s < jobs; s++)
-                if (slots[s].pid) kill(slots[s].pid, SIGTERM);
-            killed = 1;
-        }
-        bool waiting = elsewhere && !g_stop && !fs_error[0];
+    }
+    free(reports);
+    free(sl->pts);
+    sl->pts = NULL;
+    sl->npts = 0;
+}
+
+/* Launch, show progress, wait for the other runners' points, reap; until nothing is left or the run stops. */
+static void run_loop(runner *r)
+{
+    for (;;) {
+        launch_jobs(r);
+        if (g_stop > 0 && !r->killed) stop_workers(r); /* stop requested outside waitpid */
+        bool waiting = r->elsewhere && !g_stop && !r->fs_error[0];
         double now = ls_run_progress_now();
-        if (running && ls_run_progress_due(&pg, now)) /* after the launches: never between a reap and its relaunch */
-            show_status(&pg, sw, before + done_now + failed, total, done_now + failed, running, failed,
-                        work_share(sw, sel, computes, items, work_total), now);
-        if (!running) {
+        if (r->running && ls_run_progress_due(&r->pg, now)) /* after the launches: never between a reap and its relaunch */
+            ls_sweep_show_status(&r->pg, r->sw, r->before + r->done_now + r->failed, r->total, r->done_now + r->failed,
+                                 r->running, r->failed, work_share(r->sw, r->sel, r->computes, r->items, r->work_total),
+                                 now);
+        if (!r->running) {
             if (!waiting) break;
             /* nothing of ours left: wait for the points other runners hold */
-            elsewhere = poll_elsewhere(sw, out, names, pdir, sel, &next);
-            if (elsewhere) nanosleep(&(struct timespec){0, 200000000}, NULL);
+            r->elsewhere = poll_elsewhere(r->sw, r->out, r->names, r->pdir, r->sel, &r->next);
+            if (r->elsewhere) nanosleep(&(struct timespec){0, 200000000}, NULL);
             continue;
         }
         /* reap (polling the other runners' points meanwhile) */
         int status;
-        pid_t pid = waitpid(-1, &status, waiting || pg.style != LS_PROGRESS_OFF ? WNOHANG : 0);
+        pid_t pid = waitpid(-1, &status, waiting || r->pg.style != LS_PROGRESS_OFF ? WNOHANG : 0);
         if (pid == 0) {
-            if (waiting) elsewhere = poll_elsewhere(sw, out, names, pdir, sel, &next);
+            if (waiting) r->elsewhere = poll_elsewhere(r->sw, r->out, r->names, r->pdir, r->sel, &r->next);
             nanosleep(&(struct timespec){0, 100000000}, NULL);
             continue;
         }
         if (pid < 0) {
             if (errno == EINTR) {
-                if (g_stop > 0 && !killed) {
-                    for (int s = 0; s < jobs; s++)
-                        if (slots[s].pid) kill(slots[s].pid, SIGTERM);
-                    killed = 1;
-                }
+                if (g_stop > 0 && !r->killed) stop_workers(r);
                 continue;
             }
             break;
         }
         int s = 0;
-        while (s < jobs && slots[s].pid != pid) s++;
-        if (s == jobs) continue;
-        slots[s].pid = 0;
-        running--;
-        char *reports = drain(slots[s].report_fd);
-        for (int k = 0; k < slots[s].npts; k++) {
-            int p = slots[s].pts[k];
-            const ls_sweep_point *pt = &sw->points[p];
-            int how = -1;
-            char *fs = reports ? reported(reports, p) : NULL;
-            if (point_done(pdir[p])) {
-                sel[p] = S_DONE_NOW;
-                done_now++;
-                how = point_how(pdir[p]);
-                if (how) reused++;
-            } else {
-                char *dir = strdup(pdir[p]);
-                char *why = dir ? read_in(dir, "FAILED") : NULL;
-                if (!why && !fs && g_stop && (!WIFEXITED(status) || WEXITSTATUS(status))) {
-                    sel[p] = S_PENDING; /* stopped before finishing: a later run redoes it */
-                    if (next > p) next = p;
-                    free(dir);
-                    continue;
-                }
-                if (!why && !fs && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-                    sel[p] = S_PENDING; /* not started: its job stopped at a filesystem error */
-                    if (next > p) next = p;
-                    free(dir);
-                    continue;
-                }
-                sel[p] = S_FAILED;
-                failed++;
-                if (fs) {
-                    if (!fs_error[0]) snprintf(fs_error, sizeof fs_error, "%s", fs);
-                    free(why);
-                    why = fs;
-                    fs = NULL;
-                } else if (!why) {
-                    char msg[128], e2[1200];
-                    if (WIFSIGNALED(status)) snprintf(msg, sizeof msg, "worker killed by signal %d\n", WTERMSIG(status));
-                    else snprintf(msg, sizeof msg, "worker exited (status %d) before finishing the point\n",
-                                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-                    if (dir && write_file(dir, "FAILED", msg, e2, sizeof e2) && !fs_error[0])
-                        snprintf(fs_error, sizeof fs_error, "%s", e2);
-                    why = strdup(msg);
-                }
-                free(dir);
-                if (why) {
-                    size_t l = strlen(why);
-                    if (l && why[l - 1] == '\n') why[l - 1] = '\0';
-                }
-                ls_run_progress_clear(&pg);
-                if (progress >= -1) fprintf(stderr, "point %d %s FAILED: %s\n", p, pt->id, why ? why : "?");
-                free(why);
-            }
-            free(fs);
-            if (progress == 1) pg.last = -1e300; /* redraw once the freed worker is relaunched */
-            else if (progress == 0) {
-                int fin = before + done_now + failed;
-                if (how >= 0) {
-                    static const char *const hows[] = {"done", "reused", "replayed"};
-                    fprintf(stderr, "[%d/%d] point %d %s %s in %.2f s:", fin, total, p, pt->id, hows[how],
-                            point_wall(pdir[p]));
-                    for (int a = 0; a < sw->naxes; a++) fprintf(stderr, " %s", pt->overrides[a]);
-                    fputc('\n', stderr);
-                }
-                fflush(stderr);
-            }
-        }
-        free(reports);
-        free(slots[s].pts);
-        slots[s].pts = NULL;
-        slots[s].npts = 0;
+        while (s < r->jobs && r->slots[s].pid != pid) s++;
+        if (s < r->jobs) settle_job(r, s, status);
     }
-    ls_run_progress_clear(&pg);
-    if (items) munmap(items, (size_t)n * sizeof *items);
-    free(computes);
-    if (!g_stop) clean_stale_runs(out, sw, names); /* what runners that died while this one ran left behind */
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    /* the tally is read back from the markers, as `sweep merge` reads it, so both agree */
+}
+
+/* The tally, read back from the markers as `sweep merge` reads them so both agree; the summary
+ * line; the exit status (0, 1 failures or errors, 130 interrupted). */
+static int finish(runner *r)
+{
     int done_all = 0, failed_all = 0, by_others = 0, missing = 0;
-    for (int p = 0; p < n; p++) {
-        if (!sel[p]) continue;
-        if (point_done(pdir[p])) done_all++;
-        else if (point_has(pdir[p], "FAILED")) failed_all++;
+    for (int p = 0; p < r->n; p++) {
+        if (!r->sel[p]) continue;
+        if (point_done(r->pdir[p])) done_all++;
+        else if (point_has(r->pdir[p], "FAILED")) failed_all++;
         else missing++;
-        if (sel[p] == S_DONE_ELSEWHERE) by_others++;
+        if (r->sel[p] == S_DONE_ELSEWHERE) by_others++;
     }
-    double wall = ls_run_progress_now() - t_start;
-    if (fs_error[0] && progress >= -1)
-        fprintf(stderr, "sweep %s: filesystem error, no further points launched: %s\n", sw->name, fs_error);
-    if (progress >= -1)
+    double wall = ls_run_progress_now() - r->t_start;
+    const char *name = r->sw->name;
+    if (r->fs_error[0] && r->progress >= -1)
+        fprintf(stderr, "sweep %s: filesystem error, no further points launched: %s\n", name, r->fs_error);
+    if (r->progress >= -1)
         fprintf(stderr, "sweep %s: %d/%d points done (%d now: %d computed, %d reused; %d before; %d by other runners), "
-                "%d failed, %d not run, %.1f s\n", sw->name, done_all, total, done_now, done_now - reused, reused, before,
-                by_others, failed_all, missing, wall);
-    int rc = 0;
+                "%d failed, %d not run, %.1f s\n", name, done_all, r->total, r->done_now, r->done_now - r->reused,
+                r->reused, r->before, by_others, failed_all, missing, wall);
     if (g_stop > 0) {
-        if (progress >= -1) fprintf(stderr, "sweep interrupted: finished points are kept; run the same command again to resume\n");
-        rc = 130;
-    } else if (g_stop < 0) rc = 1;
-    else if (failed_all || missing || fs_error[0]) rc = 1;
-    for (int s = 0; s < jobs; s++) free(slots[s].pts);
-    free(slots);
-    free(jobbuf);
-    free(fdbuf);
-    free(sel);
-    free(order);
-    free(grp_lo);
-    free(grp_hi);
+        if (r->progress >= -1)
+            fprintf(stderr, "sweep interrupted: finished points are kept; run the same command again to resume\n");
+        return 130;
+    }
+    if (g_stop < 0) return 1;
+    return failed_all || missing || r->fs_error[0] ? 1 : 0;
+}
+
+/* The one cleanup path. */
+static void runner_free(runner *r)
+{
+    ls_sweep_items_unmap(r->items, r->n);
+    if (r->signals_set) {
+        sigaction(SIGINT, &r->old_int, NULL);
+        sigaction(SIGTERM, &r->old_term, NULL);
+    }
+    for (int s = 0; r->slots && s < r->jobs; s++) free(r->slots[s].pts);
+    free(r->slots);
+    free(r->jobbuf);
+    free(r->fdbuf);
+    free(r->computes);
+    free(r->sel);
+    free(r->order);
+    free(r->grp_lo);
+    free(r->grp_hi);
+}
+
+/* The run's stages; returns the exit status. */
+static int run_stages(runner *r)
+{
+    const ls_sweep_run_opts *o = r->o;
+    int n = r->n;
+    r->sel = calloc((size_t)n, 1);
+    if (!r->sel) return 1;
+    int rc = select_points(r);
+    if (rc == 0) rc = write_sweep_files(r);
+    if (rc) return rc;
+    clean_stale_runs(r->out, r->sw, r->names);
+    adopt_id_dirs(r->sw, r->out, r->names, r->pdir, r->sel);
+    for (int p = 0; p < n; p++) {
+        if (!r->sel[p]) continue;
+        r->total++;
+        if (point_done(r->pdir[p])) { r->sel[p] = S_DONE_BEFORE; r->before++; }
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    g_stop = 0;
+    sigaction(SIGINT, &sa, &r->old_int);
+    sigaction(SIGTERM, &sa, &r->old_term);
+    r->signals_set = true;
+
+    r->order = malloc((size_t)n * sizeof *r->order);
+    r->grp_lo = malloc((size_t)n * sizeof *r->grp_lo);
+    r->grp_hi = malloc((size_t)n * sizeof *r->grp_hi);
+    if (!r->order || !r->grp_lo || !r->grp_hi) {
+        snprintf(r->err, r->errlen, "out of memory");
+        return 1;
+    }
+    group_by_cache_key(r);
+
+    r->progress = o->quiet ? -2 : o->progress >= 0 ? o->progress : isatty(2) ? 1 : 0;
+    ls_run_progress_init(&r->pg, stderr, r->progress == 1 ? LS_PROGRESS_LIVE : r->progress == 0 ? LS_PROGRESS_LINES
+                                                                                                : LS_PROGRESS_OFF,
+                         o->progress_period);
+    r->slots = calloc((size_t)r->jobs, sizeof *r->slots);
+    r->jobbuf = malloc((size_t)n * sizeof *r->jobbuf);
+    r->fdbuf = malloc((size_t)n * sizeof *r->fdbuf);
+    r->computes = calloc((size_t)n, 1);
+    if (!r->slots || !r->jobbuf || !r->fdbuf || !r->computes) return 1;
+    expect_work(r);
+    /* workers report their work items here; without it (mmap failed) progress counts points only */
+    if (r->pg.style != LS_PROGRESS_OFF) {
+        r->items = ls_sweep_items_map(n);
+    }
+    r->t_start = ls_run_progress_now();
+    if (r->progress >= 0)
+        fprintf(stderr, "sweep %s: %d points%s, %d already done, %d to run, %d worker%s, results in %s\n", r->sw->name,
+                r->total, o->shard_n > 0 ? " in this shard" : "", r->before, r->total - r->before, r->jobs,
+                r->jobs > 1 ? "s" : "", r->out);
+    run_loop(r);
+    ls_run_progress_clear(&r->pg);
+    if (!g_stop) clean_stale_runs(r->out, r->sw, r->names); /* what runners that died while this one ran left behind */
+    return finish(r);
+}
+
+static int run_sweep(const ls_sweep *sw, const ls_sweep_run_opts *o, char *const *names, char *const *pdir, char *err,
+                     size_t errlen)
+{
+    runner *r = calloc(1, sizeof *r);
+    if (!r) return 1;
+    r->sw = sw; r->o = o; r->names = names; r->pdir = pdir; r->err = err; r->errlen = errlen;
+    r->out = o->out_dir;
+    r->n = sw->npoints;
+    r->jobs = o->jobs > 0 ? o->jobs : 1;
+    int rc = run_stages(r);
+    runner_free(r);
+    free(r);
     return rc;
 }
 

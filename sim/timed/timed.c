@@ -5,12 +5,14 @@
 #include "timed.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "engine_parts.h"
-#include "lamp.h"
+#include "lslamp.h"
 #include "lslut.h"
 #include "lsmem.h"
 #include "lsregfile.h"
@@ -18,9 +20,10 @@
 #include "lsseq.h"
 #include "lssfu.h"
 #include "lstensor.h"
+#include "timed_energy.h"
 #include "timed_internal.h"
 #include "timed_trace.h"
-#include "ucode.h"
+#include "lsucode.h"
 #include "lsvector.h"
 #include "workload.h"
 
@@ -59,7 +62,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 /* Every engine parameter that affects O, the statistics or the records; the input; the program's
  * data operations. Timing parameters (accelerator.*, layout) are deliberately left out. */
-static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in, const lsu_program *prog)
+static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in, const lsucode_program *prog)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     int iv[] = { (int)p->mode, (int)p->arithmetic, (int)p->acc_model, p->b_q, p->n_q, p->b_k, p->n_k, p->stage1,
@@ -125,39 +128,82 @@ static int cache_store(uint64_t key, const ls_engine_result *r, const lslamp_til
 }
 
 /* ---- the run ---- */
+/* Everything one run builds and owns; zeroed at the start, released in one place (timed_free). */
 typedef struct {
-    lsunit units[LSU_NUNITS];
-    lsissue_port *issue;      /* [cores] when accelerator.issue.per_cycle > 0 */
+    /* the request */
+    const ls_config *cfg;
+    const ls_cfg_accelerator *ac;
+    const ls_engine_params *ep;
+    const ls_attn_inputs *in;
+    const ls_timed_options *opt;
+    ls_engine_result *r;
+    ls_timed_result *tr;
+    char *err;
+    size_t errlen;
+    /* program and register plan */
+    lsucode_program prog;
+    lsucode_ylayout yl;
+    lsregfile_alloc ra;
+    int kvg;                       /* contexts per K/V-sharing block */
+    /* numerics */
+    lslamp_cfg *lc;
+    int synth;                     /* LSDP_SYNTH_*: timing only */
+    bool reuse, replay;            /* fill / read the numerics cache */
+    uint64_t key;
+    lsdp_shape sh;
+    /* the engine-compatible result's buffers */
+    int nitems, hl;
+    size_t nout, nrecs;
+    lslamp_tile_record *recs;
+    lsdp_item_stats *items;
+    uint64_t *hist;
+    /* the hardware */
+    lsunit units[LSUCODE_NUNITS];
+    lsissue_port *issue;           /* [cores] when accelerator.issue.per_cycle > 0 */
     lsdp_hw hw;
+    lsmem_state mem;
+    int depth;                     /* prefetch depth */
+    lsseq s;
+    ls_timed_trace trace;
     ls_engine_acc_ws acc;
-    const ls_timed_options *opt; /* its progress callback */
-    long items_done, items;
-} run_state;
+    long items_done;
+} timed_run;
 
-static void direct_port(void *user, lsdp_txn *t)
+static int run_fail(timed_run *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int run_fail(timed_run *t, const char *fmt, ...)
 {
-    run_state *rs = user;
-    lsunit *u = &rs->units[t->unit];
-    lsunit_dispatch(u, t);
+    if (t->err && t->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(t->err, t->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static void direct_port(void *user, lsdp_txn *x)
+{
+    timed_run *t = user;
+    lsunit_dispatch(&t->units[x->unit], x);
 }
 
 static void item_done(void *user, lsdp_ctx *x)
 {
-    run_state *rs = user;
+    timed_run *t = user;
     const lsdp_shape *sh = x->sh;
     if (sh->accuracy)
-        ls_engine_item_accuracy(&x->blk, &rs->acc, x->Ebuf, x->muh, x->mu, x->om32,
+        ls_engine_item_accuracy(&x->blk, &t->acc, x->Ebuf, x->muh, x->mu, x->om32,
                                 sh->cfg->state_fp64 ? x->om64 : NULL, x->stats);
-    rs->items_done++;
-    if (rs->opt->progress) rs->opt->progress(rs->opt->progress_user, rs->items_done, rs->items);
+    t->items_done++;
+    if (t->opt->progress) t->opt->progress(t->opt->progress_user, t->items_done, t->nitems);
 }
 
-static const char *layout_name(lsu_ylayout y)
+static const char *layout_name(lsucode_ylayout y)
 {
     switch (y) {
-    case LSU_Y_FULL: return "full";
-    case LSU_Y_COMPACT: return "compact";
-    case LSU_Y_LP: return "lp";
+    case LSUCODE_Y_FULL: return "full";
+    case LSUCODE_Y_COMPACT: return "compact";
+    case LSUCODE_Y_LP: return "lp";
     default: return "config";
     }
 }
@@ -169,127 +215,107 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int ls_timed_run(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
-                 ls_engine_result *res, ls_timed_result *tr, char *err, size_t errlen)
+/* The program for the mode (or opt->program_path), and the register layout it asks for. */
+static int assemble_program(timed_run *t, const char *pname)
 {
-    return ls_timed_run_opts(cfg, ep, in, NULL, res, tr, err, errlen);
-}
-
-int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
-                      const ls_timed_options *opt, ls_engine_result *r, ls_timed_result *tr,
-                      char *err, size_t errlen)
-{
-    double t0 = now_s();
-    memset(r, 0, sizeof *r);
-    memset(tr, 0, sizeof *tr);
-    ls_timed_options defo;
-    if (!opt) { ls_timed_options_default(&defo); opt = &defo; }
-    if (!cfg || !ep || !in) return fail(err, errlen, "timed: null configuration, parameters or inputs");
-    const char *pname = ls_timed_program_for_mode(ep->mode);
-    if (!pname) {
-        if (err && errlen)
-            snprintf(err, errlen, "the timed model supports algorithm.mode lamp, fa2_16bit and pure_8bit (got %s); "
-                     "use --golden for the other modes", ls_engine_mode_name(ep->mode));
-        return -1;
-    }
-    _Static_assert(LSDP_MAX_WARPS == 64, "ls_engine_check_inputs bounds n_q by 64 warps");
-    if (ls_engine_check_inputs(ep, in, err, errlen) != 0) return -1;
-    const ls_cfg_accelerator *ac = &cfg->accelerator;
-
-    /* program */
-    lsu_program prog;
     int rc;
-    if (opt->program_path && *opt->program_path) {
-        rc = lsu_assemble_file(opt->program_path, &prog, err, errlen);
+    if (t->opt->program_path && *t->opt->program_path) {
+        rc = lsucode_assemble_file(t->opt->program_path, &t->prog, t->err, t->errlen);
     } else {
-        const char *file = NULL, *text = lsu_shipped_text(pname, &file);
-        rc = lsu_assemble(text, file, &prog, err, errlen);
+        const char *file = NULL, *text = lsucode_shipped_text(pname, &file);
+        rc = lsucode_assemble(text, file, &t->prog, t->err, t->errlen);
     }
     if (rc != 0) return -1;
-    lsu_ylayout yl = prog.ylayout;
-    if (yl == LSU_Y_CONFIG) yl = ac->regfile.layout == LS_LAYOUT_FULL ? LSU_Y_FULL : LSU_Y_COMPACT;
-    snprintf(tr->program, sizeof tr->program, "%s", prog.name);
-    snprintf(tr->program_file, sizeof tr->program_file, "%s", prog.file);
-    snprintf(tr->layout, sizeof tr->layout, "%s", layout_name(yl));
+    t->yl = t->prog.ylayout;
+    if (t->yl == LSUCODE_Y_CONFIG) t->yl = t->ac->regfile.layout == LS_LAYOUT_FULL ? LSUCODE_Y_FULL : LSUCODE_Y_COMPACT;
+    snprintf(t->tr->program, sizeof t->tr->program, "%s", t->prog.name);
+    snprintf(t->tr->program_file, sizeof t->tr->program_file, "%s", t->prog.file);
+    snprintf(t->tr->layout, sizeof t->tr->layout, "%s", layout_name(t->yl));
+    return 0;
+}
 
-    /* register file plan */
+/* Resident contexts per core: what the register file holds, in whole K/V-sharing blocks. */
+static int plan_registers(timed_run *t)
+{
+    const ls_cfg_accelerator *ac = t->ac;
+    const ls_engine_params *ep = t->ep;
     lsregfile_params rp = { ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
                             ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
                             ac->regfile.max_contexts, 0, 0 };
     ls_engine_logit_bits(ep, &rp.lp_bits, &rp.hp_bits);   /* the formats' widths (bad names fail below) */
-    lsregfile_alloc ra;
     char rerr[256];
-    if (lsregfile_plan(&rp, yl, ep->b_q, ep->n_q, ep->b_k, ep->n_k, in->dim, &ra, rerr, sizeof rerr) != 0) {
-        lsu_program_free(&prog);
-        if (err && errlen) snprintf(err, errlen, "register file: %s", rerr);
-        return -1;
-    }
+    if (lsregfile_plan(&rp, t->yl, ep->b_q, ep->n_q, ep->b_k, ep->n_k, t->in->dim, &t->ra, rerr, sizeof rerr) != 0)
+        return run_fail(t, "register file: %s", rerr);
     /* contexts that share K/V loads are resident as whole blocks */
-    int kvg = ac->memory.kv_shared_contexts;
-    if (ra.limit < kvg) {
-        lsu_program_free(&prog);
-        if (err && errlen)
-            snprintf(err, errlen, "register file: a block of accelerator.memory.kv_shared_contexts = %d contexts does not fit "
-                     "(at most %d resident)", kvg, ra.limit);
-        return -1;
-    }
-    ra.limit -= ra.limit % kvg;
+    t->kvg = ac->memory.kv_shared_contexts;
+    if (t->ra.limit < t->kvg)
+        return run_fail(t, "register file: a block of accelerator.memory.kv_shared_contexts = %d contexts does not fit "
+                        "(at most %d resident)", t->kvg, t->ra.limit);
+    t->ra.limit -= t->ra.limit % t->kvg;
+    return 0;
+}
 
-    lslamp_cfg *lc = malloc(sizeof *lc);
-    run_state *rs = calloc(1, sizeof *rs);
-    if (!lc || !rs) { free(lc); free(rs); lsu_program_free(&prog); return fail(err, errlen, "out of memory"); }
-    if (ls_engine_lamp_cfg(ep, in->dim, lc, err, errlen) != 0) { free(lc); free(rs); lsu_program_free(&prog); return -1; }
+/* The numerics configuration, timing-only synthesis and whether the numerics cache is read or filled. */
+static int plan_numerics(timed_run *t)
+{
+    const ls_engine_params *ep = t->ep;
+    t->lc = malloc(sizeof *t->lc);
+    if (!t->lc) return run_fail(t, "out of memory");
+    if (ls_engine_lamp_cfg(ep, t->in->dim, t->lc, t->err, t->errlen) != 0) return -1;
 
     /* timing only: the fixed policies select from the geometry alone; anything whose timing or
      * output depends on the data is refused rather than approximated */
-    int synth = LSDP_SYNTH_OFF;
-    if (opt->timing_only) {
+    t->synth = LSDP_SYNTH_OFF;
+    if (t->opt->timing_only) {
         const char *why = NULL;
-        if (lc->policy == &lslamp_policy_all) synth = LSDP_SYNTH_ALL;
-        else if (lc->policy == &lslamp_policy_none) synth = LSDP_SYNTH_NONE;
+        if (t->lc->policy == &lslamp_policy_all) t->synth = LSDP_SYNTH_ALL;
+        else if (t->lc->policy == &lslamp_policy_none) t->synth = LSDP_SYNTH_NONE;
         else why = "its sub-block selection depends on the data; only fa2_16bit and pure_8bit have a fixed selection";
-        if (!why && ep->above_one == LSE_ABOVE_RAISE)
+        if (!why && ep->above_one == LSLAMP_ABOVE_RAISE)
             why = "with algorithm.above_one = raise the RAISE cost depends on the data";
         if (!why && ep->keep_tile_records) why = "per-tile records hold data-dependent flags";
-        if (why) {
-            if (err && errlen)
-                snprintf(err, errlen, "timed.timing_only with algorithm.mode %s: %s", ls_engine_mode_name(ep->mode), why);
-            free(lc); free(rs); lsu_program_free(&prog);
-            return -1;
-        }
+        if (why) return run_fail(t, "timed.timing_only with algorithm.mode %s: %s", ls_engine_mode_name(ep->mode), why);
     }
     /* the numerics cache holds computed numerics: a timing-only run neither reads nor fills it */
-    bool reuse = opt->reuse_numerics && synth == LSDP_SYNTH_OFF;
-    uint64_t key = reuse ? numerics_key(ep, in, &prog) : 0;
-    bool replay = reuse && g_cache.valid && g_cache.key == key && ep->above_one != LSE_ABOVE_RAISE;
-    tr->numerics_key = key;
-    tr->numerics_reused = replay;
-    tr->timing_only = synth != LSDP_SYNTH_OFF;
-    lsdp_shape sh;
-    memset(&sh, 0, sizeof sh);
-    sh.cfg = lc;
-    sh.q = in->q; sh.k = in->k; sh.v = in->v;
-    sh.batch = in->batch; sh.heads_q = in->heads_q; sh.heads_kv = in->heads_kv;
-    sh.seq_q = in->seq_q; sh.seq_k = in->seq_k; sh.dim = in->dim; sh.causal = in->causal;
-    sh.group = in->heads_q / in->heads_kv;
-    sh.b_q = ep->b_q; sh.n_q = ep->n_q; sh.b_k = ep->b_k; sh.n_k = ep->n_k;
-    sh.br = ep->b_q * ep->n_q; sh.bc = ep->b_k * ep->n_k;
-    sh.nqb = (in->seq_q + sh.br - 1) / sh.br;
-    sh.nkt = (in->seq_k + sh.bc - 1) / sh.bc;
-    sh.seed = ep->seed;
-    sh.accuracy = ep->compute_reference && !replay && synth == LSDP_SYNTH_OFF;
-    sh.replay = replay ? g_cache.recs : NULL;
-    sh.synth = synth;
-    sh.slow_enabled = yl == LSU_Y_COMPACT;
-    sh.out_bytes = cfg->workload.dtype == LS_DTYPE_FP32 ? 4 : 2;
-    bool fp8_operands = cfg->algorithm.operand_format == LS_OPFMT_E4M3;
-    sh.elem_bytes = fp8_operands ? 1 : sh.out_bytes;
+    t->reuse = t->opt->reuse_numerics && t->synth == LSDP_SYNTH_OFF;
+    t->key = t->reuse ? numerics_key(ep, t->in, &t->prog) : 0;
+    t->replay = t->reuse && g_cache.valid && g_cache.key == t->key && ep->above_one != LSLAMP_ABOVE_RAISE;
+    t->tr->numerics_key = t->key;
+    t->tr->numerics_reused = t->replay;
+    t->tr->timing_only = t->synth != LSDP_SYNTH_OFF;
+    return 0;
+}
 
-    lsdp_hw *hw = &rs->hw;
+/* The layer as the units see it: inputs, tiling, what to compute. */
+static void build_shape(timed_run *t)
+{
+    const ls_engine_params *ep = t->ep;
+    const ls_attn_inputs *in = t->in;
+    lsdp_shape *sh = &t->sh;
+    sh->cfg = t->lc;
+    sh->q = in->q; sh->k = in->k; sh->v = in->v;
+    sh->batch = in->batch; sh->heads_q = in->heads_q; sh->heads_kv = in->heads_kv;
+    sh->seq_q = in->seq_q; sh->seq_k = in->seq_k; sh->dim = in->dim; sh->causal = in->causal;
+    sh->group = in->heads_q / in->heads_kv;
+    sh->b_q = ep->b_q; sh->n_q = ep->n_q; sh->b_k = ep->b_k; sh->n_k = ep->n_k;
+    sh->br = ep->b_q * ep->n_q; sh->bc = ep->b_k * ep->n_k;
+    sh->nqb = (in->seq_q + sh->br - 1) / sh->br;
+    sh->nkt = (in->seq_k + sh->bc - 1) / sh->bc;
+    sh->seed = ep->seed;
+    sh->accuracy = ep->compute_reference && !t->replay && t->synth == LSDP_SYNTH_OFF;
+    sh->replay = t->replay ? g_cache.recs : NULL;
+    sh->synth = t->synth;
+    sh->slow_enabled = t->yl == LSUCODE_Y_COMPACT;
+    sh->out_bytes = t->cfg->workload.dtype == LS_DTYPE_FP32 ? 4 : 2;
+    sh->elem_bytes = t->cfg->algorithm.operand_format == LS_OPFMT_E4M3 ? 1 : sh->out_bytes;
+}
+
+/* accelerator.* -> the units' hardware parameters. */
+static void hw_from_config(const ls_cfg_accelerator *ac, bool fp8_operands, long long nitems, lsdp_hw *hw)
+{
     /* cores beyond the number of work items never receive one: leave them out of the simulation
      * (the memory channels are chip-wide, so this changes nothing but the memory footprint) */
-    long long nitems_all = (long long)in->batch * in->heads_q * ((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
-    hw->cores = (long long)ac->cores < nitems_all ? ac->cores : (int)nitems_all;
+    hw->cores = (long long)ac->cores < nitems ? ac->cores : (int)nitems;
     hw->clock_ghz = ac->clock_ghz;
     hw->tensor_macs8 = ac->tensor.macs_per_cycle_8bit;
     /* 8-bit operands: the wide-accumulation (16-bit) instructions run at the FP8 rate */
@@ -322,241 +348,304 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
     hw->issue_lut = ac->issue.lut_ops_per_instr;
     hw->issue_vector = ac->issue.vector_ops_per_instr;
     hw->issue_operand = ac->issue.operand_bytes_per_instr;
-    if (hw->lut_lanes < 1 && ep->mode != LSE_MODE_FA2_16BIT) {
-        free(lc); free(rs); lsu_program_free(&prog);
-        return fail(err, errlen, "accelerator.lut.lanes = 0: this program needs the LUT (only fa2_16bit runs without it)");
-    }
+}
 
+/* Refuse what this hardware cannot run, or what would not fit in the host's memory. */
+static int check_feasible(timed_run *t)
+{
+    const ls_cfg_accelerator *ac = t->ac;
+    if (t->hw.lut_lanes < 1 && t->ep->mode != LSE_MODE_FA2_16BIT)
+        return run_fail(t, "accelerator.lut.lanes = 0: this program needs the LUT (only fa2_16bit runs without it)");
     /* the accuracy pass keeps every tile's exponentials of each resident item (as the engine does
      * per thread): refuse sizes that would not fit rather than thrash */
-    if (sh.accuracy) {
-        double slots = (double)ac->cores * ra.limit, items_d = (double)in->batch * in->heads_q * sh.nqb;
+    if (t->sh.accuracy) {
+        double slots = (double)ac->cores * t->ra.limit, items_d = (double)t->in->batch * t->in->heads_q * t->sh.nqb;
         if (items_d < slots) slots = items_d;
-        double need = slots * (double)sh.nkt * sh.bc * sh.br * 4.0;
-        if (need > 8.0 * 1073741824.0) {
-            free(lc); free(rs); lsu_program_free(&prog);
-            if (err && errlen)
-                snprintf(err, errlen, "timed model: the accuracy pass would hold %.1f GiB of exponentials (%.0f resident "
-                         "contexts x seq_k %d); lower accelerator.cores or turn the fp64 reference off", need / 1073741824.0,
-                         slots, in->seq_k);
-            return -1;
-        }
+        double need = slots * (double)t->sh.nkt * t->sh.bc * t->sh.br * 4.0;
+        if (need > 8.0 * 1073741824.0)
+            return run_fail(t, "timed model: the accuracy pass would hold %.1f GiB of exponentials (%.0f resident "
+                            "contexts x seq_k %d); lower accelerator.cores or turn the fp64 reference off",
+                            need / 1073741824.0, slots, t->in->seq_k);
     }
+    return 0;
+}
 
-    /* engine-compatible result */
-    int nitems = in->batch * in->heads_q * sh.nqb, hl = ep->n_k + 1;
-    size_t nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
-    int ralloc = ls_engine_result_alloc(ep, in, r);
-    lslamp_tile_record *recs = NULL;
-    size_t nrecs = (size_t)nitems * ep->n_q * sh.nkt;
-    if (ep->keep_tile_records || (reuse && !replay)) recs = calloc(nrecs, sizeof *recs);
-    lsdp_item_stats *items = calloc((size_t)nitems, sizeof *items);
-    uint64_t *hist = calloc((size_t)nitems * hl, sizeof(uint64_t));
-    int acc_bad = sh.accuracy && ls_engine_acc_ws_init(&rs->acc, in->seq_k, in->dim) != 0;
-    lsmem_state mem;
-    memset(&mem, 0, sizeof mem);
-    sh.o = r->o; sh.o_ref = r->o_ref;
-    lsseq s;
-    memset(&s, 0, sizeof s);
-    lstrace trace;
-    memset(&trace, 0, sizeof trace);
-    rc = 0;
-    if (ralloc != 0 || ((ep->keep_tile_records || (reuse && !replay)) && !recs) ||
-        !items || !hist ||
-        acc_bad ||
-        lsmem_init(&mem, &sh, hw) != 0) {
-        rc = fail(err, errlen, "out of memory");
+/* The engine-compatible result and the per-item buffers the sequencer fills. */
+static int alloc_buffers(timed_run *t)
+{
+    const ls_engine_params *ep = t->ep;
+    const ls_attn_inputs *in = t->in;
+    t->nitems = in->batch * in->heads_q * t->sh.nqb;
+    t->hl = ep->n_k + 1;
+    t->nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
+    int ralloc = ls_engine_result_alloc(ep, in, t->r);
+    t->nrecs = (size_t)t->nitems * ep->n_q * t->sh.nkt;
+    bool want_recs = ep->keep_tile_records || (t->reuse && !t->replay);
+    if (want_recs) t->recs = calloc(t->nrecs, sizeof *t->recs);
+    t->items = calloc((size_t)t->nitems, sizeof *t->items);
+    t->hist = calloc((size_t)t->nitems * t->hl, sizeof(uint64_t));
+    int acc_bad = t->sh.accuracy && ls_engine_acc_ws_init(&t->acc, in->seq_k, in->dim) != 0;
+    t->sh.o = t->r->o; t->sh.o_ref = t->r->o_ref;
+    if (ralloc != 0 || (want_recs && !t->recs) || !t->items || !t->hist || acc_bad || lsmem_init(&t->mem, &t->sh, &t->hw) != 0)
+        return run_fail(t, "out of memory");
+    return 0;
+}
+
+/* One unit per kind with a state per core; the shared issue slots and ports. */
+static int build_units(timed_run *t)
+{
+    lsdp_hw *hw = &t->hw;
+    static void (*const execs[LSUCODE_NUNITS])(lsunit *, lsdp_txn *) = {
+        [LSUCODE_MEM] = lsmem_exec, [LSUCODE_TENSOR] = lstensor_exec, [LSUCODE_LUT] = lslut_exec, [LSUCODE_SFU] = lssfu_exec,
+        [LSUCODE_VECTOR] = lsvector_exec, [LSUCODE_SCHED] = lssched_exec, [LSUCODE_REGFILE] = lsregfile_exec };
+    for (int u = 1; u < LSUCODE_NUNITS; u++) {
+        t->units[u].id = u;
+        t->units[u].hw = hw;
+        t->units[u].exec = execs[u];
+        t->units[u].core = calloc((size_t)hw->cores, sizeof(lsunit_state));
+        if (!t->units[u].core) return run_fail(t, "out of memory");
     }
-    static void (*const execs[LSU_NUNITS])(lsunit *, lsdp_txn *) = {
-        [LSU_MEM] = lsmem_exec, [LSU_TENSOR] = lstensor_exec, [LSU_LUT] = lslut_exec, [LSU_SFU] = lssfu_exec,
-        [LSU_VECTOR] = lsvector_exec, [LSU_SCHED] = lssched_exec, [LSU_REGFILE] = lsregfile_exec };
-    for (int u = 1; u < LSU_NUNITS && rc == 0; u++) {
-        rs->units[u].id = u;
-        rs->units[u].hw = hw;
-        rs->units[u].exec = execs[u];
-        rs->units[u].core = calloc((size_t)hw->cores, sizeof(lsunit_state));
-        if (!rs->units[u].core) rc = fail(err, errlen, "out of memory");
-    }
-    rs->units[LSU_MEM].impl = &mem;
-    if (rc == 0 && ac->sfu_shares_tensor_issue)   /* one issue slot: either unit's slice holds off the other */
+    t->units[LSUCODE_MEM].impl = &t->mem;
+    if (t->ac->sfu_shares_tensor_issue)   /* one issue slot: either unit's slice holds off the other */
         for (int c = 0; c < hw->cores; c++) {
-            rs->units[LSU_TENSOR].core[c].shares_issue = &rs->units[LSU_SFU].core[c];
-            rs->units[LSU_SFU].core[c].shares_issue = &rs->units[LSU_TENSOR].core[c];
+            t->units[LSUCODE_TENSOR].core[c].shares_issue = &t->units[LSUCODE_SFU].core[c];
+            t->units[LSUCODE_SFU].core[c].shares_issue = &t->units[LSUCODE_TENSOR].core[c];
         }
-    if (rc == 0 && hw->issue_per_cycle > 0) {   /* one issue port per core, shared by the units that issue */
-        rs->issue = calloc((size_t)hw->cores, sizeof *rs->issue);
-        if (!rs->issue) rc = fail(err, errlen, "out of memory");
-        static const int issuing[] = { LSU_TENSOR, LSU_LUT, LSU_SFU, LSU_VECTOR, LSU_MEM };
+    if (hw->issue_per_cycle > 0) {   /* one issue port per core, shared by the units that issue */
+        t->issue = calloc((size_t)hw->cores, sizeof *t->issue);
+        if (!t->issue) return run_fail(t, "out of memory");
+        static const int issuing[] = { LSUCODE_TENSOR, LSUCODE_LUT, LSUCODE_SFU, LSUCODE_VECTOR, LSUCODE_MEM };
         const int per[] = { hw->issue_tensor, hw->issue_lut, hw->issue_sfu, hw->issue_vector, hw->issue_operand };
-        for (int c = 0; c < hw->cores && rs->issue && rc == 0; c++) {
-            if (lsissue_init(&rs->issue[c], hw->issue_per_cycle) != 0) { rc = fail(err, errlen, "out of memory"); break; }
+        for (int c = 0; c < hw->cores; c++) {
+            if (lsissue_init(&t->issue[c], hw->issue_per_cycle) != 0) return run_fail(t, "out of memory");
             for (size_t k = 0; k < sizeof issuing / sizeof issuing[0]; k++) {
-                lsunit_state *us = &rs->units[issuing[k]].core[c];
+                lsunit_state *us = &t->units[issuing[k]].core[c];
                 us->per_instr = (uint64_t)per[k];
-                us->issue = per[k] > 0 ? &rs->issue[c] : NULL;
+                us->issue = per[k] > 0 ? &t->issue[c] : NULL;
             }
         }
     }
-    /* a block's contexts share its K/V stages in the buffer */
-    int depth = lsmem_prefetch_depth(&sh, ac->memory.buffer_kib * 1024.0, ra.limit / kvg, ac->memory.pipeline_stages);
-    if (rc == 0) {
-        s.prog = &prog; s.sh = &sh; s.hw = hw;
-        s.contexts_per_core = ra.limit;
-        s.prefetch_depth = depth;
-        s.port = direct_port; s.port_user = rs;
-        s.item_done = item_done; s.item_user = rs;
-        rs->opt = opt; rs->items = nitems;
-        s.item_stats = items; s.hist = hist; s.records = replay ? NULL : recs; s.items = nitems;
-        if (opt->trace_path && *opt->trace_path) {
-            lstrace_init(&trace, opt->trace_first_tile, opt->trace_tiles,
-                         (size_t)(opt->trace_max_events > 0 ? opt->trace_max_events : 200000));
-            trace.regs_per_context = ra.per_context;
-            trace.registers = ac->regfile.registers;
-            s.trace_txn = lstrace_txn;
-            s.trace_resident = lstrace_resident;
-            s.trace_user = &trace;
-        }
-        if (opt->use_systemc) rc = lstimed_sc_run(&s, rs->units, hw->clock_ghz, err, errlen);
-        else if (lsseq_run(&s) != 0) rc = fail(err, errlen, s.err);
+    return 0;
+}
+
+/* The sequencer over the units, through the SystemC top or direct calls; the trace if asked. */
+static int run_sequencer(timed_run *t)
+{
+    const ls_timed_options *opt = t->opt;
+    lsseq *s = &t->s;
+    s->prog = &t->prog; s->sh = &t->sh; s->hw = &t->hw;
+    s->contexts_per_core = t->ra.limit;
+    s->prefetch_depth = t->depth;
+    s->port = direct_port; s->port_user = t;
+    s->item_done = item_done; s->item_user = t;
+    s->item_stats = t->items; s->hist = t->hist; s->records = t->replay ? NULL : t->recs; s->items = t->nitems;
+    if (opt->trace_path && *opt->trace_path) {
+        ls_timed_trace_init(&t->trace, opt->trace_first_tile, opt->trace_tiles,
+                     (size_t)(opt->trace_max_events > 0 ? opt->trace_max_events : 200000));
+        t->trace.regs_per_context = t->ra.per_context;
+        t->trace.registers = t->ac->regfile.registers;
+        s->trace_txn = ls_timed_trace_txn;
+        s->trace_resident = ls_timed_trace_resident;
+        s->trace_user = &t->trace;
     }
-    if (rc == 0 && s.trace_user) rc = lstrace_write(&trace, opt->trace_path, hw->clock_ghz, hw->cores, err, errlen);
-    lstrace_free(&trace);
-    if (rc == 0 && replay) {
+    if (opt->use_systemc) {
+        if (ls_timed_sc_run(s, t->units, t->hw.clock_ghz, t->err, t->errlen) != 0) return -1;
+    } else if (lsseq_run(s) != 0) {
+        return run_fail(t, "%s", s->err);
+    }
+    if (s->trace_user)
+        return ls_timed_trace_write(&t->trace, opt->trace_path, t->hw.clock_ghz, t->hw.cores, t->err, t->errlen);
+    return 0;
+}
+
+/* The numerics into the engine-compatible result: replayed from the cache, or merged from the
+ * items (and stored in the cache); the per-tile flags into the records. */
+static void merge_numerics(timed_run *t)
+{
+    ls_engine_result *r = t->r;
+    if (t->replay) {
         /* numerics from the cache (same key): O, statistics, records */
-        memcpy(r->o, g_cache.r.o, nout * sizeof(float));
-        if (r->o_ref && g_cache.r.o_ref) memcpy(r->o_ref, g_cache.r.o_ref, nout * sizeof(float));
-        memcpy(r->tiles.hp_subblocks_hist, g_cache.r.tiles.hp_subblocks_hist, (size_t)hl * sizeof(uint64_t));
+        memcpy(r->o, g_cache.r.o, t->nout * sizeof(float));
+        if (r->o_ref && g_cache.r.o_ref) memcpy(r->o_ref, g_cache.r.o_ref, t->nout * sizeof(float));
+        memcpy(r->tiles.hp_subblocks_hist, g_cache.r.tiles.hp_subblocks_hist, (size_t)t->hl * sizeof(uint64_t));
         r->tiles.executed = g_cache.r.tiles.executed;
         r->tiles.masked_skipped = g_cache.r.tiles.masked_skipped;
         r->tiles.disruptive_rate = g_cache.r.tiles.disruptive_rate;
         r->recompute = g_cache.r.recompute;
         r->accuracy = g_cache.r.accuracy;
         r->events = g_cache.r.events;
-        if (recs) memcpy(recs, g_cache.recs, nrecs * sizeof *recs);
-    } else if (rc == 0) {
+        if (t->recs) memcpy(t->recs, g_cache.recs, t->nrecs * sizeof *t->recs);
+    } else {
         /* timing only: the geometric statistics (tiles, recompute) are exact; no accuracy, no events */
-        ls_engine_merge_items(items, nitems, hist, hl, sh.accuracy, r);
-        r->timing_only = synth != LSDP_SYNTH_OFF;
+        ls_engine_merge_items(t->items, t->nitems, t->hist, t->hl, t->sh.accuracy, r);
+        r->timing_only = t->synth != LSDP_SYNTH_OFF;
         if (!r->timing_only) ls_engine_count_nonfinite(r);   /* timing only: O was never computed */
-        if (reuse && recs && cache_store(key, r, recs, nrecs, nout) != 0) ls_timed_cache_clear();
+        if (t->reuse && t->recs && cache_store(t->key, r, t->recs, t->nrecs, t->nout) != 0) ls_timed_cache_clear();
     }
-    if (rc == 0) {
-        if (recs && r->records)
-            for (size_t i = 0; i < r->n_records; i++) {
-                r->records[i].stage1_mask = recs[i].stage1_mask;
-                r->records[i].stage2_mask = recs[i].stage2_mask;
-                r->records[i].n_hp = recs[i].n_hp;
-                r->records[i].flags = recs[i].flags;
-            }
-        /* ---- timed figures ---- */
-        tr->cycles = s.cycles;
-        tr->clock_ghz = hw->clock_ghz;
-        tr->time_us = (double)s.cycles / (hw->clock_ghz * 1e3);
-        double f = 4.0 * in->batch * in->heads_q * (double)in->seq_q * (double)in->seq_k * in->dim;
-        if (in->causal) f *= 0.5;
-        tr->flops = f;
-        tr->tflops_effective = s.cycles ? f / ((double)s.cycles / (hw->clock_ghz * 1e9)) / 1e12 : 0.0;
-        int cu = s.cores_used > 0 ? s.cores_used : 1;
-        double denom = (double)s.cycles * cu;
-        static const struct { int id; const char *name, *work; } order[] = {
-            { LSU_TENSOR, "tensor", "macs" }, { LSU_LUT, "lut", "lookups" }, { LSU_SFU, "sfu", "exps" },
-            { LSU_VECTOR, "vector", "elem_ops" }, { LSU_SCHED, "scheduler", "tests" }, { LSU_MEM, "buffer", "bytes" } };
-        tr->nunits = 0;
-        for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
-            ls_timed_unit *tu = &tr->units[tr->nunits++];
-            snprintf(tu->name, sizeof tu->name, "%s", order[k].name);
-            snprintf(tu->work_unit, sizeof tu->work_unit, "%s", order[k].work);
-            for (int c = 0; c < hw->cores; c++) {
-                const lsunit_state *us = &rs->units[order[k].id].core[c];
-                tu->busy_cycles += us->busy; tu->ops += us->ops; tu->work += us->work;
-            }
-            tu->utilisation = denom > 0 ? (double)tu->busy_cycles / denom : 0.0;
-            double chip = (double)s.cycles * (ac->cores > 0 ? ac->cores : 1);
-            tu->utilisation_chip = chip > 0 ? (double)tu->busy_cycles / chip : 0.0;
+    if (t->recs && r->records)
+        for (size_t i = 0; i < r->n_records; i++) {
+            r->records[i].stage1_mask = t->recs[i].stage1_mask;
+            r->records[i].stage2_mask = t->recs[i].stage2_mask;
+            r->records[i].n_hp = t->recs[i].n_hp;
+            r->records[i].flags = t->recs[i].flags;
         }
-        if (rs->issue) {   /* the issue ports, as a unit: instructions issued over cycles x per-cycle slots */
-            ls_timed_unit *tu = &tr->units[tr->nunits++];
-            snprintf(tu->name, sizeof tu->name, "issue");
-            snprintf(tu->work_unit, sizeof tu->work_unit, "instructions");
-            for (int c = 0; c < hw->cores; c++) {
-                tu->work += rs->issue[c].instrs;
-                tu->busy_cycles += lsdp_ceil_div(rs->issue[c].instrs, rs->issue[c].per_cycle);
-                tr->issue_bound_cycles += rs->issue[c].bound_cycles;
-            }
-            tu->utilisation = denom > 0 ? (double)tu->work / (denom * hw->issue_per_cycle) : 0.0;
-            double chip = (double)s.cycles * (ac->cores > 0 ? ac->cores : 1) * hw->issue_per_cycle;
-            tu->utilisation_chip = chip > 0 ? (double)tu->work / chip : 0.0;
-            tr->issue_modelled = true;
+}
+
+/* Busy cycles, operations, work and utilisation of every unit, the issue ports and the memory channels. */
+static void unit_statistics(timed_run *t)
+{
+    ls_timed_result *tr = t->tr;
+    const lsseq *s = &t->s;
+    const lsdp_hw *hw = &t->hw;
+    int all_cores = t->ac->cores > 0 ? t->ac->cores : 1;
+    int cu = s->cores_used > 0 ? s->cores_used : 1;
+    double denom = (double)s->cycles * cu;
+    static const struct { int id; const char *name, *work; } order[] = {
+        { LSUCODE_TENSOR, "tensor", "macs" }, { LSUCODE_LUT, "lut", "lookups" }, { LSUCODE_SFU, "sfu", "exps" },
+        { LSUCODE_VECTOR, "vector", "elem_ops" }, { LSUCODE_SCHED, "scheduler", "tests" }, { LSUCODE_MEM, "buffer", "bytes" } };
+    tr->nunits = 0;
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        ls_timed_unit *tu = &tr->units[tr->nunits++];
+        snprintf(tu->name, sizeof tu->name, "%s", order[k].name);
+        snprintf(tu->work_unit, sizeof tu->work_unit, "%s", order[k].work);
+        for (int c = 0; c < hw->cores; c++) {
+            const lsunit_state *us = &t->units[order[k].id].core[c];
+            tu->busy_cycles += us->busy; tu->ops += us->ops; tu->work += us->work;
         }
-        const lsunit_state *chans[2] = { &mem.model.dram, &mem.model.l2 };
-        const char *cn[2] = { "dram", "l2" };
-        for (int k = 0; k < 2; k++) {
-            ls_timed_unit *tu = &tr->units[tr->nunits++];
-            snprintf(tu->name, sizeof tu->name, "%s", cn[k]);
-            snprintf(tu->work_unit, sizeof tu->work_unit, "bytes");
-            tu->busy_cycles = chans[k]->busy; tu->ops = chans[k]->ops; tu->work = chans[k]->work;
-            tu->utilisation = s.cycles ? (double)tu->busy_cycles / (double)s.cycles : 0.0;
-            tu->utilisation_chip = tu->utilisation;
-            tu->chip_wide = 1;
-        }
-        for (int k = 0; k < LS_TIMED_NSTALLS; k++) tr->stalls[k] = s.stalls[k];
-        tr->occupancy.limit = ra.limit;
-        tr->occupancy.fit = ra.fit;
-        tr->occupancy.max = s.max_resident;
-        tr->occupancy.mean = denom > 0 ? (double)s.slot_busy_cycles / denom : 0.0;
-        tr->occupancy.register_utilisation = tr->occupancy.mean * ra.per_context / (double)ac->regfile.registers;
-        tr->occupancy.regs_per_warp = ra.per_warp;
-        tr->occupancy.regs_per_context = ra.per_context;
-        tr->occupancy.prefetch_depth = depth;
-        tr->occupancy.cores = ac->cores;
-        tr->occupancy.cores_used = s.cores_used;
-        tr->slow_tiles = s.slow_tiles;
-        tr->slow_cycles = s.slow_cycles;
-        tr->kv_tile_loads = s.kv_loads;
-        tr->kv_loads_shared = s.shared_loads;
-        tr->instructions = s.instructions;
-        tr->transactions = s.transactions;
-        /* ---- energy: operation counts x the picojoule table (hardware.md section 5) ---- */
-#define e (&ac->energy)
-        uint64_t (*w)[3] = s.op_work, (*wh)[3] = s.op_work_hp;
-        double qk8 = (double)w[LSU_OP_QK_LP][0];
-        double hp16 = (double)(w[LSU_OP_QK_HP][0] + w[LSU_OP_SEL1][1] + w[LSU_OP_RECOMP][0] + w[LSU_OP_FULLHP][0]);
-        double pv16 = (double)(wh[LSU_OP_PV][0] + w[LSU_OP_SLOWPV][0]);
-        double pv8 = (double)(w[LSU_OP_PV][0] - wh[LSU_OP_PV][0]);
-        double pj_tensor = qk8 * (e->fp8_mul + e->fp8_add) + hp16 * e->fma_16 + pv8 * (e->fp8_mul + e->fp_add_32) +
-                           pv16 * (e->fp_mul_16 + e->fp_add_32);
-        double lut = (double)w[LSU_OP_EXP][0];
-        double sfu = (double)(w[LSU_OP_EXP][1] + w[LSU_OP_NORM][1] + w[LSU_OP_RECOMP][1] + w[LSU_OP_FULLHP][1]);
-        double vec = (double)(w[LSU_OP_INIT][0] + w[LSU_OP_SMAX][0] + w[LSU_OP_NORM][0] + w[LSU_OP_RAISE][0] + w[LSU_OP_FIN][0]);
-        double sch = (double)(w[LSU_OP_SORT][0] + w[LSU_OP_SEL1][0] + w[LSU_OP_SEL2][0]);
-        /* register file: one write per logit and exponential, operands of vector ops, O read+write per P.V */
-        double rf = (qk8 + hp16) / in->dim + lut + sfu + 2.0 * vec + 2.0 * (pv8 + pv16) / (double)sh.bc;
-        tr->energy_uj.tensor = pj_tensor * 1e-6;
-        tr->energy_uj.lut = lut * e->lut_lookup * 1e-6;
-        tr->energy_uj.sfu = sfu * e->sfu_exp * 1e-6;
-        tr->energy_uj.vector = vec * e->fp_add_32 * 1e-6;
-        tr->energy_uj.scheduler = sch * e->fp_add_16 * 1e-6;
-        tr->energy_uj.regfile = rf * e->regfile_access * 1e-6;
-        /* fills are written once and read once; when operand reads are timed they are counted instead */
-        double buf_reads = hw->operand_rows > 0 ? (double)mem.operand_bytes : (double)mem.buf_bytes;
-        tr->energy_uj.buffer = ((double)mem.buf_bytes + buf_reads) / 8.0 * e->sram_read_64b * 1e-6;
-        tr->energy_uj.l2 = (double)mem.model.l2_bytes / 4.0 * e->l2_word * 1e-6;
-        tr->energy_uj.dram = (double)mem.model.dram_bytes / 8.0 * e->dram_read_64b * 1e-6;
-        tr->energy_uj.total = tr->energy_uj.tensor + tr->energy_uj.lut + tr->energy_uj.sfu + tr->energy_uj.vector +
-                              tr->energy_uj.scheduler + tr->energy_uj.regfile + tr->energy_uj.buffer +
-                              tr->energy_uj.l2 + tr->energy_uj.dram;
-#undef e
+        tu->utilisation = denom > 0 ? (double)tu->busy_cycles / denom : 0.0;
+        double chip = (double)s->cycles * all_cores;
+        tu->utilisation_chip = chip > 0 ? (double)tu->busy_cycles / chip : 0.0;
     }
-    lsseq_free(&s);
-    lsmem_free(&mem);
-    for (int u = 1; u < LSU_NUNITS; u++) free(rs->units[u].core);
-    for (int c = 0; c < hw->cores && rs->issue; c++) lsissue_free(&rs->issue[c]);
-    free(rs->issue);
-    ls_engine_acc_ws_free(&rs->acc);
-    free(items); free(hist); free(recs);
-    free(rs);
-    free(lc);
-    lsu_program_free(&prog);
+    if (t->issue) {   /* the issue ports, as a unit: instructions issued over cycles x per-cycle slots */
+        ls_timed_unit *tu = &tr->units[tr->nunits++];
+        snprintf(tu->name, sizeof tu->name, "issue");
+        snprintf(tu->work_unit, sizeof tu->work_unit, "instructions");
+        for (int c = 0; c < hw->cores; c++) {
+            tu->work += t->issue[c].instrs;
+            tu->busy_cycles += lsdp_ceil_div(t->issue[c].instrs, t->issue[c].per_cycle);
+            tr->issue_bound_cycles += t->issue[c].bound_cycles;
+        }
+        tu->utilisation = denom > 0 ? (double)tu->work / (denom * hw->issue_per_cycle) : 0.0;
+        double chip = (double)s->cycles * all_cores * hw->issue_per_cycle;
+        tu->utilisation_chip = chip > 0 ? (double)tu->work / chip : 0.0;
+        tr->issue_modelled = true;
+    }
+    const lsunit_state *chans[2] = { &t->mem.model.dram, &t->mem.model.l2 };
+    const char *cn[2] = { "dram", "l2" };
+    for (int k = 0; k < 2; k++) {
+        ls_timed_unit *tu = &tr->units[tr->nunits++];
+        snprintf(tu->name, sizeof tu->name, "%s", cn[k]);
+        snprintf(tu->work_unit, sizeof tu->work_unit, "bytes");
+        tu->busy_cycles = chans[k]->busy; tu->ops = chans[k]->ops; tu->work = chans[k]->work;
+        tu->utilisation = s->cycles ? (double)tu->busy_cycles / (double)s->cycles : 0.0;
+        tu->utilisation_chip = tu->utilisation;
+        tu->chip_wide = 1;
+    }
+}
+
+/* Cycles, throughput, stalls, occupancy, memory and energy figures of the finished run. */
+static void timed_figures(timed_run *t)
+{
+    ls_timed_result *tr = t->tr;
+    const lsseq *s = &t->s;
+    const ls_attn_inputs *in = t->in;
+    const ls_cfg_accelerator *ac = t->ac;
+    double ghz = t->hw.clock_ghz;
+    tr->cycles = s->cycles;
+    tr->clock_ghz = ghz;
+    tr->time_us = (double)s->cycles / (ghz * 1e3);
+    double f = 4.0 * in->batch * in->heads_q * (double)in->seq_q * (double)in->seq_k * in->dim;
+    if (in->causal) f *= 0.5;
+    tr->flops = f;
+    tr->tflops_effective = s->cycles ? f / ((double)s->cycles / (ghz * 1e9)) / 1e12 : 0.0;
+    unit_statistics(t);
+    int cu = s->cores_used > 0 ? s->cores_used : 1;
+    double denom = (double)s->cycles * cu;
+    for (int k = 0; k < LS_TIMED_NSTALLS; k++) tr->stalls[k] = s->stalls[k];
+    tr->occupancy.limit = t->ra.limit;
+    tr->occupancy.fit = t->ra.fit;
+    tr->occupancy.max = s->max_resident;
+    tr->occupancy.mean = denom > 0 ? (double)s->slot_busy_cycles / denom : 0.0;
+    tr->occupancy.register_utilisation = tr->occupancy.mean * t->ra.per_context / (double)ac->regfile.registers;
+    tr->occupancy.regs_per_warp = t->ra.per_warp;
+    tr->occupancy.regs_per_context = t->ra.per_context;
+    tr->occupancy.prefetch_depth = t->depth;
+    tr->occupancy.cores = ac->cores;
+    tr->occupancy.cores_used = s->cores_used;
+    tr->slow_tiles = s->slow_tiles;
+    tr->slow_cycles = s->slow_cycles;
+    tr->kv_tile_loads = s->kv_loads;
+    tr->kv_loads_shared = s->shared_loads;
+    tr->instructions = s->instructions;
+    tr->transactions = s->transactions;
+    ls_timed_actions acts;
+    ls_timed_count_actions(s, &t->mem, t->hw.operand_rows > 0, in->dim, t->sh.bc, &acts);
+    ls_timed_energy_of(&ac->energy, &acts, &tr->energy_uj);
+}
+
+/* The one cleanup path: everything timed_run owns, whatever stage the run reached. */
+static void timed_free(timed_run *t)
+{
+    ls_timed_trace_free(&t->trace);
+    lsseq_free(&t->s);
+    lsmem_free(&t->mem);
+    for (int u = 1; u < LSUCODE_NUNITS; u++) free(t->units[u].core);
+    for (int c = 0; c < t->hw.cores && t->issue; c++) lsissue_free(&t->issue[c]);
+    free(t->issue);
+    ls_engine_acc_ws_free(&t->acc);
+    free(t->items); free(t->hist); free(t->recs);
+    free(t->lc);
+    lsucode_program_free(&t->prog);
+    free(t);
+}
+
+/* The stages in order; the first that fails stops the run. */
+static int timed_stages(timed_run *t)
+{
+    const ls_engine_params *ep = t->ep;
+    const ls_attn_inputs *in = t->in;
+    const char *pname = ls_timed_program_for_mode(ep->mode);
+    if (!pname)
+        return run_fail(t, "the timed model supports algorithm.mode lamp, fa2_16bit and pure_8bit (got %s); "
+                        "use --golden for the other modes", ls_engine_mode_name(ep->mode));
+    _Static_assert(LSDP_MAX_WARPS == 64, "ls_engine_check_inputs bounds n_q by 64 warps");
+    if (ls_engine_check_inputs(ep, in, t->err, t->errlen) != 0) return -1;
+    if (assemble_program(t, pname) != 0 || plan_registers(t) != 0 || plan_numerics(t) != 0) return -1;
+    build_shape(t);
+    long long nitems_all = (long long)in->batch * in->heads_q * ((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
+    hw_from_config(t->ac, t->cfg->algorithm.operand_format == LS_OPFMT_E4M3, nitems_all, &t->hw);
+    if (check_feasible(t) != 0 || alloc_buffers(t) != 0 || build_units(t) != 0) return -1;
+    /* a block's contexts share its K/V stages in the buffer */
+    t->depth = lsmem_prefetch_depth(&t->sh, t->ac->memory.buffer_kib * 1024.0, t->ra.limit / t->kvg,
+                                    t->ac->memory.pipeline_stages);
+    if (run_sequencer(t) != 0) return -1;
+    merge_numerics(t);
+    timed_figures(t);
+    return 0;
+}
+
+int ls_timed_run(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
+                 ls_engine_result *res, ls_timed_result *tr, char *err, size_t errlen)
+{
+    return ls_timed_run_opts(cfg, ep, in, NULL, res, tr, err, errlen);
+}
+
+int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
+                      const ls_timed_options *opt, ls_engine_result *r, ls_timed_result *tr,
+                      char *err, size_t errlen)
+{
+    double t0 = now_s();
+    memset(r, 0, sizeof *r);
+    memset(tr, 0, sizeof *tr);
+    ls_timed_options defo;
+    if (!opt) { ls_timed_options_default(&defo); opt = &defo; }
+    if (!cfg || !ep || !in) return fail(err, errlen, "timed: null configuration, parameters or inputs");
+    timed_run *t = calloc(1, sizeof *t);
+    if (!t) return fail(err, errlen, "out of memory");
+    *t = (timed_run){ .cfg = cfg, .ac = &cfg->accelerator, .ep = ep, .in = in, .opt = opt, .r = r, .tr = tr,
+                      .err = err, .errlen = errlen };
+    int rc = timed_stages(t);
+    timed_free(t);
     double t1 = now_s();
     r->wall_seconds = t1 - t0;
     tr->wall_seconds = t1 - t0;

@@ -1,5 +1,5 @@
 /* sim/timed — the timed LampAttention accelerator: a SystemC/TLM-2.0 top whose units (hw/tensor,
- * hw/lut, hw/sfu, hw/vector, hw/sched, hw/mem, hw/regfile, sequencer hw/seq) run a microprogram
+ * hw/lut, hw/sfu, hw/vector, hw/sched, hw/mem, hw/regfile over the contract hw/dp, sequencer hw/seq) run a microprogram
  * (hw/ucode) and compute the real data with the hw/lamp steps, so O and every statistic equal the
  * golden engine's bit for bit, plus cycles, unit utilisation, stalls, occupancy, slow-path and
  * energy figures. See docs/architecture.md and docs/isa.md. Not reentrant (one SystemC kernel per
@@ -56,6 +56,9 @@ typedef struct {
     char work_unit[16];
 } ls_timed_unit;
 
+/* microjoules per component (timed_energy.h: action counts x accelerator.energy) */
+typedef struct { double tensor, lut, sfu, vector, scheduler, regfile, buffer, l2, dram, total; } ls_timed_energy;
+
 typedef struct ls_timed_result {
     char program[64], program_file[256], layout[16];
     uint64_t cycles;
@@ -76,7 +79,7 @@ typedef struct ls_timed_result {
     uint64_t kv_loads_shared;                   /* ... and served by a sibling's load (kv_shared_contexts) */
     bool issue_modelled;                        /* accelerator.issue.per_cycle > 0: units.issue.* and issue.* */
     uint64_t issue_bound_cycles;                /* cycles unit slices were lengthened waiting for issue slots */
-    struct { double tensor, lut, sfu, vector, scheduler, regfile, buffer, l2, dram, total; } energy_uj;
+    ls_timed_energy energy_uj;
     uint64_t instructions, transactions;
     /* host-dependent (run_info.json, summary): never in the deterministic report */
     double wall_seconds, cycles_per_second;

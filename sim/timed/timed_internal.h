@@ -10,10 +10,10 @@ extern "C" {
 #endif
 /* Runs the sequencer through the TLM-2.0 top (timed_tlm.h): one target module per unit, the
  * sequencer as the initiator, the memory unit's transfers through the memory socket; units[]
- * indexed by lsu_unit_id (LSU_SEQ unused). Called from ls_timed_run: lampsim's own Accelerator
+ * indexed by lsucode_unit_id (LSUCODE_SEQ unused). Called from ls_timed_run: lampsim's own Accelerator
  * bound to a BuiltinMemory, driven by sc_start; called while an Accelerator's control port runs a
  * layer: in that accelerator's thread, with its memory. Returns 0 or -1 with err. */
-int lstimed_sc_run(lsseq *s, lsunit *units, double clock_ghz, char *err, size_t errlen);
+int ls_timed_sc_run(lsseq *s, lsunit *units, double clock_ghz, char *err, size_t errlen);
 #ifdef __cplusplus
 }
 #endif

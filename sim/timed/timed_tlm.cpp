@@ -36,7 +36,7 @@ struct Layer {
     float *q = nullptr, *k = nullptr, *v = nullptr;
 };
 
-// One run of the sequencer (lstimed_sc_run).
+// One run of the sequencer (ls_timed_sc_run).
 struct RunCtx {
     lsseq *seq = nullptr;
     lsunit *units = nullptr;
@@ -45,7 +45,7 @@ struct RunCtx {
     Layer *layer = nullptr;      // launched through ctrl; nullptr for ls_timed_run
     int rc = 0, code = LSTIMED_ERR_NONE;
     std::string err;
-    lsmem_state *memory() const { return static_cast<lsmem_state *>(units[LSU_MEM].impl); }
+    lsmem_state *memory() const { return static_cast<lsmem_state *>(units[LSUCODE_MEM].impl); }
     sc_core::sc_time at(uint64_t cycle) const { return base + sc_core::sc_time(period_ps * (double)cycle, sc_core::SC_PS); }
     void fail(int c, const std::string &msg) {
         if (rc == 0) { rc = -1; code = c; err = msg; }
@@ -53,7 +53,7 @@ struct RunCtx {
 };
 
 // The run in progress (the timed model is not reentrant: at most one) and the accelerator whose
-// control thread is inside ls_timed_run_opts, so that lstimed_sc_run runs in that thread.
+// control thread is inside ls_timed_run_opts, so that ls_timed_sc_run runs in that thread.
 RunCtx *g_run = nullptr;
 Accelerator::Impl *g_launching = nullptr;
 Accelerator::Impl *g_layer_owner = nullptr;   // instance whose control-port layer is in progress
@@ -89,8 +89,8 @@ uint64_t reg64(const uint32_t *r, int lo) { return (uint64_t)r[lo / 4] | (uint64
 }  // namespace
 
 struct Accelerator::Impl {
-    std::unique_ptr<tlm_utils::simple_initiator_socket<Impl>> to[LSU_NUNITS];
-    std::unique_ptr<UnitTLM> units[LSU_NUNITS];
+    std::unique_ptr<tlm_utils::simple_initiator_socket<Impl>> to[LSUCODE_NUNITS];
+    std::unique_ptr<UnitTLM> units[LSUCODE_NUNITS];
     tlm_utils::tlm_quantumkeeper qk;
     tlm::tlm_generic_payload unit_p, mem_p;   // pooled: b_transport is blocking
     std::vector<unsigned char> buf;           // data of the current memory transfer
@@ -106,14 +106,14 @@ struct Accelerator::Impl {
     std::string error;
     bool irq_level = false;
     sc_core::sc_event irq_changed, layer_finished;
-    Layer *launching_layer = nullptr;         // the layer inside ls_timed_run_opts, for lstimed_sc_run
+    Layer *launching_layer = nullptr;         // the layer inside ls_timed_run_opts, for ls_timed_sc_run
     int launch_code = LSTIMED_ERR_NONE;       // its sequencer's LSTIMED_ERR_*
 
     explicit Impl(Accelerator *a) : self(a) {
-        for (int u = 1; u < LSU_NUNITS; u++) {
-            std::string name = std::string("to_") + lsu_unit_name(u);
+        for (int u = 1; u < LSUCODE_NUNITS; u++) {
+            std::string name = std::string("to_") + lsucode_unit_name(u);
             to[u].reset(new tlm_utils::simple_initiator_socket<Impl>(name.c_str()));
-            units[u].reset(new UnitTLM(lsu_unit_name(u), u));
+            units[u].reset(new UnitTLM(lsucode_unit_name(u), u));
             (*to[u]).bind(units[u]->socket);
         }
     }
@@ -134,7 +134,7 @@ struct Accelerator::Impl {
         unit_p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         (*to[t->unit])->b_transport(unit_p, delay);
         if (unit_p.get_response_status() != tlm::TLM_OK_RESPONSE)
-            g_run->fail(LSTIMED_ERR_INTERNAL, std::string("TLM error from unit ") + lsu_unit_name(t->unit));
+            g_run->fail(LSTIMED_ERR_INTERNAL, std::string("TLM error from unit ") + lsucode_unit_name(t->unit));
         if (qk.need_sync()) qk.sync();
     }
 
@@ -431,7 +431,7 @@ void BuiltinMemory::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &d
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-// What lstimed_sc_run needs of an Accelerator's inside.
+// What ls_timed_sc_run needs of an Accelerator's inside.
 struct AcceleratorAccess {
     static Accelerator::Impl &impl(Accelerator &a) { return *a.impl_; }
 };
@@ -455,7 +455,7 @@ Top *top = nullptr;
 bool started = false;
 }  // namespace
 
-extern "C" int lstimed_sc_run(lsseq *s, lsunit *units, double clock_ghz, char *err, size_t errlen)
+extern "C" int ls_timed_sc_run(lsseq *s, lsunit *units, double clock_ghz, char *err, size_t errlen)
 {
     using lampsim::RunCtx;
     RunCtx run;
@@ -493,7 +493,7 @@ extern "C" int lstimed_sc_run(lsseq *s, lsunit *units, double clock_ghz, char *e
 }
 
 // libsystemc's own main() refers to sc_main; lampsim has its own main and drives the kernel through
-// lstimed_sc_run, so this weak definition only satisfies the linker (a program that defines its
+// ls_timed_sc_run, so this weak definition only satisfies the linker (a program that defines its
 // own sc_main keeps it).
 __attribute__((weak)) int sc_main(int, char *[])
 {

@@ -46,7 +46,7 @@ public:
 
 private:
     SC_HAS_PROCESS(Accelerator);
-    friend struct AcceleratorAccess;   // lstimed_sc_run (timed_tlm.cpp)
+    friend struct AcceleratorAccess;   // ls_timed_sc_run (timed_tlm.cpp)
     std::unique_ptr<Impl> impl_;
     void main();
     void drive_irq();   // the one driver of irq (a signal takes one writer process)

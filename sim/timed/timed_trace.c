@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void lstrace_init(lstrace *t, int first_tile, int ntiles, size_t max_events)
+void ls_timed_trace_init(ls_timed_trace *t, int first_tile, int ntiles, size_t max_events)
 {
     memset(t, 0, sizeof *t);
     t->first_tile = first_tile < 0 ? 0 : first_tile;
@@ -14,44 +14,44 @@ void lstrace_init(lstrace *t, int first_tile, int ntiles, size_t max_events)
     t->max_events = max_events;
 }
 
-void lstrace_free(lstrace *t)
+void ls_timed_trace_free(ls_timed_trace *t)
 {
     free(t->ev);
     free(t->ctr);
     memset(t, 0, sizeof *t);
 }
 
-void lstrace_txn(void *user, const lsdp_txn *x, int item, int tile_ordinal)
+void ls_timed_trace_txn(void *user, const lsdp_txn *x, int item, int tile_ordinal)
 {
-    lstrace *t = user;
+    ls_timed_trace *t = user;
     if (tile_ordinal < t->first_tile || tile_ordinal >= t->first_tile + t->ntiles) return;
-    uint64_t dur = x->unit == LSU_MEM ? x->end - x->start : x->busy;
+    uint64_t dur = x->unit == LSUCODE_MEM ? x->end - x->start : x->busy;
     if (dur == 0) return;
     if (t->nev >= t->max_events) { t->dropped++; return; }
     if (t->nev == t->cap) {
         size_t nc = t->cap ? 2 * t->cap : 4096;
-        lstrace_ev *n = realloc(t->ev, nc * sizeof *n);
+        ls_timed_trace_ev *n = realloc(t->ev, nc * sizeof *n);
         if (!n) { t->dropped++; return; }
         t->ev = n;
         t->cap = nc;
     }
-    lstrace_ev *e = &t->ev[t->nev++];
+    ls_timed_trace_ev *e = &t->ev[t->nev++];
     e->core = (uint32_t)x->core; e->unit = (uint32_t)x->unit; e->op = (uint32_t)x->op;
     e->item = (uint32_t)item; e->tile = (uint32_t)tile_ordinal;
     e->start = x->start; e->dur = dur;
 }
 
-void lstrace_resident(void *user, int core, uint64_t cycle, int resident)
+void ls_timed_trace_resident(void *user, int core, uint64_t cycle, int resident)
 {
-    lstrace *t = user;
+    ls_timed_trace *t = user;
     if (t->nctr == t->ccap) {
         size_t nc = t->ccap ? 2 * t->ccap : 1024;
-        lstrace_ctr *n = realloc(t->ctr, nc * sizeof *n);
+        ls_timed_trace_ctr *n = realloc(t->ctr, nc * sizeof *n);
         if (!n) return;
         t->ctr = n;
         t->ccap = nc;
     }
-    lstrace_ctr *c = &t->ctr[t->nctr++];
+    ls_timed_trace_ctr *c = &t->ctr[t->nctr++];
     c->core = (uint32_t)core; c->cycle = cycle; c->resident = (uint32_t)resident;
 }
 
@@ -74,11 +74,11 @@ typedef struct {
     uint64_t s, e;      /* ns */
     size_t i;           /* index into t->ev */
     uint32_t lane;      /* track of the (core, unit): 0 unless work overlaps (in-flight loads) */
-} lstrace_slice;
+} ls_timed_trace_slice;
 
 static int slice_cmp(const void *a, const void *b)
 {
-    const lstrace_slice *x = a, *y = b;
+    const ls_timed_trace_slice *x = a, *y = b;
     if (x->core != y->core) return x->core < y->core ? -1 : 1;
     if (x->unit != y->unit) return x->unit < y->unit ? -1 : 1;
     if (x->s != y->s) return x->s < y->s ? -1 : 1;
@@ -87,17 +87,17 @@ static int slice_cmp(const void *a, const void *b)
 }
 
 /* Sorts the slices by (core, unit, start) and puts each on the first lane of its (core, unit) that
- * is free by its start, so every lane holds disjoint slices. lanes[core * LSU_NUNITS + unit]
+ * is free by its start, so every lane holds disjoint slices. lanes[core * LSUCODE_NUNITS + unit]
  * receives the number of lanes used. Returns the slices (caller frees) or NULL. */
-static lstrace_slice *assign_lanes(const lstrace *t, double clock_ghz, int cores, uint32_t *lanes)
+static ls_timed_trace_slice *assign_lanes(const ls_timed_trace *t, double clock_ghz, int cores, uint32_t *lanes)
 {
-    lstrace_slice *sl = malloc((t->nev ? t->nev : 1) * sizeof *sl);
+    ls_timed_trace_slice *sl = malloc((t->nev ? t->nev : 1) * sizeof *sl);
     uint64_t *free_at = NULL;
     size_t nfree = 0;
     if (!sl) return NULL;
     for (size_t i = 0; i < t->nev; i++) {
-        const lstrace_ev *e = &t->ev[i];
-        sl[i] = (lstrace_slice){e->core, e->unit, to_ns(e->start, clock_ghz), to_ns(e->start + e->dur, clock_ghz), i, 0};
+        const ls_timed_trace_ev *e = &t->ev[i];
+        sl[i] = (ls_timed_trace_slice){e->core, e->unit, to_ns(e->start, clock_ghz), to_ns(e->start + e->dur, clock_ghz), i, 0};
     }
     qsort(sl, t->nev, sizeof *sl, slice_cmp);
     uint32_t used = 0;
@@ -117,33 +117,33 @@ static lstrace_slice *assign_lanes(const lstrace *t, double clock_ghz, int cores
         }
         free_at[l] = sl[k].e;
         sl[k].lane = l;
-        if ((int)sl[k].core < cores) lanes[sl[k].core * LSU_NUNITS + sl[k].unit] = used;
+        if ((int)sl[k].core < cores) lanes[sl[k].core * LSUCODE_NUNITS + sl[k].unit] = used;
     }
     free(free_at);
     return sl;
 }
 
 /* One process per core with work, one thread per (unit, lane); lanes of a unit sort together. */
-static void write_tracks(FILE *f, const lstrace *t, int cores, const uint32_t *lanes, int *first)
+static void write_tracks(FILE *f, const ls_timed_trace *t, int cores, const uint32_t *lanes, int *first)
 {
     for (int c = 0; c < cores; c++) {
         int any = 0;
-        for (int u = 0; u < LSU_NUNITS; u++) any |= lanes[c * LSU_NUNITS + u] > 0;
+        for (int u = 0; u < LSUCODE_NUNITS; u++) any |= lanes[c * LSUCODE_NUNITS + u] > 0;
         for (size_t i = 0; i < t->nctr && !any; i++) any = t->ctr[i].core == (uint32_t)c;
         if (!any) continue;
         fprintf(f, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"core %d\"}}",
                 *first ? "" : ",\n", c, c);
         *first = 0;
-        for (int u = 1; u < LSU_NUNITS; u++) {
-            uint32_t nl = lanes[c * LSU_NUNITS + u] ? lanes[c * LSU_NUNITS + u] : 1;
+        for (int u = 1; u < LSUCODE_NUNITS; u++) {
+            uint32_t nl = lanes[c * LSUCODE_NUNITS + u] ? lanes[c * LSUCODE_NUNITS + u] : 1;
             for (uint32_t l = 0; l < nl; l++) {
-                unsigned tid = (unsigned)u + (unsigned)LSU_NUNITS * l;
+                unsigned tid = (unsigned)u + (unsigned)LSUCODE_NUNITS * l;
                 if (l == 0)
                     fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":\"%s\"}}",
-                            c, tid, lsu_unit_name(u));
+                            c, tid, lsucode_unit_name(u));
                 else
                     fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":\"%s (overlap %u)\"}}",
-                            c, tid, lsu_unit_name(u), l + 1);
+                            c, tid, lsucode_unit_name(u), l + 1);
                 fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
                         c, tid, (unsigned)u * 1024u + l);
             }
@@ -151,13 +151,13 @@ static void write_tracks(FILE *f, const lstrace *t, int cores, const uint32_t *l
     }
 }
 
-static void write_events(FILE *f, const lstrace *t, double clock_ghz, const lstrace_slice *sl, int *first)
+static void write_events(FILE *f, const ls_timed_trace *t, double clock_ghz, const ls_timed_trace_slice *sl, int *first)
 {
     for (size_t k = 0; k < t->nev; k++) {
-        const lstrace_ev *e = &t->ev[sl[k].i];
-        const lsu_opinfo *oi = lsu_op_info((int)e->op);
+        const ls_timed_trace_ev *e = &t->ev[sl[k].i];
+        const lsucode_opinfo *oi = lsucode_op_info((int)e->op);
         fprintf(f, "%s{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,", *first ? "" : ",\n",
-                oi ? oi->mnemonic : "?", e->core, e->unit + (uint32_t)LSU_NUNITS * sl[k].lane);
+                oi ? oi->mnemonic : "?", e->core, e->unit + (uint32_t)LSUCODE_NUNITS * sl[k].lane);
         put_us(f, "ts", sl[k].s);
         fputc(',', f);
         put_us(f, "dur", sl[k].e - sl[k].s);
@@ -166,7 +166,7 @@ static void write_events(FILE *f, const lstrace *t, double clock_ghz, const lstr
         *first = 0;
     }
     for (size_t i = 0; i < t->nctr; i++) {
-        const lstrace_ctr *c = &t->ctr[i];
+        const ls_timed_trace_ctr *c = &t->ctr[i];
         double ru = t->registers > 0 ? (double)c->resident * t->regs_per_context / t->registers : 0.0;
         fprintf(f, "%s{\"ph\":\"C\",\"name\":\"occupancy\",\"pid\":%u,", *first ? "" : ",\n", c->core);
         put_us(f, "ts", to_ns(c->cycle, clock_ghz));
@@ -175,10 +175,10 @@ static void write_events(FILE *f, const lstrace *t, double clock_ghz, const lstr
     }
 }
 
-int lstrace_write(const lstrace *t, const char *path, double clock_ghz, int cores, char *err, size_t errlen)
+int ls_timed_trace_write(const ls_timed_trace *t, const char *path, double clock_ghz, int cores, char *err, size_t errlen)
 {
-    uint32_t *lanes = calloc((size_t)(cores > 0 ? cores : 1) * LSU_NUNITS, sizeof *lanes);
-    lstrace_slice *sl = lanes ? assign_lanes(t, clock_ghz, cores, lanes) : NULL;
+    uint32_t *lanes = calloc((size_t)(cores > 0 ? cores : 1) * LSUCODE_NUNITS, sizeof *lanes);
+    ls_timed_trace_slice *sl = lanes ? assign_lanes(t, clock_ghz, cores, lanes) : NULL;
     size_t pl = strlen(path);
     char *tmp = sl ? malloc(pl + 8) : NULL;
     if (!tmp) { snprintf(err, errlen, "out of memory"); free(lanes); free(sl); return -1; }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fp.h"
+#include "lsfp.h"
 #include "io_common.h"
 #include "workload_internal.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fp.h"
+#include "lsfp.h"
 
 static double now(void)
 {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd_config.h"
+#include "commands.h"
 
 int main(int argc, char **argv)
 {
@@ -11,8 +11,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: lscli_driver validate|config ...\n");
         return 2;
     }
-    if (!strcmp(argv[1], "validate")) return lscli_validate(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "config")) return lscli_config(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "validate")) return ls_cli_validate(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "config")) return ls_cli_config(argc - 1, argv + 1);
     fprintf(stderr, "lscli_driver: unknown command '%s'\n", argv[1]);
     return 2;
 }

@@ -87,7 +87,7 @@ static void test_defaults(void)
     CHECK(def.algorithm.chunk_k == 1 && def.algorithm.threads == 1 && def.algorithm.lamp_code_tau == 1.5);
     CHECK(def.accelerator.regfile.registers == 65536 && def.accelerator.regfile.layout == LS_LAYOUT_COMPACT);
     CHECK(def.workload.generator == LS_GEN_QKNORM && def.workload.dim == 128 && def.workload.seq_k == 512);
-    CHECK(!strcmp(ls_config_enum_name("algorithm.mu_lp_shift", LS_MULP_RNE_E4M3), "rne_e4m3"));
+    CHECK(!strcmp(ls_config_enum_name("algorithm.mu_lp_shift", LSLAMP_MU_RNE), "rne_e4m3"));
     CHECK(cfg.workload.seed == -1); /* -1: the top-level seed */
 }
 

@@ -12,7 +12,7 @@
 #include "check.h"
 #include "eng_testutil.h"
 #include "engine.h"
-#include "lamp.h"
+#include "lslamp.h"
 
 static lslamp_cfg g_cfg;   /* large (LUT and SFU table): static */
 
@@ -122,7 +122,7 @@ static void fast_paths(const char *lp, const char *hp, bool expect_exact_diff)
     CHECK_MSG(bad == 0, "%s / %s: %d fast-path mismatches", lp, hp, bad);
 }
 
-static ls_engine_result run(const ls_attn_inputs *in, ls_engine_mode mode, ls_arith ar, const char *const names[6], int threads)
+static ls_engine_result run(const ls_attn_inputs *in, ls_engine_mode mode, lslamp_arith ar, const char *const names[6], int threads)
 {
     ls_engine_params p;
     ls_engine_params_default(&p);
@@ -153,8 +153,8 @@ static void engine_runs(void)
     static const char *const paper[6] = {"ps3", "ps11", "ps3", "ps3", "ps11", "ps11"};
     for (int m = 0; m < 3; m++) {
         ls_engine_mode mode = m == 0 ? LSE_MODE_LAMP : m == 1 ? LSE_MODE_PURE_8BIT : LSE_MODE_LAMP_CODE;
-        ls_engine_result a = run(&in, mode, LSE_ARITH_HARDWARE, NULL, 1), b = run(&in, mode, LSE_ARITH_HARDWARE, hw, 1);
-        ls_engine_result c = run(&in, mode, LSE_ARITH_PAPER, NULL, 1), d = run(&in, mode, LSE_ARITH_PAPER, paper, 1);
+        ls_engine_result a = run(&in, mode, LSLAMP_ARITH_HARDWARE, NULL, 1), b = run(&in, mode, LSLAMP_ARITH_HARDWARE, hw, 1);
+        ls_engine_result c = run(&in, mode, LSLAMP_ARITH_PAPER, NULL, 1), d = run(&in, mode, LSLAMP_ARITH_PAPER, paper, 1);
         CHECK_MSG(same_result(&a, &b, n), "mode %d: hardware formats by name differ from auto", m);
         CHECK_MSG(same_result(&c, &d, n), "mode %d: paper formats by name differ from auto", m);
         CHECK(!same_result(&a, &c, n));
@@ -163,11 +163,11 @@ static void engine_runs(void)
     /* other formats: deterministic across threads; more LP mantissa bits, less error (pure 8-bit: no recompute) */
     static const char *const e5m2[6] = {"e5m2", "e5m10", "", "", "", ""};
     static const char *const e4m6[6] = {"e4m6", "", "", "", "", ""};
-    ls_engine_result a = run(&in, LSE_MODE_LAMP, LSE_ARITH_HARDWARE, e5m2, 1), b = run(&in, LSE_MODE_LAMP, LSE_ARITH_HARDWARE, e5m2, 3);
+    ls_engine_result a = run(&in, LSE_MODE_LAMP, LSLAMP_ARITH_HARDWARE, e5m2, 1), b = run(&in, LSE_MODE_LAMP, LSLAMP_ARITH_HARDWARE, e5m2, 3);
     CHECK(same_result(&a, &b, n) && a.accuracy.valid);
-    ls_engine_result lo = run(&in, LSE_MODE_PURE_8BIT, LSE_ARITH_HARDWARE, e5m2, 1);
-    ls_engine_result mid = run(&in, LSE_MODE_PURE_8BIT, LSE_ARITH_HARDWARE, NULL, 1);
-    ls_engine_result hi = run(&in, LSE_MODE_PURE_8BIT, LSE_ARITH_HARDWARE, e4m6, 1);
+    ls_engine_result lo = run(&in, LSE_MODE_PURE_8BIT, LSLAMP_ARITH_HARDWARE, e5m2, 1);
+    ls_engine_result mid = run(&in, LSE_MODE_PURE_8BIT, LSLAMP_ARITH_HARDWARE, NULL, 1);
+    ls_engine_result hi = run(&in, LSE_MODE_PURE_8BIT, LSLAMP_ARITH_HARDWARE, e4m6, 1);
     CHECK_MSG(lo.accuracy.kl_mean > mid.accuracy.kl_mean && mid.accuracy.kl_mean > hi.accuracy.kl_mean,
               "pure 8-bit kl_mean m2 %.3g, m3 %.3g, m6 %.3g: should fall with the mantissa", lo.accuracy.kl_mean,
               mid.accuracy.kl_mean, hi.accuracy.kl_mean);

@@ -12,7 +12,7 @@
 #include "check.h"
 #include "engine.h"
 #include "eng_testutil.h"
-#include "fp.h"
+#include "lsfp.h"
 
 typedef struct {
     const char *name;
@@ -81,7 +81,7 @@ int main(void)
         p.keep_tile_records = true;
         in.causal = i % n != 1;
         switch (i % n) {
-        case 1: p.arithmetic = LSE_ARITH_PAPER; break;
+        case 1: p.arithmetic = LSLAMP_ARITH_PAPER; break;
         case 2: p.mode = LSE_MODE_PURE_8BIT; break;
         case 3: p.mode = LSE_MODE_FA2_16BIT; break;
         case 4: p.tau = 0.125; p.state_precision = LSE_STATE_FP64; break;

@@ -43,7 +43,7 @@ static void tau0_equals_16bit(void)
     ls_engine_params_default(&p);
     p.compute_reference = false;
     p.tau = 0.0;
-    p.above_one = LSE_ABOVE_RAISE;   /* G-15: the 16-bit machine's mu_hat is the HP maximum */
+    p.above_one = LSLAMP_ABOVE_RAISE;   /* G-15: the 16-bit machine's mu_hat is the HP maximum */
     ls_engine_result a, b;
     CHECK(run(&p, &in, &a) == 0);
     p.mode = LSE_MODE_FA2_16BIT;
@@ -294,20 +294,20 @@ static void modes_and_options(void)
     for (int v = 0; v < 12; v++) {
         ls_engine_params_default(&p);
         switch (v) {
-        case 0: p.arithmetic = LSE_ARITH_PAPER; break;
+        case 0: p.arithmetic = LSLAMP_ARITH_PAPER; break;
         /* RTZ on the 16-bit machine (RTZ e4m3 accumulation stalls large logits by swamping and
          * makes stage 1 miss the maxima: LampAttention with RTZ has kl ~ 5 on this workload) */
         case 1: p.rounding = LSE_ROUND_RTZ; p.mode = LSE_MODE_FA2_16BIT; break;
         case 2: p.rounding = LSE_ROUND_STOCHASTIC; p.seed = 5; break;
-        case 3: p.mu_lp_shift = LSE_MU_RNE_E4M3; break;
-        case 4: p.mu_lp_shift = LSE_MU_EXACT; break;
-        case 5: p.hp_shift = LSE_HP_SHIFT_EXACT; break;
-        case 6: p.scale_point = LSE_SCALE_PRE_BF16; break;
-        case 7: p.scale_point = LSE_SCALE_POST; break;
+        case 3: p.mu_lp_shift = LSLAMP_MU_RNE; break;
+        case 4: p.mu_lp_shift = LSLAMP_MU_EXACT; break;
+        case 5: p.hp_shift = LSLAMP_HPSHIFT_EXACT; break;
+        case 6: p.scale_point = LSLAMP_SCALE_PRE_BF16; break;
+        case 7: p.scale_point = LSLAMP_SCALE_POST; break;
         case 8: p.acc_order = LSE_ORDER_DESCENDING; p.chunk_k = 16; break;
-        case 9: p.disruptive_numerics = LSE_DISRUPT_FULL_TILE_HP; break;
+        case 9: p.disruptive_numerics = LSLAMP_DISRUPT_FULL_TILE; break;
         case 10: p.state_precision = LSE_STATE_FP64; p.acc_model = LSE_ACC_PAPER; break;
-        case 11: p.b_q = 16; p.n_q = 2; p.b_k = 8; p.n_k = 8; p.knapsack_tiebreak = LSE_TIE_LEXICOGRAPHIC; break;
+        case 11: p.b_q = 16; p.n_q = 2; p.b_k = 8; p.n_k = 8; p.knapsack_tiebreak = LSLAMP_TIE_LEXICOGRAPHIC; break;
         }
         CHECK(run(&p, &in, &r) == 0);
         int finite = 1;

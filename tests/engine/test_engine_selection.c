@@ -16,7 +16,7 @@ static int run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_re
     return rc;
 }
 
-static void compare(const char *name, const ls_attn_inputs *in, ls_arith arith)
+static void compare(const char *name, const ls_attn_inputs *in, lslamp_arith arith)
 {
     ls_engine_params p;
     ls_engine_params_default(&p);
@@ -65,12 +65,12 @@ int main(void)
     ls_attn_inputs in;
     /* QK-norm rows, gains in [1, 3] (d = 128: |logit| well inside 448) */
     tu_inputs_qknorm(&in, 31337, 1, 2, 2, 512, 512, 128, 0, 1.0, 3.0);
-    compare("qknorm g1-3 hardware", &in, LSE_ARITH_HARDWARE);
-    compare("qknorm g1-3 paper", &in, LSE_ARITH_PAPER);
+    compare("qknorm g1-3 hardware", &in, LSLAMP_ARITH_HARDWARE);
+    compare("qknorm g1-3 paper", &in, LSLAMP_ARITH_PAPER);
     ls_attn_inputs_release(&in);
     /* causal, sharper rows */
     tu_inputs_qknorm(&in, 4242, 1, 2, 1, 384, 384, 128, 1, 1.5, 4.5);
-    compare("qknorm g1.5-4.5 causal hardware", &in, LSE_ARITH_HARDWARE);
+    compare("qknorm g1.5-4.5 causal hardware", &in, LSLAMP_ARITH_HARDWARE);
     ls_attn_inputs_release(&in);
     CHECK_DONE();
 }

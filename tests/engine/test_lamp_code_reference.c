@@ -141,8 +141,8 @@ int main(int argc, char **argv)
     ls_engine_params p;
     ls_engine_params_from_config(&g_cfg, &p);
     /* the settings the preset promises */
-    CHECK(p.mode == LSE_MODE_LAMP_CODE && p.arithmetic == LSE_ARITH_PAPER && p.acc_model == LSE_ACC_PAPER &&
-          p.scale_point == LSE_SCALE_POST && p.chunk_k == 1 && !strcmp(p.formats[LSE_FMT_HP], "fp32") &&
+    CHECK(p.mode == LSE_MODE_LAMP_CODE && p.arithmetic == LSLAMP_ARITH_PAPER && p.acc_model == LSE_ACC_PAPER &&
+          p.scale_point == LSLAMP_SCALE_POST && p.chunk_k == 1 && !strcmp(p.formats[LSE_FMT_HP], "fp32") &&
           !strcmp(p.formats[LSE_FMT_LP], "ps3") && g_cfg.workload.dtype == LS_DTYPE_FP32);
     one_case(&p, 1, 96, 96, 64, 1, 2.0, 1.5, 3);
     one_case(&p, 2, 70, 130, 32, 1, 2.5, 1.1, 3);

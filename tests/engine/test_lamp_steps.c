@@ -7,7 +7,7 @@
 
 #include "check.h"
 #include "eng_testutil.h"
-#include "lamp.h"
+#include "lslamp.h"
 
 static lslamp_cfg cfg;   /* large (SFU table): static */
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "lamp.h"
+#include "lslamp.h"
 
 #define CLOSE(a, b, rel) (fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)) + 1e-12)
 #define CHECK_CLOSE(a, b, rel) CHECK_MSG(CLOSE(a, b, rel), "%s = %.12g, expected %.12g", #a, (double)(a), (double)(b))

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fp.h"
+#include "lsfp.h"
 #include "ref_round.h"
 
 /* xorshift64* (test inputs only; the library's own generator is splitmix64). */

@@ -1,5 +1,5 @@
 /* tests/fp/ref_round.c — independent integer-arithmetic reference for hw/fp (see ref_round.h).
- * Nothing here is derived from the hw/fp sources; only the types and flag constants of fp.h are used. */
+ * Nothing here is derived from the hw/fp sources; only the types and flag constants of lsfp.h are used. */
 #include "ref_round.h"
 
 #include <assert.h>

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "fp.h"
+#include "lsfp.h"
 
 typedef enum { REF_RNE, REF_RTZ, REF_RAZ /* away from zero: the upper neighbour of RTZ */ } ref_mode;
 
@@ -58,7 +58,7 @@ float ref_acc_exact(const ref_fmt *r, ref_mode mode, float c, float a, float b, 
 /* Paper model step: round(fmaf(a, b, c)). */
 float ref_acc_paper(const ref_fmt *r, ref_mode mode, float c, float a, float b, unsigned *flags);
 
-/* Whole dot product as numerics.md A.4 / fp.h describe it (chunk_k >= 1; a chunk is a run of
+/* Whole dot product as numerics.md A.4 / lsfp.h describe it (chunk_k >= 1; a chunk is a run of
  * chunk_k consecutive indices in the accumulation order, summed with fmaf in that order). */
 float ref_dot(const ref_fmt *r, ref_mode mode, lsfp_acc_model model, lsfp_acc_order order,
               int chunk_k, const float *a, const float *b, int n);

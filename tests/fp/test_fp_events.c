@@ -5,7 +5,7 @@
  *    overflows (NaN results) instead of saturations;
  *  - accumulation (lsfp_dot and lsfp_logit_tile, both models, scalar and vector paths): e4m3
  *    accumulators driven past 448 count one saturation per clamped step, compared with counts
- *    obtained step by step from the reference's flags; they do not count underflows (fp.h);
+ *    obtained step by step from the reference's flags; they do not count underflows (lsfp.h);
  *  - counters accumulate across calls (they are never reset by the kernels). */
 #include <math.h>
 #include <stdlib.h>
@@ -90,7 +90,7 @@ int main(void)
             lsfp_events ev = {0};
             float Y[NK * NQ];
             lsfp_logit_tile(&spec, K, D, Qt, NQ, NK, NQ, D, Y, NQ, &ev);
-            /* fp.h: accumulation kernels count saturations, not underflows */
+            /* lsfp.h: accumulation kernels count saturations, not underflows */
             CHECK_MSG(ev.saturations == sat && ev.underflows == 0,
                       "tile %s force_scalar=%d: saturations %llu underflows %llu, reference %llu %llu",
                       model ? "exact" : "paper", fs, (unsigned long long)ev.saturations,

@@ -49,7 +49,7 @@ static void all_codes(const lsfp_format *f)
         float v = lsfp_decode(f, c);
         vals[c] = v;
         if (!f->subnormals && (c & ((1u << (f->ebits + f->mbits)) - 1u)) >> f->mbits == 0 && (c & ((1u << f->mbits) - 1u))) {
-            /* flushed format: subnormal codes read as zero (fp.h), the reference keeps their value */
+            /* flushed format: subnormal codes read as zero (lsfp.h), the reference keeps their value */
             if (v != 0.0f && bad++ < 5) fprintf(stderr, "%s: subnormal code %#x decodes to %a\n", f->name, c, (double)v);
             continue;
         }

@@ -110,8 +110,8 @@ static void check_format(const expect_t *x)
               lsfp_encode(f, f->max_finite), x->maxcode);
     CHECK_SAME(lsfp_decode(f, x->maxcode), f->max_finite);
     if (!f->is_signed) {
-        uint32_t want = lsfp_nan_code(f);  /* fp.h: NaN code; top code for formats without NaN (F-23) */
-        CHECK_MSG(lsfp_encode(f, -1.0f) == want, "%s: encode(-1) = %#x, fp.h says %#x", x->name, lsfp_encode(f, -1.0f), want);
+        uint32_t want = lsfp_nan_code(f);  /* lsfp.h: NaN code; top code for formats without NaN (F-23) */
+        CHECK_MSG(lsfp_encode(f, -1.0f) == want, "%s: encode(-1) = %#x, lsfp.h says %#x", x->name, lsfp_encode(f, -1.0f), want);
     }
     /* Array rounding of every (non-NaN) code value is the identity too. */
     lsfp_events ev = {0};

@@ -1,5 +1,5 @@
 /* fp_kernels — the vectorised kernels (AVX2 when present) and the scalar kernels must be
- * bit-identical, and the tile kernel must equal lsfp_dot element by element (fp.h: "each
+ * bit-identical, and the tile kernel must equal lsfp_dot element by element (lsfp.h: "each
  * accumulated as lsfp_dot would") and the independent reference ref_dot:
  *  - lsfp_round_array with lsfp_set_force_scalar(true/false): random arrays of awkward lengths and
  *    offsets, e4m3/e4m11/ue5m3-S/bf16/fp16, RNE and RTZ: same outputs, flags and event counts;

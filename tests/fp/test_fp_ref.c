@@ -7,7 +7,7 @@
  *   - the spec's vectors 1-8, 12-16 and 23, evaluated purely with the reference;
  *   - a long-double TwoSum cross-check of the exact accumulation on random operands, plus crafted
  *     far-apart operands (the sticky path).
- * No library function is called here: only fp.h's types. */
+ * No library function is called here: only lsfp.h's types. */
 #include <float.h>
 #include <math.h>
 
@@ -52,7 +52,7 @@ static void check_python_port(void)
     for (size_t t = 0; t < sizeof T / sizeof T[0]; t++) {
         pyfmt p = py_make(T[t].e, T[t].m, T[t].bias, T[t].fin);
         for (int sat = 0; sat < 2; sat++) {
-            if (T[t].fin && !sat) continue;  /* FINITE formats saturate regardless (fp.h) */
+            if (T[t].fin && !sat) continue;  /* FINITE formats saturate regardless (lsfp.h) */
             lsfp_format lf = spec_named(T[t].id);
             lf.overflow = sat ? LSFP_OVF_SATURATE : LSFP_OVF_NONSAT;
             ref_fmt r;

@@ -7,27 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ucode.h"
+#include "lsucode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_program(const lsu_program *p)
+static void check_program(const lsucode_program *p)
 {
     if (p->n < 1) abort();
     int last = p->code[p->n - 1].op;
-    if (last != LSU_OP_END && last != LSU_OP_JMP) abort();
+    if (last != LSUCODE_OP_END && last != LSUCODE_OP_JMP) abort();
     for (int i = 0; i < p->n; i++) {
-        const lsu_instr *in = &p->code[i];
-        if (in->op < 0 || in->op >= LSU_NOPS) abort();
-        const lsu_opinfo *oi = lsu_op_info(in->op);
+        const lsucode_instr *in = &p->code[i];
+        if (in->op < 0 || in->op >= LSUCODE_NOPS) abort();
+        const lsucode_opinfo *oi = lsucode_op_info(in->op);
         if (oi->label ? in->target < 0 || in->target >= p->n : in->target != -1) abort();
         if (!oi->label && (in->ndst < oi->min_dst || in->ndst > oi->max_dst || in->nsrc < oi->min_src ||
                            in->nsrc > oi->max_src))
             abort();
         for (int k = 0; k < in->ndst; k++)
-            if (in->dst[k] < 0 || in->dst[k] >= LSU_NREGIONS) abort();
+            if (in->dst[k] < 0 || in->dst[k] >= LSUCODE_NREGIONS) abort();
         for (int k = 0; k < in->nsrc; k++)
-            if (in->src[k] < 0 || in->src[k] >= LSU_NREGIONS) abort();
+            if (in->src[k] < 0 || in->src[k] >= LSUCODE_NREGIONS) abort();
     }
 }
 
@@ -37,11 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!text) return 0;
     memcpy(text, data, size);
     text[size] = '\0';
-    lsu_program p;
+    lsucode_program p;
     char err[512] = "";
-    if (lsu_assemble(text, "fuzz.lasm", &p, err, sizeof err) == 0) {
+    if (lsucode_assemble(text, "fuzz.lasm", &p, err, sizeof err) == 0) {
         check_program(&p);
-        lsu_program_free(&p);
+        lsucode_program_free(&p);
     } else if (!err[0]) {
         fprintf(stderr, "refused without a message\n");
         abort();

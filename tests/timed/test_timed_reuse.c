@@ -7,7 +7,7 @@
 
 #include "check.h"
 #include "timed_testutil.h"
-#include "ucode.h"
+#include "lsucode.h"
 
 static int same_result(const ls_engine_result *a, const ls_engine_result *b)
 {
@@ -102,7 +102,7 @@ int main(void)
         c.ep.keep_tile_records = true;
         c.ep.keep_reference = true;     /* part of the key: the same as run() */
         FILE *f = fopen("timed_reuse_prog.lasm", "w");
-        const char *file = NULL, *text = lsu_shipped_text("lampattention", &file);
+        const char *file = NULL, *text = lsucode_shipped_text("lampattention", &file);
         if (f && text) {
             fputs(text, f);
             fputs("; same instructions, different file: still the same key\n", f);

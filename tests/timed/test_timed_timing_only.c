@@ -10,7 +10,7 @@
 
 #include "check.h"
 #include "timed_testutil.h"
-#include "ucode.h"
+#include "lsucode.h"
 
 static int same_timing(const char *name, const ls_timed_result *a, const ls_timed_result *b)
 {
@@ -131,7 +131,7 @@ int main(void)
     }
     /* the compact-layout program with the fixed policies: 8-bit logits, stage-1 HP recomputes of
      * every active sub-block (fa2_16bit) and the slow path of the compact layout */
-    const char *file = NULL, *text = lsu_shipped_text("lampattention", &file);
+    const char *file = NULL, *text = lsucode_shipped_text("lampattention", &file);
     FILE *f = fopen("timed_timing_only_prog.lasm", "w");
     CHECK(text && f);
     if (text && f) {

@@ -11,7 +11,7 @@
 #include "lsregfile.h"
 #include "lstensor.h"
 #include "timed_testutil.h"
-#include "ucode.h"
+#include "lsucode.h"
 
 static void timing_rule(void)
 {
@@ -43,28 +43,28 @@ static void regfile(void)
     lsregfile_alloc a;
     char err[256];
     /* b_q 32, n_q 4, b_k 16, n_k 4, d 128 (D.3): logit tile 16 (LP) + 8 (one HP sub-block) regs/thread */
-    CHECK(lsregfile_y_regs(LSU_Y_LP, 32, 16, 4) == 512);
-    CHECK(lsregfile_y_regs(LSU_Y_COMPACT, 32, 16, 4) == 768);
-    CHECK(lsregfile_y_regs(LSU_Y_FULL, 32, 16, 4) == 1024);
+    CHECK(lsregfile_y_regs(LSUCODE_Y_LP, 32, 16, 4) == 512);
+    CHECK(lsregfile_y_regs(LSUCODE_Y_COMPACT, 32, 16, 4) == 768);
+    CHECK(lsregfile_y_regs(LSUCODE_Y_FULL, 32, 16, 4) == 1024);
     /* the widths of the configured formats: 4-bit LP logits pack 8 per register, 12-bit HP ones 2 */
-    CHECK(lsregfile_y_regs_bits(LSU_Y_LP, 32, 16, 4, 4, 12) == 256);
-    CHECK(lsregfile_y_regs_bits(LSU_Y_COMPACT, 32, 16, 4, 4, 12) == 256 + 256);
-    CHECK(lsregfile_y_regs_bits(LSU_Y_COMPACT, 32, 16, 4, 8, 16) == lsregfile_y_regs(LSU_Y_COMPACT, 32, 16, 4));
-    CHECK(lsregfile_y_regs_bits(LSU_Y_FULL, 32, 16, 4, 7, 32) == 2048);
-    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
+    CHECK(lsregfile_y_regs_bits(LSUCODE_Y_LP, 32, 16, 4, 4, 12) == 256);
+    CHECK(lsregfile_y_regs_bits(LSUCODE_Y_COMPACT, 32, 16, 4, 4, 12) == 256 + 256);
+    CHECK(lsregfile_y_regs_bits(LSUCODE_Y_COMPACT, 32, 16, 4, 8, 16) == lsregfile_y_regs(LSUCODE_Y_COMPACT, 32, 16, 4));
+    CHECK(lsregfile_y_regs_bits(LSUCODE_Y_FULL, 32, 16, 4, 7, 32) == 2048);
+    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
     CHECK(a.per_warp == 7168 && a.per_context == 4 * 7168 && a.fit == 2 && a.limit == 2);
-    CHECK(lsregfile_plan(&p, LSU_Y_FULL, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
+    CHECK(lsregfile_plan(&p, LSUCODE_Y_FULL, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
     CHECK(a.per_warp == 7424 && a.fit == 2);
     p.registers = 86016;            /* 3 compact contexts, 2 full ones */
-    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.fit == 3);
-    CHECK(lsregfile_plan(&p, LSU_Y_FULL, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.fit == 2);
+    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.fit == 3);
+    CHECK(lsregfile_plan(&p, LSUCODE_Y_FULL, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.fit == 2);
     p.max_contexts = 1;
-    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.limit == 1);
+    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.limit == 1);
     /* d = 512 needs 512 fp32 O registers per thread: refused */
-    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 512, &a, err, sizeof err) != 0);
+    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 512, &a, err, sizeof err) != 0);
     CHECK(strstr(err, "max_regs_per_thread") != NULL);
     p.registers = 4096;
-    CHECK(lsregfile_plan(&p, LSU_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) != 0);
+    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) != 0);
     CHECK(strstr(err, "no context fits") != NULL);
     /* prefetch depth: 228 KiB for 2 contexts, 32 KiB bf16 tiles -> min(stages, 3) */
     lsdp_shape sh;
@@ -108,34 +108,34 @@ static void memory_port(void)
 
 static void expect_error(const char *text, const char *want1, const char *want2)
 {
-    lsu_program p;
+    lsucode_program p;
     char err[512] = "";
-    int rc = lsu_assemble(text, "user.lasm", &p, err, sizeof err);
+    int rc = lsucode_assemble(text, "user.lasm", &p, err, sizeof err);
     CHECK_MSG(rc != 0, "accepted: %s", text);
     CHECK_MSG(strstr(err, want1) != NULL && (!want2 || strstr(err, want2) != NULL), "message '%s' lacks '%s' / '%s'",
               err, want1, want2 ? want2 : "");
-    lsu_program_free(&p);
+    lsucode_program_free(&p);
 }
 
 static void assembler(void)
 {
     const char *names[] = { "lampattention", "fa2_16bit", "pure_8bit" };
     for (int i = 0; i < 3; i++) {
-        const char *file = NULL, *text = lsu_shipped_text(names[i], &file);
+        const char *file = NULL, *text = lsucode_shipped_text(names[i], &file);
         CHECK(text != NULL && file != NULL);
-        lsu_program p;
+        lsucode_program p;
         char err[512] = "";
-        CHECK_MSG(lsu_assemble(text, file, &p, err, sizeof err) == 0, "%s", err);
+        CHECK_MSG(lsucode_assemble(text, file, &p, err, sizeof err) == 0, "%s", err);
         CHECK(strcmp(p.name, names[i]) == 0);
-        CHECK(p.n > 10 && p.code[p.n - 1].op == LSU_OP_END);
-        lsu_program_free(&p);
+        CHECK(p.n > 10 && p.code[p.n - 1].op == LSUCODE_OP_END);
+        lsucode_program_free(&p);
     }
-    CHECK(lsu_shipped_text("nope", NULL) == NULL);
-    lsu_program p;
+    CHECK(lsucode_shipped_text("nope", NULL) == NULL);
+    lsucode_program p;
     char err[512];
-    CHECK(lsu_assemble("top: QK.LP Y <- Q, KV ; c\n NEXT top\n END\n", "ok.lasm", &p, err, sizeof err) == 0);
-    CHECK(p.n == 3 && p.code[1].target == 0 && p.code[0].ndst == 1 && p.code[0].nsrc == 2 && p.code[0].src[1] == LSU_R_KV);
-    lsu_program_free(&p);
+    CHECK(lsucode_assemble("top: QK.LP Y <- Q, KV ; c\n NEXT top\n END\n", "ok.lasm", &p, err, sizeof err) == 0);
+    CHECK(p.n == 3 && p.code[1].target == 0 && p.code[0].ndst == 1 && p.code[0].nsrc == 2 && p.code[0].src[1] == LSUCODE_R_KV);
+    lsucode_program_free(&p);
     expect_error("  LDQ Q\n  FOO Y\n  END\n", "user.lasm:2:", "instruction 'FOO'");
     expect_error("  LDQ Q\n  SMAX M <- Z\n  END\n", "user.lasm:2:", "unknown region 'Z'");
     expect_error("  JMP nowhere\n  END\n", "user.lasm:1:", "undefined label 'nowhere'");
@@ -146,7 +146,7 @@ static void assembler(void)
     expect_error("  END\n  LDQ Q\n", "user.lasm:2:", "last instruction");
     expect_error(".ylayout sideways\n END\n", "user.lasm:1:", ".ylayout");
     expect_error("", "user.lasm", "empty");
-    CHECK(lsu_assemble_file("/nonexistent/x.lasm", &p, err, sizeof err) != 0 && strstr(err, "/nonexistent/x.lasm"));
+    CHECK(lsucode_assemble_file("/nonexistent/x.lasm", &p, err, sizeof err) != 0 && strstr(err, "/nonexistent/x.lasm"));
 }
 
 static void report_fields(void)

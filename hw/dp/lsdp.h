@@ -1,16 +1,16 @@
-/* hw/seq/lsdp.h — the datapath state shared by the units of the timed model: one context per
+/* hw/dp/lsdp.h — the datapath state shared by the units of the timed model: one context per
  * resident query block (n_q warps, their tile operands, workspaces and running state), the
  * transaction a unit executes, and the per-unit timing state with its one timing rule.
  *
  * Every unit's behaviour calls the hw/lamp step functions on a context (the same functions the
  * golden engine composes in lslamp_warp_tile), so data and statistics match the engine bit for bit. */
-#ifndef LAMPSIM_HW_SEQ_LSDP_H
-#define LAMPSIM_HW_SEQ_LSDP_H
+#ifndef LAMPSIM_HW_DP_LSDP_H
+#define LAMPSIM_HW_DP_LSDP_H
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lamp.h"
-#include "ucode.h"
+#include "lslamp.h"
+#include "lsucode.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,8 +111,8 @@ static inline int lsdp_popc(uint64_t x) { return __builtin_popcountll(x); }
 
 /* ---- transactions and unit timing ---- */
 typedef struct lsdp_txn {
-    int op;                  /* lsu_opcode */
-    int unit;                /* lsu_unit_id executing this part */
+    int op;                  /* lsucode_opcode */
+    int unit;                /* lsucode_unit_id executing this part */
     int part;                /* which part of a multi-unit instruction (0, 1) */
     int core;
     lsdp_ctx *ctx;
@@ -243,7 +243,7 @@ typedef struct { uint64_t warps, subblocks; } lsdp_padding;
 /* A unit: its timing parameters, per-core state and behaviour. exec runs the transaction's data
  * work on its context (hw/lamp steps) and its timing (lsunit_serve), filling start/end. */
 typedef struct lsunit {
-    int id;                          /* lsu_unit_id */
+    int id;                          /* lsucode_unit_id */
     const lsdp_hw *hw;
     lsunit_state *core;              /* [cores] */
     void *impl;                      /* unit-specific state (memory: channels) */
@@ -274,7 +274,7 @@ static inline lsdp_padding lsdp_masked_padding(const lsdp_hw *hw, const lsdp_ctx
 static inline bool lsdp_tile_hp(const lsdp_ctx *x) { return x->wlo >= 0 && x->w[x->wlo].io.y_is_hp; }
 
 /* The memory unit's part of a non-memory instruction: the operand reads of a matrix instruction. */
-static inline bool lsdp_operand_read(int op) { return op != LSU_OP_LDQ && op != LSU_OP_LDKV && op != LSU_OP_STO; }
+static inline bool lsdp_operand_read(int op) { return op != LSUCODE_OP_LDQ && op != LSUCODE_OP_LDKV && op != LSUCODE_OP_STO; }
 
 
 #ifdef __cplusplus

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fp.h"
+#include "lsfp.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-/* hw/seq/dp.c — contexts of the timed model: buffers, work items and per-tile operands (hw/lamp's
+/* hw/dp/dp.c — contexts of the timed model: buffers, work items and per-tile operands (hw/lamp's
  * lslamp_block, as the golden engine uses them) and the exponential pass helpers. */
 #include "lsdp.h"
 

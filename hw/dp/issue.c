@@ -1,4 +1,4 @@
-/* hw/seq/issue.c — a core's instruction issue slots (lsissue_port in lsdp.h). */
+/* hw/dp/issue.c — a core's instruction issue slots (lsissue_port in lsdp.h). */
 #include "lsdp.h"
 
 #include <stdlib.h>

@@ -1,0 +1,145 @@
+/* `lampsim report DIR`: DIR/results.csv for a sweep, then figures and report.html from
+ * scripts/plot_sweep.py (docs/sweeps.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "atomic_dir.h"
+#include "atomic_file.h"
+#include "commands.h"
+#include "run_progress.h"
+#include "sweep.h"
+
+#ifndef LAMPSIM_SOURCE_DIR
+#define LAMPSIM_SOURCE_DIR "."
+#endif
+
+int ls_cli_is_file(const char *dir, const char *name)
+{
+    char *p = ls_path_join(dir, name);
+    struct stat st;
+    int r = p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    free(p);
+    return r;
+}
+
+/* scripts/plot_sweep.py: $LAMPSIM_PLOT_SCRIPT, next to the binary (../scripts, ./scripts), or the
+ * source tree the binary was built from. */
+static int find_plot_script(char *out, size_t len)
+{
+    const char *env = getenv("LAMPSIM_PLOT_SCRIPT");
+    if (env && *env) { snprintf(out, len, "%s", env); return access(out, R_OK) ? -1 : 0; }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *s = strrchr(exe, '/');
+        if (s) *s = '\0';
+        const char *rel[] = {"/../scripts/plot_sweep.py", "/scripts/plot_sweep.py", "/../share/lampsim/plot_sweep.py"};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            snprintf(out, len, "%s%s", exe, rel[i]);
+            if (!access(out, R_OK)) return 0;
+        }
+    }
+    snprintf(out, len, "%s/scripts/plot_sweep.py", LAMPSIM_SOURCE_DIR);
+    return access(out, R_OK) ? -1 : 0;
+}
+
+static int run_python(char *const *args)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        execv(args[0], args);
+        fprintf(stderr, "lampsim report: cannot run %s: %s\n", args[0], strerror(errno));
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* Writes DIR/results.csv (a sweep), then runs plot_sweep.py for DIR/figures and DIR/report.html. */
+static int report_dir(const char *dir, int sweep, const char *py, char *script)
+{
+    char err[2048] = "";
+    char *figs = ls_path_join(dir, "figures"), *html = ls_path_join(dir, "report.html"),
+         *csv = ls_path_join(dir, sweep ? "results.csv" : "report.csv");
+    int rc = 0;
+    if (!figs || !html || !csv) {
+        rc = 1;
+        goto out;
+    }
+    if (sweep) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m) {
+            rc = 1;
+            goto out;
+        }
+        ls_sweep_merge_stats st;
+        rc = ls_sweep_merge(dir, m, stderr, &st, err, sizeof err);
+        fclose(m);
+        if (!rc && ls_atomic_write_file(csv, text, len, err, sizeof err)) rc = 1;
+        free(text);
+        if (rc) {
+            fprintf(stderr, "lampsim report: %s\n", err);
+            goto out;
+        }
+    }
+    char *args[] = {(char *)py, script, csv, (char *)"--out", figs, (char *)"--html", html,
+                    (char *)(sweep ? "--sweep" : "--run"), NULL};
+    int prc = run_python(args);
+    if (prc) {
+        fprintf(stderr, "lampsim report: plot_sweep.py failed (exit %d)\n", prc);
+        rc = 1;
+    } else printf("%s\n", html);
+out:
+    free(figs);
+    free(html);
+    free(csv);
+    return rc;
+}
+
+int ls_cli_report(int argc, char **argv)
+{
+    const char *dir = NULL, *py = getenv("LAMPSIM_PYTHON");
+    if (!py || !*py) py = "/usr/bin/python3";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--python") && i + 1 < argc) py = argv[++i];
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            puts("usage: lampsim report DIR [--python PYTHON]\n"
+                 "  writes DIR/report.html (tables and embedded figures, self-contained) for a run directory\n"
+                 "  (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv and DIR/figures/)");
+            return 0;
+        } else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "lampsim report: unexpected argument '%s'\n", argv[i]);
+            return 2;
+        } else dir = argv[i];
+    }
+    if (!dir) { fputs("usage: lampsim report DIR\n", stderr); return 2; }
+    char script[PATH_MAX + 64];
+    int sweep = ls_cli_is_file(dir, "manifest.tsv");
+    if (!sweep && !ls_cli_is_file(dir, "report.csv")) {
+        fprintf(stderr, "lampsim report: %s: neither a run directory (report.csv) nor a sweep directory (manifest.tsv)\n", dir);
+        return 2;
+    }
+    if (find_plot_script(script, sizeof script)) {
+        fprintf(stderr, "lampsim report: scripts/plot_sweep.py not found (set LAMPSIM_PLOT_SCRIPT)\n");
+        return 1;
+    }
+    if (access(py, X_OK)) {
+        fprintf(stderr, "lampsim report: %s not found; install Debian python3, python3-numpy, python3-matplotlib\n", py);
+        return 1;
+    }
+    return report_dir(dir, sweep, py, script);
+}

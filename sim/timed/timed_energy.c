@@ -1,0 +1,42 @@
+/* sim/timed/timed_energy.c — action counts of a run x per-action energies (see timed_energy.h). */
+#include "timed_energy.h"
+
+void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand_reads_timed, int dim, int bc,
+                            ls_timed_actions *a)
+{
+    const uint64_t (*w)[3] = (const uint64_t (*)[3])s->op_work, (*wh)[3] = (const uint64_t (*)[3])s->op_work_hp;
+    a->qk_lp_macs = (double)w[LSUCODE_OP_QK_LP][0];
+    a->hp_fmas = (double)(w[LSUCODE_OP_QK_HP][0] + w[LSUCODE_OP_SEL1][1] + w[LSUCODE_OP_RECOMP][0] + w[LSUCODE_OP_FULLHP][0]);
+    a->pv_hp_macs = (double)(wh[LSUCODE_OP_PV][0] + w[LSUCODE_OP_SLOWPV][0]);
+    a->pv_lp_macs = (double)(w[LSUCODE_OP_PV][0] - wh[LSUCODE_OP_PV][0]);
+    a->lut_lookups = (double)w[LSUCODE_OP_EXP][0];
+    a->sfu_ops = (double)(w[LSUCODE_OP_EXP][1] + w[LSUCODE_OP_NORM][1] + w[LSUCODE_OP_RECOMP][1] + w[LSUCODE_OP_FULLHP][1]);
+    a->vector_ops = (double)(w[LSUCODE_OP_INIT][0] + w[LSUCODE_OP_SMAX][0] + w[LSUCODE_OP_NORM][0] + w[LSUCODE_OP_RAISE][0] +
+                             w[LSUCODE_OP_FIN][0]);
+    a->sched_tests = (double)(w[LSUCODE_OP_SORT][0] + w[LSUCODE_OP_SEL1][0] + w[LSUCODE_OP_SEL2][0]);
+    /* register file: one write per logit and exponential, operands of vector ops, O read+write per P.V */
+    a->regfile_accesses = (a->qk_lp_macs + a->hp_fmas) / dim + a->lut_lookups + a->sfu_ops + 2.0 * a->vector_ops +
+                          2.0 * (a->pv_lp_macs + a->pv_hp_macs) / (double)bc;
+    /* fills are written once and read once; when operand reads are timed they are counted instead */
+    double buf_reads = operand_reads_timed ? (double)mem->operand_bytes : (double)mem->buf_bytes;
+    a->buffer_words64 = ((double)mem->buf_bytes + buf_reads) / 8.0;
+    a->l2_words = (double)mem->model.l2_bytes / 4.0;
+    a->dram_words64 = (double)mem->model.dram_bytes / 8.0;
+}
+
+void ls_timed_energy_of(const ls_cfg_energy *e, const ls_timed_actions *a, ls_timed_energy *out)
+{
+    double pj_tensor = a->qk_lp_macs * (e->fp8_mul + e->fp8_add) + a->hp_fmas * e->fma_16 +
+                       a->pv_lp_macs * (e->fp8_mul + e->fp_add_32) + a->pv_hp_macs * (e->fp_mul_16 + e->fp_add_32);
+    out->tensor = pj_tensor * 1e-6;
+    out->lut = a->lut_lookups * e->lut_lookup * 1e-6;
+    out->sfu = a->sfu_ops * e->sfu_exp * 1e-6;
+    out->vector = a->vector_ops * e->fp_add_32 * 1e-6;
+    out->scheduler = a->sched_tests * e->fp_add_16 * 1e-6;
+    out->regfile = a->regfile_accesses * e->regfile_access * 1e-6;
+    out->buffer = a->buffer_words64 * e->sram_read_64b * 1e-6;
+    out->l2 = a->l2_words * e->l2_word * 1e-6;
+    out->dram = a->dram_words64 * e->dram_read_64b * 1e-6;
+    out->total = out->tensor + out->lut + out->sfu + out->vector + out->scheduler + out->regfile + out->buffer +
+                 out->l2 + out->dram;
+}

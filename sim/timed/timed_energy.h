@@ -1,0 +1,35 @@
+/* sim/timed/timed_energy.h — the energy model, structured as Accelergy structures it: the run
+ * counts actions (a MAC of each precision, a LUT lookup, a 64-bit SRAM read ...), the
+ * configuration prices one action of each kind (accelerator.energy, picojoules; hardware.md
+ * section 5), and energy = per-action energy x action count, per component. */
+#ifndef LAMPSIM_SIM_TIMED_ENERGY_H
+#define LAMPSIM_SIM_TIMED_ENERGY_H
+#include "config.h"
+#include "lsmem.h"
+#include "lsseq.h"
+#include "timed.h"
+
+/* What the run did, counted in the actions the energy table prices. */
+typedef struct {
+    double qk_lp_macs;        /* 8-bit Q.K^T MACs: fp8 multiply + fp8 add */
+    double hp_fmas;           /* 16-bit logits (high precision, first selection, recompute, full HP): fma_16 */
+    double pv_lp_macs;        /* 8-bit P.V MACs: fp8 multiply + fp32 add */
+    double pv_hp_macs;        /* 16-bit P.V MACs (high-precision rows, slow path): fp16 multiply + fp32 add */
+    double lut_lookups;
+    double sfu_ops;           /* exponentials, normalisation, recompute and full-HP SFU work */
+    double vector_ops;        /* element operations, priced as fp32 adds */
+    double sched_tests;       /* sort and selection comparisons, priced as fp16 adds */
+    double regfile_accesses;
+    double buffer_words64;    /* 64-bit buffer (SRAM) accesses */
+    double l2_words;          /* 32-bit L2 words */
+    double dram_words64;      /* 64-bit DRAM reads */
+} ls_timed_actions;
+
+/* The action counts of a finished run: the sequencer's per-operation work, the memory unit's
+ * byte counts; dim and bc (key columns per tile) size the register-file traffic. */
+void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand_reads_timed, int dim, int bc,
+                            ls_timed_actions *a);
+
+/* Per-action energies x action counts, in microjoules per component and in total. */
+void ls_timed_energy_of(const ls_cfg_energy *e, const ls_timed_actions *a, ls_timed_energy *out);
+#endif
