@@ -188,7 +188,7 @@ int sc_main(int argc, char *argv[])
         return 2;
     }
     ls_engine_params ep;
-    ls_engine_params_from_config(&cfg, &ep);
+    ls_run_engine_params(&cfg, &ep);
     Layer l;
     ls_workload_info wl;
     char err[512];
@@ -197,8 +197,8 @@ int sc_main(int argc, char *argv[])
         return 2;
     }
     const ls_attn_inputs &in = l.in;
-    l.mode = ep.mode == LSE_MODE_FA2_16BIT ? LSTIMED_MODE_FA2_16BIT
-             : ep.mode == LSE_MODE_PURE_8BIT ? LSTIMED_MODE_PURE_8BIT : LSTIMED_MODE_LAMP;
+    l.mode = ep.mode == LS_ENGINE_MODE_FA2_16BIT ? LSTIMED_MODE_FA2_16BIT
+             : ep.mode == LS_ENGINE_MODE_PURE_8BIT ? LSTIMED_MODE_PURE_8BIT : LSTIMED_MODE_LAMP;
     l.tau = (float)ep.tau;
     l.bc = ep.b_k * ep.n_k;
     lsfp_format f;

@@ -35,7 +35,7 @@ lsapi_ctx *lsapi_open(const char *config_path, const char *const *overrides, int
         free(c);
         return NULL;
     }
-    ls_engine_params_from_config(&c->cfg, &c->ep);
+    ls_run_engine_params(&c->cfg, &c->ep);
     return c;
 }
 

@@ -13,20 +13,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lslamp.h"   /* the algorithm's numeric choices: one enum family (lslamp_arith, ...) */
+/* The algorithm's choices have one enum each, in the lowest layer that uses it: number formats
+ * (lsfp_rounding, lsfp_overflow, lsfp_acc_order), the block procedure (lslamp_arith, ...), the
+ * engine (ls_engine_mode, ls_engine_acc_model, ls_engine_state_precision). The schema's names
+ * list each enum's spellings in value order. */
+#include "engine.h"
+#include "lsfp.h"
+#include "lslamp.h"
 
 #define LS_CFG_NAME_MAX 128
 #define LS_CFG_TEXT_MAX 512
 #define LS_CFG_PATH_MAX 1024
 
-/* ---- enumerations (the YAML spelling is in the comment; order = schema order) ---- */
-typedef enum { LS_MODE_LAMP, LS_MODE_FA2_FP32, LS_MODE_FA2_16BIT, LS_MODE_PURE_8BIT, LS_MODE_LAMP_CODE,
-               LS_MODE_RANDOM } ls_cfg_mode; /* lamp fa2_fp32 fa2_16bit pure_8bit lamp_code random */
-typedef enum { LS_ACC_AUTO, LS_ACC_PAPER, LS_ACC_EXACT } ls_cfg_acc_model;  /* auto paper exact */
-typedef enum { LS_ROUND_RNE, LS_ROUND_RTZ, LS_ROUND_STOCHASTIC } ls_cfg_rounding;
-typedef enum { LS_OVF_SATURATE, LS_OVF_NAN } ls_cfg_overflow;
-typedef enum { LS_ORDER_ASCENDING, LS_ORDER_DESCENDING } ls_cfg_acc_order;
-typedef enum { LS_STATE_FP32, LS_STATE_FP64 } ls_cfg_state_precision;
+/* ---- enumerations of the configuration's own choices (order = the schema's names) ---- */
 typedef enum { LS_LAYOUT_COMPACT, LS_LAYOUT_FULL } ls_cfg_layout;
 typedef enum { LS_DTYPE_FP32, LS_DTYPE_BF16, LS_DTYPE_FP16 } ls_cfg_dtype;
 typedef enum { LS_GEN_GAUSSIAN, LS_GEN_QKNORM, LS_GEN_TRACE } ls_cfg_generator;
@@ -69,28 +68,29 @@ typedef struct ls_cfg_accelerator {
 } ls_cfg_accelerator;
 
 typedef struct ls_cfg_algorithm {
-    ls_cfg_mode mode;
+    ls_engine_mode mode;
     ls_cfg_operand_format operand_format;   /* bytes of Q/K/V in memory and operands (timing) */
     lslamp_arith arithmetic;
-    ls_cfg_acc_model acc_model;
+    ls_engine_acc_model acc_model;
     int b_q, n_q, b_k, n_k;
     double tau, delta;
     bool stage1, stage2;
-    ls_cfg_rounding rounding;
-    ls_cfg_overflow overflow;
+    lsfp_rounding rounding;
+    lsfp_overflow overflow;
     lslamp_mu_shift mu_lp_shift;
     lslamp_hp_shift hp_shift;
     lslamp_scale_point scale_point;
-    ls_cfg_acc_order acc_order;
+    lsfp_acc_order acc_order;
     int chunk_k;
     lslamp_tiebreak knapsack_tiebreak;
     lslamp_disruptive disruptive_numerics;
     lslamp_above_one above_one;
-    ls_cfg_state_precision state_precision;
+    ls_engine_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;
-    /* number formats by name ("auto" = derived; hw/lamp lslamp_formats_resolve, docs/numerics.md) */
-    char lp_format[24], hp_format[24], lp_shift_format[24], lp_exp_format[24], hp_shift_format[24], hp_exp_format[24];
+    /* number formats by lslamp_fmt_role (algorithm.lp_format, hp_format, lp_shift_format, lp_exp_format,
+     * hp_shift_format, hp_exp_format; "auto" = derived: hw/lamp lslamp_formats_resolve, docs/numerics.md) */
+    char formats[LSLAMP_FMT_COUNT][LSLAMP_FMT_NAME_MAX];
     bool compute_reference;
     int threads;
 } ls_cfg_algorithm;

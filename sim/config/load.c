@@ -817,20 +817,16 @@ static const char *later(ctx *c, const char *a, const char *b)
 static int check_formats(ctx *c)
 {
     const ls_cfg_algorithm *a = &c->cfg->algorithm;
-    char names[LSLAMP_FMT_COUNT][LSLAMP_FMT_NAME_MAX];
-    const char *src[LSLAMP_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
-                                         a->hp_shift_format, a->hp_exp_format};
-    for (int r = 0; r < LSLAMP_FMT_COUNT; r++) snprintf(names[r], sizeof names[r], "%s", src[r]);
     lslamp_arith ar = a->arithmetic == LSLAMP_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
     lsfp_format f[LSLAMP_FMT_COUNT];
     char why[600], key[64];
     int which = 0;
-    if (lslamp_formats_resolve((const char (*)[LSLAMP_FMT_NAME_MAX])names, ar, f, &which, why, sizeof why) != 0) {
+    if (lslamp_formats_resolve(a->formats, ar, f, &which, why, sizeof why) != 0) {
         snprintf(key, sizeof key, "algorithm.%s", lslamp_fmt_knob[which]);
         err_at(c, key, "%s", why);
         return -1;
     }
-    if (ar == LSLAMP_ARITH_HARDWARE && a->mode != LS_MODE_FA2_FP32) {
+    if (ar == LSLAMP_ARITH_HARDWARE && a->mode != LS_ENGINE_MODE_FA2_FP32) {
         if (lsfp_exp_lut_check(&f[LSLAMP_FMT_LP_SHIFT], &f[LSLAMP_FMT_LP_EXP], why, sizeof why) != 0) {
             err_at(c, later(c, "algorithm.lp_shift_format", "algorithm.lp_format"), "%s (arithmetic hardware)", why);
             return -1;
@@ -857,11 +853,11 @@ static int check(ctx *c)
     }
     if (g->timed.timing_only) {
         /* the selection must not depend on the data, and there must be a timed model to run */
-        if (a->mode != LS_MODE_FA2_16BIT && a->mode != LS_MODE_PURE_8BIT) {
+        if (a->mode != LS_ENGINE_MODE_FA2_16BIT && a->mode != LS_ENGINE_MODE_PURE_8BIT) {
             err_at(c, later(c, "timed.timing_only", "algorithm.mode"),
                    "timed.timing_only needs a data-independent selection (algorithm.mode fa2_16bit or pure_8bit); "
                    "mode %s %s", ls_config_enum_name("algorithm.mode", a->mode),
-                   a->mode == LS_MODE_LAMP || a->mode == LS_MODE_LAMP_CODE || a->mode == LS_MODE_RANDOM
+                   a->mode == LS_ENGINE_MODE_LAMP || a->mode == LS_ENGINE_MODE_LAMP_CODE || a->mode == LS_ENGINE_MODE_RANDOM
                        ? "selects sub-blocks from the data" : "does not run on the timed model");
             return -1;
         }

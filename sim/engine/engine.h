@@ -16,45 +16,40 @@ extern "C" {
 #endif
 
 typedef enum {
-    LSE_MODE_LAMP,        /* LampAttention: two-stage block-LAMP (default) */
-    LSE_MODE_FA2_FP32,    /* vanilla FlashAttention-2 in fp32 */
-    LSE_MODE_FA2_16BIT,   /* the 16-bit machine: e4m11 logits, ue5m11 exponentials everywhere */
-    LSE_MODE_PURE_8BIT,   /* no recompute, running max from LP maxima (G-23) */
-    LSE_MODE_LAMP_CODE,   /* LAMP reference-code rule (B.2) on the materialised softmax */
-    LSE_MODE_RANDOM       /* random sub-block recompute at random_rate (the LAMP paper's control) */
+    LS_ENGINE_MODE_LAMP,        /* LampAttention: two-stage block-LAMP (default) */
+    LS_ENGINE_MODE_FA2_FP32,    /* vanilla FlashAttention-2 in fp32 */
+    LS_ENGINE_MODE_FA2_16BIT,   /* the 16-bit machine: e4m11 logits, ue5m11 exponentials everywhere */
+    LS_ENGINE_MODE_PURE_8BIT,   /* no recompute, running max from LP maxima (G-23) */
+    LS_ENGINE_MODE_LAMP_CODE,   /* LAMP reference-code rule (B.2) on the materialised softmax */
+    LS_ENGINE_MODE_RANDOM       /* random sub-block recompute at random_rate (the LAMP paper's control) */
 } ls_engine_mode;
-typedef enum { LSE_ACC_AUTO, LSE_ACC_PAPER, LSE_ACC_EXACT } ls_acc_model;
-typedef enum { LSE_ROUND_RNE, LSE_ROUND_RTZ, LSE_ROUND_STOCHASTIC } ls_rounding;
-typedef enum { LSE_OVERFLOW_SATURATE, LSE_OVERFLOW_NAN } ls_overflow;
-typedef enum { LSE_ORDER_ASCENDING, LSE_ORDER_DESCENDING } ls_acc_order;
-typedef enum { LSE_STATE_FP32, LSE_STATE_FP64 } ls_state_precision;
-/* Roles of ls_engine_params.formats (hw/lamp lslamp_fmt_role order). */
-typedef enum { LSE_FMT_LP, LSE_FMT_HP, LSE_FMT_LP_SHIFT, LSE_FMT_LP_EXP, LSE_FMT_HP_SHIFT, LSE_FMT_HP_EXP,
-               LSE_FMT_COUNT } ls_format_role;
-
+typedef enum { LS_ENGINE_ACC_AUTO, LS_ENGINE_ACC_PAPER, LS_ENGINE_ACC_EXACT } ls_engine_acc_model;
+typedef enum { LS_ENGINE_STATE_FP32, LS_ENGINE_STATE_FP64 } ls_engine_state_precision;
+/* The engine's parameters. The algorithm's (mode .. formats) are the config keys algorithm.*: their
+ * defaults and ranges are the schema's (sim/config/schema.c), and ls_run_engine_params (sim/run)
+ * fills them from a configuration, ls_run_engine_defaults from the schema's defaults. The rest
+ * are the run's (seed, threads, what to keep, hooks): zero unless set. */
 typedef struct ls_engine_params {
     ls_engine_mode mode;
     lslamp_arith arithmetic;
-    ls_acc_model acc_model;
+    ls_engine_acc_model acc_model;
     int b_q, n_q, b_k, n_k;
     double tau, delta;
     bool stage1, stage2;
-    ls_rounding rounding;
-    ls_overflow overflow;
+    lsfp_rounding rounding;
+    lsfp_overflow overflow;
     lslamp_mu_shift mu_lp_shift;
     lslamp_hp_shift hp_shift;
     lslamp_scale_point scale_point;
-    ls_acc_order acc_order;
+    lsfp_acc_order acc_order;
     int chunk_k;
     lslamp_tiebreak knapsack_tiebreak;
     lslamp_disruptive disruptive_numerics;
     lslamp_above_one above_one;
-    ls_state_precision state_precision;
+    ls_engine_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;
-    /* Number formats by role, "" or "auto" = derived (algorithm.lp_format, hp_format, lp_shift_format,
-     * lp_exp_format, hp_shift_format, hp_exp_format; hw/lamp lslamp_formats_resolve). */
-    char formats[LSE_FMT_COUNT][24];
+    char formats[LSLAMP_FMT_COUNT][LSLAMP_FMT_NAME_MAX];  /* by lslamp_fmt_role; "" or "auto" = derived */
     uint64_t seed;
     int threads;              /* 0 = all cores */
     bool compute_reference;   /* fp64 reference + accuracy metrics (default on) */
@@ -68,7 +63,6 @@ typedef struct ls_engine_params {
     void *progress_user;
 } ls_engine_params;
 
-void ls_engine_params_default(ls_engine_params *p);
 const char *ls_engine_mode_name(ls_engine_mode m);
 
 /* Per (batch, head, query block, warp, key tile): what the timing model replays. */

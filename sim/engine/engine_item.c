@@ -16,7 +16,7 @@ int eng_ws_init(eng_ws *w, const eng_ctx *x)
     const ls_engine_params *p = x->p;
     const ls_attn_inputs *in = x->in;
     size_t br = (size_t)x->br, bc = (size_t)x->bc, nkt = (size_t)x->nkt, sk = (size_t)in->seq_k;
-    bool code = p->mode == LSE_MODE_LAMP_CODE;
+    bool code = p->mode == LS_ENGINE_MODE_LAMP_CODE;
     w->blk = (lslamp_block){ .seq_k = in->seq_k, .dim = in->dim, .b_q = p->b_q, .br = x->br, .bc = x->bc,
                              .causal = in->causal };
     int bad = lslamp_block_alloc(&w->blk) != 0;
@@ -211,7 +211,7 @@ static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
     const ls_engine_params *p = x->p;
     const lslamp_cfg *cfg = x->cfg;
     int d = x->in->dim, br = x->br, bc = x->bc, nq_w = p->n_q;
-    bool allhp = p->mode == LSE_MODE_FA2_16BIT;
+    bool allhp = p->mode == LS_ENGINE_MODE_FA2_16BIT;
     lslamp_prepare_qt(cfg, g->Q, d, g->nqv, br, g->Qt, br);
     for (int j = 0; j < br; j++) { g->mu[j] = -INFINITY; g->om32[j] = 0.0f; g->om64[j] = 0.0; }
     memset(g->O32, 0, (size_t)br * d * sizeof(float));
@@ -441,8 +441,8 @@ void eng_run_item(const eng_ctx *x, eng_ws *w, int item)
     uint64_t *hist = x->hist + (size_t)item * (x->p->n_k + 1);
     ls_tile_record *rec = x->records ? x->records + (size_t)item * x->p->n_q * x->nkt : NULL;
     switch (x->p->mode) {
-    case LSE_MODE_FA2_FP32: run_fp32(x, w, item, g, st, rec); break;
-    case LSE_MODE_LAMP_CODE: run_lampcode(x, w, item, g, st, hist, rec); break;
+    case LS_ENGINE_MODE_FA2_FP32: run_fp32(x, w, item, g, st, rec); break;
+    case LS_ENGINE_MODE_LAMP_CODE: run_lampcode(x, w, item, g, st, hist, rec); break;
     default: run_lamp(x, w, item, g, st, hist, rec); break;
     }
 }

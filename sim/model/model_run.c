@@ -80,7 +80,7 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
     }
     cfg_loaded = 1;
     ls_engine_params ep;
-    ls_engine_params_from_config(cfg, &ep);
+    ls_run_engine_params(cfg, &ep);
     ep.compute_reference = false;   /* cycles and recompute figures only: no fp64 reference */
     if (!ls_timed_program_for_mode(ep.mode)) {
         snprintf(err, errlen, "%s: algorithm.mode %s does not run on the timed model (lamp, fa2_16bit, pure_8bit)",

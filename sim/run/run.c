@@ -15,14 +15,13 @@
 #include "timed.h"
 #include "workload.h"
 
-void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
+void ls_run_engine_params(const ls_config *cfg, ls_engine_params *p)
 {
     const ls_cfg_algorithm *a = &cfg->algorithm;
-    ls_engine_params_default(p);
-    /* Enumerations share their order with the schema (tests/engine checks it at compile time). */
-    p->mode = (ls_engine_mode)a->mode;
-    p->arithmetic = (lslamp_arith)a->arithmetic;
-    p->acc_model = (ls_acc_model)a->acc_model;
+    memset(p, 0, sizeof *p);
+    p->mode = a->mode;
+    p->arithmetic = a->arithmetic;
+    p->acc_model = a->acc_model;
     p->b_q = a->b_q;
     p->n_q = a->n_q;
     p->b_k = a->b_k;
@@ -31,25 +30,31 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
     p->delta = a->delta;
     p->stage1 = a->stage1;
     p->stage2 = a->stage2;
-    p->rounding = (ls_rounding)a->rounding;
-    p->overflow = (ls_overflow)a->overflow;
-    p->mu_lp_shift = (lslamp_mu_shift)a->mu_lp_shift;
-    p->hp_shift = (lslamp_hp_shift)a->hp_shift;
-    p->scale_point = (lslamp_scale_point)a->scale_point;
-    p->acc_order = (ls_acc_order)a->acc_order;
+    p->rounding = a->rounding;
+    p->overflow = a->overflow;
+    p->mu_lp_shift = a->mu_lp_shift;
+    p->hp_shift = a->hp_shift;
+    p->scale_point = a->scale_point;
+    p->acc_order = a->acc_order;
     p->chunk_k = a->chunk_k;
-    p->knapsack_tiebreak = (lslamp_tiebreak)a->knapsack_tiebreak;
-    p->disruptive_numerics = (lslamp_disruptive)a->disruptive_numerics;
-    p->above_one = (lslamp_above_one)a->above_one;
-    p->state_precision = (ls_state_precision)a->state_precision;
+    p->knapsack_tiebreak = a->knapsack_tiebreak;
+    p->disruptive_numerics = a->disruptive_numerics;
+    p->above_one = a->above_one;
+    p->state_precision = a->state_precision;
     p->lamp_code_tau = a->lamp_code_tau;
     p->random_rate = a->random_rate;
-    const char *fm[LSE_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
-                                     a->hp_shift_format, a->hp_exp_format};
-    for (int r = 0; r < LSE_FMT_COUNT; r++) snprintf(p->formats[r], sizeof p->formats[r], "%s", fm[r]);
+    memcpy(p->formats, a->formats, sizeof p->formats);
     p->seed = (uint64_t)cfg->seed;
     p->threads = a->threads;
     p->compute_reference = a->compute_reference;
+}
+
+void ls_run_engine_defaults(ls_engine_params *p)
+{
+    ls_config cfg;
+    ls_config_defaults(&cfg);
+    ls_run_engine_params(&cfg, p);
+    ls_config_free(&cfg);
 }
 
 static int write_text(const char *dir, const char *name, const char *text, char *err, size_t errlen)
@@ -167,10 +172,10 @@ static bool use_timed_model(const ls_config *cfg, const ls_engine_params *ep)
 int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
 {
     ls_engine_params ep;
-    ls_engine_params_from_config(cfg, &ep);
+    ls_run_engine_params(cfg, &ep);
     ep.keep_reference = o->save_o;
     ep.keep_tile_records = o->save_records;
-    ep.keep_lamp_code_mask = o->save_records && ep.mode == LSE_MODE_LAMP_CODE;
+    ep.keep_lamp_code_mask = o->save_records && ep.mode == LS_ENGINE_MODE_LAMP_CODE;
     if (o->save_records && !o->out_dir) {
         snprintf(err, errlen, "--save-records writes into the run directory: give one with -o DIR");
         return 2;

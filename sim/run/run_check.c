@@ -14,7 +14,7 @@
 int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
 {
     ls_engine_params ep;
-    ls_engine_params_from_config(cfg, &ep);
+    ls_run_engine_params(cfg, &ep);
     const char *pname = ls_timed_program_for_mode(ep.mode);
     if (!cfg->timed.enabled || !pname) return 0; /* the golden engine: nothing of the machine to check */
     const ls_cfg_accelerator *ac = &cfg->accelerator;
@@ -41,7 +41,7 @@ int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
                  cfg->timed.program[0] ? cfg->timed.program : pname);
         return 2;
     }
-    if (ac->lut.lanes < 1 && ep.mode != LSE_MODE_FA2_16BIT) {
+    if (ac->lut.lanes < 1 && ep.mode != LS_ENGINE_MODE_FA2_16BIT) {
         snprintf(err, errlen, "accelerator.lut.lanes: 0, but mode %s needs the LUT (only fa2_16bit runs without it)",
                  ls_engine_mode_name(ep.mode));
         return 2;

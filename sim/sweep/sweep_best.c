@@ -21,7 +21,7 @@ bool ls_sweep_best_metric_timed(const char *metric)
 static bool runs_timed(const ls_config *cfg)
 {
     ls_engine_params ep;
-    ls_engine_params_from_config(cfg, &ep);
+    ls_run_engine_params(cfg, &ep);
     return cfg->timed.enabled && ls_timed_program_for_mode(ep.mode);
 }
 

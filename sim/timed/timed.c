@@ -39,9 +39,9 @@ void ls_timed_options_default(ls_timed_options *o)
 const char *ls_timed_program_for_mode(ls_engine_mode m)
 {
     switch (m) {
-    case LSE_MODE_LAMP: return "lampattention";
-    case LSE_MODE_FA2_16BIT: return "fa2_16bit";
-    case LSE_MODE_PURE_8BIT: return "pure_8bit";
+    case LS_ENGINE_MODE_LAMP: return "lampattention";
+    case LS_ENGINE_MODE_FA2_16BIT: return "fa2_16bit";
+    case LS_ENGINE_MODE_PURE_8BIT: return "pure_8bit";
     default: return NULL;
     }
 }
@@ -354,7 +354,7 @@ static void hw_from_config(const ls_cfg_accelerator *ac, bool fp8_operands, long
 static int check_feasible(timed_run *t)
 {
     const ls_cfg_accelerator *ac = t->ac;
-    if (t->hw.lut_lanes < 1 && t->ep->mode != LSE_MODE_FA2_16BIT)
+    if (t->hw.lut_lanes < 1 && t->ep->mode != LS_ENGINE_MODE_FA2_16BIT)
         return run_fail(t, "accelerator.lut.lanes = 0: this program needs the LUT (only fa2_16bit runs without it)");
     /* the accuracy pass keeps every tile's exponentials of each resident item (as the engine does
      * per thread): refuse sizes that would not fit rather than thrash */

@@ -224,7 +224,7 @@ struct Accelerator::Impl {
     int run_layer(uint64_t *cycles) {
         const uint32_t *rg = regs;
         ls_engine_params p = ep;
-        static const ls_engine_mode modes[] = { LSE_MODE_LAMP, LSE_MODE_FA2_16BIT, LSE_MODE_PURE_8BIT };
+        static const ls_engine_mode modes[] = { LS_ENGINE_MODE_LAMP, LS_ENGINE_MODE_FA2_16BIT, LS_ENGINE_MODE_PURE_8BIT };
         uint32_t mode = rg[LSTIMED_REG_MODE / 4];
         if (mode >= sizeof modes / sizeof modes[0]) {
             error = "MODE register: " + std::to_string(mode) + " is not 0 (lamp), 1 (fa2_16bit) or 2 (pure_8bit)";

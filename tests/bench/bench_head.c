@@ -109,7 +109,7 @@ static double time_blas(head *h)
 static double time_engine(const head *h)
 {
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.threads = 1;
     p.compute_reference = false;
     ls_engine_result r;

@@ -81,7 +81,7 @@ static void test_defaults(void)
         fclose(f);
         CHECK_MSG(!strcmp(buf, ls_config_default_yaml), "embedded default is stale");
     }
-    CHECK(def.algorithm.mode == LS_MODE_LAMP && def.algorithm.b_q == 32 && def.algorithm.n_q == 4);
+    CHECK(def.algorithm.mode == LS_ENGINE_MODE_LAMP && def.algorithm.b_q == 32 && def.algorithm.n_q == 4);
     CHECK(def.algorithm.b_k == 16 && def.algorithm.n_k == 4 && def.algorithm.tau == 0.5);
     CHECK(def.algorithm.delta == 0.00390625 && def.algorithm.stage1 && def.algorithm.stage2);
     CHECK(def.algorithm.chunk_k == 1 && def.algorithm.threads == 1 && def.algorithm.lamp_code_tau == 1.5);
@@ -102,7 +102,7 @@ static void test_presets(void)
     }
     CHECK(ls_config_load(&cfg, rpath("configs/h100.yaml"), NULL, 0, &diag) == 0);
     CHECK(!strcmp(cfg.accelerator.name, "h100") && cfg.accelerator.lut.lanes == 0);
-    CHECK(cfg.accelerator.regfile.layout == LS_LAYOUT_FULL && cfg.algorithm.mode == LS_MODE_FA2_16BIT);
+    CHECK(cfg.accelerator.regfile.layout == LS_LAYOUT_FULL && cfg.algorithm.mode == LS_ENGINE_MODE_FA2_16BIT);
     CHECK(cfg.accelerator.sfu.lanes == 16); /* inherited */
     CHECK(ls_config_load(&cfg, rpath("configs/examples/sweep_tau.yaml"), NULL, 0, &diag) == 0);
     CHECK(cfg.algorithm.tau == 0.25 && cfg.workload.heads_q == 4 && cfg.workload.heads_kv == 1);
@@ -262,7 +262,7 @@ static void test_overrides(void)
 {
     const char *ov1[] = {"algorithm.tau = 0.125", "algorithm.mode=fa2_fp32", "workload.seq_k=1024", "accelerator.name=my chip"};
     CHECK(*load_str("algorithm:\n  tau: 0.25\n", ov1, 4) == 0);
-    CHECK(cfg.algorithm.tau == 0.125 && cfg.algorithm.mode == LS_MODE_FA2_FP32 && cfg.workload.seq_k == 1024);
+    CHECK(cfg.algorithm.tau == 0.125 && cfg.algorithm.mode == LS_ENGINE_MODE_FA2_FP32 && cfg.workload.seq_k == 1024);
     CHECK(!strcmp(cfg.accelerator.name, "my chip"));
     const char *ov2[] = {"algorithm.tau=2"};
     CHECK(!strcmp(load_str("", ov2, 1),

@@ -148,7 +148,7 @@ int sc_main(int, char *[])
     ls_diag diag;
     if (ls_config_load(&cfg, nullptr, nullptr, 0, &diag) != 0) return 2;
     ls_engine_params ep;
-    ls_engine_params_from_config(&cfg, &ep);
+    ls_run_engine_params(&cfg, &ep);
     Host host("host");
     lampsim::Accelerator acc("lampsim", &cfg, &ep), bare("bare"), acc2("lampsim2", &cfg, &ep);
     Zeros mem("zeros"), mem2("zeros2"), mem3("zeros3");
