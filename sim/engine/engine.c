@@ -152,7 +152,7 @@ void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uin
     uint64_t dis = 0;
     for (int h = 2; h < hl; h++) dis += r->tiles.hp_subblocks_hist[h];
     r->tiles.disruptive_rate = t.executed ? (double)dis / (double)t.executed : 0.0;
-    ls_recompute_stats *rc = &r->recompute;
+    ls_engine_recompute_stats *rc = &r->recompute;
     rc->stage1_subblocks = t.stage1;
     rc->stage2_subblocks = t.stage2;
     rc->subblocks_active = t.sub_active;
@@ -169,7 +169,7 @@ void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uin
     r->events.exp_underflows = t.ev.exp_underflows;
     r->events.exp_above_one = t.ev.exp_above_one;
     r->events.exact_fixups = t.ev.exact_fixups;
-    ls_accuracy_stats *a = &r->accuracy;
+    ls_engine_accuracy_stats *a = &r->accuracy;
     a->valid = accuracy;
     if (accuracy) {
         double rows = (double)t.rows;

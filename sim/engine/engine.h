@@ -73,7 +73,7 @@ typedef struct {
     uint8_t flags;            /* bit 0: fully masked (skipped); bit 1: whole tile HP (G-16 option);
                                  bit 2: an exponential above one (G-15); bit 3: the warp does
                                  not exist (queries past seq_q in the last query block) */
-} ls_tile_record;
+} ls_engine_tile_record;
 
 typedef struct {
     uint64_t executed;            /* (warp, key tile) pairs executed */
@@ -81,7 +81,7 @@ typedef struct {
     uint64_t *hp_subblocks_hist;  /* [n_k + 1]: executed tiles with 0..n_k HP sub-blocks */
     int hist_len;                 /* n_k + 1 */
     double disruptive_rate;       /* share of executed tiles with >= 2 HP sub-blocks */
-} ls_tile_stats;
+} ls_engine_tile_stats;
 
 typedef struct {
     double logit_rate;            /* HP unmasked logits / unmasked logits (both stages) */
@@ -90,7 +90,7 @@ typedef struct {
     uint64_t stage1_subblocks, stage2_subblocks;
     uint64_t subblocks_active;
     uint64_t logits_unmasked, logits_hp;
-} ls_recompute_stats;
+} ls_engine_recompute_stats;
 
 typedef struct {
     bool valid;                   /* computed (compute_reference on) */
@@ -101,7 +101,7 @@ typedef struct {
     double row_rel_l2_mean, row_rel_l2_max;
     double argmax_flip_rate;
     uint64_t rows;                /* rows measured (rows with at least one visible key) */
-} ls_accuracy_stats;
+} ls_engine_accuracy_stats;
 
 typedef struct {
     uint64_t e4m3_saturations;    /* LP accumulator roundings clamped to +-448 */
@@ -111,19 +111,19 @@ typedef struct {
     uint64_t exp_above_one;       /* exponentials above one (G-15) */
     uint64_t exact_fixups;        /* exact slow-path accumulation steps (fp library) */
     uint64_t o_nonfinite;         /* output elements that are NaN or infinite */
-} ls_event_stats;
+} ls_engine_event_stats;
 
 typedef struct ls_engine_result {
     /* O: [batch][heads_q][seq_q][dim], float32, same layout as Q. */
     float *o;
     float *o_ref;                 /* fp64 reference rounded to fp32 (keep_reference), else NULL */
     int batch, heads_q, seq_q, dim;
-    ls_tile_stats tiles;
-    ls_recompute_stats recompute;
-    ls_accuracy_stats accuracy;
-    ls_event_stats events;
+    ls_engine_tile_stats tiles;
+    ls_engine_recompute_stats recompute;
+    ls_engine_accuracy_stats accuracy;
+    ls_engine_event_stats events;
     /* Per-tile records, [batch][heads_q][n_qblocks][n_q][n_ktiles] (keep_tile_records). */
-    ls_tile_record *records;
+    ls_engine_tile_record *records;
     size_t n_records;
     int n_qblocks, n_ktiles, n_q;
     /* lamp_code with keep_lamp_code_mask: [batch][heads_q][seq_q][seq_k] per-logit decisions of the
@@ -155,7 +155,7 @@ int ls_engine_save_npy(const ls_engine_result *r, const char *path_o, const char
 
 /* Native fp32 FlashAttention-2 of one head in plain C, same tiling (Br x Bc), no emulation: the
  * benchmark's yardstick. q: seq_q x dim, k/v: seq_k x dim, o: seq_q x dim. */
-void ls_fa2_native_head(const float *q, const float *k, const float *v, float *o, int seq_q, int seq_k,
+void ls_engine_fa2_native_head(const float *q, const float *k, const float *v, float *o, int seq_q, int seq_k,
                         int dim, bool causal, int br, int bc);
 
 #ifdef __cplusplus

@@ -4,77 +4,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io_common.h"
-
-char *ls_path_join(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    char *p = malloc(a + b + 2);
-    if (!p) return NULL;
-    memcpy(p, dir, a);
-    p[a] = '/';
-    memcpy(p + a + 1, name, b + 1);
-    return p;
-}
-
-char *ls_path_fmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (!p) return NULL;
-    va_start(ap, fmt);
-    vsnprintf(p, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return p;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-int ls_remove_tree(const char *path)
-{
-    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-int ls_make_dirs(const char *path, char *err, size_t errlen)
-{
-    char *p = strdup(path);
-    if (!p) {
-        ls_io_err(err, errlen, "out of memory");
-        return -1;
-    }
-    int rc = 0;
-    for (char *s = p + 1;; s++) {
-        if (*s && *s != '/') continue;
-        char c = *s;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            ls_io_err(err, errlen, "%s: cannot create directory: %s", p, strerror(errno));
-            rc = -1;
-            break;
-        }
-        *s = c;
-        if (!c) break;
-    }
-    free(p);
-    return rc;
-}
+#include "io.h"
 
 /* Whether path is the working directory or one of its ancestors (the root included). */
 static bool inside_cwd(const char *path)
@@ -154,7 +90,7 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
         return 1;
     }
     sprintf(tmp, "%s/.%s.run.XXXXXX", parent, base);
-    int rc = ls_make_dirs(parent, err, errlen);
+    int rc = ls_io_make_dirs(parent, err, errlen);
     free(parent);
     if (!rc && !mkdtemp(tmp)) {
         ls_io_err(err, errlen, "%s: cannot create a directory next to it: %s", final, strerror(errno));
@@ -176,7 +112,7 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
 void ls_atomic_dir_abort(ls_atomic_dir *ad)
 {
     if (!ad) return;
-    if (ad->tmp_path) (void)ls_remove_tree(ad->tmp_path);
+    if (ad->tmp_path) (void)ls_io_remove_tree(ad->tmp_path);
     free(ad->tmp_path);
     free(ad->final_path);
     memset(ad, 0, sizeof *ad);
@@ -203,7 +139,7 @@ int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen)
     if (errno != ENOTEMPTY && errno != EEXIST) goto fail;
     /* a previous run: exchange the two atomically, then remove the old one (now at tmp) */
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, fin, RENAME_EXCHANGE) == 0) {
-        (void)ls_remove_tree(tmp);
+        (void)ls_io_remove_tree(tmp);
         goto done;
     }
     if (errno != EINVAL && errno != ENOSYS) goto fail;
@@ -223,7 +159,7 @@ int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen)
             errno = e;
             goto fail;
         }
-        (void)ls_remove_tree(old);
+        (void)ls_io_remove_tree(old);
         free(old);
     }
 done:

@@ -14,7 +14,7 @@
 
 typedef struct {
     const char *sets[MAX_SETS];
-    char own[10][LS_CFG_PATH_MAX + 32];   /* storage of the generated overrides */
+    char own[10][LS_CONFIG_PATH_MAX + 32];   /* storage of the generated overrides */
     int n, nown;
 } setlist;
 
@@ -59,7 +59,7 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
                     char *err, size_t errlen)
 {
     ls_config *cfg = malloc(sizeof *cfg);
-    ls_diag *diag = calloc(1, sizeof *diag);
+    ls_config_diag *diag = calloc(1, sizeof *diag);
     ls_attn_inputs in;
     ls_workload_info wl;
     ls_engine_result res;

@@ -17,7 +17,7 @@
 
 void ls_run_engine_params(const ls_config *cfg, ls_engine_params *p)
 {
-    const ls_cfg_algorithm *a = &cfg->algorithm;
+    const ls_config_algorithm *a = &cfg->algorithm;
     memset(p, 0, sizeof *p);
     p->mode = a->mode;
     p->arithmetic = a->arithmetic;
@@ -59,12 +59,12 @@ void ls_run_engine_defaults(ls_engine_params *p)
 
 static int write_text(const char *dir, const char *name, const char *text, char *err, size_t errlen)
 {
-    char *path = ls_path_join(dir, name);
+    char *path = ls_io_path_join(dir, name);
     if (!path) {
         snprintf(err, errlen, "out of memory");
         return 1;
     }
-    int rc = ls_atomic_write_file(path, text, strlen(text), err, errlen) ? 1 : 0;
+    int rc = ls_atomic_file_write(path, text, strlen(text), err, errlen) ? 1 : 0;
     free(path);
     return rc;
 }
@@ -105,7 +105,7 @@ static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, cons
 /* records.npy (per-tile records, float32 [n_records, 4]) and, for lamp_code, lamp_code_mask.npy. */
 static int save_records(const char *dir, const ls_engine_result *res, char *err, size_t errlen)
 {
-    char *pt = ls_path_join(dir, "records.npy"), *pm = ls_path_join(dir, "lamp_code_mask.npy");
+    char *pt = ls_io_path_join(dir, "records.npy"), *pm = ls_io_path_join(dir, "lamp_code_mask.npy");
     int rc = -1;
     if (!pt || !pm) snprintf(err, errlen, "out of memory");
     else if (ls_engine_save_npy(res, NULL, NULL, pt, err, errlen) == 0)
@@ -137,9 +137,9 @@ static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const char 
         snprintf(err, errlen, "out of memory while writing the report");
         goto out;
     }
-    path = ls_path_join(dir, "config.resolved.yaml");
-    po = ls_path_join(dir, "O.npy");
-    pr = ls_path_join(dir, "O_ref.npy");
+    path = ls_io_path_join(dir, "config.resolved.yaml");
+    po = ls_io_path_join(dir, "O.npy");
+    pr = ls_io_path_join(dir, "O_ref.npy");
     if (!path || !po || !pr) {
         snprintf(err, errlen, "out of memory while writing the report");
         goto out;
@@ -205,11 +205,11 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     }
     if (!o->quiet && ls_run_estimate_wanted(cfg)) ls_run_estimate(cfg, stderr);
     ls_run_progress prog;
-    ls_run_progress_init(&prog, stderr, o->quiet ? LS_PROGRESS_OFF : o->progress, o->progress_period);
+    ls_run_progress_init(&prog, stderr, o->quiet ? LS_RUN_PROGRESS_OFF : o->progress, o->progress_period);
     if (o->on_items) {
         ep.progress = o->on_items;
         ep.progress_user = o->on_items_user;
-    } else if (prog.style != LS_PROGRESS_OFF) {
+    } else if (prog.style != LS_RUN_PROGRESS_OFF) {
         ep.progress = ls_run_progress_items;
         ep.progress_user = &prog;
     }
@@ -234,7 +234,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         ls_timed_options_default(&to);
         to.program_path = cfg->timed.program[0] ? cfg->timed.program : NULL;
         if (cfg->timed.trace && o->out_dir) {
-            trace_path = ls_path_join(od.tmp_path, "trace.json");
+            trace_path = ls_io_path_join(od.tmp_path, "trace.json");
             if (!trace_path) {
                 snprintf(err, errlen, "out of memory");
                 rc = 1;

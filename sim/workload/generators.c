@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io_common.h"
+#include "io.h"
 #include "prng.h"
 #include "workload_internal.h"
 
@@ -43,7 +43,7 @@ static void rope_rotate(double *x, int d, double pos, const double *invf)
     int half = d / 2;
     for (int i = 0; i < half; ++i) {
         double s, c;
-        ls_det_sincos(pos * invf[i], &s, &c);
+        ls_prng_det_sincos(pos * invf[i], &s, &c);
         double a = x[i], b = x[i + half];
         x[i] = a * c - b * s;
         x[i + half] = a * s + b * c;
@@ -58,7 +58,7 @@ static void rms_gain(double *x, int d, const double *gain)
     for (int i = 0; i < d; ++i) x[i] = x[i] * inv * gain[i];
 }
 
-int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out, ls_workload_info *info,
+int ls_workload_synthetic(const ls_config_workload *w, int64_t seed, ls_attn_inputs *out, ls_workload_info *info,
                      char *err, size_t errlen)
 {
     const int B = w->batch, HQ = w->heads_q, HK = w->heads_kv, SQ = w->seq_q, SK = w->seq_k, D = w->dim;
@@ -87,25 +87,25 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
         return -1;
     }
     const uint64_t s = (uint64_t)seed;
-    ls_rng r;
+    ls_prng r;
     double gain_q = 0, gain_k = 0;
-    const int qk = w->generator == LS_GEN_QKNORM;
+    const int qk = w->generator == LS_CONFIG_GEN_QKNORM;
     if (qk) {
         int half = D / 2;
-        double lb = ls_det_log(w->rope.base);
-        for (int i = 0; i < half; ++i) invf[i] = ls_det_exp(-(2.0 * i / D) * lb);
+        double lb = ls_prng_det_log(w->rope.base);
+        for (int i = 0; i < half; ++i) invf[i] = ls_prng_det_exp(-(2.0 * i / D) * lb);
         /* per KV head: gains, shared (locality) and sink directions, variety factors */
         for (int g = 0; g < HK; ++g) {
-            ls_rng_stream(&r, s, TAG_HEAD_K, 0, (uint64_t)g);
-            double gh = w->qknorm.gain * (1.0 - 0.5 * w->head_variety * ls_rng_uniform(&r));
+            ls_prng_stream(&r, s, TAG_HEAD_K, 0, (uint64_t)g);
+            double gh = w->qknorm.gain * (1.0 - 0.5 * w->head_variety * ls_prng_uniform(&r));
             for (int i = 0; i < D; ++i) {
-                gk[(size_t)g * D + i] = gh * (1.0 - w->qknorm.gain_spread * ls_rng_uniform(&r));
+                gk[(size_t)g * D + i] = gh * (1.0 - w->qknorm.gain_spread * ls_prng_uniform(&r));
                 if (gk[(size_t)g * D + i] > gain_k) gain_k = gk[(size_t)g * D + i];
             }
-            floc[g] = 1.0 + w->head_variety * (2.0 * ls_rng_uniform(&r) - 1.0);
-            fsink[g] = 1.0 + w->head_variety * (2.0 * ls_rng_uniform(&r) - 1.0);
+            floc[g] = 1.0 + w->head_variety * (2.0 * ls_prng_uniform(&r) - 1.0);
+            fsink[g] = 1.0 + w->head_variety * (2.0 * ls_prng_uniform(&r) - 1.0);
             double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
-            for (int i = 0; i < D; ++i) c[i] = ls_rng_normal(&r);
+            for (int i = 0; i < D; ++i) c[i] = ls_prng_normal(&r);
             normalize_to_rms1(c, D);
             /* the sink direction lives in the lowest-frequency rotary pairs, which barely rotate */
             int lo = 0;
@@ -115,15 +115,15 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
             }
             for (int i = 0; i < D; ++i) {
                 int pair = w->rope.enabled ? (i < half ? i : i - half) : lo;
-                u[i] = pair >= lo ? ls_rng_normal(&r) : 0.0;
+                u[i] = pair >= lo ? ls_prng_normal(&r) : 0.0;
             }
             normalize_to_rms1(u, D);
         }
         for (int h = 0; h < HQ; ++h) {
-            ls_rng_stream(&r, s, TAG_HEAD_Q, 0, (uint64_t)h);
-            double gh = w->qknorm.gain * (1.0 - 0.5 * w->head_variety * ls_rng_uniform(&r));
+            ls_prng_stream(&r, s, TAG_HEAD_Q, 0, (uint64_t)h);
+            double gh = w->qknorm.gain * (1.0 - 0.5 * w->head_variety * ls_prng_uniform(&r));
             for (int i = 0; i < D; ++i) {
-                gq[(size_t)h * D + i] = gh * (1.0 - w->qknorm.gain_spread * ls_rng_uniform(&r));
+                gq[(size_t)h * D + i] = gh * (1.0 - w->qknorm.gain_spread * ls_prng_uniform(&r));
                 if (gq[(size_t)h * D + i] > gain_q) gain_q = gq[(size_t)h * D + i];
             }
         }
@@ -135,40 +135,40 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
     for (int b = 0; b < B; ++b) {
         for (int h = 0; h < HQ; ++h) {
             int g = h / group;
-            ls_rng_stream(&r, s, TAG_Q, (uint64_t)b, (uint64_t)h);
+            ls_prng_stream(&r, s, TAG_Q, (uint64_t)b, (uint64_t)h);
             for (int i = 0; i < SQ; ++i) {
                 float *dst = o->q + (((size_t)b * HQ + h) * SQ + i) * D;
                 if (qk) {
                     const double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
                     double al = w->locality * floc[g], as = qsink * fsink[g];
-                    for (int t = 0; t < D; ++t) row[t] = w->std * ls_rng_normal(&r) + al * c[t] + as * u[t];
+                    for (int t = 0; t < D; ++t) row[t] = w->std * ls_prng_normal(&r) + al * c[t] + as * u[t];
                     rms_gain(row, D, gq + (size_t)h * D);
                     if (w->rope.enabled) rope_rotate(row, D, (double)(SK - SQ + i), invf);
                     for (int t = 0; t < D; ++t) dst[t] = (float)(row[t] * w->sharpness);
                 } else {
-                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * w->sharpness * ls_rng_normal(&r));
+                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * w->sharpness * ls_prng_normal(&r));
                 }
             }
         }
         for (int g = 0; g < HK; ++g) {
-            ls_rng_stream(&r, s, TAG_K, (uint64_t)b, (uint64_t)g);
+            ls_prng_stream(&r, s, TAG_K, (uint64_t)b, (uint64_t)g);
             for (int j = 0; j < SK; ++j) {
                 float *dst = o->k + (((size_t)b * HK + g) * SK + j) * D;
                 if (qk) {
                     const double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
                     int sink = j < w->sinks.count;
                     double al = sink ? 0.0 : w->locality * floc[g], as = sink ? 1.0 : 0.0, zs = sink ? 0.25 * w->std : w->std;
-                    for (int t = 0; t < D; ++t) row[t] = zs * ls_rng_normal(&r) + al * c[t] + as * u[t];
+                    for (int t = 0; t < D; ++t) row[t] = zs * ls_prng_normal(&r) + al * c[t] + as * u[t];
                     rms_gain(row, D, gk + (size_t)g * D);
                     if (w->rope.enabled) rope_rotate(row, D, (double)j, invf);
                     for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
                 } else {
-                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * ls_rng_normal(&r));
+                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * ls_prng_normal(&r));
                 }
             }
-            ls_rng_stream(&r, s, TAG_V, (uint64_t)b, (uint64_t)g);
+            ls_prng_stream(&r, s, TAG_V, (uint64_t)b, (uint64_t)g);
             float *vd = o->v + ((size_t)b * HK + g) * SK * D;
-            for (size_t t = 0; t < (size_t)SK * D; ++t) vd[t] = (float)(w->v_std * ls_rng_normal(&r));
+            for (size_t t = 0; t < (size_t)SK * D; ++t) vd[t] = (float)(w->v_std * ls_prng_normal(&r));
         }
     }
     free(row), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf);
@@ -189,7 +189,7 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
         info->gain_q = gain_q * w->sharpness;
         info->gain_k = gain_k;
         info->gain_used = sqrt(info->gain_q * info->gain_k);
-        info->gain_bound = ls_qknorm_gain_bound(D);
+        info->gain_bound = ls_workload_qknorm_gain_bound(D);
         info->gain_bound_respected = info->gain_used <= info->gain_bound;
         info->logit_bound = info->gain_q * info->gain_k * sqrt((double)D);
         info->sinks = w->sinks.count;

@@ -2,7 +2,7 @@
 
 #include <math.h>
 
-uint64_t ls_splitmix64(uint64_t *state)
+uint64_t ls_prng_splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -10,16 +10,16 @@ uint64_t ls_splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-void ls_rng_stream(ls_rng *r, uint64_t seed, uint64_t tag, uint64_t a, uint64_t b)
+void ls_prng_stream(ls_prng *r, uint64_t seed, uint64_t tag, uint64_t a, uint64_t b)
 {
     uint64_t st = seed;
-    uint64_t h = ls_splitmix64(&st);
+    uint64_t h = ls_prng_splitmix64(&st);
     st = h ^ (tag * 0xD6E8FEB86659FD93ull);
-    h = ls_splitmix64(&st);
+    h = ls_prng_splitmix64(&st);
     st = h ^ (a * 0xA0761D6478BD642Full);
-    h = ls_splitmix64(&st);
+    h = ls_prng_splitmix64(&st);
     st = h ^ (b * 0xE7037ED1A0B428DBull);
-    for (int i = 0; i < 4; ++i) r->s[i] = ls_splitmix64(&st);
+    for (int i = 0; i < 4; ++i) r->s[i] = ls_prng_splitmix64(&st);
     if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3])) r->s[0] = 1;
     r->have_spare = 0;
     r->spare = 0;
@@ -27,7 +27,7 @@ void ls_rng_stream(ls_rng *r, uint64_t seed, uint64_t tag, uint64_t a, uint64_t 
 
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t ls_rng_next(ls_rng *r)
+uint64_t ls_prng_next(ls_prng *r)
 {
     uint64_t *s = r->s;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -41,9 +41,9 @@ uint64_t ls_rng_next(ls_rng *r)
     return result;
 }
 
-double ls_rng_uniform(ls_rng *r) { return (double)(ls_rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+double ls_prng_uniform(ls_prng *r) { return (double)(ls_prng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
 
-double ls_rng_normal(ls_rng *r)
+double ls_prng_normal(ls_prng *r)
 {
     if (r->have_spare) {
         r->have_spare = 0;
@@ -51,11 +51,11 @@ double ls_rng_normal(ls_rng *r)
     }
     double u, v, s;
     do {
-        u = 2.0 * ls_rng_uniform(r) - 1.0;
-        v = 2.0 * ls_rng_uniform(r) - 1.0;
+        u = 2.0 * ls_prng_uniform(r) - 1.0;
+        v = 2.0 * ls_prng_uniform(r) - 1.0;
         s = u * u + v * v;
     } while (s >= 1.0 || s == 0.0);
-    double f = sqrt(-2.0 * ls_det_log(s) / s);
+    double f = sqrt(-2.0 * ls_prng_det_log(s) / s);
     r->spare = v * f;
     r->have_spare = 1;
     return u * f;
@@ -64,7 +64,7 @@ double ls_rng_normal(ls_rng *r)
 static const double LN2_HI = 6.93147180369123816490e-01; /* high bits of ln 2, exact times small ints */
 static const double LN2_LO = 1.90821492927058770002e-10;
 
-double ls_det_log(double x)
+double ls_prng_det_log(double x)
 {
     if (!(x > 0)) return -HUGE_VAL;
     int e;
@@ -82,7 +82,7 @@ double ls_det_log(double x)
     return (double)e * LN2_HI + ((double)e * LN2_LO + lm);
 }
 
-double ls_det_exp(double x)
+double ls_prng_det_exp(double x)
 {
     /* x = k ln2 + r, |r| <= ln2 / 2 */
     double kf = x * 1.44269504088896340736;
@@ -97,7 +97,7 @@ double ls_det_exp(double x)
     return ldexp(sum, k);
 }
 
-void ls_det_sincos(double x, double *s, double *c)
+void ls_prng_det_sincos(double x, double *s, double *c)
 {
     /* reduce by 2 pi in three parts (Cody-Waite), then by pi/2 into [-pi/4, pi/4] */
     static const double PIO2_1 = 1.57079632673412561417e+00, PIO2_2 = 6.07710050630396597660e-11,

@@ -50,7 +50,7 @@ static double native_time(const ls_attn_inputs *in, int reps)
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
         double t0 = now();
-        ls_fa2_native_head(in->q, in->k, in->v, o, n, in->seq_k, d, false, 128, 64);
+        ls_engine_fa2_native_head(in->q, in->k, in->v, o, n, in->seq_k, d, false, 128, 64);
         double t = now() - t0;
         if (t < best) best = t;
     }

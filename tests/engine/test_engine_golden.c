@@ -41,7 +41,7 @@ static uint64_t hash_stats(const ls_engine_result *r)
     h = tu_fnv(h, &r->events.exp_underflows, 8);
     h = tu_fnv(h, &r->events.exp_above_one, 8);
     for (size_t i = 0; i < r->n_records; i++) {
-        const ls_tile_record *t = &r->records[i];
+        const ls_engine_tile_record *t = &r->records[i];
         unsigned char b[6] = { (unsigned char)t->stage1_mask, (unsigned char)(t->stage1_mask >> 8),
                                (unsigned char)t->stage2_mask, (unsigned char)(t->stage2_mask >> 8), t->n_hp, t->flags };
         h = tu_fnv(h, b, 6);

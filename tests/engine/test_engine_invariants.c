@@ -198,7 +198,7 @@ static void threads_and_order(void)
     /* records agree with the statistics */
     uint64_t hist[5] = { 0 }, masked = 0, s1 = 0, s2 = 0;
     for (size_t i = 0; i < base.n_records; i++) {
-        const ls_tile_record *t = &base.records[i];
+        const ls_engine_tile_record *t = &base.records[i];
         if (t->flags & 8) { CHECK(t->n_hp == 0 && !(t->flags & 1)); continue; }   /* absent warp */
         if (t->flags & 1) { masked++; continue; }
         if (t->n_hp <= 4) hist[t->n_hp]++;

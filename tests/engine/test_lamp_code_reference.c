@@ -87,7 +87,7 @@ static void ref_row(const float *q, const float *K, const float *V, int sk, int 
 }
 
 static ls_config g_cfg;
-static ls_diag g_diag;
+static ls_config_diag g_diag;
 
 static void one_case(const ls_engine_params *base, uint64_t seed, int sq, int sk, int d, int causal, double gain,
                      double tau, int mu)
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
     /* the settings the preset promises */
     CHECK(p.mode == LS_ENGINE_MODE_LAMP_CODE && p.arithmetic == LSLAMP_ARITH_PAPER && p.acc_model == LS_ENGINE_ACC_PAPER &&
           p.scale_point == LSLAMP_SCALE_POST && p.chunk_k == 1 && !strcmp(p.formats[LSLAMP_FMT_HP], "fp32") &&
-          !strcmp(p.formats[LSLAMP_FMT_LP], "ps3") && g_cfg.workload.dtype == LS_DTYPE_FP32);
+          !strcmp(p.formats[LSLAMP_FMT_LP], "ps3") && g_cfg.workload.dtype == LS_CONFIG_DTYPE_FP32);
     one_case(&p, 1, 96, 96, 64, 1, 2.0, 1.5, 3);
     one_case(&p, 2, 70, 130, 32, 1, 2.5, 1.1, 3);
     one_case(&p, 3, 64, 80, 64, 0, 1.5, 1.02, 5);

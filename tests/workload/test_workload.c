@@ -16,7 +16,7 @@
 static char tmp[2048];
 static char err[2048];
 static ls_config cfg;
-static ls_diag diag;
+static ls_config_diag diag;
 
 static const char *tp(const char *name)
 {
@@ -36,21 +36,21 @@ static int load(const char *text)
 
 static void test_prng(void)
 {
-    ls_rng r;
-    ls_rng_stream(&r, 1, 2, 3, 4);
+    ls_prng r;
+    ls_prng_stream(&r, 1, 2, 3, 4);
     uint64_t x = 0;
-    for (int i = 0; i < 1000; ++i) x ^= ls_rng_next(&r) * (uint64_t)(i + 1);
+    for (int i = 0; i < 1000; ++i) x ^= ls_prng_next(&r) * (uint64_t)(i + 1);
     CHECK_MSG(x == 0x4a6ebbb395c30bd8ull, "xoshiro stream changed: %016llx", (unsigned long long)x);
     /* deterministic math is accurate */
     double worst = 0;
     for (int i = 1; i < 2000; ++i) {
         double v = i * 0.37 + 1e-3;
-        double e1 = fabs(ls_det_log(v) - log(v)) / fabs(log(v) + 1e-300);
+        double e1 = fabs(ls_prng_det_log(v) - log(v)) / fabs(log(v) + 1e-300);
         if (log(v) != 0 && e1 > worst) worst = e1;
-        double e2 = fabs(ls_det_exp(-v / 100) - exp(-v / 100)) / exp(-v / 100);
+        double e2 = fabs(ls_prng_det_exp(-v / 100) - exp(-v / 100)) / exp(-v / 100);
         if (e2 > worst) worst = e2;
         double s, c;
-        ls_det_sincos(v * 13.1, &s, &c);
+        ls_prng_det_sincos(v * 13.1, &s, &c);
         if (fabs(s - sin(v * 13.1)) > worst) worst = fabs(s - sin(v * 13.1));
         if (fabs(c - cos(v * 13.1)) > worst) worst = fabs(c - cos(v * 13.1));
     }
@@ -58,9 +58,9 @@ static void test_prng(void)
     /* normal moments */
     double m = 0, m2 = 0;
     const int N = 200000;
-    ls_rng_stream(&r, 7, 0, 0, 0);
+    ls_prng_stream(&r, 7, 0, 0, 0);
     for (int i = 0; i < N; ++i) {
-        double z = ls_rng_normal(&r);
+        double z = ls_prng_normal(&r);
         m += z;
         m2 += z * z;
     }
@@ -229,13 +229,13 @@ static void test_dtype(void)
 {
     float x[] = {1.0f + 0x1p-11f, 1.0f + 0x1p-10f, 1.0f + 3 * 0x1p-11f, 65519.0f, 0x1p-25f, 3 * 0x1p-25f, -2.5f, 1e-30f};
     float e[] = {1.0f, 1.0f + 0x1p-10f, 1.0f + 0x1p-9f, 65504.0f, 0.0f, 0x1p-23f, -2.5f, 0.0f};
-    CHECK(ls_round_to_dtype(x, 8, LS_DTYPE_FP16) == -1);
+    CHECK(ls_workload_round_to_dtype(x, 8, LS_CONFIG_DTYPE_FP16) == -1);
     for (int i = 0; i < 8; ++i) CHECK_FEQ(x[i], e[i]);
     float y[] = {65520.0f};
-    CHECK(ls_round_to_dtype(y, 1, LS_DTYPE_FP16) == 0 && isinf(y[0]));
+    CHECK(ls_workload_round_to_dtype(y, 1, LS_CONFIG_DTYPE_FP16) == 0 && isinf(y[0]));
     float z[] = {1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 3.0e38f, 1.00390625f + 0x1p-20f};
     float ez[] = {1.0f, 1.0f + 0x1p-6f, 3.0e38f, 1.0078125f};
-    CHECK(ls_round_to_dtype(z, 4, LS_DTYPE_BF16) == -1);
+    CHECK(ls_workload_round_to_dtype(z, 4, LS_CONFIG_DTYPE_BF16) == -1);
     CHECK_FEQ(z[0], ez[0]);
     CHECK_FEQ(z[1], ez[1]);
     CHECK(fabsf(z[2] - ez[2]) / ez[2] < 0x1p-8f);
