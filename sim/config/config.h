@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The algorithm's choices have one enum each, in the lowest layer that uses it: number formats
- * (lsfp_rounding, lsfp_overflow, lsfp_acc_order), the block procedure (lslamp_arith, ...), the
- * engine (ls_engine_mode, ls_engine_acc_model, ls_engine_state_precision). The schema's names
- * list each enum's spellings in value order. */
+/* The algorithm section is the engine's parameter struct (ls_engine_params), whose choices have
+ * one enum each, in the lowest layer that uses it: number formats (lsfp_rounding, lsfp_overflow,
+ * lsfp_acc_order), the block procedure (lslamp_arith, ...), the engine (ls_engine_mode, ...).
+ * The schema's names list each enum's spellings in value order. */
 #include "engine.h"
 #include "lsfp.h"
 #include "lslamp.h"
@@ -29,7 +29,6 @@
 typedef enum { LS_CONFIG_LAYOUT_COMPACT, LS_CONFIG_LAYOUT_FULL } ls_config_layout;
 typedef enum { LS_CONFIG_DTYPE_FP32, LS_CONFIG_DTYPE_BF16, LS_CONFIG_DTYPE_FP16 } ls_config_dtype;
 typedef enum { LS_CONFIG_GEN_GAUSSIAN, LS_CONFIG_GEN_QKNORM, LS_CONFIG_GEN_TRACE } ls_config_generator;
-typedef enum { LS_CONFIG_OPFMT_INPUT, LS_CONFIG_OPFMT_E4M3 } ls_config_operand_format;
 
 typedef struct ls_config_unit {
     int lanes;    /* operations issued per cycle per core */
@@ -67,34 +66,6 @@ typedef struct ls_config_accelerator {
     ls_config_energy energy;
 } ls_config_accelerator;
 
-typedef struct ls_config_algorithm {
-    ls_engine_mode mode;
-    ls_config_operand_format operand_format;   /* bytes of Q/K/V in memory and operands (timing) */
-    lslamp_arith arithmetic;
-    ls_engine_acc_model acc_model;
-    int b_q, n_q, b_k, n_k;
-    double tau, delta;
-    bool stage1, stage2;
-    lsfp_rounding rounding;
-    lsfp_overflow overflow;
-    lslamp_mu_shift mu_lp_shift;
-    lslamp_hp_shift hp_shift;
-    lslamp_scale_point scale_point;
-    lsfp_acc_order acc_order;
-    int chunk_k;
-    lslamp_tiebreak knapsack_tiebreak;
-    lslamp_disruptive disruptive_numerics;
-    lslamp_above_one above_one;
-    ls_engine_state_precision state_precision;
-    double lamp_code_tau;
-    double random_rate;
-    /* number formats by lslamp_fmt_role (algorithm.lp_format, hp_format, lp_shift_format, lp_exp_format,
-     * hp_shift_format, hp_exp_format; "auto" = derived: hw/lamp lslamp_formats_resolve, docs/numerics.md) */
-    char formats[LSLAMP_FMT_COUNT][LSLAMP_FMT_NAME_MAX];
-    bool compute_reference;
-    int threads;
-} ls_config_algorithm;
-
 typedef struct ls_config_workload {
     char file[LS_CONFIG_PATH_MAX];        /* consumed while loading; empty in a loaded config */
     char name[LS_CONFIG_NAME_MAX];
@@ -128,7 +99,7 @@ typedef struct ls_config {
     char description[LS_CONFIG_TEXT_MAX];
     int64_t seed;
     ls_config_accelerator accelerator;
-    ls_config_algorithm algorithm;
+    ls_engine_params algorithm;         /* algorithm.*: the engine's parameters (engine.h) */
     ls_config_workload workload;
     ls_config_timed timed;
     /* provenance, not part of the configuration proper (not compared, not dumped) */

@@ -816,7 +816,7 @@ static const char *later(ctx *c, const char *a, const char *b)
  * function the engine calls, so a bad name fails here with the key's file:line. */
 static int check_formats(ctx *c)
 {
-    const ls_config_algorithm *a = &c->cfg->algorithm;
+    const ls_engine_params *a = &c->cfg->algorithm;
     lslamp_arith ar = a->arithmetic == LSLAMP_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
     lsfp_format f[LSLAMP_FMT_COUNT];
     char why[600], key[64];
@@ -838,7 +838,7 @@ static int check_formats(ctx *c)
 static int check(ctx *c)
 {
     ls_config *g = c->cfg;
-    ls_config_algorithm *a = &g->algorithm;
+    ls_engine_params *a = &g->algorithm;
     ls_config_workload *w = &g->workload;
     if ((long)a->b_q * a->n_q > 1024) {
         err_at(c, later(c, "algorithm.n_q", "algorithm.b_q"),
@@ -872,7 +872,7 @@ static int check(ctx *c)
             return -1;
         }
     }
-    if (a->operand_format == LS_CONFIG_OPFMT_E4M3 && !g->timed.timing_only) {
+    if (a->operand_format == LS_ENGINE_OPFMT_E4M3 && !g->timed.timing_only) {
         err_at(c, later(c, "algorithm.operand_format", "timed.timing_only"),
                "algorithm.operand_format e4m3 is timing only: set timed.timing_only: true (the numerics model 16-bit "
                "or fp32 inputs, not FP8 ones)");

@@ -87,7 +87,7 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
 
 void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *wl, const ls_engine_result *r)
 {
-    const ls_config_algorithm *al = &cfg->algorithm;
+    const ls_engine_params *al = &cfg->algorithm;
     fprintf(out, "lampsim %s (git %s)  mode %s, %s arithmetic, seed %lld\n", LAMPSIM_VERSION, LAMPSIM_GIT_REV,
             ls_engine_mode_name(al->mode), ls_config_enum_name("algorithm.arithmetic", al->arithmetic),
             (long long)cfg->seed);

@@ -17,36 +17,8 @@
 
 void ls_run_engine_params(const ls_config *cfg, ls_engine_params *p)
 {
-    const ls_config_algorithm *a = &cfg->algorithm;
-    memset(p, 0, sizeof *p);
-    p->mode = a->mode;
-    p->arithmetic = a->arithmetic;
-    p->acc_model = a->acc_model;
-    p->b_q = a->b_q;
-    p->n_q = a->n_q;
-    p->b_k = a->b_k;
-    p->n_k = a->n_k;
-    p->tau = a->tau;
-    p->delta = a->delta;
-    p->stage1 = a->stage1;
-    p->stage2 = a->stage2;
-    p->rounding = a->rounding;
-    p->overflow = a->overflow;
-    p->mu_lp_shift = a->mu_lp_shift;
-    p->hp_shift = a->hp_shift;
-    p->scale_point = a->scale_point;
-    p->acc_order = a->acc_order;
-    p->chunk_k = a->chunk_k;
-    p->knapsack_tiebreak = a->knapsack_tiebreak;
-    p->disruptive_numerics = a->disruptive_numerics;
-    p->above_one = a->above_one;
-    p->state_precision = a->state_precision;
-    p->lamp_code_tau = a->lamp_code_tau;
-    p->random_rate = a->random_rate;
-    memcpy(p->formats, a->formats, sizeof p->formats);
+    *p = cfg->algorithm;   /* the algorithm section is the engine's parameters; the run's are zero */
     p->seed = (uint64_t)cfg->seed;
-    p->threads = a->threads;
-    p->compute_reference = a->compute_reference;
 }
 
 void ls_run_engine_defaults(ls_engine_params *p)

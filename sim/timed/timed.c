@@ -307,7 +307,7 @@ static void build_shape(timed_run *t)
     sh->synth = t->synth;
     sh->slow_enabled = t->yl == LSUCODE_Y_COMPACT;
     sh->out_bytes = t->cfg->workload.dtype == LS_CONFIG_DTYPE_FP32 ? 4 : 2;
-    sh->elem_bytes = t->cfg->algorithm.operand_format == LS_CONFIG_OPFMT_E4M3 ? 1 : sh->out_bytes;
+    sh->elem_bytes = t->cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3 ? 1 : sh->out_bytes;
 }
 
 /* accelerator.* -> the units' hardware parameters. */
@@ -613,7 +613,7 @@ static int timed_stages(timed_run *t)
     if (assemble_program(t, pname) != 0 || plan_registers(t) != 0 || plan_numerics(t) != 0) return -1;
     build_shape(t);
     long long nitems_all = (long long)in->batch * in->heads_q * ((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
-    hw_from_config(t->ac, t->cfg->algorithm.operand_format == LS_CONFIG_OPFMT_E4M3, nitems_all, &t->hw);
+    hw_from_config(t->ac, t->cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3, nitems_all, &t->hw);
     if (check_feasible(t) != 0 || alloc_buffers(t) != 0 || build_units(t) != 0) return -1;
     /* a block's contexts share its K/V stages in the buffer */
     t->depth = lsmem_prefetch_depth(&t->sh, t->ac->memory.buffer_kib * 1024.0, t->ra.limit / t->kvg,

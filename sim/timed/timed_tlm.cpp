@@ -238,7 +238,7 @@ struct Accelerator::Impl {
             return LS_TIMED_ERR_CONFIG;
         }
         p.tau = tau;
-        if (cfg.algorithm.operand_format == LS_CONFIG_OPFMT_E4M3) {
+        if (cfg.algorithm.operand_format == LS_ENGINE_OPFMT_E4M3) {
             error = "algorithm.operand_format e4m3: Q/K/V reach the control port's layers in workload.dtype only";
             return LS_TIMED_ERR_CONFIG;
         }
