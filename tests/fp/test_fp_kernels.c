@@ -303,8 +303,8 @@ static void check_pv_update(void)
     CHECK_MSG(bad == 0, "P.V update: %ld elements differ from the plain loop", bad);
 }
 
-/* fp64 reference kernels: lsfp_dot_f64 is eight partial sums t mod 8 folded pairwise (written out
- * here independently), lsfp_dot_rows_f64 and lsfp_dot_block_f64 equal it element by element, lsfp_gemv_t_f64 the plain double loop
+/* fp64 reference kernels: lsfp_dot_f64 is eight partial sums t mod 8 (one fma per product) folded pairwise (written out
+ * here independently), lsfp_dot_rows_f64 and lsfp_dot_block_f64 equal it element by element, lsfp_gemv_t_f64 the plain fma loop
  * and lsfp_gemv_t_block_f64 lsfp_gemv_t_f64 row by row,
  * for every kernel family the CPU has. */
 static void check_f64_kernels(void)
@@ -325,9 +325,9 @@ static void check_f64_kernels(void)
             const float *b = A + r * MAXN;
             double ps[8] = {0};
             int full = n / 8 * 8;
-            for (int t = 0; t < full; t++) ps[t % 8] += (double)q[t] * (double)b[t];
+            for (int t = 0; t < full; t++) ps[t % 8] = fma((double)q[t], (double)b[t], ps[t % 8]);
             double want = ((ps[0] + ps[4]) + (ps[1] + ps[5])) + ((ps[2] + ps[6]) + (ps[3] + ps[7]));
-            for (int t = full; t < n; t++) want += (double)q[t] * (double)b[t];
+            for (int t = full; t < n; t++) want = fma((double)q[t], (double)b[t], want);
             bad += lsfp_dot_f64(q, b, n) != want;
         }
         for (int isa = 0; isa <= (int)lsfp_isa_best(); isa++)
@@ -345,7 +345,7 @@ static void check_f64_kernels(void)
                 for (int t = 0; t < n; t++) y1[t] = y2[t] = (double)q[t];
                 lsfp_gemv_t_f64(y1, a, A, MAXN, rows, n);
                 for (int r = 0; r < rows; r++)
-                    for (int t = 0; t < n; t++) y2[t] += a[r] * (double)A[r * MAXN + t];
+                    for (int t = 0; t < n; t++) y2[t] = fma(a[r], (double)A[r * MAXN + t], y2[t]);
                 for (int t = 0; t < n; t++) bad += y1[t] != y2[t];
                 /* six y rows (a block of four and two more) over different row counts */
                 double Yb[6 * MAXN], Yr[6 * MAXN], Ab[6 * ROWS];
