@@ -77,7 +77,8 @@ typedef struct {
                                accumulation kernels leave it alone (it would cost the hot loop a
                                compare per step and a vanishing addend is the accumulator's normal
                                swamping, not an event) */
-    uint64_t exact_fixups;  /* accumulation steps that needed the exact slow path */
+    uint64_t exact_fixups;  /* accumulation steps that took the exact slow path: a diagnostic of the
+                               kernel family (the AVX-512 fast form of lsfp_logit_tile takes none) */
 } lsfp_events;
 
 /* Deterministic generator for stochastic rounding (splitmix64; never rand()). */
@@ -175,6 +176,10 @@ float lsfp_dot(const lsfp_accum *spec, const float *a, const float *b, int n, ls
  * block transposed, d x nq (stride ldq), already pre-scaled by 1/sqrt(d). Vectorised over j. */
 void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const float *Qt, int ldq,
                      int nk, int nq, int d, float *Y, int ldy, lsfp_events *ev);
+
+/* Whether lsfp_logit_tile runs spec's leading columns in the AVX-512 fast form on the active family
+ * (round-to-odd sums, no boundary test: exact_fixups stays 0 there). */
+bool lsfp_logit_tile_fast(const lsfp_accum *spec);
 
 /* Native fp32 reference tile (plain C, fmaf-free sum), for benchmarks and comparisons. */
 void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq,
