@@ -262,9 +262,19 @@ static int plan_registers(timed_run *t)
 static int plan_numerics(timed_run *t)
 {
     const ls_engine_params *ep = t->ep;
+    /* the numerics cache holds computed numerics: a timing-only run neither reads nor fills it */
+    t->reuse = t->opt->reuse_numerics && !t->opt->timing_only;
+    t->key = t->reuse ? numerics_key(ep, t->in, &t->prog) : 0;
+    /* a replay takes each tile's selection and flags from records; RAISE's cost also depends on
+     * whether it changed mu_hat, which no record holds, so that option always runs the units' numerics */
+    bool replayable = ep->above_one != LSLAMP_ABOVE_RAISE;
+    t->cached = replayable && t->reuse && g_cache.valid && g_cache.key == t->key;
+    t->golden = replayable && !t->cached && !t->opt->timing_only && !t->opt->unit_numerics;
+    t->replay = t->cached || t->golden;
     t->lc = malloc(sizeof *t->lc);
     if (!t->lc) return run_fail(t, "out of memory");
-    if (ls_engine_lamp_cfg(ep, t->in->dim, t->lc, t->err, t->errlen) != 0) return -1;
+    /* units that replay do no arithmetic: no exponential tables (the engine builds its own) */
+    if (ls_engine_lamp_cfg(ep, t->in->dim, !t->replay, t->lc, t->err, t->errlen) != 0) return -1;
 
     /* timing only: the fixed policies select from the geometry alone; anything whose timing or
      * output depends on the data is refused rather than approximated */
@@ -279,15 +289,6 @@ static int plan_numerics(timed_run *t)
         if (!why && ep->keep_tile_records) why = "per-tile records hold data-dependent flags";
         if (why) return run_fail(t, "timed.timing_only with algorithm.mode %s: %s", ls_engine_mode_name(ep->mode), why);
     }
-    /* the numerics cache holds computed numerics: a timing-only run neither reads nor fills it */
-    t->reuse = t->opt->reuse_numerics && t->synth == LSDP_SYNTH_OFF;
-    t->key = t->reuse ? numerics_key(ep, t->in, &t->prog) : 0;
-    /* a replay takes each tile's selection and flags from records; RAISE's cost also depends on
-     * whether it changed mu_hat, which no record holds, so that option always runs the units' numerics */
-    bool replayable = ep->above_one != LSLAMP_ABOVE_RAISE;
-    t->cached = replayable && t->reuse && g_cache.valid && g_cache.key == t->key;
-    t->golden = replayable && !t->cached && t->synth == LSDP_SYNTH_OFF && !t->opt->unit_numerics;
-    t->replay = t->cached || t->golden;
     t->tr->numerics_key = t->key;
     t->tr->numerics_reused = t->cached;
     t->tr->timing_only = t->synth != LSDP_SYNTH_OFF;
