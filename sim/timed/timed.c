@@ -198,7 +198,8 @@ static void item_done(void *user, lsdp_ctx *x)
         ls_engine_item_accuracy(&x->blk, &t->acc, x->Ebuf, x->muh, x->mu, x->om32,
                                 sh->cfg->state_fp64 ? x->om64 : NULL, x->stats);
     t->items_done++;
-    if (t->opt->progress && !t->golden)   /* golden first: the engine reported the items */ t->opt->progress(t->opt->progress_user, t->items_done, t->nitems);
+    /* golden first: the engine reported the items as it computed them */
+    if (t->opt->progress && !t->golden) t->opt->progress(t->opt->progress_user, t->items_done, t->nitems);
 }
 
 static const char *layout_name(lsucode_ylayout y)
