@@ -91,6 +91,7 @@ typedef struct ls_config_timed {
     int trace_first_tile, trace_tiles;
     int64_t trace_max_events;
     bool reuse_numerics;                /* timing-only replay from an in-process cache */
+    bool unit_numerics;                 /* the units compute the numerics (else the golden engine first) */
     bool timing_only;                   /* fa2_16bit / pure_8bit: no arithmetic, selection from geometry */
 } ls_config_timed;
 

@@ -267,6 +267,12 @@ static const ls_config_schema_entry schema[] = {
     B("timed.reuse_numerics", timed.reuse_numerics, "false",
       "Keep a run's numerics in an in-process cache and replay only the timing for later runs of the same process "
       "whose numerics parameters, inputs and program are identical (results equal a full run)."),
+    {"timed.unit_numerics", LS_CONFIG_T_BOOL, F(timed.unit_numerics), "false", 0, 1, NULL,
+     "The units compute the numerics (logits, selection, exponentials, P.V, the accuracy pass) while the model "
+     "runs, as the timed model's self-check against the golden engine. false: the golden engine computes them "
+     "first (algorithm.threads) and the units replay its per-tile records: the same report, with one engine "
+     "pass's memory. algorithm.above_one = raise always runs the units' numerics. Which path a run took is "
+     "run_info.json's numerics_path, not in the report.", LS_CONFIG_SF_NOREPORT},
     B("timed.timing_only", timed.timing_only, "false",
       "Timing without the arithmetic, for the data-independent modes fa2_16bit and pure_8bit: each tile's selection "
       "follows from the geometry, so cycles, units, stalls, occupancy and energy equal a full run's in a fraction of "

@@ -32,7 +32,7 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *a)
     return -1;
 }
 
-int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen)
+int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, bool tables, lslamp_cfg *c, char *err, size_t errlen)
 {
     /* the knobs are the engine's parameters under their hw/lamp names (same enums) */
     memset(c, 0, sizeof *c);
@@ -57,7 +57,7 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *
     c->exp_mode = LSLAMP_EXP_FORMAT;
     c->random_rate = p->random_rate;
     memcpy(c->formats, p->formats, sizeof c->formats);
-    c->no_tables = p->mode == LS_ENGINE_MODE_FA2_FP32;   /* nothing emulated: skip the LUT and the SFU table */
+    c->no_tables = !tables || p->mode == LS_ENGINE_MODE_FA2_FP32;   /* fa2_fp32 emulates nothing */
     switch (p->mode) {
     case LS_ENGINE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;
     case LS_ENGINE_MODE_PURE_8BIT: c->policy = &lslamp_policy_none; break;
@@ -252,7 +252,7 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
     clock_gettime(CLOCK_MONOTONIC, &t0);
     lslamp_cfg *cfg = malloc(sizeof *cfg);
     if (!cfg) return fail(err, errlen, "%s", "out of memory");
-    if (ls_engine_lamp_cfg(p, in->dim, cfg, err, errlen) != 0) { free(cfg); return -1; }
+    if (ls_engine_lamp_cfg(p, in->dim, true, cfg, err, errlen) != 0) { free(cfg); return -1; }
 
     eng_ctx x;
     memset(&x, 0, sizeof x);

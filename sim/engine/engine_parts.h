@@ -22,8 +22,10 @@ int ls_engine_check_inputs(const ls_engine_params *p, const ls_attn_inputs *in, 
 int ls_engine_result_alloc(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_result *r);
 
 /* Map the engine parameters onto the tile procedure's configuration (policy by mode) and finalize
- * it. c must not be copied afterwards (lslamp_cfg_finalize). Returns 0 or -1 with err. */
-int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen);
+ * it. tables false: no LUT and SFU exponential tables (a user that does no arithmetic with c, only
+ * its geometry and policies). c must not be copied afterwards (lslamp_cfg_finalize). Returns 0 or
+ * -1 with err. */
+int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, bool tables, lslamp_cfg *c, char *err, size_t errlen);
 
 /* Code widths of the LP and HP logits the register file holds: the accumulator formats' bits in
  * hardware arithmetic; 8 and 16 in paper arithmetic (it emulates the numerics of the 8/16-bit

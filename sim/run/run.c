@@ -63,6 +63,7 @@ static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, cons
         ls_json_double(&j, "wall_seconds", tr->wall_seconds);
         ls_json_double(&j, "simulated_cycles_per_second", tr->cycles_per_second);
         ls_json_bool(&j, "numerics_reused", tr->numerics_reused != 0);
+        ls_json_string(&j, "numerics_path", tr->numerics_path ? tr->numerics_path : "units");
         ls_json_bool(&j, "timing_only", tr->timing_only != 0);
     } else {
         ls_json_double(&j, "wall_seconds", r->wall_seconds);
@@ -218,6 +219,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         to.trace_max_events = (long)cfg->timed.trace_max_events;
         to.reuse_numerics = cfg->timed.reuse_numerics;
         to.timing_only = cfg->timed.timing_only;
+        to.unit_numerics = cfg->timed.unit_numerics;
         to.progress = ep.progress;
         to.progress_user = ep.progress_user;
         if (!rc && ls_timed_run_opts(cfg, &ep, &in, &to, &res, &tr, err, errlen)) rc = 1;

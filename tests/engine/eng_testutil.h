@@ -17,7 +17,7 @@ static inline int tu_lamp_cfg_default(lslamp_cfg *c, int d, char *err, size_t er
 {
     ls_engine_params p;
     ls_run_engine_defaults(&p);
-    return ls_engine_lamp_cfg(&p, d, c, err, errlen);
+    return ls_engine_lamp_cfg(&p, d, true, c, err, errlen);
 }
 
 typedef struct { uint64_t s; int have; double spare; } tu_rng;   /* have/spare: unused */
