@@ -202,6 +202,11 @@ void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int r
 void lsfp_gemv_t_block_f64(double *Y, long ldy, const double *A, long lda, int ny, const int *rows, const float *X,
                            long ldx, int n);
 
+/* y[i] = exp(x[i]) and y[i] = log(x[i]) (x[i] > 0 and normal) for i < n, within 1 and 2 ulp, the same bits
+ * on every kernel family (fp_math64.c): the fp64 reference's per-key exponentials and logs. */
+void lsfp_exp_f64_array(const double *x, double *y, int n);
+void lsfp_log_f64_array(const double *x, double *y, int n);
+
 /* P.V update of one output row (the running state): o[t] <- o[t] * lam for t < d, then for each key
  * i < nkeys in order with e = E[i * lde] (as float for the fp32 version) nonzero,
  * o[t] <- o[t] + e * V[i * ldv + t]; one rounding per multiply and per add (no FMA). */

@@ -44,7 +44,7 @@ void ls_engine_count_nonfinite(ls_engine_result *r);
  * oref: LS_ENGINE_ACC_ROWS x dim (the float64 logits, p_ref and O_ref of that many rows, computed
  * together). */
 #define LS_ENGINE_ACC_ROWS 4
-typedef struct { double *dref, *dtest, *dlog, *oref; } ls_engine_acc_ws;
+typedef struct { double *dref, *dtest, *dlogt, *dlog, *oref; } ls_engine_acc_ws;   /* dlogt: seq_k, log p_test */
 /* Returns 0, or -1 with nothing left allocated. Free with ls_engine_acc_ws_free (also when zeroed). */
 int ls_engine_acc_ws_init(ls_engine_acc_ws *w, int seq_k, int dim);
 void ls_engine_acc_ws_free(ls_engine_acc_ws *w);

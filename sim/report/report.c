@@ -81,7 +81,6 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
     ls_fields_uint(fs, "events.overflows_nan", e->overflows_nan);
     ls_fields_uint(fs, "events.exp_underflows", e->exp_underflows);
     ls_fields_uint(fs, "events.exp_above_one", e->exp_above_one);
-    ls_fields_uint(fs, "events.exact_fixups", e->exact_fixups);
     ls_fields_uint(fs, "events.o_nonfinite", e->o_nonfinite);
 }
 
