@@ -71,19 +71,19 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
     o->q = malloc(nq * sizeof(float));
     o->k = malloc(nk * sizeof(float));
     o->v = malloc(nk * sizeof(float));
-    double *row = malloc((size_t)D * sizeof(double));
+    double *row = malloc((size_t)D * sizeof(double)), *nrm = malloc((size_t)D * sizeof(double));
     double *gk = malloc((size_t)HK * D * sizeof(double)), *gq = malloc((size_t)HQ * D * sizeof(double));
     double *cdir = malloc((size_t)HK * D * sizeof(double)), *udir = malloc((size_t)HK * D * sizeof(double));
     double *floc = malloc((size_t)HK * sizeof(double)), *fsink = malloc((size_t)HK * sizeof(double));
     double *invf = malloc((size_t)(D / 2 + 1) * sizeof(double));
-    int ok = o->q && o->k && o->v && row && gk && gq && cdir && udir && floc && fsink && invf;
+    int ok = o->q && o->k && o->v && row && nrm && gk && gq && cdir && udir && floc && fsink && invf;
     if (!ok) {
         ls_io_err(err, errlen, "out of memory for Q/K/V (%zu + 2 x %zu floats)", nq, nk);
         free(o->q);
         free(o->k);
         free(o->v);
         free(o);
-        free(row), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf);
+        free(row), free(nrm), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf);
         return -1;
     }
     const uint64_t s = (uint64_t)seed;
@@ -105,7 +105,7 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
             floc[g] = 1.0 + w->head_variety * (2.0 * ls_rng_uniform(&r) - 1.0);
             fsink[g] = 1.0 + w->head_variety * (2.0 * ls_rng_uniform(&r) - 1.0);
             double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
-            for (int i = 0; i < D; ++i) c[i] = ls_rng_normal(&r);
+            ls_rng_normals(&r, c, (size_t)D);
             normalize_to_rms1(c, D);
             /* the sink direction lives in the lowest-frequency rotary pairs, which barely rotate */
             int lo = 0;
@@ -141,12 +141,14 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
                 if (qk) {
                     const double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
                     double al = w->locality * floc[g], as = qsink * fsink[g];
-                    for (int t = 0; t < D; ++t) row[t] = w->std * ls_rng_normal(&r) + al * c[t] + as * u[t];
+                    ls_rng_normals(&r, nrm, (size_t)D);
+                    for (int t = 0; t < D; ++t) row[t] = w->std * nrm[t] + al * c[t] + as * u[t];
                     rms_gain(row, D, gq + (size_t)h * D);
                     if (w->rope.enabled) rope_rotate(row, D, (double)(SK - SQ + i), invf);
                     for (int t = 0; t < D; ++t) dst[t] = (float)(row[t] * w->sharpness);
                 } else {
-                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * w->sharpness * ls_rng_normal(&r));
+                    ls_rng_normals(&r, nrm, (size_t)D);
+                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * w->sharpness * nrm[t]);
                 }
             }
         }
@@ -158,20 +160,25 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
                     const double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
                     int sink = j < w->sinks.count;
                     double al = sink ? 0.0 : w->locality * floc[g], as = sink ? 1.0 : 0.0, zs = sink ? 0.25 * w->std : w->std;
-                    for (int t = 0; t < D; ++t) row[t] = zs * ls_rng_normal(&r) + al * c[t] + as * u[t];
+                    ls_rng_normals(&r, nrm, (size_t)D);
+                    for (int t = 0; t < D; ++t) row[t] = zs * nrm[t] + al * c[t] + as * u[t];
                     rms_gain(row, D, gk + (size_t)g * D);
                     if (w->rope.enabled) rope_rotate(row, D, (double)j, invf);
                     for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
                 } else {
-                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * ls_rng_normal(&r));
+                    ls_rng_normals(&r, nrm, (size_t)D);
+                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * nrm[t]);
                 }
             }
             ls_rng_stream(&r, s, TAG_V, (uint64_t)b, (uint64_t)g);
             float *vd = o->v + ((size_t)b * HK + g) * SK * D;
-            for (size_t t = 0; t < (size_t)SK * D; ++t) vd[t] = (float)(w->v_std * ls_rng_normal(&r));
+            for (int j = 0; j < SK; ++j) {
+                ls_rng_normals(&r, nrm, (size_t)D);
+                for (int t = 0; t < D; ++t) vd[(size_t)j * D + t] = (float)(w->v_std * nrm[t]);
+            }
         }
     }
-    free(row), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf);
+    free(row), free(nrm), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf);
     out->batch = B;
     out->heads_q = HQ;
     out->heads_kv = HK;

@@ -2,6 +2,13 @@
 
 #include <math.h>
 
+#include "lsfp.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define LS_PRNG_X86 1
+#endif
+
 uint64_t ls_splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
@@ -43,6 +50,18 @@ uint64_t ls_rng_next(ls_rng *r)
 
 double ls_rng_uniform(ls_rng *r) { return (double)(ls_rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
 
+/* Marsaglia's polar method: a point (u, v) drawn uniformly in the unit disc minus the origin. */
+static void polar_draw(ls_rng *r, double *u, double *v, double *s)
+{
+    do {
+        *u = 2.0 * ls_rng_uniform(r) - 1.0;
+        *v = 2.0 * ls_rng_uniform(r) - 1.0;
+        *s = *u * *u + *v * *v;
+    } while (*s >= 1.0 || *s == 0.0);
+}
+
+static double polar_factor(double s);
+
 double ls_rng_normal(ls_rng *r)
 {
     if (r->have_spare) {
@@ -50,12 +69,8 @@ double ls_rng_normal(ls_rng *r)
         return r->spare;
     }
     double u, v, s;
-    do {
-        u = 2.0 * ls_rng_uniform(r) - 1.0;
-        v = 2.0 * ls_rng_uniform(r) - 1.0;
-        s = u * u + v * v;
-    } while (s >= 1.0 || s == 0.0);
-    double f = sqrt(-2.0 * ls_det_log(s) / s);
+    polar_draw(r, &u, &v, &s);
+    double f = polar_factor(s);
     r->spare = v * f;
     r->have_spare = 1;
     return u * f;
@@ -64,22 +79,122 @@ double ls_rng_normal(ls_rng *r)
 static const double LN2_HI = 6.93147180369123816490e-01; /* high bits of ln 2, exact times small ints */
 static const double LN2_LO = 1.90821492927058770002e-10;
 
+/* 1/k for k = 23, 21, .., 1: the atanh series' coefficients, highest first (each correctly rounded,
+ * as the division at run time would be) */
+static const double ATANH_COEF[12] = {1.0 / 23, 1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13,
+                                      1.0 / 11, 1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3,  1.0 / 1};
+static const double SQRT_HALF = 0.70710678118654752440;
+
 double ls_det_log(double x)
 {
     if (!(x > 0)) return -HUGE_VAL;
     int e;
     double m = frexp(x, &e); /* x = m * 2^e, m in [0.5, 1) (exact) */
-    if (m < 0.70710678118654752440) {
+    if (m < SQRT_HALF) {
         m *= 2.0;
         e -= 1;
     }
     /* log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.1716 */
     double s = (m - 1.0) / (m + 1.0);
     double s2 = s * s;
-    double term = 1.0 / 23.0;
-    for (int k = 21; k >= 1; k -= 2) term = 1.0 / k + s2 * term;
+    double term = ATANH_COEF[0];
+    for (int k = 1; k < 12; ++k) term = ATANH_COEF[k] + s2 * term;
     double lm = 2.0 * s * term;
     return (double)e * LN2_HI + ((double)e * LN2_LO + lm);
+}
+
+/* The polar method's factor sqrt(-2 log s / s), several lanes at once: ls_det_log's operations in
+ * its order, one rounding each (no FMA: -ffp-contract=off), so every lane has the scalar bits. s is
+ * a positive normal number (s >= 2^-104), so frexp is a matter of bits: the mantissa with 0.5's
+ * exponent, e = biased exponent - 1022 (made a double exactly as (2^52 + biased) - (2^52 + 1022)). */
+static double polar_factor(double s) { return sqrt(-2.0 * ls_det_log(s) / s); }
+
+#ifdef LS_PRNG_X86
+__attribute__((target("avx512f"))) static int polar_avx512(const double *s, double *f, int n)
+{
+    const __m512i mant = _mm512_set1_epi64(0x000fffffffffffffll), half = _mm512_set1_epi64(0x3fe0000000000000ll);
+    const __m512i magic = _mm512_set1_epi64(0x4330000000000000ll);
+    const __m512d one = _mm512_set1_pd(1.0), bias = _mm512_set1_pd(4503599627370496.0 + 1022.0);
+    int p = 0;
+    for (; p + 8 <= n; p += 8) {
+        __m512d x = _mm512_loadu_pd(s + p);
+        __m512i bits = _mm512_castpd_si512(x);
+        __m512d m = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(bits, mant), half));
+        __m512d e = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(bits, 52), magic)), bias);
+        __mmask8 lo = _mm512_cmp_pd_mask(m, _mm512_set1_pd(SQRT_HALF), _CMP_LT_OQ);
+        m = _mm512_mask_add_pd(m, lo, m, m);
+        e = _mm512_mask_sub_pd(e, lo, e, one);
+        __m512d t = _mm512_div_pd(_mm512_sub_pd(m, one), _mm512_add_pd(m, one));
+        __m512d t2 = _mm512_mul_pd(t, t), term = _mm512_set1_pd(ATANH_COEF[0]);
+        for (int k = 1; k < 12; ++k) term = _mm512_add_pd(_mm512_set1_pd(ATANH_COEF[k]), _mm512_mul_pd(t2, term));
+        __m512d lm = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), t), term);
+        __m512d lg = _mm512_add_pd(_mm512_mul_pd(e, _mm512_set1_pd(LN2_HI)),
+                                   _mm512_add_pd(_mm512_mul_pd(e, _mm512_set1_pd(LN2_LO)), lm));
+        _mm512_storeu_pd(f + p, _mm512_sqrt_pd(_mm512_div_pd(_mm512_mul_pd(_mm512_set1_pd(-2.0), lg), x)));
+    }
+    return p;
+}
+
+__attribute__((target("avx2"))) static int polar_avx2(const double *s, double *f, int n)
+{
+    const __m256i mant = _mm256_set1_epi64x(0x000fffffffffffffll), half = _mm256_set1_epi64x(0x3fe0000000000000ll);
+    const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);
+    const __m256d one = _mm256_set1_pd(1.0), bias = _mm256_set1_pd(4503599627370496.0 + 1022.0);
+    int p = 0;
+    for (; p + 4 <= n; p += 4) {
+        __m256d x = _mm256_loadu_pd(s + p);
+        __m256i bits = _mm256_castpd_si256(x);
+        __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, mant), half));
+        __m256d e = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(bits, 52), magic)), bias);
+        __m256d lo = _mm256_cmp_pd(m, _mm256_set1_pd(SQRT_HALF), _CMP_LT_OQ);
+        m = _mm256_blendv_pd(m, _mm256_add_pd(m, m), lo);
+        e = _mm256_blendv_pd(e, _mm256_sub_pd(e, one), lo);
+        __m256d t = _mm256_div_pd(_mm256_sub_pd(m, one), _mm256_add_pd(m, one));
+        __m256d t2 = _mm256_mul_pd(t, t), term = _mm256_set1_pd(ATANH_COEF[0]);
+        for (int k = 1; k < 12; ++k) term = _mm256_add_pd(_mm256_set1_pd(ATANH_COEF[k]), _mm256_mul_pd(t2, term));
+        __m256d lm = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), t), term);
+        __m256d lg = _mm256_add_pd(_mm256_mul_pd(e, _mm256_set1_pd(LN2_HI)),
+                                   _mm256_add_pd(_mm256_mul_pd(e, _mm256_set1_pd(LN2_LO)), lm));
+        _mm256_storeu_pd(f + p, _mm256_sqrt_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_set1_pd(-2.0), lg), x)));
+    }
+    return p;
+}
+#endif
+
+static void polar_factors(const double *s, double *f, int n)
+{
+    int p = 0;
+#ifdef LS_PRNG_X86
+    lsfp_isa isa = lsfp_isa_active();
+    if (isa == LSFP_ISA_AVX512) p = polar_avx512(s, f, n);
+    else if (isa == LSFP_ISA_AVX2) p = polar_avx2(s, f, n);
+#endif
+    for (; p < n; ++p) f[p] = polar_factor(s[p]);
+}
+
+void ls_rng_normals(ls_rng *r, double *out, size_t n)
+{
+    size_t k = 0;
+    if (n && r->have_spare) {
+        out[k++] = r->spare;
+        r->have_spare = 0;
+    }
+    enum { CHUNK = 64 }; /* pairs per pass */
+    double u[CHUNK], v[CHUNK], s[CHUNK], f[CHUNK];
+    while (k < n) {
+        size_t left = (n - k + 1) / 2;
+        int pairs = left < CHUNK ? (int)left : CHUNK;
+        for (int p = 0; p < pairs; ++p) polar_draw(r, &u[p], &v[p], &s[p]);
+        polar_factors(s, f, pairs);
+        for (int p = 0; p < pairs; ++p) {
+            out[k++] = u[p] * f[p];
+            if (k < n) out[k++] = v[p] * f[p];
+            else {  /* the odd one out waits as the spare, as ls_rng_normal leaves it */
+                r->spare = v[p] * f[p];
+                r->have_spare = 1;
+            }
+        }
+    }
 }
 
 double ls_det_exp(double x)

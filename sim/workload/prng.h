@@ -4,6 +4,7 @@
  * machine produces the same bits. Tests pin hashes of the output. */
 #ifndef LAMPSIM_WORKLOAD_PRNG_H
 #define LAMPSIM_WORKLOAD_PRNG_H
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct ls_rng {
@@ -20,6 +21,9 @@ uint64_t ls_rng_next(ls_rng *r);
 double ls_rng_uniform(ls_rng *r);
 /* Standard normal. */
 double ls_rng_normal(ls_rng *r);
+/* out[0 .. n) = n successive ls_rng_normal(r), bit for bit, leaving r as they would (spare included);
+ * the logarithms done several at a time. */
+void ls_rng_normals(ls_rng *r, double *out, size_t n);
 
 /* Deterministic elementary functions (double precision, errors of a few ulp; the point is that
  * they are bit-identical everywhere, not that they are correctly rounded). */

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "lsfp.h"
 #include "npy.h"
 #include "prng.h"
 #include "workload.h"
@@ -67,6 +68,31 @@ static void test_prng(void)
     m /= N;
     m2 /= N;
     CHECK_MSG(fabs(m) < 0.01 && fabs(m2 - 1) < 0.01, "normal moments %g %g", m, m2);
+}
+
+/* The batched normals are the successive calls, bit for bit, spare and state included, on every
+ * kernel family (the families differ in how many logarithms they do at once). */
+static void test_normals(void)
+{
+    static const size_t lens[] = {0, 1, 2, 3, 7, 8, 9, 63, 64, 65, 127, 128, 129, 1001};
+    double got[1001], want[1001];
+    for (int isa = 0; isa <= (int)lsfp_isa_best(); ++isa) {
+        lsfp_set_isa_limit((lsfp_isa)isa);
+        for (size_t i = 0; i < sizeof lens / sizeof lens[0]; ++i)
+            for (int spare = 0; spare < 2; ++spare) {
+                ls_rng a, b;
+                ls_rng_stream(&a, 5, (uint64_t)i, (uint64_t)spare, 9);
+                if (spare) (void)ls_rng_normal(&a);
+                b = a;
+                for (size_t k = 0; k < lens[i]; ++k) want[k] = ls_rng_normal(&a);
+                ls_rng_normals(&b, got, lens[i]);
+                CHECK_MSG(!memcmp(got, want, lens[i] * sizeof got[0]) && !memcmp(a.s, b.s, sizeof a.s) &&
+                              a.have_spare == b.have_spare && (!a.have_spare || a.spare == b.spare) &&
+                              ls_rng_normal(&a) == ls_rng_normal(&b),
+                          "%s: %zu normals after %d", lsfp_isa_name((lsfp_isa)isa), lens[i], spare);
+            }
+    }
+    lsfp_set_isa_limit(LSFP_ISA_AVX512);
 }
 
 static uint64_t build_hash(const char *text, ls_workload_info *info)
@@ -369,6 +395,7 @@ int main(int argc, char **argv)
     snprintf(tmp, sizeof tmp, "%s/workload_tmp", argc > 1 ? argv[1] : ".");
     mkdir(tmp, 0755);
     test_prng();
+    test_normals();
     test_determinism();
     test_statistics();
     test_dtype();
