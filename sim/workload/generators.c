@@ -38,12 +38,37 @@ static void normalize_to_rms1(double *x, int d)
     for (int i = 0; i < d; ++i) x[i] *= f;
 }
 
-static void rope_rotate(double *x, int d, double pos, const double *invf)
+/* RoPE's (sin, cos) of pos * invf[i]: a table per position when it fits, shared by every head and
+ * by Q and K (the same function of the same double, so the same bits as computing it in place). */
+typedef struct {
+    const double *invf;
+    int half, pmin, npos;
+    double *sc; /* [npos][half][2], or NULL: computed in place */
+} rope_table;
+
+enum { ROPE_TABLE_MAX_BYTES = 64 << 20 };
+
+static void rope_table_init(rope_table *t, const double *invf, int half, int pmin, int pmax)
 {
-    int half = d / 2;
+    *t = (rope_table){.invf = invf, .half = half, .pmin = pmin, .npos = pmax - pmin + 1};
+    if (half <= 0 || (double)t->npos * half * 2 * sizeof(double) > ROPE_TABLE_MAX_BYTES) return;
+    t->sc = malloc((size_t)t->npos * half * 2 * sizeof(double));
+    if (!t->sc) return; /* the in-place path needs no memory */
+    for (int p = 0; p < t->npos; ++p)
+        for (int i = 0; i < half; ++i) {
+            double *e = t->sc + ((size_t)p * half + i) * 2;
+            ls_det_sincos((double)(pmin + p) * invf[i], &e[0], &e[1]);
+        }
+}
+
+static void rope_rotate(double *x, const rope_table *t, int pos)
+{
+    const int half = t->half;
+    const double *e = t->sc ? t->sc + (size_t)(pos - t->pmin) * half * 2 : NULL;
     for (int i = 0; i < half; ++i) {
         double s, c;
-        ls_det_sincos(pos * invf[i], &s, &c);
+        if (e) s = e[2 * i], c = e[2 * i + 1];
+        else ls_det_sincos((double)pos * t->invf[i], &s, &c);
         double a = x[i], b = x[i + half];
         x[i] = a * c - b * s;
         x[i + half] = a * s + b * c;
@@ -129,6 +154,9 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
         }
     }
     const int group = HQ / HK;
+    /* positions: keys 0 .. SK-1, queries SK-SQ .. SK-1 (bottom-right aligned) */
+    rope_table rope = {0};
+    if (qk && w->rope.enabled) rope_table_init(&rope, invf, D / 2, SK - SQ < 0 ? SK - SQ : 0, SK - 1);
     /* queries carry the sink direction with weight sinks.strength; sink keys are that
      * direction plus a little noise (weight 0.25) */
     const double qsink = w->sinks.count > 0 ? w->sinks.strength : 0.0;
@@ -144,7 +172,7 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
                     ls_rng_normals(&r, nrm, (size_t)D);
                     for (int t = 0; t < D; ++t) row[t] = w->std * nrm[t] + al * c[t] + as * u[t];
                     rms_gain(row, D, gq + (size_t)h * D);
-                    if (w->rope.enabled) rope_rotate(row, D, (double)(SK - SQ + i), invf);
+                    if (w->rope.enabled) rope_rotate(row, &rope, SK - SQ + i);
                     for (int t = 0; t < D; ++t) dst[t] = (float)(row[t] * w->sharpness);
                 } else {
                     ls_rng_normals(&r, nrm, (size_t)D);
@@ -163,7 +191,7 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
                     ls_rng_normals(&r, nrm, (size_t)D);
                     for (int t = 0; t < D; ++t) row[t] = zs * nrm[t] + al * c[t] + as * u[t];
                     rms_gain(row, D, gk + (size_t)g * D);
-                    if (w->rope.enabled) rope_rotate(row, D, (double)j, invf);
+                    if (w->rope.enabled) rope_rotate(row, &rope, j);
                     for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
                 } else {
                     ls_rng_normals(&r, nrm, (size_t)D);
@@ -178,7 +206,7 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
             }
         }
     }
-    free(row), free(nrm), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf);
+    free(row), free(nrm), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf), free(rope.sc);
     out->batch = B;
     out->heads_q = HQ;
     out->heads_kv = HK;

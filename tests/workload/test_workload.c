@@ -117,8 +117,13 @@ static void test_determinism(void)
         "workload:\n  seq_q: 48\n  seq_k: 80\n  generator: gaussian\n  causal: false\n  dtype: fp32\n  heads_q: 4\n  heads_kv: 2\n",
         "workload:\n  seq_q: 32\n  seq_k: 32\n  dtype: fp16\n  rope:\n    enabled: false\n  sinks:\n    count: 3\n  seed: 99\n",
         "seed: 5\nworkload:\n  seq_q: 4\n  seq_k: 100\n  dim: 64\n  batch: 2\n  heads_q: 4\n  heads_kv: 1\n  dtype: fp32\n",
+        /* more queries than keys: RoPE positions below zero */
+        "workload:\n  seq_q: 40\n  seq_k: 24\n  causal: false\n  dim: 32\n",
+        /* RoPE's (sin, cos) beyond the table's 64 MiB: computed in place */
+        "workload:\n  seq_q: 1\n  seq_k: 4100\n  dim: 2048\n  heads_q: 1\n  heads_kv: 1\n  causal: false\n",
     };
-    static const uint64_t pinned[] = {0x3921bd0e3eb3d464ull, 0x6b0e172a57c1716eull, 0xa57f9d54dca08986ull, 0x92e24197c9b1892dull};
+    static const uint64_t pinned[] = {0x3921bd0e3eb3d464ull, 0x6b0e172a57c1716eull, 0xa57f9d54dca08986ull, 0x92e24197c9b1892dull,
+                                      0xa36247a3df0f6462ull, 0xab98def38c257f03ull};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         uint64_t a = build_hash(cases[i], &info), b = build_hash(cases[i], &info);
         CHECK(a != 0 && a == b && info.hash == a);
