@@ -43,7 +43,7 @@ static void normalize_to_rms1(double *x, int d)
 typedef struct {
     const double *invf;
     int half, pmin, npos;
-    double *sc; /* [npos][half][2], or NULL: computed in place */
+    double *sc; /* [npos][sin, cos][half], or NULL: computed in place */
 } rope_table;
 
 enum { ROPE_TABLE_MAX_BYTES = 64 << 20 };
@@ -54,11 +54,11 @@ static void rope_table_init(rope_table *t, const double *invf, int half, int pmi
     if (half <= 0 || (double)t->npos * half * 2 * sizeof(double) > ROPE_TABLE_MAX_BYTES) return;
     t->sc = malloc((size_t)t->npos * half * 2 * sizeof(double));
     if (!t->sc) return; /* the in-place path needs no memory */
-    for (int p = 0; p < t->npos; ++p)
-        for (int i = 0; i < half; ++i) {
-            double *e = t->sc + ((size_t)p * half + i) * 2;
-            ls_det_sincos((double)(pmin + p) * invf[i], &e[0], &e[1]);
-        }
+    for (int p = 0; p < t->npos; ++p) {
+        double *e = t->sc + (size_t)p * half * 2;
+        for (int i = 0; i < half; ++i) e[i] = (double)(pmin + p) * invf[i];
+        ls_det_sincos_n(e, e, e + half, half);
+    }
 }
 
 static void rope_rotate(double *x, const rope_table *t, int pos)
@@ -67,7 +67,7 @@ static void rope_rotate(double *x, const rope_table *t, int pos)
     const double *e = t->sc ? t->sc + (size_t)(pos - t->pmin) * half * 2 : NULL;
     for (int i = 0; i < half; ++i) {
         double s, c;
-        if (e) s = e[2 * i], c = e[2 * i + 1];
+        if (e) s = e[i], c = e[half + i];
         else ls_det_sincos((double)pos * t->invf[i], &s, &c);
         double a = x[i], b = x[i + half];
         x[i] = a * c - b * s;

@@ -212,12 +212,14 @@ double ls_det_exp(double x)
     return ldexp(sum, k);
 }
 
+/* Cody-Waite parts of pi/2 and the series' denominators (i-1) i (exact) */
+static const double TWO_OVER_PI = 0.63661977236758134308, PIO2_1 = 1.57079632673412561417e+00,
+                    PIO2_2 = 6.07710050630396597660e-11, PIO2_3 = 2.02226624879595063154e-21;
+
 void ls_det_sincos(double x, double *s, double *c)
 {
     /* reduce by 2 pi in three parts (Cody-Waite), then by pi/2 into [-pi/4, pi/4] */
-    static const double PIO2_1 = 1.57079632673412561417e+00, PIO2_2 = 6.07710050630396597660e-11,
-                        PIO2_3 = 2.02226624879595063154e-21;
-    double kf = x * 0.63661977236758134308; /* 2/pi */
+    double kf = x * TWO_OVER_PI;
     kf = kf >= 0 ? floor(kf + 0.5) : -floor(-kf + 0.5);
     double r = ((x - kf * PIO2_1) - kf * PIO2_2) - kf * PIO2_3;
     long long q = (long long)kf;
@@ -238,4 +240,83 @@ void ls_det_sincos(double x, double *s, double *c)
     case 2: *s = -sv; *c = -cv; break;
     default: *s = -cv; *c = sv; break;
     }
+}
+
+/* ls_det_sincos several lanes at once, its operations in its order. The quadrant kf mod 4 is
+ * kf - 4 floor(kf / 4), exact for an integral kf; negation flips the sign bit, as unary minus does. */
+#ifdef LS_PRNG_X86
+__attribute__((target("avx512f"))) static int sincos_avx512(const double *x, double *s, double *c, int n)
+{
+    const __m512d one = _mm512_set1_pd(1.0), half = _mm512_set1_pd(0.5), zero = _mm512_setzero_pd();
+    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
+    enum { FLOOR = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC };
+#define NEG512(m, v) _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(v), m, _mm512_castpd_si512(v), sign))
+    int p = 0;
+    for (; p + 8 <= n; p += 8) {
+        __m512d xv = _mm512_loadu_pd(x + p), k = _mm512_mul_pd(xv, _mm512_set1_pd(TWO_OVER_PI));
+        __mmask8 up = _mm512_cmp_pd_mask(k, zero, _CMP_GE_OQ);
+        __m512d kup = _mm512_roundscale_pd(_mm512_add_pd(k, half), FLOOR);
+        __m512d kdn = NEG512(0xff, _mm512_roundscale_pd(_mm512_add_pd(NEG512(0xff, k), half), FLOOR));
+        k = _mm512_mask_blend_pd(up, kdn, kup);
+        __m512d r = _mm512_sub_pd(_mm512_sub_pd(_mm512_sub_pd(xv, _mm512_mul_pd(k, _mm512_set1_pd(PIO2_1))),
+                                                _mm512_mul_pd(k, _mm512_set1_pd(PIO2_2))),
+                                  _mm512_mul_pd(k, _mm512_set1_pd(PIO2_3)));
+        __m512d quad = _mm512_sub_pd(k, _mm512_mul_pd(_mm512_set1_pd(4.0),
+                                                      _mm512_roundscale_pd(_mm512_mul_pd(k, _mm512_set1_pd(0.25)), FLOOR)));
+        __m512d r2 = _mm512_mul_pd(r, r), ts = one, tc = one;
+        for (int i = 19; i >= 3; i -= 2)
+            ts = _mm512_sub_pd(one, _mm512_mul_pd(_mm512_div_pd(r2, _mm512_set1_pd((double)(i - 1) * i)), ts));
+        for (int i = 20; i >= 2; i -= 2)
+            tc = _mm512_sub_pd(one, _mm512_mul_pd(_mm512_div_pd(r2, _mm512_set1_pd((double)(i - 1) * i)), tc));
+        __m512d sv = _mm512_mul_pd(r, ts);
+        __mmask8 q1 = _mm512_cmp_pd_mask(quad, one, _CMP_EQ_OQ), q2 = _mm512_cmp_pd_mask(quad, _mm512_set1_pd(2.0), _CMP_EQ_OQ),
+                 q3 = _mm512_cmp_pd_mask(quad, _mm512_set1_pd(3.0), _CMP_EQ_OQ);
+        __m512d so = _mm512_mask_blend_pd(q1 | q3, sv, tc), co = _mm512_mask_blend_pd(q1 | q3, tc, sv);
+        _mm512_storeu_pd(s + p, NEG512(q2 | q3, so));
+        _mm512_storeu_pd(c + p, NEG512(q1 | q2, co));
+    }
+#undef NEG512
+    return p;
+}
+
+__attribute__((target("avx2"))) static int sincos_avx2(const double *x, double *s, double *c, int n)
+{
+    const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5), zero = _mm256_setzero_pd();
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    int p = 0;
+    for (; p + 4 <= n; p += 4) {
+        __m256d xv = _mm256_loadu_pd(x + p), k = _mm256_mul_pd(xv, _mm256_set1_pd(TWO_OVER_PI));
+        __m256d up = _mm256_cmp_pd(k, zero, _CMP_GE_OQ);
+        __m256d kup = _mm256_floor_pd(_mm256_add_pd(k, half));
+        __m256d kdn = _mm256_xor_pd(_mm256_floor_pd(_mm256_add_pd(_mm256_xor_pd(k, sign), half)), sign);
+        k = _mm256_blendv_pd(kdn, kup, up);
+        __m256d r = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(xv, _mm256_mul_pd(k, _mm256_set1_pd(PIO2_1))),
+                                                _mm256_mul_pd(k, _mm256_set1_pd(PIO2_2))),
+                                  _mm256_mul_pd(k, _mm256_set1_pd(PIO2_3)));
+        __m256d quad = _mm256_sub_pd(k, _mm256_mul_pd(_mm256_set1_pd(4.0), _mm256_floor_pd(_mm256_mul_pd(k, _mm256_set1_pd(0.25)))));
+        __m256d r2 = _mm256_mul_pd(r, r), ts = one, tc = one;
+        for (int i = 19; i >= 3; i -= 2)
+            ts = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_div_pd(r2, _mm256_set1_pd((double)(i - 1) * i)), ts));
+        for (int i = 20; i >= 2; i -= 2)
+            tc = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_div_pd(r2, _mm256_set1_pd((double)(i - 1) * i)), tc));
+        __m256d sv = _mm256_mul_pd(r, ts);
+        __m256d q1 = _mm256_cmp_pd(quad, one, _CMP_EQ_OQ), q2 = _mm256_cmp_pd(quad, _mm256_set1_pd(2.0), _CMP_EQ_OQ),
+                q3 = _mm256_cmp_pd(quad, _mm256_set1_pd(3.0), _CMP_EQ_OQ), odd = _mm256_or_pd(q1, q3);
+        __m256d so = _mm256_blendv_pd(sv, tc, odd), co = _mm256_blendv_pd(tc, sv, odd);
+        _mm256_storeu_pd(s + p, _mm256_xor_pd(so, _mm256_and_pd(_mm256_or_pd(q2, q3), sign)));
+        _mm256_storeu_pd(c + p, _mm256_xor_pd(co, _mm256_and_pd(_mm256_or_pd(q1, q2), sign)));
+    }
+    return p;
+}
+#endif
+
+void ls_det_sincos_n(const double *x, double *s, double *c, int n)
+{
+    int p = 0;
+#ifdef LS_PRNG_X86
+    lsfp_isa isa = lsfp_isa_active();
+    if (isa == LSFP_ISA_AVX512) p = sincos_avx512(x, s, c, n);
+    else if (isa == LSFP_ISA_AVX2) p = sincos_avx2(x, s, c, n);
+#endif
+    for (; p < n; ++p) ls_det_sincos(x[p], &s[p], &c[p]);
 }

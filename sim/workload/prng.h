@@ -30,4 +30,6 @@ void ls_rng_normals(ls_rng *r, double *out, size_t n);
 double ls_det_log(double x);   /* x > 0 */
 double ls_det_exp(double x);   /* |x| < 700 */
 void ls_det_sincos(double x, double *s, double *c);
+/* ls_det_sincos(x[i], &s[i], &c[i]) for i < n, several at a time (same bits; x may be s). */
+void ls_det_sincos_n(const double *x, double *s, double *c, int n);
 #endif

@@ -95,6 +95,41 @@ static void test_normals(void)
     lsfp_set_isa_limit(LSFP_ISA_AVX512);
 }
 
+/* The batched sines and cosines are ls_det_sincos's, bit for bit, on every family: both signs, every
+ * quadrant, the rounding boundaries of the reduction, large arguments (RoPE's positions x frequencies). */
+static void test_sincos_n(void)
+{
+    enum { N = 4099 };
+    static double x[N], s[N], c[N];
+    ls_rng r;
+    ls_rng_stream(&r, 3, 1, 4, 1);
+    for (int i = 0; i < N; ++i) {
+        double u = ls_rng_uniform(&r);
+        switch (i % 4) {
+        case 0: x[i] = (u - 0.5) * 20; break;                                  /* a few turns either way */
+        case 1: x[i] = (double)(i / 4) * ldexp(1.0, -(i % 40)); break;         /* positions x frequencies */
+        case 2: x[i] = ((i / 4) % 64 - 32 + 0.5) * 1.5707963267948966; break; /* halfway between quadrants */
+        default: x[i] = (u - 0.5) * 1e6; break;
+        }
+    }
+    x[0] = 0.0, x[4] = -0.0;
+    for (int isa = 0; isa <= (int)lsfp_isa_best(); ++isa) {
+        lsfp_set_isa_limit((lsfp_isa)isa);
+        int bad = -1;
+        for (int n = 0; n <= 9 && bad < 0; ++n) {  /* every tail length, then all */
+            int len = n == 9 ? N : n;
+            ls_det_sincos_n(x, s, c, len);
+            for (int i = 0; i < len && bad < 0; ++i) {
+                double es, ec;
+                ls_det_sincos(x[i], &es, &ec);
+                if (memcmp(&es, &s[i], sizeof es) || memcmp(&ec, &c[i], sizeof ec)) bad = i;
+            }
+        }
+        CHECK_MSG(bad < 0, "%s: ls_det_sincos_n differs at x = %.17g", lsfp_isa_name((lsfp_isa)isa), bad < 0 ? 0 : x[bad]);
+    }
+    lsfp_set_isa_limit(LSFP_ISA_AVX512);
+}
+
 static uint64_t build_hash(const char *text, ls_workload_info *info)
 {
     ls_attn_inputs in;
@@ -401,6 +436,7 @@ int main(int argc, char **argv)
     mkdir(tmp, 0755);
     test_prng();
     test_normals();
+    test_sincos_n();
     test_determinism();
     test_statistics();
     test_dtype();
