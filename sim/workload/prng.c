@@ -1,6 +1,7 @@
 #include "prng.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "lsfp.h"
 
@@ -34,9 +35,9 @@ void ls_rng_stream(ls_rng *r, uint64_t seed, uint64_t tag, uint64_t a, uint64_t 
 
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t ls_rng_next(ls_rng *r)
+/* xoshiro256** on a state the caller may keep in registers */
+static inline __attribute__((always_inline)) uint64_t xoshiro_next(uint64_t *s)
 {
-    uint64_t *s = r->s;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
     s[2] ^= s[0];
@@ -48,14 +49,18 @@ uint64_t ls_rng_next(ls_rng *r)
     return result;
 }
 
-double ls_rng_uniform(ls_rng *r) { return (double)(ls_rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+static inline double uniform_of(uint64_t x) { return (double)(x >> 11) * (1.0 / 9007199254740992.0); }
+
+uint64_t ls_rng_next(ls_rng *r) { return xoshiro_next(r->s); }
+
+double ls_rng_uniform(ls_rng *r) { return uniform_of(xoshiro_next(r->s)); }
 
 /* Marsaglia's polar method: a point (u, v) drawn uniformly in the unit disc minus the origin. */
-static void polar_draw(ls_rng *r, double *u, double *v, double *s)
+static inline __attribute__((always_inline)) void polar_draw(uint64_t *st, double *u, double *v, double *s)
 {
     do {
-        *u = 2.0 * ls_rng_uniform(r) - 1.0;
-        *v = 2.0 * ls_rng_uniform(r) - 1.0;
+        *u = 2.0 * uniform_of(xoshiro_next(st)) - 1.0;
+        *v = 2.0 * uniform_of(xoshiro_next(st)) - 1.0;
         *s = *u * *u + *v * *v;
     } while (*s >= 1.0 || *s == 0.0);
 }
@@ -69,7 +74,7 @@ double ls_rng_normal(ls_rng *r)
         return r->spare;
     }
     double u, v, s;
-    polar_draw(r, &u, &v, &s);
+    polar_draw(r->s, &u, &v, &s);
     double f = polar_factor(s);
     r->spare = v * f;
     r->have_spare = 1;
@@ -184,7 +189,10 @@ void ls_rng_normals(ls_rng *r, double *out, size_t n)
     while (k < n) {
         size_t left = (n - k + 1) / 2;
         int pairs = left < CHUNK ? (int)left : CHUNK;
-        for (int p = 0; p < pairs; ++p) polar_draw(r, &u[p], &v[p], &s[p]);
+        uint64_t st[4];
+        memcpy(st, r->s, sizeof st);
+        for (int p = 0; p < pairs; ++p) polar_draw(st, &u[p], &v[p], &s[p]);
+        memcpy(r->s, st, sizeof st);
         polar_factors(s, f, pairs);
         for (int p = 0; p < pairs; ++p) {
             out[k++] = u[p] * f[p];
