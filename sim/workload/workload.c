@@ -30,15 +30,51 @@ uint64_t ls_workload_hash(const ls_attn_inputs *in)
     return h;
 }
 
-static float round_bf16(float x)
+/* bf16 by bits, branch-free so that loops over it vectorise: RNE on the upper half; inf and NaN stay */
+static inline uint32_t bf16_bits(uint32_t u)
+{
+    uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    return (u & 0x7f800000u) == 0x7f800000u ? u : r;
+}
+
+static inline uint32_t float_bits(float x)
 {
     uint32_t u;
     memcpy(&u, &x, 4);
-    if ((u & 0x7f800000u) == 0x7f800000u) return x;
-    u += 0x7fffu + ((u >> 16) & 1u);
-    u &= 0xffff0000u;
-    memcpy(&x, &u, 4);
-    return x;
+    return u;
+}
+
+/* 1 when a finite x rounds to an infinite bf16 */
+static inline unsigned bf16_overflows(float x)
+{
+    uint32_t u = float_bits(x);
+    return ((bf16_bits(u) & 0x7f800000u) == 0x7f800000u) & ((u & 0x7f800000u) != 0x7f800000u);
+}
+
+/* Rounds in blocks: a block is looked at for the first overflow (a vectorised test, then a search
+ * only in the rare block that has one) before it is rounded in place. */
+static long long round_bf16_array(float *x, size_t n)
+{
+    enum { BLOCK = 1024 };
+    long long bad = -1;
+    for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
+        float *b = x + i0;
+        size_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
+        if (bad < 0) {
+            unsigned over = 0;
+            for (size_t j = 0; j < m; ++j) over |= bf16_overflows(b[j]);
+            for (size_t j = 0; over && j < m; ++j)
+                if (bf16_overflows(b[j])) {
+                    bad = (long long)(i0 + j);
+                    break;
+                }
+        }
+        for (size_t j = 0; j < m; ++j) {
+            uint32_t r = bf16_bits(float_bits(b[j]));
+            memcpy(&b[j], &r, 4);
+        }
+    }
+    return bad;
 }
 
 static double rne_int(double y) /* y >= 0, y < 2^52 */
@@ -65,9 +101,10 @@ static float round_fp16(float x)
 long long ls_round_to_dtype(float *x, size_t n, ls_cfg_dtype dtype)
 {
     if (dtype == LS_DTYPE_FP32) return -1;
+    if (dtype == LS_DTYPE_BF16) return round_bf16_array(x, n);
     long long bad = -1;
     for (size_t i = 0; i < n; ++i) {
-        float y = dtype == LS_DTYPE_BF16 ? round_bf16(x[i]) : round_fp16(x[i]);
+        float y = round_fp16(x[i]);
         if (!isfinite(y) && isfinite(x[i]) && bad < 0) bad = (long long)i;
         x[i] = y;
     }

@@ -306,6 +306,14 @@ static void test_dtype(void)
     CHECK_FEQ(z[1], ez[1]);
     CHECK(fabsf(z[2] - ez[2]) / ez[2] < 0x1p-8f);
     CHECK_FEQ(z[3], ez[3]);
+    /* the first finite value that overflows bf16 is named, in any block; infinities stay and are not named */
+    static float big[5000];
+    for (int i = 0; i < 5000; ++i) big[i] = (float)i;
+    big[1500] = INFINITY, big[1700] = -NAN, big[3001] = -3.4e38f, big[4000] = 3.4e38f;
+    CHECK(ls_round_to_dtype(big, 5000, LS_DTYPE_BF16) == 3001);
+    CHECK(isinf(big[1500]) && isnan(big[1700]) && big[3001] == -INFINITY && big[4000] == INFINITY && big[257] == 256.0f);
+    big[3001] = 3.0e38f;
+    CHECK(ls_round_to_dtype(big, 5000, LS_DTYPE_BF16) == -1);
     /* generated bf16 operands are on the bf16 grid */
     ls_attn_inputs in;
     CHECK(load("workload:\n  seq_q: 16\n  seq_k: 16\n  dtype: bf16\n") == 0);
