@@ -101,35 +101,35 @@ struct Cpu : sc_core::sc_module {
         const ls_attn_inputs &in = layer->in;
         uint32_t tau_bits;
         std::memcpy(&tau_bits, &layer->tau, 4);
-        write(LSTIMED_REG_MODE, layer->mode);
-        write(LSTIMED_REG_TAU, tau_bits);
-        write(LSTIMED_REG_CAUSAL, in.causal);
-        write(LSTIMED_REG_BATCH, in.batch);
-        write(LSTIMED_REG_HEADS_Q, in.heads_q);
-        write(LSTIMED_REG_HEADS_KV, in.heads_kv);
-        write(LSTIMED_REG_SEQ_Q, in.seq_q);
-        write(LSTIMED_REG_SEQ_K, in.seq_k);
-        write(LSTIMED_REG_DIM, in.dim);
-        write(LSTIMED_REG_Q_BASE_LO, (uint32_t)layer->q_base);
-        write(LSTIMED_REG_Q_BASE_HI, (uint32_t)(layer->q_base >> 32));
-        write(LSTIMED_REG_KV_BASE_LO, (uint32_t)layer->kv_base);
-        write(LSTIMED_REG_KV_BASE_HI, (uint32_t)(layer->kv_base >> 32));
-        write(LSTIMED_REG_O_BASE_LO, (uint32_t)layer->o_base);
-        write(LSTIMED_REG_O_BASE_HI, (uint32_t)(layer->o_base >> 32));
-        write(LSTIMED_REG_IRQ_ENABLE, 1);
+        write(LS_TIMED_REG_MODE, layer->mode);
+        write(LS_TIMED_REG_TAU, tau_bits);
+        write(LS_TIMED_REG_CAUSAL, in.causal);
+        write(LS_TIMED_REG_BATCH, in.batch);
+        write(LS_TIMED_REG_HEADS_Q, in.heads_q);
+        write(LS_TIMED_REG_HEADS_KV, in.heads_kv);
+        write(LS_TIMED_REG_SEQ_Q, in.seq_q);
+        write(LS_TIMED_REG_SEQ_K, in.seq_k);
+        write(LS_TIMED_REG_DIM, in.dim);
+        write(LS_TIMED_REG_Q_BASE_LO, (uint32_t)layer->q_base);
+        write(LS_TIMED_REG_Q_BASE_HI, (uint32_t)(layer->q_base >> 32));
+        write(LS_TIMED_REG_KV_BASE_LO, (uint32_t)layer->kv_base);
+        write(LS_TIMED_REG_KV_BASE_HI, (uint32_t)(layer->kv_base >> 32));
+        write(LS_TIMED_REG_O_BASE_LO, (uint32_t)layer->o_base);
+        write(LS_TIMED_REG_O_BASE_HI, (uint32_t)(layer->o_base >> 32));
+        write(LS_TIMED_REG_IRQ_ENABLE, 1);
         sc_core::sc_time t0 = sc_core::sc_time_stamp();
-        write(LSTIMED_REG_CTRL, LSTIMED_CTRL_START);
+        write(LS_TIMED_REG_CTRL, LS_TIMED_CTRL_START);
         wait(irq.posedge_event());
-        uint32_t status = read(LSTIMED_REG_STATUS), error = read(LSTIMED_REG_ERROR);
-        uint64_t c = read(LSTIMED_REG_CYCLES_LO) | (uint64_t)read(LSTIMED_REG_CYCLES_HI) << 32;
+        uint32_t status = read(LS_TIMED_REG_STATUS), error = read(LS_TIMED_REG_ERROR);
+        uint64_t c = read(LS_TIMED_REG_CYCLES_LO) | (uint64_t)read(LS_TIMED_REG_CYCLES_HI) << 32;
         std::printf("cpu: layer done after %s: status 0x%x, error %u, %llu accelerator cycles\n",
                     (sc_core::sc_time_stamp() - t0).to_string().c_str(), status, error, (unsigned long long)c);
-        if (status != LSTIMED_STATUS_DONE || error != LSTIMED_ERR_NONE) ++failures;
-        write(LSTIMED_REG_STATUS, LSTIMED_STATUS_DONE);   // acknowledge: clears DONE and the interrupt
+        if (status != LS_TIMED_STATUS_DONE || error != LS_TIMED_ERR_NONE) ++failures;
+        write(LS_TIMED_REG_STATUS, LS_TIMED_STATUS_DONE);   // acknowledge: clears DONE and the interrupt
         cycles.push_back(c);
     }
     void main() {
-        if (read(LSTIMED_REG_ID) != LSTIMED_ID) ++failures;
+        if (read(LS_TIMED_REG_ID) != LS_TIMED_ID) ++failures;
         run_layer();
         if (!slow_down) return;
         slow_down->latency *= 20;
@@ -182,13 +182,13 @@ int sc_main(int argc, char *argv[])
     }
     // the software's layer: lampsim's default workload and algorithm (or the --set overrides)
     ls_config cfg;
-    ls_diag diag;
+    ls_config_diag diag;
     if (ls_config_load(&cfg, nullptr, sets.data(), (int)sets.size(), &diag) != 0) {
         std::fprintf(stderr, "platform: %s\n", diag.message);
         return 2;
     }
     ls_engine_params ep;
-    ls_engine_params_from_config(&cfg, &ep);
+    ls_run_engine_params(&cfg, &ep);
     Layer l;
     ls_workload_info wl;
     char err[512];
@@ -197,8 +197,8 @@ int sc_main(int argc, char *argv[])
         return 2;
     }
     const ls_attn_inputs &in = l.in;
-    l.mode = ep.mode == LSE_MODE_FA2_16BIT ? LSTIMED_MODE_FA2_16BIT
-             : ep.mode == LSE_MODE_PURE_8BIT ? LSTIMED_MODE_PURE_8BIT : LSTIMED_MODE_LAMP;
+    l.mode = ep.mode == LS_ENGINE_MODE_FA2_16BIT ? LS_TIMED_MODE_FA2_16BIT
+             : ep.mode == LS_ENGINE_MODE_PURE_8BIT ? LS_TIMED_MODE_PURE_8BIT : LS_TIMED_MODE_LAMP;
     l.tau = (float)ep.tau;
     l.bc = ep.b_k * ep.n_k;
     lsfp_format f;

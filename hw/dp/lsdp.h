@@ -130,7 +130,7 @@ typedef struct lsdp_txn {
     uint64_t slice, rest, latency;
     bool cont;
     /* Issue (accelerator.issue): warp instructions the transaction still owes the core's issue
-     * port; set by lsunit_serve from the work, carried by continuations like `rest`. */
+     * port; set by lsdp_unit_serve from the work, carried by continuations like `rest`. */
     uint64_t instrs;
     bool no_issue;           /* issues no instruction (a DMA fill of the buffer) */
 } lsdp_txn;
@@ -139,41 +139,41 @@ typedef struct lsdp_txn {
  * `per_cycle` warp instructions per cycle in all, to any unit, first come first served. A slice of
  * unit work issues its instructions paced at the unit's own rate (instruction i of n no earlier than
  * start + i * cycles / n), each in the first cycle at or after that with a free slot; the slice cannot
- * finish before its last instruction has issued. Slot use is remembered for LSISSUE_WINDOW cycles
+ * finish before its last instruction has issued. Slot use is remembered for LSDP_ISSUE_WINDOW cycles
  * behind the latest cycle booked (older cycles count as free). */
-#define LSISSUE_WINDOW 65536
-typedef struct lsissue_port {
+#define LSDP_ISSUE_WINDOW 65536
+typedef struct lsdp_issue_port {
     uint64_t per_cycle;      /* 1..255 */
     uint64_t base;           /* first cycle still remembered */
-    uint8_t *used;           /* [LSISSUE_WINDOW] slots taken in cycle c, at c % LSISSUE_WINDOW */
+    uint8_t *used;           /* [LSDP_ISSUE_WINDOW] slots taken in cycle c, at c % LSDP_ISSUE_WINDOW */
     uint64_t instrs;         /* warp instructions issued */
     uint64_t bound_cycles;   /* cycles by which slices were lengthened waiting for issue slots */
-} lsissue_port;
-int lsissue_init(lsissue_port *p, int per_cycle);
-void lsissue_free(lsissue_port *p);
+} lsdp_issue_port;
+int lsdp_issue_init(lsdp_issue_port *p, int per_cycle);
+void lsdp_issue_free(lsdp_issue_port *p);
 
 /* Per-unit (per core) timing state and counters. */
-typedef struct lsunit_state {
+typedef struct lsdp_unit_state {
     uint64_t free_at;        /* first cycle the unit can accept new work */
     uint64_t busy, ops, work;
-    struct lsunit_state *shares_issue;   /* another unit of the core that never runs in the same cycle, or NULL */
-    lsissue_port *issue;     /* the core's issue port, or NULL (issue not modelled or this unit issues nothing) */
+    struct lsdp_unit_state *shares_issue;   /* another unit of the core that never runs in the same cycle, or NULL */
+    lsdp_issue_port *issue;     /* the core's issue port, or NULL (issue not modelled or this unit issues nothing) */
     uint64_t per_instr;      /* work per warp instruction of this unit (MACs, exps, element ops, bytes) */
-} lsunit_state;
+} lsdp_unit_state;
 
 static inline uint64_t lsdp_ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 
 /* Issue the instructions a slice of `now` of the `owed` cycles starting at cycle s owes: a share of
  * t->instrs proportional to the cycles (the rest with the last slice). Returns the cycle after its
  * last instruction issued (s if none). */
-uint64_t lsissue_slice(lsissue_port *p, lsdp_txn *t, uint64_t s, uint64_t now, uint64_t owed);
+uint64_t lsdp_issue_slice(lsdp_issue_port *p, lsdp_txn *t, uint64_t s, uint64_t now, uint64_t owed);
 
 /* The timing rule every unit shares: service starts when both the request and the unit are
  * ready; the unit is occupied for `busy` cycles; the result is ready `latency` cycles after the
  * last issue cycle. Zero work costs nothing. */
 /* Serve the next slice (at most t->slice cycles, all if 0) of `owed` cycles; the result is ready
  * t->latency cycles after the last slice. */
-static inline void lsunit_slice(lsunit_state *u, lsdp_txn *t, uint64_t owed)
+static inline void lsdp_unit_slice(lsdp_unit_state *u, lsdp_txn *t, uint64_t owed)
 {
     uint64_t now = t->slice && owed > t->slice ? t->slice : owed;
     uint64_t free_at = u->free_at;
@@ -181,7 +181,7 @@ static inline void lsunit_slice(lsunit_state *u, lsdp_txn *t, uint64_t owed)
     uint64_t s = t->req > free_at ? t->req : free_at;
     uint64_t done = s + now;   /* the slice occupies the unit until its work and its issue are done */
     if (u->issue && t->instrs) {
-        uint64_t issued = lsissue_slice(u->issue, t, s, now, owed);
+        uint64_t issued = lsdp_issue_slice(u->issue, t, s, now, owed);
         if (issued > done) { u->issue->bound_cycles += issued - done; done = issued; }
     }
     t->start = s;
@@ -192,21 +192,21 @@ static inline void lsunit_slice(lsunit_state *u, lsdp_txn *t, uint64_t owed)
     if (u->shares_issue) u->shares_issue->free_at = done;
     u->busy += now;
 }
-static inline void lsunit_serve(lsunit_state *u, lsdp_txn *t, uint64_t busy, uint64_t latency, uint64_t work)
+static inline void lsdp_unit_serve(lsdp_unit_state *u, lsdp_txn *t, uint64_t busy, uint64_t latency, uint64_t work)
 {
     t->rest = 0;
     t->latency = latency;
     if (busy == 0 && work == 0) { t->start = t->end = t->req; t->busy = 0; t->work = 0; return; }
     t->instrs = u->issue && u->per_instr && !t->no_issue ? lsdp_ceil_div(work, u->per_instr) : 0;
-    lsunit_slice(u, t, busy);
+    lsdp_unit_slice(u, t, busy);
     t->work = work;
     u->ops += 1;
     u->work += work;
 }
 /* A continuation: `rest` more cycles of a transaction already counted (no behaviour, no work). */
-static inline void lsunit_continue(lsunit_state *u, lsdp_txn *t)
+static inline void lsdp_unit_continue(lsdp_unit_state *u, lsdp_txn *t)
 {
-    lsunit_slice(u, t, t->rest);
+    lsdp_unit_slice(u, t, t->rest);
     t->work = 0;
 }
 /* Timing parameters of the units (per core unless noted), filled from accelerator.*. */
@@ -241,20 +241,20 @@ typedef struct {
 typedef struct { uint64_t warps, subblocks; } lsdp_padding;
 
 /* A unit: its timing parameters, per-core state and behaviour. exec runs the transaction's data
- * work on its context (hw/lamp steps) and its timing (lsunit_serve), filling start/end. */
-typedef struct lsunit {
+ * work on its context (hw/lamp steps) and its timing (lsdp_unit_serve), filling start/end. */
+typedef struct lsdp_unit {
     int id;                          /* lsucode_unit_id */
     const lsdp_hw *hw;
-    lsunit_state *core;              /* [cores] */
+    lsdp_unit_state *core;              /* [cores] */
     void *impl;                      /* unit-specific state (memory: channels) */
-    void (*exec)(struct lsunit *u, lsdp_txn *t);
-} lsunit;
+    void (*exec)(struct lsdp_unit *u, lsdp_txn *t);
+} lsdp_unit;
 
 /* Run a transaction on its unit: a continuation only owes cycles; otherwise the unit's behaviour
  * and timing. The direct port and the TLM targets both call this. */
-static inline void lsunit_dispatch(lsunit *u, lsdp_txn *t)
+static inline void lsdp_unit_dispatch(lsdp_unit *u, lsdp_txn *t)
 {
-    if (t->cont) lsunit_continue(&u->core[t->core], t);
+    if (t->cont) lsdp_unit_continue(&u->core[t->core], t);
     else u->exec(u, t);
 }
 

@@ -7,7 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-void lslut_exec(lsunit *u, lsdp_txn *t);
+void lslut_exec(lsdp_unit *u, lsdp_txn *t);
 #ifdef __cplusplus
 }
 #endif

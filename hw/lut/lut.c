@@ -1,7 +1,7 @@
 /* hw/lut/lut.c — LP exponentials through lslamp_exps (LUT path) and the LUT's timing. */
 #include "lslut.h"
 
-void lslut_exec(lsunit *u, lsdp_txn *t)
+void lslut_exec(lsdp_unit *u, lsdp_txn *t)
 {
     lsdp_ctx *x = t->ctx;
     const lsdp_shape *sh = x->sh;
@@ -18,5 +18,5 @@ void lslut_exec(lsunit *u, lsdp_txn *t)
     if (t->op == LSUCODE_OP_EXP && x->wlo >= 0 && !lsdp_tile_hp(x) && u->hw->lut_lanes > 0)
         lookups += lsdp_masked_padding(u->hw, x).subblocks * sub;   /* whole tiles: the masked logits too */
     uint64_t busy = lsdp_ceil_div(lookups, (uint64_t)(u->hw->lut_lanes > 0 ? u->hw->lut_lanes : 1));
-    lsunit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->lut_latency, lookups);
+    lsdp_unit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->lut_latency, lookups);
 }

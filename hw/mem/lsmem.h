@@ -36,7 +36,7 @@ typedef uint64_t (*lsmem_port_fn)(void *user, lsmem_access *a);
 
 /* The built-in off-chip memory: DRAM channel and L2 (K/V tiles found by their address). */
 typedef struct {
-    lsunit_state dram, l2;           /* chip-wide channels */
+    lsdp_unit_state dram, l2;           /* chip-wide channels */
     lslru l2_tiles;                  /* which K/V tiles ([batch * heads_kv * nkt]) the L2 holds */
     const lsdp_shape *sh;
     const lsdp_hw *hw;
@@ -66,7 +66,7 @@ uint64_t lsmem_q_bytes(const lsdp_ctx *x);
 uint64_t lsmem_o_bytes(const lsdp_ctx *x);
 /* Prefetch depth: pipeline_stages bounded by what the buffer holds per resident context. */
 int lsmem_prefetch_depth(const lsdp_shape *sh, double buffer_bytes, int contexts, int stages);
-void lsmem_exec(lsunit *u, lsdp_txn *t);   /* u->impl is the lsmem_state; u->core the buffer ports */
+void lsmem_exec(lsdp_unit *u, lsdp_txn *t);   /* u->impl is the lsmem_state; u->core the buffer ports */
 #ifdef __cplusplus
 }
 #endif

@@ -86,12 +86,12 @@ static lsmem_access access_of(const lsmem_map *map, const lsdp_ctx *x, lsmem_reg
     return a;
 }
 
-static uint64_t channel(lsunit_state *ch, uint64_t req, uint64_t bytes, double bpc, uint64_t lat)
+static uint64_t channel(lsdp_unit_state *ch, uint64_t req, uint64_t bytes, double bpc, uint64_t lat)
 {
     lsdp_txn t;
     memset(&t, 0, sizeof t);
     t.req = req;
-    lsunit_serve(ch, &t, (uint64_t)ceil((double)bytes / bpc - 1e-9), lat, bytes);
+    lsdp_unit_serve(ch, &t, (uint64_t)ceil((double)bytes / bpc - 1e-9), lat, bytes);
     return t.end;
 }
 
@@ -162,7 +162,7 @@ uint64_t lsmem_model_access(lsmem_model *m, lsmem_access *a)
     return channel(&m->dram, a->req, a->bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
 }
 
-void lsmem_exec(lsunit *u, lsdp_txn *t)
+void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
 {
     lsmem_state *m = u->impl;
     const lsdp_hw *hw = u->hw;
@@ -171,7 +171,7 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     if (lsdp_operand_read(t->op)) {
         /* operand reads of a matrix instruction: the core's buffer port, shared with the fills */
         uint64_t ob = operand_bytes(hw, t);
-        lsunit_serve(&u->core[t->core], t, lsdp_ceil_div(ob, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, ob);
+        lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(ob, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, ob);
         m->operand_bytes += ob;
         return;
     }
@@ -182,7 +182,7 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     if (r == LSMEM_Q && !lsdp_no_data(sh)) lslamp_prepare_qt(sh->cfg, x->Q, sh->dim, x->nqv, sh->br, x->Qt, sh->br);
     if (r == LSMEM_O) m->store_bytes += a.bytes;
     /* the core's buffer fill port (stores drain through it too) */
-    lsunit_state *port = &u->core[t->core];
+    lsdp_unit_state *port = &u->core[t->core];
     lsdp_txn bt;
     memset(&bt, 0, sizeof bt);
     bt.req = t->req;
@@ -190,7 +190,7 @@ void lsmem_exec(lsunit *u, lsdp_txn *t)
     /* an FP8 kernel transposes each V tile in the buffer: its V half is read and written once more */
     uint64_t port_bytes = a.bytes + (r == LSMEM_KV && hw->v_transpose ? a.bytes : 0);
     if (port_bytes) {
-        lsunit_serve(port, &bt, lsdp_ceil_div(port_bytes, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, port_bytes);
+        lsdp_unit_serve(port, &bt, lsdp_ceil_div(port_bytes, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, port_bytes);
         m->buf_bytes += port_bytes;
     }
     t->start = t->req;

@@ -31,7 +31,7 @@ int lsregfile_y_regs_bits(lsucode_ylayout layout, int b_q, int b_k, int n_k, int
 /* Returns 0, or -1 with a message when one context does not fit. */
 int lsregfile_plan(const lsregfile_params *p, lsucode_ylayout layout, int b_q, int n_q, int b_k, int n_k, int d,
                    lsregfile_alloc *a, char *err, size_t errlen);
-void lsregfile_exec(lsunit *u, lsdp_txn *t);   /* ALLOC/FREE bookkeeping (no time) */
+void lsregfile_exec(lsdp_unit *u, lsdp_txn *t);   /* ALLOC/FREE bookkeeping (no time) */
 #ifdef __cplusplus
 }
 #endif

@@ -60,7 +60,7 @@ int lsregfile_plan(const lsregfile_params *p, lsucode_ylayout layout, int b_q, i
     return 0;
 }
 
-void lsregfile_exec(lsunit *u, lsdp_txn *t)
+void lsregfile_exec(lsdp_unit *u, lsdp_txn *t)
 {
     /* allocation happens at context start and is released at its end: no time, one operation */
     t->start = t->end = t->req;

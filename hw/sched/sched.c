@@ -1,7 +1,7 @@
 /* hw/sched/sched.c — behaviour (hw/lamp threats, sort, policy pre/post selection) and timing. */
 #include "lssched.h"
 
-void lssched_exec(lsunit *u, lsdp_txn *t)
+void lssched_exec(lsdp_unit *u, lsdp_txn *t)
 {
     lsdp_ctx *x = t->ctx;
     const lsdp_shape *sh = x->sh;
@@ -47,5 +47,5 @@ void lssched_exec(lsunit *u, lsdp_txn *t)
             break;
         }
     }
-    lsunit_serve(&u->core[t->core], t, busy, 1, work);
+    lsdp_unit_serve(&u->core[t->core], t, busy, 1, work);
 }

@@ -1,7 +1,7 @@
 /* hw/sfu/sfu.c — HP exponentials through lslamp_exps (16-bit path) and the SFU's timing. */
 #include "lssfu.h"
 
-void lssfu_exec(lsunit *u, lsdp_txn *t)
+void lssfu_exec(lsdp_unit *u, lsdp_txn *t)
 {
     lsdp_ctx *x = t->ctx;
     const lsdp_shape *sh = x->sh;
@@ -41,5 +41,5 @@ void lssfu_exec(lsunit *u, lsdp_txn *t)
         exps += lsdp_masked_padding(u->hw, x).subblocks * sub;
     if (t->op == LSUCODE_OP_NORM) exps += lsdp_masked_padding(u->hw, x).warps * (uint64_t)sh->b_q;
     uint64_t busy = lsdp_ceil_div(exps, (uint64_t)u->hw->sfu_lanes);
-    lsunit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->sfu_latency, exps);
+    lsdp_unit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->sfu_latency, exps);
 }

@@ -7,7 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-void lstensor_exec(lsunit *u, lsdp_txn *t);
+void lstensor_exec(lsdp_unit *u, lsdp_txn *t);
 /* Cycles to issue `macs8` 8-bit and `macs16` 16-bit MACs (chunks promoted every promote_interval
  * products along d cost one extra cycle per chunk in 8-bit mode). */
 uint64_t lstensor_cycles(const lsdp_hw *hw, uint64_t macs8, uint64_t macs16, int d);

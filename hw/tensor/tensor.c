@@ -75,13 +75,13 @@ static void commit_geometry(lsdp_ctx *x, int wi)
     st->logits_hp2 += (uint64_t)lsdp_unmasked_geometry(x, wi, w->post);
 }
 
-void lstensor_exec(lsunit *u, lsdp_txn *t)
+void lstensor_exec(lsdp_unit *u, lsdp_txn *t)
 {
     lsdp_ctx *x = t->ctx;
     const lsdp_shape *sh = x->sh;
     const lslamp_cfg *c = sh->cfg;
     const lsdp_hw *hw = u->hw;
-    lsunit_state *us = &u->core[t->core];
+    lsdp_unit_state *us = &u->core[t->core];
     uint64_t sub_macs = (uint64_t)sh->b_k * sh->b_q * sh->dim;
     uint64_t m8 = 0, m16 = 0, extra = 0;
     lslamp_events *ev = &x->stats->ev;
@@ -179,6 +179,6 @@ void lstensor_exec(lsunit *u, lsdp_txn *t)
         break;
     }
     uint64_t busy = (m8 || m16) ? lstensor_cycles(hw, m8, m16, sh->dim) + extra : 0;
-    lsunit_serve(us, t, busy, (uint64_t)hw->tensor_latency, m8 + m16);
+    lsdp_unit_serve(us, t, busy, (uint64_t)hw->tensor_latency, m8 + m16);
     t->work_hp = m16;
 }

@@ -6,7 +6,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-void lsvector_exec(lsunit *u, lsdp_txn *t);
+void lsvector_exec(lsdp_unit *u, lsdp_txn *t);
 #ifdef __cplusplus
 }
 #endif

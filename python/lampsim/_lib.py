@@ -1,4 +1,4 @@
-"""ctypes binding of liblampsim.so (sim/api/lampsim_api.h)."""
+"""ctypes binding of liblampsim.so (sim/api/api.h)."""
 import atexit
 import ctypes
 import ctypes.util
@@ -22,18 +22,18 @@ def _find_library():
 
 _lib = ctypes.CDLL(_find_library())
 _c_float_p = ctypes.POINTER(ctypes.c_float)
-_lib.lsapi_open.restype = ctypes.c_void_p
-_lib.lsapi_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int, ctypes.c_char_p,
+_lib.ls_api_open.restype = ctypes.c_void_p
+_lib.ls_api_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int, ctypes.c_char_p,
                             ctypes.c_size_t]
-_lib.lsapi_close.argtypes = [ctypes.c_void_p]
-_lib.lsapi_config_yaml.restype = ctypes.c_void_p
-_lib.lsapi_config_yaml.argtypes = [ctypes.c_void_p]
-_lib.lsapi_is_key.argtypes = [ctypes.c_char_p]
-_lib.lsapi_attention.argtypes = [ctypes.c_void_p] + [ctypes.c_int] * 7 + [_c_float_p] * 4 + [
+_lib.ls_api_close.argtypes = [ctypes.c_void_p]
+_lib.ls_api_config_yaml.restype = ctypes.c_void_p
+_lib.ls_api_config_yaml.argtypes = [ctypes.c_void_p]
+_lib.ls_api_is_key.argtypes = [ctypes.c_char_p]
+_lib.ls_api_attention.argtypes = [ctypes.c_void_p] + [ctypes.c_int] * 7 + [_c_float_p] * 4 + [
     ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
     ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]
-_lib.lsapi_free.argtypes = [ctypes.c_void_p]
-_lib.lsapi_version.restype = ctypes.c_char_p
+_lib.ls_api_free.argtypes = [ctypes.c_void_p]
+_lib.ls_api_version.restype = ctypes.c_char_p
 
 REFERENCE, RECORDS = 1, 2
 _ERRLEN = 2048
@@ -44,38 +44,38 @@ class LampsimError(ValueError):
 
 
 def version():
-    return _lib.lsapi_version().decode()
+    return _lib.ls_api_version().decode()
 
 
 def is_key(key):
-    return bool(_lib.lsapi_is_key(key.encode()))
+    return bool(_lib.ls_api_is_key(key.encode()))
 
 
 def _take_string(ptr):
     if not ptr:
         return None
     s = ctypes.string_at(ptr).decode()
-    _lib.lsapi_free(ptr)
+    _lib.ls_api_free(ptr)
     return s
 
 
 class Context:
-    """A loaded, validated configuration (one lsapi_ctx)."""
+    """A loaded, validated configuration (one ls_api_ctx)."""
 
     def __init__(self, config, overrides):
         arr = (ctypes.c_char_p * max(1, len(overrides)))(*[o.encode() for o in overrides])
         err = ctypes.create_string_buffer(_ERRLEN)
-        self._h = _lib.lsapi_open(config.encode() if config else None, arr, len(overrides), err, _ERRLEN)
+        self._h = _lib.ls_api_open(config.encode() if config else None, arr, len(overrides), err, _ERRLEN)
         if not self._h:
             raise LampsimError(err.value.decode())
 
     def close(self):
         if self._h:
-            _lib.lsapi_close(self._h)
+            _lib.ls_api_close(self._h)
             self._h = None
 
     def config_yaml(self):
-        return _take_string(_lib.lsapi_config_yaml(self._h))
+        return _take_string(_lib.ls_api_config_yaml(self._h))
 
     def run(self, q, k, v, causal, reference, records):
         """q, k, v: C-contiguous float32 numpy arrays [B, H, S, D]. Returns (o, stats JSON, records, geometry)."""
@@ -86,18 +86,18 @@ class Context:
         nrec, geom = ctypes.c_size_t(), (ctypes.c_int * 3)()
         err = ctypes.create_string_buffer(_ERRLEN)
         flags = (REFERENCE if reference else 0) | (RECORDS if records else 0)
-        rc = _lib.lsapi_attention(self._h, b, hq, hk, sq, sk, d, int(bool(causal)),
+        rc = _lib.ls_api_attention(self._h, b, hq, hk, sq, sk, d, int(bool(causal)),
                                   q.ctypes.data_as(_c_float_p), k.ctypes.data_as(_c_float_p),
                                   v.ctypes.data_as(_c_float_p), o.ctypes.data_as(_c_float_p), flags,
                                   ctypes.byref(stats), ctypes.byref(recs), ctypes.byref(nrec), geom, err, _ERRLEN)
         if rc != 0:
-            _lib.lsapi_free(recs)
+            _lib.ls_api_free(recs)
             _take_string(stats.value)
             raise (LampsimError if rc == 2 else RuntimeError)(err.value.decode())
         rec_bytes = None
         if records:
             rec_bytes = ctypes.string_at(recs, nrec.value * 16)
-            _lib.lsapi_free(recs)
+            _lib.ls_api_free(recs)
         return o, _take_string(stats.value), rec_bytes, tuple(geom)
 
 

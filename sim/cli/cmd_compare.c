@@ -12,12 +12,12 @@
 
 #include "atomic_dir.h"
 #include "atomic_file.h"
-#include "commands.h"
+#include "cli.h"
 #include "run_progress.h"
 #include "sweep.h"
 
 typedef struct {
-    char dir[LS_CFG_PATH_MAX]; /* the run directory */
+    char dir[LS_CONFIG_PATH_MAX]; /* the run directory */
     char *label;               /* the config keys that differ between the rows (malloc'ed) */
     char **h, **r;             /* report.csv header and values */
     int n;
@@ -42,17 +42,17 @@ static double num(const crow *c, const char *name)
 static int load_row(crow *c, const char *dir)
 {
     memset(c, 0, sizeof *c);
-    char *p = ls_path_join(dir, "report.csv");
+    char *p = ls_io_path_join(dir, "report.csv");
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     free(p);
     if (!t) return -1;
     size_t pos = 0;
-    int nh = ls_csv_record(t, &pos, &c->h);
-    int nr = nh > 0 ? ls_csv_record(t, &pos, &c->r) : -1;
+    int nh = ls_sweep_csv_record(t, &pos, &c->h);
+    int nr = nh > 0 ? ls_sweep_csv_record(t, &pos, &c->r) : -1;
     free(t);
     if (nh <= 0 || nr != nh) {
-        ls_csv_free(c->h, nh > 0 ? nh : 0);
-        ls_csv_free(c->r, nr > 0 ? nr : 0);
+        ls_sweep_csv_free(c->h, nh > 0 ? nh : 0);
+        ls_sweep_csv_free(c->r, nr > 0 ? nr : 0);
         return -1;
     }
     c->n = nh;
@@ -104,7 +104,7 @@ static int label_rows(crow *rows, int n, char *const *axes, int naxes)
         FILE *m = open_memstream(&b, &len);
         if (!m) { free(keys); return -1; }
         for (int j = 0; j < nk && j < LABEL_KEYS; j++) {
-            char full[LS_CFG_PATH_MAX + 8];
+            char full[LS_CONFIG_PATH_MAX + 8];
             snprintf(full, sizeof full, "config.%s", keys[j]);
             const char *v = col(&rows[i], full);
             fprintf(m, "%s%s=%s", j ? "," : "", ls_sweep_short_key(keys[j], keys, nk), v ? v : "-");
@@ -117,7 +117,7 @@ static int label_rows(crow *rows, int n, char *const *axes, int naxes)
         int dup = !rows[i].label || !rows[i].label[0];
         for (int j = 0; j < n && !dup; j++) dup = j != i && !strcmp(rows[i].label, rows[j].label);
         if (!dup) continue;
-        char *nl = ls_path_fmt("%s%s%s", rows[i].label ? rows[i].label : "", rows[i].label && rows[i].label[0] ? " " : "",
+        char *nl = ls_io_path_fmt("%s%s%s", rows[i].label ? rows[i].label : "", rows[i].label && rows[i].label[0] ? " " : "",
                                rows[i].dir);
         if (!nl) { free(keys); return -1; }
         free(rows[i].label);
@@ -230,8 +230,8 @@ int ls_cli_compare(int argc, char **argv)
             for (int a = 0; a < naxes; a++) free(axes[a]);
             free(axes);
             for (int k = 0; k < n; k++) {
-                ls_csv_free(rows[k].h, rows[k].n);
-                ls_csv_free(rows[k].r, rows[k].n);
+                ls_sweep_csv_free(rows[k].h, rows[k].n);
+                ls_sweep_csv_free(rows[k].r, rows[k].n);
             }
             free(rows);
             return 0;
@@ -306,8 +306,8 @@ int ls_cli_compare(int argc, char **argv)
     }
     for (int i = 0; i < n; i++) {
         free(rows[i].label);
-        ls_csv_free(rows[i].h, rows[i].n);
-        ls_csv_free(rows[i].r, rows[i].n);
+        ls_sweep_csv_free(rows[i].h, rows[i].n);
+        ls_sweep_csv_free(rows[i].r, rows[i].n);
     }
     for (int a = 0; a < naxes; a++) free(axes[a]);
     free(axes);

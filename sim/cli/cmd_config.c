@@ -1,7 +1,7 @@
 /* lampsim validate FILE... [--set key=value]... [--build]
  * lampsim config --dump [FILE] [--set key=value]... [-o OUT]
  * lampsim config --explain KEY | --list | --docs [OUT] */
-#include "commands.h"
+#include "cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "run.h"
 #include "workload.h"
 
-static void print_warnings(const char *name, const ls_diag *d)
+static void print_warnings(const char *name, const ls_config_diag *d)
 {
     for (int i = 0; i < d->n_warnings; ++i) fprintf(stderr, "%s: warning: %s\n", name, d->warnings[i]);
 }
@@ -88,7 +88,7 @@ int ls_cli_validate(int argc, char **argv)
     }
     for (int f = 0; f < nfiles; ++f) {
         ls_config *cfg = malloc(sizeof *cfg);
-        ls_diag *d = malloc(sizeof *d);
+        ls_config_diag *d = malloc(sizeof *d);
         if (!cfg || !d) {
             free(cfg);
             free(d);
@@ -215,7 +215,7 @@ int ls_cli_config(int argc, char **argv)
         const char *dst = outpath ? outpath : file;
         if (dst) {
             char err[512];
-            if (ls_atomic_write_file(dst, md, strlen(md), err, sizeof err)) {
+            if (ls_atomic_file_write(dst, md, strlen(md), err, sizeof err)) {
                 fprintf(stderr, "lampsim config: %s\n", err);
                 rc = 1;
             }
@@ -227,7 +227,7 @@ int ls_cli_config(int argc, char **argv)
     }
     case DUMP: {
         ls_config *cfg = malloc(sizeof *cfg);
-        ls_diag *d = malloc(sizeof *d);
+        ls_config_diag *d = malloc(sizeof *d);
         if (!cfg || !d) {
             free(cfg);
             free(d);

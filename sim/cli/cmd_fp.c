@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cli.h"
 #include "lsfp.h"
 #include "npy.h"
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "commands.h"
+#include "cli.h"
 #include "model.h"
 
 static void model_usage(FILE *out)
@@ -38,10 +38,10 @@ static int write_outputs(const char *dir, int force, const ls_model *m, const ls
     int rc = 1;
     if (json && csv) {
         snprintf(path, sizeof path, "%s/layers.csv", dir);
-        if (!ls_atomic_write_file(path, csv, strlen(csv), err, sizeof err)) {
+        if (!ls_atomic_file_write(path, csv, strlen(csv), err, sizeof err)) {
             /* report.json last: its presence marks a complete result */
             snprintf(path, sizeof path, "%s/report.json", dir);
-            if (!ls_atomic_write_file(path, json, strlen(json), err, sizeof err)) rc = 0;
+            if (!ls_atomic_file_write(path, json, strlen(json), err, sizeof err)) rc = 0;
         }
     } else snprintf(err, sizeof err, "out of memory");
     if (rc) fprintf(stderr, "lampsim model: %s\n", err);

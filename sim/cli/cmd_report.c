@@ -12,7 +12,7 @@
 
 #include "atomic_dir.h"
 #include "atomic_file.h"
-#include "commands.h"
+#include "cli.h"
 #include "run_progress.h"
 #include "sweep.h"
 
@@ -22,7 +22,7 @@
 
 int ls_cli_is_file(const char *dir, const char *name)
 {
-    char *p = ls_path_join(dir, name);
+    char *p = ls_io_path_join(dir, name);
     struct stat st;
     int r = p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
     free(p);
@@ -71,8 +71,8 @@ static int run_python(char *const *args)
 static int report_dir(const char *dir, int sweep, const char *py, char *script)
 {
     char err[2048] = "";
-    char *figs = ls_path_join(dir, "figures"), *html = ls_path_join(dir, "report.html"),
-         *csv = ls_path_join(dir, sweep ? "results.csv" : "report.csv");
+    char *figs = ls_io_path_join(dir, "figures"), *html = ls_io_path_join(dir, "report.html"),
+         *csv = ls_io_path_join(dir, sweep ? "results.csv" : "report.csv");
     int rc = 0;
     if (!figs || !html || !csv) {
         rc = 1;
@@ -89,7 +89,7 @@ static int report_dir(const char *dir, int sweep, const char *py, char *script)
         ls_sweep_merge_stats st;
         rc = ls_sweep_merge(dir, m, stderr, &st, err, sizeof err);
         fclose(m);
-        if (!rc && ls_atomic_write_file(csv, text, len, err, sizeof err)) rc = 1;
+        if (!rc && ls_atomic_file_write(csv, text, len, err, sizeof err)) rc = 1;
         free(text);
         if (rc) {
             fprintf(stderr, "lampsim report: %s\n", err);

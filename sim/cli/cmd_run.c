@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cli.h"
 #include "config.h"
 #include "run.h"
 
@@ -31,10 +31,10 @@ int ls_cli_run(int argc, char **argv)
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char *config_path = NULL;
     ls_run_opts opts = {0};
-    opts.progress = LS_PROGRESS_AUTO;
+    opts.progress = LS_RUN_PROGRESS_AUTO;
     int nsets = 0, rc = 0;
     ls_config *cfg = NULL;
-    ls_diag *diag = NULL;
+    ls_config_diag *diag = NULL;
     if (!sets) return 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -52,8 +52,8 @@ int ls_cli_run(int argc, char **argv)
         else if (!strcmp(a, "--save-o")) opts.save_o = true;
         else if (!strcmp(a, "--save-records")) opts.save_records = true;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) opts.quiet = true;
-        else if (!strcmp(a, "--progress")) opts.progress = LS_PROGRESS_LIVE;
-        else if (!strcmp(a, "--no-progress")) opts.progress = LS_PROGRESS_LINES;
+        else if (!strcmp(a, "--progress")) opts.progress = LS_RUN_PROGRESS_LIVE;
+        else if (!strcmp(a, "--no-progress")) opts.progress = LS_RUN_PROGRESS_LINES;
         else if (!strcmp(a, "--progress-every")) {
             if (i + 1 >= argc || ls_run_progress_parse_period(argv[i + 1], &opts.progress_period)) {
                 fprintf(stderr, "lampsim run: --progress-every: expected seconds in (0, 86400], got '%s'\n",
@@ -84,7 +84,7 @@ int ls_cli_run(int argc, char **argv)
         rc = 2;
         goto out;
     }
-    for (int w = 0; w < diag->n_warnings && w < LS_DIAG_MAX_WARN; w++) fprintf(stderr, "warning: %s\n", diag->warnings[w]);
+    for (int w = 0; w < diag->n_warnings && w < LS_CONFIG_DIAG_MAX_WARN; w++) fprintf(stderr, "warning: %s\n", diag->warnings[w]);
     char err[2048] = "";
     rc = ls_run(cfg, &opts, err, sizeof err);
     if (rc) fprintf(stderr, "lampsim run: %s\n", err);

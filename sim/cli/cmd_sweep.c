@@ -11,7 +11,7 @@
 
 #include "atomic_dir.h"
 #include "atomic_file.h"
-#include "commands.h"
+#include "cli.h"
 #include "run_progress.h"
 #include "sweep.h"
 
@@ -167,7 +167,7 @@ static int sweep_run(int argc, char **argv)
     ls_sweep sw;
     char err[2048] = "";
     if (load_sweep(&sw, file, "run", o.quiet ? 0 : 1)) goto out;
-    char def[LS_CFG_PATH_MAX];
+    char def[LS_CONFIG_PATH_MAX];
     if (!o.out_dir) {
         snprintf(def, sizeof def, "out/%s", sw.name);
         o.out_dir = def;
@@ -206,7 +206,7 @@ static int sweep_merge(int argc, char **argv)
         return rc;
     }
     if (outp) {
-        if (ls_atomic_write_file(outp, text, len, err, sizeof err)) {
+        if (ls_atomic_file_write(outp, text, len, err, sizeof err)) {
             fprintf(stderr, "lampsim sweep merge: %s\n", err);
             rc = 1;
         }

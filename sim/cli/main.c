@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cli.h"
 #include "lampsim_version.h"
 
 typedef struct {

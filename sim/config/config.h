@@ -15,37 +15,37 @@
 
 #include "lslamp.h"   /* the algorithm's numeric choices: one enum family (lslamp_arith, ...) */
 
-#define LS_CFG_NAME_MAX 128
-#define LS_CFG_TEXT_MAX 512
-#define LS_CFG_PATH_MAX 1024
+#define LS_CONFIG_NAME_MAX 128
+#define LS_CONFIG_TEXT_MAX 512
+#define LS_CONFIG_PATH_MAX 1024
 
 /* ---- enumerations (the YAML spelling is in the comment; order = schema order) ---- */
-typedef enum { LS_MODE_LAMP, LS_MODE_FA2_FP32, LS_MODE_FA2_16BIT, LS_MODE_PURE_8BIT, LS_MODE_LAMP_CODE,
-               LS_MODE_RANDOM } ls_cfg_mode; /* lamp fa2_fp32 fa2_16bit pure_8bit lamp_code random */
-typedef enum { LS_ACC_AUTO, LS_ACC_PAPER, LS_ACC_EXACT } ls_cfg_acc_model;  /* auto paper exact */
-typedef enum { LS_ROUND_RNE, LS_ROUND_RTZ, LS_ROUND_STOCHASTIC } ls_cfg_rounding;
-typedef enum { LS_OVF_SATURATE, LS_OVF_NAN } ls_cfg_overflow;
-typedef enum { LS_ORDER_ASCENDING, LS_ORDER_DESCENDING } ls_cfg_acc_order;
-typedef enum { LS_STATE_FP32, LS_STATE_FP64 } ls_cfg_state_precision;
-typedef enum { LS_LAYOUT_COMPACT, LS_LAYOUT_FULL } ls_cfg_layout;
-typedef enum { LS_DTYPE_FP32, LS_DTYPE_BF16, LS_DTYPE_FP16 } ls_cfg_dtype;
-typedef enum { LS_GEN_GAUSSIAN, LS_GEN_QKNORM, LS_GEN_TRACE } ls_cfg_generator;
-typedef enum { LS_OPFMT_INPUT, LS_OPFMT_E4M3 } ls_cfg_operand_format;
+typedef enum { LS_ENGINE_MODE_LAMP, LS_ENGINE_MODE_FA2_FP32, LS_ENGINE_MODE_FA2_16BIT, LS_ENGINE_MODE_PURE_8BIT, LS_ENGINE_MODE_LAMP_CODE,
+               LS_ENGINE_MODE_RANDOM } ls_engine_mode; /* lamp fa2_fp32 fa2_16bit pure_8bit lamp_code random */
+typedef enum { LS_ENGINE_ACC_AUTO, LS_ENGINE_ACC_PAPER, LS_ENGINE_ACC_EXACT } ls_engine_acc_model;  /* auto paper exact */
+typedef enum { LSFP_RND_RNE, LSFP_RND_RTZ, LSFP_RND_STOCHASTIC } lsfp_rounding;
+typedef enum { LSFP_OVF_SATURATE, LSFP_OVF_NONSAT } lsfp_overflow;
+typedef enum { LSFP_ORDER_ASCENDING, LSFP_ORDER_DESCENDING } lsfp_acc_order;
+typedef enum { LS_ENGINE_STATE_FP32, LS_ENGINE_STATE_FP64 } ls_engine_state_precision;
+typedef enum { LS_CONFIG_LAYOUT_COMPACT, LS_CONFIG_LAYOUT_FULL } ls_config_layout;
+typedef enum { LS_CONFIG_DTYPE_FP32, LS_CONFIG_DTYPE_BF16, LS_CONFIG_DTYPE_FP16 } ls_config_dtype;
+typedef enum { LS_CONFIG_GEN_GAUSSIAN, LS_CONFIG_GEN_QKNORM, LS_CONFIG_GEN_TRACE } ls_config_generator;
+typedef enum { LS_ENGINE_OPFMT_INPUT, LS_ENGINE_OPFMT_E4M3 } ls_engine_operand_format;
 
-typedef struct ls_cfg_unit {
+typedef struct ls_config_unit {
     int lanes;    /* operations issued per cycle per core */
     int latency;  /* cycles from issue to result */
-} ls_cfg_unit;
+} ls_config_unit;
 
 /* picojoules per action (Accelergy style: the timed model counts actions, see timed_energy.h) */
-typedef struct ls_cfg_energy {
+typedef struct ls_config_energy {
     double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
     double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
     double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b;
-} ls_cfg_energy;
+} ls_config_energy;
 
-typedef struct ls_cfg_accelerator {
-    char name[LS_CFG_NAME_MAX];
+typedef struct ls_config_accelerator {
+    char name[LS_CONFIG_NAME_MAX];
     int cores;
     double clock_ghz;
     int warp_size, max_warps, max_ctas;
@@ -58,101 +58,101 @@ typedef struct ls_cfg_accelerator {
              operand_bytes_per_instr; } issue;   /* the cores' instruction issue (0 per cycle: not modelled) */
     struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, macs_per_cycle_fp8_wide, latency, promote_interval; } tensor;
     struct { int lanes, latency, entries; } lut;
-    ls_cfg_unit sfu, vector;
+    ls_config_unit sfu, vector;
     struct { int sort_latency, subset_latency; } scheduler;
     struct { int registers, subpartitions, max_regs_per_thread, alloc_granularity;
-             ls_cfg_layout layout; int max_contexts; } regfile;
+             ls_config_layout layout; int max_contexts; } regfile;
     struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
              int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
              int operand_read_rows; bool q_operand_reads; int kv_shared_contexts; bool v_transpose; } memory;
-    ls_cfg_energy energy;
-} ls_cfg_accelerator;
+    ls_config_energy energy;
+} ls_config_accelerator;
 
-typedef struct ls_cfg_algorithm {
-    ls_cfg_mode mode;
-    ls_cfg_operand_format operand_format;   /* bytes of Q/K/V in memory and operands (timing) */
+typedef struct ls_engine_params {
+    ls_engine_mode mode;
+    ls_engine_operand_format operand_format;   /* bytes of Q/K/V in memory and operands (timing) */
     lslamp_arith arithmetic;
-    ls_cfg_acc_model acc_model;
+    ls_engine_acc_model acc_model;
     int b_q, n_q, b_k, n_k;
     double tau, delta;
     bool stage1, stage2;
-    ls_cfg_rounding rounding;
-    ls_cfg_overflow overflow;
+    lsfp_rounding rounding;
+    lsfp_overflow overflow;
     lslamp_mu_shift mu_lp_shift;
     lslamp_hp_shift hp_shift;
     lslamp_scale_point scale_point;
-    ls_cfg_acc_order acc_order;
+    lsfp_acc_order acc_order;
     int chunk_k;
     lslamp_tiebreak knapsack_tiebreak;
     lslamp_disruptive disruptive_numerics;
     lslamp_above_one above_one;
-    ls_cfg_state_precision state_precision;
+    ls_engine_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;
     /* number formats by name ("auto" = derived; hw/lamp lslamp_formats_resolve, docs/numerics.md) */
     char lp_format[24], hp_format[24], lp_shift_format[24], lp_exp_format[24], hp_shift_format[24], hp_exp_format[24];
     bool compute_reference;
     int threads;
-} ls_cfg_algorithm;
+} ls_engine_params;
 
-typedef struct ls_cfg_workload {
-    char file[LS_CFG_PATH_MAX];        /* consumed while loading; empty in a loaded config */
-    char name[LS_CFG_NAME_MAX];
-    char description[LS_CFG_TEXT_MAX];
+typedef struct ls_config_workload {
+    char file[LS_CONFIG_PATH_MAX];        /* consumed while loading; empty in a loaded config */
+    char name[LS_CONFIG_NAME_MAX];
+    char description[LS_CONFIG_TEXT_MAX];
     int batch, heads_q, heads_kv, seq_q, seq_k, dim;
     bool causal;
-    ls_cfg_dtype dtype;
-    ls_cfg_generator generator;
+    ls_config_dtype dtype;
+    ls_config_generator generator;
     int64_t seed;                       /* -1: use the top-level seed */
     double std, v_std, sharpness, head_variety, locality;
     struct { double gain, gain_spread; bool enforce_bound; } qknorm;
     struct { bool enabled; double base; } rope;
     struct { int count; double strength; } sinks;
     int64_t max_elements;               /* per operand tensor */
-    struct { char q[LS_CFG_PATH_MAX], k[LS_CFG_PATH_MAX], v[LS_CFG_PATH_MAX], safetensors[LS_CFG_PATH_MAX];
-             char q_name[LS_CFG_NAME_MAX], k_name[LS_CFG_NAME_MAX], v_name[LS_CFG_NAME_MAX]; } trace;
-} ls_cfg_workload;
+    struct { char q[LS_CONFIG_PATH_MAX], k[LS_CONFIG_PATH_MAX], v[LS_CONFIG_PATH_MAX], safetensors[LS_CONFIG_PATH_MAX];
+             char q_name[LS_CONFIG_NAME_MAX], k_name[LS_CONFIG_NAME_MAX], v_name[LS_CONFIG_NAME_MAX]; } trace;
+} ls_config_workload;
 
-typedef struct ls_cfg_timed {
+typedef struct ls_config_timed {
     bool enabled;                       /* run the timed SystemC model (else the golden engine only) */
-    char program[LS_CFG_PATH_MAX];      /* user microprogram (.lasm), "" = the shipped one for the mode */
+    char program[LS_CONFIG_PATH_MAX];      /* user microprogram (.lasm), "" = the shipped one for the mode */
     bool trace;                         /* write DIR/trace.json (Perfetto / Chrome timeline) */
     int trace_first_tile, trace_tiles;
     int64_t trace_max_events;
     bool reuse_numerics;                /* timing-only replay from an in-process cache */
     bool timing_only;                   /* fa2_16bit / pure_8bit: no arithmetic, selection from geometry */
-} ls_cfg_timed;
+} ls_config_timed;
 
 typedef struct ls_config {
-    char version[LS_CFG_NAME_MAX];      /* lampsim version that resolved this config */
-    char description[LS_CFG_TEXT_MAX];
+    char version[LS_CONFIG_NAME_MAX];      /* lampsim version that resolved this config */
+    char description[LS_CONFIG_TEXT_MAX];
     int64_t seed;
-    ls_cfg_accelerator accelerator;
-    ls_cfg_algorithm algorithm;
-    ls_cfg_workload workload;
-    ls_cfg_timed timed;
+    ls_config_accelerator accelerator;
+    ls_engine_params algorithm;
+    ls_config_workload workload;
+    ls_config_timed timed;
     /* provenance, not part of the configuration proper (not compared, not dumped) */
-    char source[LS_CFG_PATH_MAX];          /* the top-level file, or "<embedded default>" */
-    char workload_source[LS_CFG_PATH_MAX]; /* the last workload file applied, if any */
+    char source[LS_CONFIG_PATH_MAX];          /* the top-level file, or "<embedded default>" */
+    char workload_source[LS_CONFIG_PATH_MAX]; /* the last workload file applied, if any */
 } ls_config;
 
 /* ---- diagnostics ---- */
-#define LS_DIAG_MAX_WARN 8
-typedef struct ls_diag {
+#define LS_CONFIG_DIAG_MAX_WARN 8
+typedef struct ls_config_diag {
     char message[1536];    /* "file:line:col: key.path: what was wrong" (empty when no error) */
-    char file[LS_CFG_PATH_MAX];
+    char file[LS_CONFIG_PATH_MAX];
     int line, column;      /* 1-based; 0 when unknown (e.g. --set) */
     char key[256];
     int n_warnings;
-    char warnings[LS_DIAG_MAX_WARN][384];
-} ls_diag;
+    char warnings[LS_CONFIG_DIAG_MAX_WARN][384];
+} ls_config_diag;
 
 /* ---- schema ---- */
-typedef enum { LS_T_INT, LS_T_INT64, LS_T_DOUBLE, LS_T_BOOL, LS_T_STRING, LS_T_PATH, LS_T_ENUM } ls_type;
+typedef enum { LS_CONFIG_T_INT, LS_CONFIG_T_INT64, LS_CONFIG_T_DOUBLE, LS_CONFIG_T_BOOL, LS_CONFIG_T_STRING, LS_CONFIG_T_PATH, LS_CONFIG_T_ENUM } ls_config_type;
 
-typedef struct ls_schema_entry {
+typedef struct ls_config_schema_entry {
     const char *path;          /* "algorithm.tau" */
-    ls_type type;
+    ls_config_type type;
     size_t offset;             /* into ls_config */
     size_t size;               /* for strings: capacity */
     const char *def;           /* default, as YAML scalar text */
@@ -160,22 +160,22 @@ typedef struct ls_schema_entry {
     const char *const *names;  /* enum spellings, NULL-terminated */
     const char *help;
     unsigned flags;
-} ls_schema_entry;
+} ls_config_schema_entry;
 
-#define LS_SF_NODUMP 1u   /* not written to the resolved YAML (workload.file) */
-#define LS_SF_NOREPORT 2u /* host-dependent, not in the report's config section (algorithm.threads) */
+#define LS_CONFIG_SF_NODUMP 1u   /* not written to the resolved YAML (workload.file) */
+#define LS_CONFIG_SF_NOREPORT 2u /* host-dependent, not in the report's config section (algorithm.threads) */
 
-const ls_schema_entry *ls_schema(size_t *count);
-const ls_schema_entry *ls_schema_find(const char *path);
+const ls_config_schema_entry *ls_config_schema(size_t *count);
+const ls_config_schema_entry *ls_config_schema_find(const char *path);
 
 /* ---- API ---- */
 /* path NULL: the embedded default (configs/default.yaml compiled in). Overrides are
  * "key.path=value" strings. Returns 0, or -1 with diag filled and cfg left at defaults. */
-int ls_config_load(ls_config *cfg, const char *path, const char *const *overrides, int n_overrides, ls_diag *diag);
+int ls_config_load(ls_config *cfg, const char *path, const char *const *overrides, int n_overrides, ls_config_diag *diag);
 /* Same from a YAML text; name is used in messages and relative paths resolve against base_dir
  * (NULL: the current directory). */
 int ls_config_load_string(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
-                          const char *const *overrides, int n_overrides, ls_diag *diag);
+                          const char *const *overrides, int n_overrides, ls_config_diag *diag);
 /* Only the schema defaults (no YAML). */
 void ls_config_defaults(ls_config *cfg);
 /* Writes the resolved configuration as YAML; reloading it yields an identical config. */

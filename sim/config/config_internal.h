@@ -8,9 +8,9 @@
 /* Closest schema key or section to path; 1 when a suggestion was written. */
 int ls_config_suggest(const char *path, char *out, size_t outlen);
 /* "an integer in [1, 1024]", "one of a, b, c"... */
-void ls_config_expected(const ls_schema_entry *e, char *buf, size_t len);
-/* Lexical normalisation of a path in place (buffer of at least 2 * LS_CFG_PATH_MAX + 2). */
-void ls_path_normalize(char *p);
+void ls_config_expected(const ls_config_schema_entry *e, char *buf, size_t len);
+/* Lexical normalisation of a path in place (buffer of at least 2 * LS_CONFIG_PATH_MAX + 2). */
+void ls_config_path_normalize(char *p);
 /* 1 when s is valid UTF-8. */
-int ls_utf8_valid(const char *s);
+int ls_config_utf8_valid(const char *s);
 #endif

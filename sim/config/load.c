@@ -14,7 +14,7 @@
 #include "config.h"
 #include "config_internal.h"
 #include "lslamp.h"
-#include "io_common.h"
+#include "io.h"
 #include "lampsim_version.h"
 #include "yamltree.h"
 
@@ -28,16 +28,16 @@ typedef struct {
 
 typedef struct {
     ls_config *cfg;
-    ls_diag *diag;
+    ls_config_diag *diag;
     loc *locs;                       /* per schema entry */
     size_t nschema;
-    const ls_schema_entry *schema;
+    const ls_config_schema_entry *schema;
     char *files[MAX_FILES];          /* display names, owned */
     int nfiles;
     char *stack[MAX_INCLUDE_DEPTH + 2]; /* real paths of the files being applied (include chain) */
     const char *stack_disp[MAX_INCLUDE_DEPTH + 2];
     int depth;
-    char file_version[LS_CFG_NAME_MAX];
+    char file_version[LS_CONFIG_NAME_MAX];
     int failed;
 } ctx;
 
@@ -49,7 +49,7 @@ static void diag_set(ctx *c, const char *file, int line, int col, const char *ke
 {
     if (c->failed) return;
     c->failed = 1;
-    ls_diag *d = c->diag;
+    ls_config_diag *d = c->diag;
     char what[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -59,7 +59,7 @@ static void diag_set(ctx *c, const char *file, int line, int col, const char *ke
     d->line = line;
     d->column = col;
     snprintf(d->key, sizeof d->key, "%s", key ? key : "");
-    char where[LS_CFG_PATH_MAX + 40];
+    char where[LS_CONFIG_PATH_MAX + 40];
     if (file && line > 0) snprintf(where, sizeof where, "%s:%d:%d", file, line, col);
     else snprintf(where, sizeof where, "%s", file ? file : "");
     if (key && *key) ls_io_err(d->message, sizeof d->message, "%s: %s: %s", where, key, what);
@@ -68,8 +68,8 @@ static void diag_set(ctx *c, const char *file, int line, int col, const char *ke
 
 static void diag_warn(ctx *c, const char *fmt, ...)
 {
-    ls_diag *d = c->diag;
-    if (d->n_warnings >= LS_DIAG_MAX_WARN) return;
+    ls_config_diag *d = c->diag;
+    if (d->n_warnings >= LS_CONFIG_DIAG_MAX_WARN) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(d->warnings[d->n_warnings++], sizeof d->warnings[0], fmt, ap);
@@ -122,7 +122,7 @@ static const char *last_component(const char *p)
 static int is_section(const char *path)
 {
     size_t n;
-    const ls_schema_entry *s = ls_schema(&n);
+    const ls_config_schema_entry *s = ls_config_schema(&n);
     size_t l = strlen(path);
     for (size_t i = 0; i < n; ++i)
         if (!strncmp(s[i].path, path, l) && s[i].path[l] == '.') return 1;
@@ -132,7 +132,7 @@ static int is_section(const char *path)
 int ls_config_suggest(const char *path, char *out, size_t outlen)
 {
     size_t n;
-    const ls_schema_entry *s = ls_schema(&n);
+    const ls_config_schema_entry *s = ls_config_schema(&n);
     size_t best = (size_t)-1;
     char cand[256] = "";
     size_t lp = strlen(path);
@@ -191,27 +191,27 @@ static int suggest_enum(const char *const *names, const char *v, char *out, size
 
 /* ---------------- values ---------------- */
 
-void ls_config_expected(const ls_schema_entry *e, char *buf, size_t len)
+void ls_config_expected(const ls_config_schema_entry *e, char *buf, size_t len)
 {
     switch (e->type) {
-    case LS_T_INT:
-    case LS_T_INT64:
+    case LS_CONFIG_T_INT:
+    case LS_CONFIG_T_INT64:
         snprintf(buf, len, "an integer in [%.17g, %.17g]", e->min, e->max);
         break;
-    case LS_T_DOUBLE:
+    case LS_CONFIG_T_DOUBLE:
         if (e->max >= 1e300) snprintf(buf, len, "a finite number >= %.17g", e->min);
         else snprintf(buf, len, "a finite number in [%.17g, %.17g]", e->min, e->max);
         break;
-    case LS_T_BOOL:
+    case LS_CONFIG_T_BOOL:
         snprintf(buf, len, "a boolean (true or false)");
         break;
-    case LS_T_STRING:
+    case LS_CONFIG_T_STRING:
         snprintf(buf, len, "a string");
         break;
-    case LS_T_PATH:
+    case LS_CONFIG_T_PATH:
         snprintf(buf, len, "a file path");
         break;
-    case LS_T_ENUM: {
+    case LS_CONFIG_T_ENUM: {
         size_t pos = (size_t)snprintf(buf, len, "one of ");
         for (int i = 0; e->names[i] && pos < len; ++i)
             pos += (size_t)snprintf(buf + pos, len - pos, "%s%s", i ? ", " : "", e->names[i]);
@@ -220,7 +220,7 @@ void ls_config_expected(const ls_schema_entry *e, char *buf, size_t len)
     }
 }
 
-static void *field(ls_config *cfg, const ls_schema_entry *e) { return (char *)cfg + e->offset; }
+static void *field(ls_config *cfg, const ls_config_schema_entry *e) { return (char *)cfg + e->offset; }
 
 static int parse_int64(const char *t, long long *v)
 {
@@ -265,20 +265,20 @@ static int parse_double(const char *t, double *v)
     return 0;
 }
 
-/* Sets entry e from a scalar. kind: YN_SCALAR / YN_NULL / YN_MAP / YN_SEQ. base_dir resolves
+/* Sets entry e from a scalar. kind: LS_YAMLTREE_SCALAR / LS_YAMLTREE_NULL / LS_YAMLTREE_MAP / LS_YAMLTREE_SEQ. base_dir resolves
  * relative paths. Returns 0 or -1 (diag set). */
-static int set_from_text(ctx *c, const ls_schema_entry *e, yn_kind kind, const char *text, int quoted,
+static int set_from_text(ctx *c, const ls_config_schema_entry *e, ls_yamltree_kind kind, const char *text, int quoted,
                          const char *file, int line, int col, const char *base_dir)
 {
     char exp[300];
     ls_config_expected(e, exp, sizeof exp);
-    if (kind == YN_MAP || kind == YN_SEQ) {
-        diag_set(c, file, line, col, e->path, "expected %s, got a %s", exp, kind == YN_MAP ? "mapping" : "sequence");
+    if (kind == LS_YAMLTREE_MAP || kind == LS_YAMLTREE_SEQ) {
+        diag_set(c, file, line, col, e->path, "expected %s, got a %s", exp, kind == LS_YAMLTREE_MAP ? "mapping" : "sequence");
         return -1;
     }
     void *f = field(c->cfg, e);
-    if (kind == YN_NULL) {
-        if (e->type == LS_T_STRING || e->type == LS_T_PATH) {
+    if (kind == LS_YAMLTREE_NULL) {
+        if (e->type == LS_CONFIG_T_STRING || e->type == LS_CONFIG_T_PATH) {
             memset(f, 0, e->size);
             return 0;
         }
@@ -287,13 +287,13 @@ static int set_from_text(ctx *c, const ls_schema_entry *e, yn_kind kind, const c
     }
     char shown[96];
     snprintf(shown, sizeof shown, quoted ? "\"%.80s\"" : "%.80s", text);
-    if (quoted && e->type != LS_T_STRING && e->type != LS_T_PATH && e->type != LS_T_ENUM) {
+    if (quoted && e->type != LS_CONFIG_T_STRING && e->type != LS_CONFIG_T_PATH && e->type != LS_CONFIG_T_ENUM) {
         diag_set(c, file, line, col, e->path, "expected %s, got the quoted string %s (remove the quotes)", exp, shown);
         return -1;
     }
     switch (e->type) {
-    case LS_T_INT:
-    case LS_T_INT64: {
+    case LS_CONFIG_T_INT:
+    case LS_CONFIG_T_INT64: {
         long long v;
         int rc = parse_int64(text, &v);
         if (rc == -1) {
@@ -308,11 +308,11 @@ static int set_from_text(ctx *c, const ls_schema_entry *e, yn_kind kind, const c
             diag_set(c, file, line, col, e->path, "expected %s, got %s (out of range)", exp, shown);
             return -1;
         }
-        if (e->type == LS_T_INT) *(int *)f = (int)v;
+        if (e->type == LS_CONFIG_T_INT) *(int *)f = (int)v;
         else *(int64_t *)f = (int64_t)v;
         return 0;
     }
-    case LS_T_DOUBLE: {
+    case LS_CONFIG_T_DOUBLE: {
         double v;
         if (parse_double(text, &v)) {
             diag_set(c, file, line, col, e->path, "expected %s, got %s", exp, shown);
@@ -329,7 +329,7 @@ static int set_from_text(ctx *c, const ls_schema_entry *e, yn_kind kind, const c
         *(double *)f = v == 0 ? 0.0 : v; /* no negative zero */
         return 0;
     }
-    case LS_T_BOOL:
+    case LS_CONFIG_T_BOOL:
         if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "TRUE")) *(bool *)f = true;
         else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "FALSE")) *(bool *)f = false;
         else {
@@ -337,7 +337,7 @@ static int set_from_text(ctx *c, const ls_schema_entry *e, yn_kind kind, const c
             return -1;
         }
         return 0;
-    case LS_T_ENUM:
+    case LS_CONFIG_T_ENUM:
         for (int i = 0; e->names[i]; ++i)
             if (!strcmp(e->names[i], text)) {
                 int v = i;
@@ -352,19 +352,19 @@ static int set_from_text(ctx *c, const ls_schema_entry *e, yn_kind kind, const c
                 diag_set(c, file, line, col, e->path, "expected %s, got %s", exp, shown);
         }
         return -1;
-    case LS_T_STRING:
-    case LS_T_PATH: {
+    case LS_CONFIG_T_STRING:
+    case LS_CONFIG_T_PATH: {
         size_t l = strlen(text);
-        if (!ls_utf8_valid(text)) {
+        if (!ls_config_utf8_valid(text)) {
             diag_set(c, file, line, col, e->path, "expected %s, got text that is not valid UTF-8", exp);
             return -1;
         }
-        if (e->type == LS_T_PATH && l && text[0] != '/' && base_dir && *base_dir) {
+        if (e->type == LS_CONFIG_T_PATH && l && text[0] != '/' && base_dir && *base_dir) {
             /* absolute, so that a resolved config reloads from anywhere */
-            char joined[2 * LS_CFG_PATH_MAX + 2], cwd[LS_CFG_PATH_MAX];
+            char joined[2 * LS_CONFIG_PATH_MAX + 2], cwd[LS_CONFIG_PATH_MAX];
             if (base_dir[0] == '/' || !getcwd(cwd, sizeof cwd)) ls_io_err(joined, sizeof joined, "%s/%s", base_dir, text);
             else ls_io_err(joined, sizeof joined, "%s/%s/%s", cwd, base_dir, text);
-            ls_path_normalize(joined);
+            ls_config_path_normalize(joined);
             l = strlen(joined);
             if (l + 1 > e->size) {
                 diag_set(c, file, line, col, e->path, "path longer than %zu characters", e->size - 1);
@@ -388,14 +388,14 @@ static int set_from_text(ctx *c, const ls_schema_entry *e, yn_kind kind, const c
 
 /* ---------------- files ---------------- */
 
-void ls_path_normalize(char *p)
+void ls_config_path_normalize(char *p)
 {
     /* lexical: collapse '//' and '/./', resolve 'dir/..' where dir is not '..' */
     int abs = p[0] == '/';
     char *parts[512];
     int np = 0;
     char *save = NULL;
-    char buf[2 * LS_CFG_PATH_MAX + 2];
+    char buf[2 * LS_CONFIG_PATH_MAX + 2];
     snprintf(buf, sizeof buf, "%s", p);
     for (char *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
         if (!strcmp(tok, ".")) continue;
@@ -406,7 +406,7 @@ void ls_path_normalize(char *p)
         if (!strcmp(tok, "..") && abs && np == 0) continue;
         if (np < 512) parts[np++] = tok;
     }
-    char out[2 * LS_CFG_PATH_MAX + 2];
+    char out[2 * LS_CONFIG_PATH_MAX + 2];
     size_t pos = 0;
     out[0] = '\0';
     if (abs) out[pos++] = '/';
@@ -425,7 +425,7 @@ static void dir_of(const char *path, char *out, size_t len)
     else snprintf(out, len, "%.*s", (int)(s - path), path);
 }
 
-/* Reads a whole regular file of at most LS_YAML_MAX_BYTES. */
+/* Reads a whole regular file of at most LS_YAMLTREE_MAX_BYTES. */
 static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
 {
     struct stat st;
@@ -437,8 +437,8 @@ static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
         snprintf(why, whylen, "not a regular file");
         return NULL;
     }
-    if (st.st_size > (off_t)LS_YAML_MAX_BYTES) {
-        snprintf(why, whylen, "file larger than %u bytes", LS_YAML_MAX_BYTES);
+    if (st.st_size > (off_t)LS_YAMLTREE_MAX_BYTES) {
+        snprintf(why, whylen, "file larger than %u bytes", LS_YAMLTREE_MAX_BYTES);
         return NULL;
     }
     FILE *fp = fopen(path, "rb");
@@ -454,7 +454,7 @@ static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
     }
     size_t n = fread(buf, 1, (size_t)st.st_size + 1, fp);
     fclose(fp);
-    if (n > (size_t)st.st_size || n > LS_YAML_MAX_BYTES) {
+    if (n > (size_t)st.st_size || n > LS_YAMLTREE_MAX_BYTES) {
         free(buf);
         snprintf(why, whylen, "file changed while reading");
         return NULL;
@@ -464,19 +464,19 @@ static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
     return buf;
 }
 
-static int parse_doc(ctx *c, const char *disp, const char *text, size_t len, ydoc *doc)
+static int parse_doc(ctx *c, const char *disp, const char *text, size_t len, ls_yamltree_doc *doc)
 {
     int l, col;
     char msg[400];
-    if (ls_yaml_parse(text, len, doc, &l, &col, msg, sizeof msg)) {
+    if (ls_yamltree_parse(text, len, doc, &l, &col, msg, sizeof msg)) {
         diag_set(c, disp, l, col, NULL, "%s", msg);
         return -1;
     }
-    if (doc->root->kind != YN_MAP) {
+    if (doc->root->kind != LS_YAMLTREE_MAP) {
         diag_set(c, disp, doc->root->line, doc->root->col, NULL,
                  "expected a mapping of configuration keys at the top level, got a %s",
-                 doc->root->kind == YN_SEQ ? "sequence" : "scalar");
-        ls_yaml_free(doc);
+                 doc->root->kind == LS_YAMLTREE_SEQ ? "sequence" : "scalar");
+        ls_yamltree_free(doc);
         return -1;
     }
     return 0;
@@ -484,14 +484,14 @@ static int parse_doc(ctx *c, const char *disp, const char *text, size_t len, ydo
 
 /* ---------------- applying trees ---------------- */
 
-static int apply_map(ctx *c, const ynode *map, const char *prefix, const char *disp, const char *base_dir, int in_wl_file);
+static int apply_map(ctx *c, const ls_yamltree_node *map, const char *prefix, const char *disp, const char *base_dir, int in_wl_file);
 
 static void reset_workload(ctx *c)
 {
     ls_config def;
     ls_config_defaults(&def);
     for (size_t i = 0; i < c->nschema; ++i) {
-        const ls_schema_entry *e = &c->schema[i];
+        const ls_config_schema_entry *e = &c->schema[i];
         if (strncmp(e->path, "workload.", 9)) continue;
         memcpy((char *)c->cfg + e->offset, (char *)&def + e->offset, e->size);
         c->locs[i].file = DEFAULT_FILE;
@@ -510,15 +510,15 @@ static int apply_workload_file(ctx *c, const char *path, const char *disp, int l
         return -1;
     }
     const char *wdisp = keep_name(c, path);
-    ydoc doc;
+    ls_yamltree_doc doc;
     int rc = parse_doc(c, wdisp, text, len, &doc);
     free(text);
     if (rc) return -1;
     reset_workload(c);
-    char bd[LS_CFG_PATH_MAX];
+    char bd[LS_CONFIG_PATH_MAX];
     dir_of(path, bd, sizeof bd);
     rc = apply_map(c, doc.root, "workload", wdisp, bd, 1);
-    ls_yaml_free(&doc);
+    ls_yamltree_free(&doc);
     if (!rc) snprintf(c->cfg->workload_source, sizeof c->cfg->workload_source, "%s", path);
     c->cfg->workload.file[0] = '\0';
     return rc;
@@ -526,16 +526,16 @@ static int apply_workload_file(ctx *c, const char *path, const char *disp, int l
 
 static int apply_file(ctx *c, const char *path, const char *disp_from, int line, int col);
 
-static int apply_includes(ctx *c, const ynode *v, const char *disp, const char *base_dir)
+static int apply_includes(ctx *c, const ls_yamltree_node *v, const char *disp, const char *base_dir)
 {
-    const ynode *items[64];
+    const ls_yamltree_node *items[64];
     int n = 0;
-    if (v->kind == YN_SCALAR) items[n++] = v;
-    else if (v->kind == YN_SEQ) {
+    if (v->kind == LS_YAMLTREE_SCALAR) items[n++] = v;
+    else if (v->kind == LS_YAMLTREE_SEQ) {
         for (int i = 0; i < v->n; ++i) {
-            if (v->kids[i]->kind != YN_SCALAR) {
+            if (v->kids[i]->kind != LS_YAMLTREE_SCALAR) {
                 diag_set(c, disp, v->kids[i]->line, v->kids[i]->col, "include", "expected a file name, got a %s",
-                         v->kids[i]->kind == YN_MAP ? "mapping" : v->kids[i]->kind == YN_SEQ ? "sequence" : "empty value");
+                         v->kids[i]->kind == LS_YAMLTREE_MAP ? "mapping" : v->kids[i]->kind == LS_YAMLTREE_SEQ ? "sequence" : "empty value");
                 return -1;
             }
             if (n == 64) {
@@ -546,20 +546,20 @@ static int apply_includes(ctx *c, const ynode *v, const char *disp, const char *
         }
     } else {
         diag_set(c, disp, v->line, v->col, "include", "expected a file name or a sequence of file names, got a %s",
-                 v->kind == YN_MAP ? "mapping" : "empty value");
+                 v->kind == LS_YAMLTREE_MAP ? "mapping" : "empty value");
         return -1;
     }
     for (int i = 0; i < n; ++i) {
-        char p[2 * LS_CFG_PATH_MAX + 2];
+        char p[2 * LS_CONFIG_PATH_MAX + 2];
         if (items[i]->text[0] == '/') snprintf(p, sizeof p, "%s", items[i]->text);
         else snprintf(p, sizeof p, "%s/%s", base_dir, items[i]->text);
-        ls_path_normalize(p);
+        ls_config_path_normalize(p);
         if (apply_file(c, p, disp, items[i]->line, items[i]->col)) return -1;
     }
     return 0;
 }
 
-static int apply_root(ctx *c, const ynode *root, const char *disp, const char *base_dir)
+static int apply_root(ctx *c, const ls_yamltree_node *root, const char *disp, const char *base_dir)
 {
     /* include: first, whatever its position */
     for (int i = 0; i < root->n; i += 2)
@@ -567,7 +567,7 @@ static int apply_root(ctx *c, const ynode *root, const char *disp, const char *b
             if (apply_includes(c, root->kids[i + 1], disp, base_dir)) return -1;
         }
     for (int i = 0; i < root->n; i += 2)
-        if (!strcmp(root->kids[i]->text, "version") && root->kids[i + 1]->kind == YN_SCALAR)
+        if (!strcmp(root->kids[i]->text, "version") && root->kids[i + 1]->kind == LS_YAMLTREE_SCALAR)
             snprintf(c->file_version, sizeof c->file_version, "%s", root->kids[i + 1]->text);
     return apply_map(c, root, "", disp, base_dir, 0);
 }
@@ -581,9 +581,9 @@ static int apply_file(ctx *c, const char *path, const char *disp_from, int line,
         diag_set(c, disp_from, line, col, key, "includes nested deeper than %d levels", MAX_INCLUDE_DEPTH);
         return -1;
     }
-    if (strlen(path) >= LS_CFG_PATH_MAX) { /* refused, not truncated into another directory */
-        if (disp_from) diag_set(c, disp_from, line, col, key, "included path longer than %d bytes", LS_CFG_PATH_MAX - 1);
-        else diag_set(c, "(configuration path)", 0, 0, NULL, "path longer than %d bytes", LS_CFG_PATH_MAX - 1);
+    if (strlen(path) >= LS_CONFIG_PATH_MAX) { /* refused, not truncated into another directory */
+        if (disp_from) diag_set(c, disp_from, line, col, key, "included path longer than %d bytes", LS_CONFIG_PATH_MAX - 1);
+        else diag_set(c, "(configuration path)", 0, 0, NULL, "path longer than %d bytes", LS_CONFIG_PATH_MAX - 1);
         return -1;
     }
     char *real = realpath(path, NULL);
@@ -613,7 +613,7 @@ static int apply_file(ctx *c, const char *path, const char *disp_from, int line,
         return -1;
     }
     const char *disp = keep_name(c, path);
-    ydoc doc;
+    ls_yamltree_doc doc;
     int rc = parse_doc(c, disp, text, len, &doc);
     free(text);
     if (rc) {
@@ -625,18 +625,18 @@ static int apply_file(ctx *c, const char *path, const char *disp_from, int line,
     c->stack[c->depth] = real;
     c->stack_disp[c->depth] = disp;
     c->depth++;
-    char bd[LS_CFG_PATH_MAX];
+    char bd[LS_CONFIG_PATH_MAX];
     dir_of(path, bd, sizeof bd);
     rc = apply_root(c, doc.root, disp, bd);
     c->depth--;
     free(real);
-    ls_yaml_free(&doc);
+    ls_yamltree_free(&doc);
     return rc;
 }
 
 /* A sweep file or a workload file given where a configuration is expected: instead of a
  * did-you-mean for its first key, say what the file is and what to run. Returns 1 when it said so. */
-static int wrong_kind_of_file(ctx *c, const ynode *root, const ynode *key, const char *disp)
+static int wrong_kind_of_file(ctx *c, const ls_yamltree_node *root, const ls_yamltree_node *key, const char *disp)
 {
     for (int i = 0; i < root->n; i += 2)
         if (!strcmp(root->kids[i]->text, "axes")) {
@@ -646,14 +646,14 @@ static int wrong_kind_of_file(ctx *c, const ynode *root, const ynode *key, const
         }
     char wk[512];
     snprintf(wk, sizeof wk, "workload.%s", key->text);
-    if (!ls_schema_find(wk) && !is_section(wk)) return 0;
+    if (!ls_config_schema_find(wk) && !is_section(wk)) return 0;
     diag_set(c, disp, key->line, key->col, key->text,
              "'%s' is a workload key: this looks like a workload file, not a configuration; use it with "
              "`lampsim run --set workload.file=%s` or `workload: {file: %s}` in a configuration", key->text, disp, disp);
     return 1;
 }
 
-static int apply_map(ctx *c, const ynode *map, const char *prefix, const char *disp, const char *base_dir, int in_wl_file)
+static int apply_map(ctx *c, const ls_yamltree_node *map, const char *prefix, const char *disp, const char *base_dir, int in_wl_file)
 {
     for (int i = 2; i < map->n; i += 2)
         for (int j = 0; j < i; j += 2)
@@ -668,36 +668,36 @@ static int apply_map(ctx *c, const ynode *map, const char *prefix, const char *d
     /* workload.file first */
     if (!strcmp(prefix, "workload")) {
         for (int i = 0; i < map->n; i += 2) {
-            const ynode *k = map->kids[i], *v = map->kids[i + 1];
+            const ls_yamltree_node *k = map->kids[i], *v = map->kids[i + 1];
             if (strcmp(k->text, "file")) continue;
             if (in_wl_file) {
                 diag_set(c, disp, k->line, k->col, "workload.file", "a workload file cannot name another workload file");
                 return -1;
             }
-            const ls_schema_entry *e = ls_schema_find("workload.file");
+            const ls_config_schema_entry *e = ls_config_schema_find("workload.file");
             if (set_from_text(c, e, v->kind, v->text ? v->text : "", v->quoted, disp, v->line, v->col, base_dir)) return -1;
             if (c->cfg->workload.file[0]) {
-                char p[LS_CFG_PATH_MAX];
+                char p[LS_CONFIG_PATH_MAX];
                 snprintf(p, sizeof p, "%s", c->cfg->workload.file);
                 if (apply_workload_file(c, p, disp, v->line, v->col)) return -1;
             }
         }
     }
     for (int i = 0; i < map->n; i += 2) {
-        const ynode *k = map->kids[i], *v = map->kids[i + 1];
+        const ls_yamltree_node *k = map->kids[i], *v = map->kids[i + 1];
         char path[512];
         if (*prefix) snprintf(path, sizeof path, "%s.%s", prefix, k->text);
         else snprintf(path, sizeof path, "%s", k->text);
         if (!*prefix && !strcmp(k->text, "include")) continue;
         if (!strcmp(path, "workload.file")) continue;
         if (!*prefix && !strcmp(k->text, "version")) { /* informational, see finish() */
-            if (v->kind == YN_MAP || v->kind == YN_SEQ) {
-                diag_set(c, disp, v->line, v->col, "version", "expected a string, got a %s", v->kind == YN_MAP ? "mapping" : "sequence");
+            if (v->kind == LS_YAMLTREE_MAP || v->kind == LS_YAMLTREE_SEQ) {
+                diag_set(c, disp, v->line, v->col, "version", "expected a string, got a %s", v->kind == LS_YAMLTREE_MAP ? "mapping" : "sequence");
                 return -1;
             }
             continue;
         }
-        const ls_schema_entry *e = ls_schema_find(path);
+        const ls_config_schema_entry *e = ls_config_schema_find(path);
         if (e) {
             if (set_from_text(c, e, v->kind, v->text ? v->text : "", v->quoted, disp, v->line, v->col, base_dir)) return -1;
             size_t idx = (size_t)(e - c->schema);
@@ -707,10 +707,10 @@ static int apply_map(ctx *c, const ynode *map, const char *prefix, const char *d
             continue;
         }
         if (is_section(path)) {
-            if (v->kind == YN_NULL) continue;
-            if (v->kind != YN_MAP) {
+            if (v->kind == LS_YAMLTREE_NULL) continue;
+            if (v->kind != LS_YAMLTREE_MAP) {
                 diag_set(c, disp, v->line, v->col, path, "is a section; expected a mapping of its keys, got a %s",
-                         v->kind == YN_SEQ ? "sequence" : "scalar");
+                         v->kind == LS_YAMLTREE_SEQ ? "sequence" : "scalar");
                 return -1;
             }
             if (apply_map(c, v, path, disp, base_dir, in_wl_file)) return -1;
@@ -750,7 +750,7 @@ static int apply_override(ctx *c, const char *ov, int index)
     size_t kl = strlen(kp);
     while (kl && kp[kl - 1] == ' ') kp[--kl] = '\0';
     const char *val = eq + 1;
-    const ls_schema_entry *e = ls_schema_find(kp);
+    const ls_config_schema_entry *e = ls_config_schema_find(kp);
     if (!e) {
         char sug[256];
         if (is_section(kp)) diag_set(c, d, 0, 0, kp, "is a section; --set needs a full key path such as '%s.<key>'", kp);
@@ -761,7 +761,7 @@ static int apply_override(ctx *c, const char *ov, int index)
     while (*val == ' ' || *val == '\t') val++;
     size_t vl = strlen(val);
     while (vl && (val[vl - 1] == ' ' || val[vl - 1] == '\t')) vl--;
-    char vbuf[LS_CFG_PATH_MAX + 8];
+    char vbuf[LS_CONFIG_PATH_MAX + 8];
     int quoted = 0;
     if (vl >= 2 && ((val[0] == '"' && val[vl - 1] == '"') || (val[0] == '\'' && val[vl - 1] == '\''))) {
         snprintf(vbuf, sizeof vbuf, "%.*s", (int)(vl - 2), val + 1);
@@ -769,15 +769,15 @@ static int apply_override(ctx *c, const char *ov, int index)
     } else {
         snprintf(vbuf, sizeof vbuf, "%.*s", (int)vl, val);
     }
-    yn_kind kind = (!quoted && (vbuf[0] == '\0' || !strcmp(vbuf, "~") || !strcmp(vbuf, "null"))) ? YN_NULL : YN_SCALAR;
-    char cwd[LS_CFG_PATH_MAX];
+    ls_yamltree_kind kind = (!quoted && (vbuf[0] == '\0' || !strcmp(vbuf, "~") || !strcmp(vbuf, "null"))) ? LS_YAMLTREE_NULL : LS_YAMLTREE_SCALAR;
+    char cwd[LS_CONFIG_PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
     if (set_from_text(c, e, kind, vbuf, quoted, d, 0, 0, cwd)) return -1;
     size_t idx = (size_t)(e - c->schema);
     c->locs[idx].file = d;
     c->locs[idx].line = c->locs[idx].col = 0;
     if (!strcmp(e->path, "workload.file") && c->cfg->workload.file[0]) {
-        char p[LS_CFG_PATH_MAX];
+        char p[LS_CONFIG_PATH_MAX];
         snprintf(p, sizeof p, "%s", c->cfg->workload.file);
         if (apply_workload_file(c, p, d, 0, 0)) return -1;
     }
@@ -788,7 +788,7 @@ static int apply_override(ctx *c, const char *ov, int index)
 
 static const loc *loc_of(ctx *c, const char *path)
 {
-    const ls_schema_entry *e = ls_schema_find(path);
+    const ls_config_schema_entry *e = ls_config_schema_find(path);
     return &c->locs[e - c->schema];
 }
 
@@ -816,7 +816,7 @@ static const char *later(ctx *c, const char *a, const char *b)
  * function the engine calls, so a bad name fails here with the key's file:line. */
 static int check_formats(ctx *c)
 {
-    const ls_cfg_algorithm *a = &c->cfg->algorithm;
+    const ls_engine_params *a = &c->cfg->algorithm;
     char names[LSLAMP_FMT_COUNT][LSLAMP_FMT_NAME_MAX];
     const char *src[LSLAMP_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
                                          a->hp_shift_format, a->hp_exp_format};
@@ -830,7 +830,7 @@ static int check_formats(ctx *c)
         err_at(c, key, "%s", why);
         return -1;
     }
-    if (ar == LSLAMP_ARITH_HARDWARE && a->mode != LS_MODE_FA2_FP32) {
+    if (ar == LSLAMP_ARITH_HARDWARE && a->mode != LS_ENGINE_MODE_FA2_FP32) {
         if (lsfp_exp_lut_check(&f[LSLAMP_FMT_LP_SHIFT], &f[LSLAMP_FMT_LP_EXP], why, sizeof why) != 0) {
             err_at(c, later(c, "algorithm.lp_shift_format", "algorithm.lp_format"), "%s (arithmetic hardware)", why);
             return -1;
@@ -842,8 +842,8 @@ static int check_formats(ctx *c)
 static int check(ctx *c)
 {
     ls_config *g = c->cfg;
-    ls_cfg_algorithm *a = &g->algorithm;
-    ls_cfg_workload *w = &g->workload;
+    ls_engine_params *a = &g->algorithm;
+    ls_config_workload *w = &g->workload;
     if ((long)a->b_q * a->n_q > 1024) {
         err_at(c, later(c, "algorithm.n_q", "algorithm.b_q"),
                "query thread block b_q * n_q = %d * %d = %ld exceeds the limit of 1024 queries", a->b_q, a->n_q,
@@ -857,11 +857,11 @@ static int check(ctx *c)
     }
     if (g->timed.timing_only) {
         /* the selection must not depend on the data, and there must be a timed model to run */
-        if (a->mode != LS_MODE_FA2_16BIT && a->mode != LS_MODE_PURE_8BIT) {
+        if (a->mode != LS_ENGINE_MODE_FA2_16BIT && a->mode != LS_ENGINE_MODE_PURE_8BIT) {
             err_at(c, later(c, "timed.timing_only", "algorithm.mode"),
                    "timed.timing_only needs a data-independent selection (algorithm.mode fa2_16bit or pure_8bit); "
                    "mode %s %s", ls_config_enum_name("algorithm.mode", a->mode),
-                   a->mode == LS_MODE_LAMP || a->mode == LS_MODE_LAMP_CODE || a->mode == LS_MODE_RANDOM
+                   a->mode == LS_ENGINE_MODE_LAMP || a->mode == LS_ENGINE_MODE_LAMP_CODE || a->mode == LS_ENGINE_MODE_RANDOM
                        ? "selects sub-blocks from the data" : "does not run on the timed model");
             return -1;
         }
@@ -876,7 +876,7 @@ static int check(ctx *c)
             return -1;
         }
     }
-    if (a->operand_format == LS_OPFMT_E4M3 && !g->timed.timing_only) {
+    if (a->operand_format == LS_ENGINE_OPFMT_E4M3 && !g->timed.timing_only) {
         err_at(c, later(c, "algorithm.operand_format", "timed.timing_only"),
                "algorithm.operand_format e4m3 is timing only: set timed.timing_only: true (the numerics model 16-bit "
                "or fp32 inputs, not FP8 ones)");
@@ -889,12 +889,12 @@ static int check(ctx *c)
         return -1;
     }
     if (check_formats(c) != 0) return -1;
-    if (w->generator != LS_GEN_TRACE && w->dim % a->chunk_k != 0) {
+    if (w->generator != LS_CONFIG_GEN_TRACE && w->dim % a->chunk_k != 0) {
         err_at(c, later(c, "algorithm.chunk_k", "workload.dim"), "chunk_k = %d does not divide workload.dim = %d",
                a->chunk_k, w->dim);
         return -1;
     }
-    if (w->generator != LS_GEN_TRACE) {
+    if (w->generator != LS_CONFIG_GEN_TRACE) {
         if (w->heads_q % w->heads_kv != 0) {
             err_at(c, later(c, "workload.heads_kv", "workload.heads_q"),
                    "heads_kv = %d does not divide heads_q = %d (grouped-query attention needs heads_q = k * heads_kv)",
@@ -907,11 +907,11 @@ static int check(ctx *c)
                    w->seq_q, w->seq_k);
             return -1;
         }
-        if (w->generator == LS_GEN_QKNORM && w->rope.enabled && w->dim % 2) {
+        if (w->generator == LS_CONFIG_GEN_QKNORM && w->rope.enabled && w->dim % 2) {
             err_at(c, "workload.dim", "rotary embeddings need an even head dimension, got %d", w->dim);
             return -1;
         }
-        if (w->generator == LS_GEN_QKNORM && w->sinks.count > w->seq_k) {
+        if (w->generator == LS_CONFIG_GEN_QKNORM && w->sinks.count > w->seq_k) {
             err_at(c, "workload.sinks.count", "%d sink keys but only seq_k = %d keys", w->sinks.count, w->seq_k);
             return -1;
         }
@@ -950,10 +950,10 @@ void ls_config_defaults(ls_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     size_t n;
-    const ls_schema_entry *s = ls_schema(&n);
+    const ls_config_schema_entry *s = ls_config_schema(&n);
     ctx c;
     memset(&c, 0, sizeof c);
-    ls_diag d;
+    ls_config_diag d;
     memset(&d, 0, sizeof d);
     c.cfg = cfg;
     c.diag = &d;
@@ -962,7 +962,7 @@ void ls_config_defaults(ls_config *cfg)
     loc dummy[1];
     c.locs = dummy;
     for (size_t i = 0; i < n; ++i)
-        (void)set_from_text(&c, &s[i], s[i].def[0] ? YN_SCALAR : YN_NULL, s[i].def, 0, NULL, 0, 0, NULL);
+        (void)set_from_text(&c, &s[i], s[i].def[0] ? LS_YAMLTREE_SCALAR : LS_YAMLTREE_NULL, s[i].def, 0, NULL, 0, 0, NULL);
     snprintf(cfg->version, sizeof cfg->version, "%s", ls_config_version());
 }
 
@@ -978,9 +978,9 @@ static int finish(ctx *c)
 }
 
 static int load_common(ls_config *cfg, const char *path, const char *text, size_t len, const char *name,
-                       const char *base_dir, const char *const *overrides, int n_overrides, ls_diag *diag)
+                       const char *base_dir, const char *const *overrides, int n_overrides, ls_config_diag *diag)
 {
-    ls_diag local;
+    ls_config_diag local;
     if (!diag) diag = &local;
     memset(diag, 0, sizeof *diag);
     ls_config_defaults(cfg);
@@ -988,7 +988,7 @@ static int load_common(ls_config *cfg, const char *path, const char *text, size_
     memset(&c, 0, sizeof c);
     c.cfg = cfg;
     c.diag = diag;
-    c.schema = ls_schema(&c.nschema);
+    c.schema = ls_config_schema(&c.nschema);
     c.locs = calloc(c.nschema, sizeof *c.locs);
     if (!c.locs) {
         snprintf(diag->message, sizeof diag->message, "out of memory");
@@ -1002,13 +1002,13 @@ static int load_common(ls_config *cfg, const char *path, const char *text, size_
     } else {
         const char *disp = keep_name(&c, name);
         snprintf(cfg->source, sizeof cfg->source, "%s", name);
-        ydoc doc;
+        ls_yamltree_doc doc;
         rc = parse_doc(&c, disp, text, len, &doc);
         if (!rc) {
-            char cwd[LS_CFG_PATH_MAX];
+            char cwd[LS_CONFIG_PATH_MAX];
             if (!base_dir) base_dir = getcwd(cwd, sizeof cwd) ? cwd : ".";
             rc = apply_root(&c, doc.root, disp, base_dir);
-            ls_yaml_free(&doc);
+            ls_yamltree_free(&doc);
         }
     }
     for (int i = 0; !rc && i < n_overrides; ++i)
@@ -1018,7 +1018,7 @@ static int load_common(ls_config *cfg, const char *path, const char *text, size_
     free(c.locs);
     for (int i = 0; i < c.nfiles; ++i) free(c.files[i]);
     if (rc) {
-        char src[LS_CFG_PATH_MAX];
+        char src[LS_CONFIG_PATH_MAX];
         snprintf(src, sizeof src, "%s", cfg->source);
         ls_config_defaults(cfg);
         snprintf(cfg->source, sizeof cfg->source, "%s", src);
@@ -1028,7 +1028,7 @@ static int load_common(ls_config *cfg, const char *path, const char *text, size_
     return 0;
 }
 
-int ls_config_load(ls_config *cfg, const char *path, const char *const *overrides, int n_overrides, ls_diag *diag)
+int ls_config_load(ls_config *cfg, const char *path, const char *const *overrides, int n_overrides, ls_config_diag *diag)
 {
     if (!path) {
         const char *t = ls_config_default_yaml;
@@ -1038,7 +1038,7 @@ int ls_config_load(ls_config *cfg, const char *path, const char *const *override
 }
 
 int ls_config_load_string(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
-                          const char *const *overrides, int n_overrides, ls_diag *diag)
+                          const char *const *overrides, int n_overrides, ls_config_diag *diag)
 {
     return load_common(cfg, NULL, text, len, name ? name : "<string>", base_dir, overrides, n_overrides, diag);
 }

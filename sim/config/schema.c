@@ -31,16 +31,16 @@ static const char *const opfmt_names[] = {"input", "e4m3", NULL};
 #define FMT_NAMES "Names: e4m3, e4m11, ue5m3s, ue5m3x, ue5m11s, ue5m11x, bf16, fp16, fp32, ps<m> (m = 1..23: fp32 range, m " \
       "fraction bits), or [u]e<E>m<M>[_b<bias>][_ocp|_ieee|_finite][_nosub] (docs/numerics.md, formats as configuration)."
 
-#define I(p, f, d, lo, hi, h) {p, LS_T_INT, F(f), d, lo, hi, NULL, h, 0}
-#define I64(p, f, d, lo, hi, h) {p, LS_T_INT64, F(f), d, lo, hi, NULL, h, 0}
-#define D(p, f, d, lo, hi, h) {p, LS_T_DOUBLE, F(f), d, lo, hi, NULL, h, 0}
-#define B(p, f, d, h) {p, LS_T_BOOL, F(f), d, 0, 1, NULL, h, 0}
-#define S(p, f, d, h) {p, LS_T_STRING, F(f), d, 0, 0, NULL, h, 0}
-#define P(p, f, d, h) {p, LS_T_PATH, F(f), d, 0, 0, NULL, h, 0}
-#define EN(p, f, d, n, h) {p, LS_T_ENUM, F(f), d, 0, 0, n, h, 0}
+#define I(p, f, d, lo, hi, h) {p, LS_CONFIG_T_INT, F(f), d, lo, hi, NULL, h, 0}
+#define I64(p, f, d, lo, hi, h) {p, LS_CONFIG_T_INT64, F(f), d, lo, hi, NULL, h, 0}
+#define D(p, f, d, lo, hi, h) {p, LS_CONFIG_T_DOUBLE, F(f), d, lo, hi, NULL, h, 0}
+#define B(p, f, d, h) {p, LS_CONFIG_T_BOOL, F(f), d, 0, 1, NULL, h, 0}
+#define S(p, f, d, h) {p, LS_CONFIG_T_STRING, F(f), d, 0, 0, NULL, h, 0}
+#define P(p, f, d, h) {p, LS_CONFIG_T_PATH, F(f), d, 0, 0, NULL, h, 0}
+#define EN(p, f, d, n, h) {p, LS_CONFIG_T_ENUM, F(f), d, 0, 0, n, h, 0}
 #define PJ(p, f, d, h) D(p, f, d, 0, 1e9, "Energy per operation in pJ (hardware.md section 5): " h)
 
-static const ls_schema_entry schema[] = {
+static const ls_config_schema_entry schema[] = {
     S("version", version, "", "lampsim version that resolved this configuration. Written to config.resolved.yaml; "
       "when it differs from the running binary a warning is issued (the value is informational)."),
     S("description", description, "", "Free text describing the run or sweep point."),
@@ -249,9 +249,9 @@ static const ls_schema_entry schema[] = {
     B("algorithm.compute_reference", algorithm.compute_reference, "true",
       "Compute the fp64 reference attention and the accuracy statistics against it (about a third of a golden "
       "run's time); false: the report says accuracy was not computed (accuracy.valid false, metrics null)."),
-    {"algorithm.threads", LS_T_INT, F(algorithm.threads), "1", 0, 4096, NULL,
+    {"algorithm.threads", LS_CONFIG_T_INT, F(algorithm.threads), "1", 0, 4096, NULL,
      "Worker threads of the golden engine (0 = all cores); results do not depend on it, so it is recorded in "
-     "run_info.json, not in the report.", LS_SF_NOREPORT},
+     "run_info.json, not in the report.", LS_CONFIG_SF_NOREPORT},
 
     /* ---------------- timed model ---------------- */
     B("timed.enabled", timed.enabled, "true",
@@ -275,9 +275,9 @@ static const ls_schema_entry schema[] = {
       "(or any mode not on the timed model), algorithm.above_one = raise, --golden and --save-o."),
 
     /* ---------------- workload ---------------- */
-    {"workload.file", LS_T_PATH, F(workload.file), "", 0, 0, NULL,
+    {"workload.file", LS_CONFIG_T_PATH, F(workload.file), "", 0, 0, NULL,
      "Workload YAML file (relative to the file that names it). Replaces the workload section by defaults + the "
-     "file's keys; other workload keys of the same mapping then apply on top. Consumed while loading.", LS_SF_NODUMP},
+     "file's keys; other workload keys of the same mapping then apply on top. Consumed while loading.", LS_CONFIG_SF_NODUMP},
     S("workload.name", workload.name, "default-qknorm", "Workload name, reported in results."),
     S("workload.description", workload.description, "SYNTHETIC: QK-norm style random Q/K/V, not model activations",
       "Free text; presets state whether the data is synthetic."),
@@ -324,13 +324,13 @@ static const ls_schema_entry schema[] = {
     S("workload.trace.v_name", workload.trace.v_name, "v", "trace: tensor name of V in the .safetensors file."),
 };
 
-const ls_schema_entry *ls_schema(size_t *count)
+const ls_config_schema_entry *ls_config_schema(size_t *count)
 {
     if (count) *count = sizeof schema / sizeof schema[0];
     return schema;
 }
 
-const ls_schema_entry *ls_schema_find(const char *path)
+const ls_config_schema_entry *ls_config_schema_find(const char *path)
 {
     for (size_t i = 0; i < sizeof schema / sizeof schema[0]; ++i)
         if (!strcmp(schema[i].path, path)) return &schema[i];
@@ -339,8 +339,8 @@ const ls_schema_entry *ls_schema_find(const char *path)
 
 const char *ls_config_enum_name(const char *key, int v)
 {
-    const ls_schema_entry *e = ls_schema_find(key);
-    if (!e || e->type != LS_T_ENUM || v < 0) return NULL;
+    const ls_config_schema_entry *e = ls_config_schema_find(key);
+    if (!e || e->type != LS_CONFIG_T_ENUM || v < 0) return NULL;
     for (int i = 0; e->names[i]; ++i)
         if (i == v) return e->names[i];
     return NULL;

@@ -7,7 +7,7 @@
 #include "config.h"
 #include "config_internal.h"
 
-static const void *cfield(const ls_config *cfg, const ls_schema_entry *e) { return (const char *)cfg + e->offset; }
+static const void *cfield(const ls_config *cfg, const ls_config_schema_entry *e) { return (const char *)cfg + e->offset; }
 
 /* Shortest decimal that reads back to the same double. */
 static void fmt_double(double v, char *buf, size_t len)
@@ -49,7 +49,7 @@ static int utf8_decode(const unsigned char *p, unsigned *cp)
     return n;
 }
 
-int ls_utf8_valid(const char *s)
+int ls_config_utf8_valid(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
@@ -91,15 +91,15 @@ static void write_string(FILE *out, const char *s)
 }
 
 /* Value of entry e as YAML text (strings quoted). */
-static void value_text(const ls_config *cfg, const ls_schema_entry *e, char *buf, size_t len, int quote_strings)
+static void value_text(const ls_config *cfg, const ls_config_schema_entry *e, char *buf, size_t len, int quote_strings)
 {
     const void *f = cfield(cfg, e);
     switch (e->type) {
-    case LS_T_INT: snprintf(buf, len, "%d", *(const int *)f); break;
-    case LS_T_INT64: snprintf(buf, len, "%lld", (long long)*(const int64_t *)f); break;
-    case LS_T_DOUBLE: fmt_double(*(const double *)f, buf, len); break;
-    case LS_T_BOOL: snprintf(buf, len, "%s", *(const bool *)f ? "true" : "false"); break;
-    case LS_T_ENUM: {
+    case LS_CONFIG_T_INT: snprintf(buf, len, "%d", *(const int *)f); break;
+    case LS_CONFIG_T_INT64: snprintf(buf, len, "%lld", (long long)*(const int64_t *)f); break;
+    case LS_CONFIG_T_DOUBLE: fmt_double(*(const double *)f, buf, len); break;
+    case LS_CONFIG_T_BOOL: snprintf(buf, len, "%s", *(const bool *)f ? "true" : "false"); break;
+    case LS_CONFIG_T_ENUM: {
         int v;
         memcpy(&v, f, sizeof v);
         const char *n = NULL;
@@ -108,8 +108,8 @@ static void value_text(const ls_config *cfg, const ls_schema_entry *e, char *buf
         snprintf(buf, len, "%s", n ? n : "?");
         break;
     }
-    case LS_T_STRING:
-    case LS_T_PATH:
+    case LS_CONFIG_T_STRING:
+    case LS_CONFIG_T_PATH:
         if (quote_strings) snprintf(buf, len, "\"%s\"", (const char *)f);
         else snprintf(buf, len, "%s", (const char *)f);
         break;
@@ -119,7 +119,7 @@ static void value_text(const ls_config *cfg, const ls_schema_entry *e, char *buf
 int ls_config_write_resolved(const ls_config *cfg, FILE *out)
 {
     size_t n;
-    const ls_schema_entry *s = ls_schema(&n);
+    const ls_config_schema_entry *s = ls_config_schema(&n);
     fprintf(out, "# lampsim resolved configuration (presets, includes and overrides applied).\n");
     fprintf(out, "# Loading this file again reproduces the run exactly.\n");
     if (cfg->source[0]) fprintf(out, "# source: %s\n", cfg->source);
@@ -127,8 +127,8 @@ int ls_config_write_resolved(const ls_config *cfg, FILE *out)
     char prev[8][64];
     int nprev = 0;
     for (size_t i = 0; i < n; ++i) {
-        const ls_schema_entry *e = &s[i];
-        if (e->flags & LS_SF_NODUMP) continue;
+        const ls_config_schema_entry *e = &s[i];
+        if (e->flags & LS_CONFIG_SF_NODUMP) continue;
         const char *dot = strrchr(e->path, '.');
         /* section components of this key */
         char comp[8][64];
@@ -153,7 +153,7 @@ int ls_config_write_resolved(const ls_config *cfg, FILE *out)
             if (*p == '.') depth++;
         const char *key = dot ? dot + 1 : e->path;
         fprintf(out, "%*s%s: ", 2 * depth, "", key);
-        if (e->type == LS_T_STRING || e->type == LS_T_PATH) {
+        if (e->type == LS_CONFIG_T_STRING || e->type == LS_CONFIG_T_PATH) {
             write_string(out, (const char *)cfield(cfg, e));
         } else {
             char buf[64];
@@ -168,28 +168,28 @@ int ls_config_write_resolved(const ls_config *cfg, FILE *out)
 int ls_config_write_resolved_file(const ls_config *cfg, const char *path, char *err, size_t errlen)
 {
     ls_atomic_file af;
-    if (ls_atomic_open(&af, path, err, errlen)) return -1;
+    if (ls_atomic_file_open(&af, path, err, errlen)) return -1;
     if (ls_config_write_resolved(cfg, af.fp)) {
         snprintf(err, errlen, "%s: write failed", path);
-        ls_atomic_abort(&af);
+        ls_atomic_file_abort(&af);
         return -1;
     }
-    return ls_atomic_commit(&af, err, errlen);
+    return ls_atomic_file_commit(&af, err, errlen);
 }
 
 int ls_config_equal(const ls_config *a, const ls_config *b, char *diff, size_t difflen)
 {
     size_t n;
-    const ls_schema_entry *s = ls_schema(&n);
+    const ls_config_schema_entry *s = ls_config_schema(&n);
     for (size_t i = 0; i < n; ++i) {
-        const ls_schema_entry *e = &s[i];
+        const ls_config_schema_entry *e = &s[i];
         const void *fa = cfield(a, e), *fb = cfield(b, e);
         int eq;
         switch (e->type) {
-        case LS_T_STRING:
-        case LS_T_PATH: eq = !strcmp(fa, fb); break;
-        case LS_T_DOUBLE: eq = !memcmp(fa, fb, sizeof(double)); break;
-        case LS_T_BOOL: eq = *(const bool *)fa == *(const bool *)fb; break;
+        case LS_CONFIG_T_STRING:
+        case LS_CONFIG_T_PATH: eq = !strcmp(fa, fb); break;
+        case LS_CONFIG_T_DOUBLE: eq = !memcmp(fa, fb, sizeof(double)); break;
+        case LS_CONFIG_T_BOOL: eq = *(const bool *)fa == *(const bool *)fb; break;
         default: eq = !memcmp(fa, fb, e->size); break;
         }
         if (!eq) {
@@ -205,33 +205,33 @@ int ls_config_equal(const ls_config *a, const ls_config *b, char *diff, size_t d
     return 1;
 }
 
-static const char *type_name(const ls_schema_entry *e)
+static const char *type_name(const ls_config_schema_entry *e)
 {
     switch (e->type) {
-    case LS_T_INT:
-    case LS_T_INT64: return "integer";
-    case LS_T_DOUBLE: return "number (finite)";
-    case LS_T_BOOL: return "boolean";
-    case LS_T_STRING: return "string";
-    case LS_T_PATH: return "path";
-    case LS_T_ENUM: return "enum";
+    case LS_CONFIG_T_INT:
+    case LS_CONFIG_T_INT64: return "integer";
+    case LS_CONFIG_T_DOUBLE: return "number (finite)";
+    case LS_CONFIG_T_BOOL: return "boolean";
+    case LS_CONFIG_T_STRING: return "string";
+    case LS_CONFIG_T_PATH: return "path";
+    case LS_CONFIG_T_ENUM: return "enum";
     }
     return "?";
 }
 
-static void allowed_text(const ls_schema_entry *e, char *buf, size_t len)
+static void allowed_text(const ls_config_schema_entry *e, char *buf, size_t len)
 {
     switch (e->type) {
-    case LS_T_INT:
-    case LS_T_INT64: snprintf(buf, len, "%.17g .. %.17g", e->min, e->max); break;
-    case LS_T_DOUBLE:
+    case LS_CONFIG_T_INT:
+    case LS_CONFIG_T_INT64: snprintf(buf, len, "%.17g .. %.17g", e->min, e->max); break;
+    case LS_CONFIG_T_DOUBLE:
         if (e->max >= 1e300) snprintf(buf, len, ">= %.17g", e->min);
         else snprintf(buf, len, "%.17g .. %.17g", e->min, e->max);
         break;
-    case LS_T_BOOL: snprintf(buf, len, "true, false"); break;
-    case LS_T_STRING: snprintf(buf, len, "any text"); break;
-    case LS_T_PATH: snprintf(buf, len, "file path, relative to the naming file"); break;
-    case LS_T_ENUM: {
+    case LS_CONFIG_T_BOOL: snprintf(buf, len, "true, false"); break;
+    case LS_CONFIG_T_STRING: snprintf(buf, len, "any text"); break;
+    case LS_CONFIG_T_PATH: snprintf(buf, len, "file path, relative to the naming file"); break;
+    case LS_CONFIG_T_ENUM: {
         size_t pos = 0;
         buf[0] = '\0';
         for (int i = 0; e->names[i] && pos < len; ++i)
@@ -244,8 +244,8 @@ static void allowed_text(const ls_schema_entry *e, char *buf, size_t len)
 int ls_config_explain(const char *key, FILE *out, FILE *errs)
 {
     size_t n;
-    const ls_schema_entry *s = ls_schema(&n);
-    const ls_schema_entry *e = ls_schema_find(key);
+    const ls_config_schema_entry *s = ls_config_schema(&n);
+    const ls_config_schema_entry *e = ls_config_schema_find(key);
     char allowed[300];
     if (e) {
         allowed_text(e, allowed, sizeof allowed);
@@ -361,7 +361,7 @@ static const char DOC_HEAD[] =
 char *ls_config_docs_markdown(void)
 {
     size_t n;
-    const ls_schema_entry *s = ls_schema(&n);
+    const ls_config_schema_entry *s = ls_config_schema(&n);
     sbuf b = {0};
     sb_put(&b, DOC_HEAD);
     const char *sections[] = {"", "accelerator", "algorithm", "timed", "workload"};
@@ -372,7 +372,7 @@ char *ls_config_docs_markdown(void)
         sb_put(&b, "\n\n| key | type | default | allowed | description |\n|---|---|---|---|---|\n");
         size_t sl = strlen(sections[si]);
         for (size_t i = 0; i < n; ++i) {
-            const ls_schema_entry *e = &s[i];
+            const ls_config_schema_entry *e = &s[i];
             int in = sl ? (!strncmp(e->path, sections[si], sl) && e->path[sl] == '.') : strchr(e->path, '.') == NULL;
             if (!in) continue;
             char allowed[300];

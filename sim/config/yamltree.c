@@ -7,31 +7,31 @@
 
 typedef struct {
     char *name;
-    ynode *node;
+    ls_yamltree_node *node;
 } anchor;
 
 typedef struct {
-    ydoc *doc;
+    ls_yamltree_doc *doc;
     anchor *anchors;
     int nanchors, capanchors;
-    ynode *stack[LS_YAML_MAX_DEPTH + 2];
+    ls_yamltree_node *stack[LS_YAMLTREE_MAX_DEPTH + 2];
     int depth;
     size_t expanded;
     int line, col;
     char msg[256];
 } pstate;
 
-static ynode *new_node(pstate *s, yn_kind kind, const yaml_mark_t *m)
+static ls_yamltree_node *new_node(pstate *s, ls_yamltree_kind kind, const yaml_mark_t *m)
 {
-    ydoc *d = s->doc;
+    ls_yamltree_doc *d = s->doc;
     if (d->nall == d->capall) {
         size_t nc = d->capall ? 2 * d->capall : 64;
-        ynode **na = realloc(d->all, nc * sizeof *na);
+        ls_yamltree_node **na = realloc(d->all, nc * sizeof *na);
         if (!na) return NULL;
         d->all = na;
         d->capall = nc;
     }
-    ynode *n = calloc(1, sizeof *n);
+    ls_yamltree_node *n = calloc(1, sizeof *n);
     if (!n) return NULL;
     d->all[d->nall++] = n;
     n->kind = kind;
@@ -51,11 +51,11 @@ static int fail(pstate *s, const yaml_mark_t *m, const char *msg)
     return -1;
 }
 
-static int add_kid(ynode *parent, ynode *kid)
+static int add_kid(ls_yamltree_node *parent, ls_yamltree_node *kid)
 {
     if (parent->n == parent->cap) {
         int nc = parent->cap ? 2 * parent->cap : 8;
-        ynode **nk = realloc(parent->kids, (size_t)nc * sizeof *nk);
+        ls_yamltree_node **nk = realloc(parent->kids, (size_t)nc * sizeof *nk);
         if (!nk) return -1;
         parent->kids = nk;
         parent->cap = nc;
@@ -65,24 +65,24 @@ static int add_kid(ynode *parent, ynode *kid)
 }
 
 /* Attaches a finished or starting node to the current container (or as the root). */
-static int attach(pstate *s, ynode *node, const yaml_mark_t *m)
+static int attach(pstate *s, ls_yamltree_node *node, const yaml_mark_t *m)
 {
     if (s->depth == 0) {
         if (s->doc->root) return fail(s, m, "more than one root node");
         s->doc->root = node;
         return 0;
     }
-    ynode *top = s->stack[s->depth - 1];
-    if (top->kind == YN_MAP && top->n % 2 == 0) {
+    ls_yamltree_node *top = s->stack[s->depth - 1];
+    if (top->kind == LS_YAMLTREE_MAP && top->n % 2 == 0) {
         /* a key */
-        if (node->kind != YN_SCALAR) return fail(s, m, "mapping keys must be plain scalars");
+        if (node->kind != LS_YAMLTREE_SCALAR) return fail(s, m, "mapping keys must be plain scalars");
         if (top->n / 2 >= 4096) return fail(s, m, "mapping has more than 4096 keys");
     }
     if (add_kid(top, node)) return fail(s, m, "out of memory");
     return 0;
 }
 
-static int register_anchor(pstate *s, const char *name, ynode *node)
+static int register_anchor(pstate *s, const char *name, ls_yamltree_node *node)
 {
     if (!name) return 0;
     for (int i = 0; i < s->nanchors; ++i)
@@ -110,9 +110,9 @@ static int register_anchor(pstate *s, const char *name, ynode *node)
 static int count(pstate *s, size_t w, const yaml_mark_t *m)
 {
     s->expanded += w;
-    if (s->expanded > LS_YAML_MAX_NODES || w > LS_YAML_MAX_NODES) {
+    if (s->expanded > LS_YAMLTREE_MAX_NODES || w > LS_YAMLTREE_MAX_NODES) {
         char b[160];
-        snprintf(b, sizeof b, "document too large: more than %d nodes after expanding aliases", LS_YAML_MAX_NODES);
+        snprintf(b, sizeof b, "document too large: more than %d nodes after expanding aliases", LS_YAMLTREE_MAX_NODES);
         return fail(s, m, b);
     }
     return 0;
@@ -134,7 +134,7 @@ static int handle(pstate *s, yaml_event_t *ev, int *ndocs)
     case YAML_SCALAR_EVENT: {
         if (count(s, 1, m)) return -1;
         size_t len = ev->data.scalar.length;
-        if (len > LS_YAML_MAX_SCALAR) return fail(s, m, "scalar longer than 8192 characters");
+        if (len > LS_YAMLTREE_MAX_SCALAR) return fail(s, m, "scalar longer than 8192 characters");
         const char *tag = (const char *)ev->data.scalar.tag;
         int is_str_tag = tag && !strcmp(tag, "tag:yaml.org,2002:str");
         if (tag && !is_str_tag && strcmp(tag, "tag:yaml.org,2002:int") && strcmp(tag, "tag:yaml.org,2002:float") &&
@@ -146,7 +146,7 @@ static int handle(pstate *s, yaml_event_t *ev, int *ndocs)
         const char *v = (const char *)ev->data.scalar.value;
         if (memchr(v, '\0', len)) return fail(s, m, "NUL character in scalar");
         int quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || is_str_tag;
-        ynode *n = new_node(s, YN_SCALAR, m);
+        ls_yamltree_node *n = new_node(s, LS_YAMLTREE_SCALAR, m);
         if (!n) return fail(s, m, "out of memory");
         n->text = malloc(len + 1);
         if (!n->text) return fail(s, m, "out of memory");
@@ -157,16 +157,16 @@ static int handle(pstate *s, yaml_event_t *ev, int *ndocs)
         n->done = 1;
         if (!quoted && (len == 0 || !strcmp(n->text, "~") || !strcmp(n->text, "null") || !strcmp(n->text, "Null") ||
                         !strcmp(n->text, "NULL")))
-            n->kind = YN_NULL;
+            n->kind = LS_YAMLTREE_NULL;
         /* a null key is still a key: keep its text for messages */
-        if (s->depth > 0 && s->stack[s->depth - 1]->kind == YN_MAP && s->stack[s->depth - 1]->n % 2 == 0)
-            n->kind = YN_SCALAR;
+        if (s->depth > 0 && s->stack[s->depth - 1]->kind == LS_YAMLTREE_MAP && s->stack[s->depth - 1]->n % 2 == 0)
+            n->kind = LS_YAMLTREE_SCALAR;
         if (register_anchor(s, (const char *)ev->data.scalar.anchor, n)) return fail(s, m, "out of memory");
         return attach(s, n, m);
     }
     case YAML_ALIAS_EVENT: {
         const char *name = (const char *)ev->data.alias.anchor;
-        ynode *target = NULL;
+        ls_yamltree_node *target = NULL;
         for (int i = 0; i < s->nanchors; ++i)
             if (!strcmp(s->anchors[i].name, name)) target = s->anchors[i].node;
         if (!target) {
@@ -177,8 +177,8 @@ static int handle(pstate *s, yaml_event_t *ev, int *ndocs)
         if (!target->done) return fail(s, m, "recursive alias (an anchor referenced inside itself)");
         if (count(s, target->weight, m)) return -1;
         if (s->depth > 0) {
-            ynode *top = s->stack[s->depth - 1];
-            if (top->kind == YN_MAP && top->n % 2 == 0 && target->kind != YN_SCALAR)
+            ls_yamltree_node *top = s->stack[s->depth - 1];
+            if (top->kind == LS_YAMLTREE_MAP && top->n % 2 == 0 && target->kind != LS_YAMLTREE_SCALAR)
                 return fail(s, m, "mapping keys must be plain scalars");
             if (add_kid(top, target)) return fail(s, m, "out of memory");
         } else {
@@ -189,8 +189,8 @@ static int handle(pstate *s, yaml_event_t *ev, int *ndocs)
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT: {
         if (count(s, 1, m)) return -1;
-        if (s->depth >= LS_YAML_MAX_DEPTH) return fail(s, m, "nesting deeper than 32 levels");
-        ynode *n = new_node(s, ev->type == YAML_MAPPING_START_EVENT ? YN_MAP : YN_SEQ, m);
+        if (s->depth >= LS_YAMLTREE_MAX_DEPTH) return fail(s, m, "nesting deeper than 32 levels");
+        ls_yamltree_node *n = new_node(s, ev->type == YAML_MAPPING_START_EVENT ? LS_YAMLTREE_MAP : LS_YAMLTREE_SEQ, m);
         if (!n) return fail(s, m, "out of memory");
         const char *anc = (const char *)(ev->type == YAML_MAPPING_START_EVENT ? ev->data.mapping_start.anchor
                                                                                : ev->data.sequence_start.anchor);
@@ -201,11 +201,11 @@ static int handle(pstate *s, yaml_event_t *ev, int *ndocs)
     }
     case YAML_SEQUENCE_END_EVENT:
     case YAML_MAPPING_END_EVENT: {
-        ynode *n = s->stack[--s->depth];
+        ls_yamltree_node *n = s->stack[--s->depth];
         size_t w = 1;
         for (int i = 0; i < n->n; ++i) {
             w += n->kids[i]->weight;
-            if (w > LS_YAML_MAX_NODES) w = LS_YAML_MAX_NODES + 1;
+            if (w > LS_YAMLTREE_MAX_NODES) w = LS_YAMLTREE_MAX_NODES + 1;
         }
         n->weight = w;
         n->done = 1;
@@ -215,12 +215,12 @@ static int handle(pstate *s, yaml_event_t *ev, int *ndocs)
     return 0;
 }
 
-int ls_yaml_parse(const char *text, size_t len, ydoc *doc, int *eline, int *ecol, char *emsg, size_t emsglen)
+int ls_yamltree_parse(const char *text, size_t len, ls_yamltree_doc *doc, int *eline, int *ecol, char *emsg, size_t emsglen)
 {
     memset(doc, 0, sizeof *doc);
     *eline = *ecol = 0;
-    if (len > LS_YAML_MAX_BYTES) {
-        snprintf(emsg, emsglen, "file larger than %u bytes", LS_YAML_MAX_BYTES);
+    if (len > LS_YAMLTREE_MAX_BYTES) {
+        snprintf(emsg, emsglen, "file larger than %u bytes", LS_YAMLTREE_MAX_BYTES);
         return -1;
     }
     yaml_parser_t parser;
@@ -260,18 +260,18 @@ int ls_yaml_parse(const char *text, size_t len, ydoc *doc, int *eline, int *ecol
         *eline = s.line;
         *ecol = s.col;
         snprintf(emsg, emsglen, "%s", s.msg);
-        ls_yaml_free(doc);
+        ls_yamltree_free(doc);
         return -1;
     }
-    if (!doc->root || doc->root->kind == YN_NULL) {
+    if (!doc->root || doc->root->kind == LS_YAMLTREE_NULL) {
         yaml_mark_t m0 = {0, 0, 0};
         pstate s2;
         memset(&s2, 0, sizeof s2);
         s2.doc = doc;
-        ynode *r = new_node(&s2, YN_MAP, &m0);
+        ls_yamltree_node *r = new_node(&s2, LS_YAMLTREE_MAP, &m0);
         if (!r) {
             snprintf(emsg, emsglen, "out of memory");
-            ls_yaml_free(doc);
+            ls_yamltree_free(doc);
             return -1;
         }
         r->done = 1;
@@ -280,7 +280,7 @@ int ls_yaml_parse(const char *text, size_t len, ydoc *doc, int *eline, int *ecol
     return 0;
 }
 
-void ls_yaml_free(ydoc *doc)
+void ls_yamltree_free(ls_yamltree_doc *doc)
 {
     if (!doc) return;
     for (size_t i = 0; i < doc->nall; ++i) {

@@ -13,30 +13,30 @@
 #include <time.h>
 #include <unistd.h>
 
-void ls_engine_params_default(ls_engine_params *p)
+void ls_run_engine_defaults(ls_engine_params *p)
 {
     /* the block procedure's knobs take hw/lamp's defaults (one source); the engine adds its own */
     lslamp_cfg c;
     lslamp_cfg_default(&c);
     memset(p, 0, sizeof *p);
-    p->mode = LSE_MODE_LAMP;
+    p->mode = LS_ENGINE_MODE_LAMP;
     p->arithmetic = c.arith;
-    p->acc_model = LSE_ACC_AUTO;
+    p->acc_model = LS_ENGINE_ACC_AUTO;
     p->b_q = c.b_q; p->n_q = 4; p->b_k = c.b_k; p->n_k = c.n_k;
     p->tau = c.tau;
     p->delta = c.delta;
     p->stage1 = c.stage1; p->stage2 = c.stage2;
-    p->rounding = LSE_ROUND_RNE;
-    p->overflow = LSE_OVERFLOW_SATURATE;
+    p->rounding = LSFP_RND_RNE;
+    p->overflow = LSFP_OVF_SATURATE;
     p->mu_lp_shift = c.mu_shift;
     p->hp_shift = c.hp_shift;
     p->scale_point = c.scale_point;
-    p->acc_order = LSE_ORDER_ASCENDING;
+    p->acc_order = LSFP_ORDER_ASCENDING;
     p->chunk_k = c.chunk_k;
     p->knapsack_tiebreak = c.tiebreak;
     p->disruptive_numerics = c.disruptive;
     p->above_one = c.above_one;
-    p->state_precision = LSE_STATE_FP32;
+    p->state_precision = LS_ENGINE_STATE_FP32;
     p->lamp_code_tau = 1.5;
     p->random_rate = c.random_rate;
     p->seed = 0;
@@ -51,12 +51,12 @@ void ls_engine_params_default(ls_engine_params *p)
 const char *ls_engine_mode_name(ls_engine_mode m)
 {
     switch (m) {
-    case LSE_MODE_LAMP: return "lamp";
-    case LSE_MODE_FA2_FP32: return "fa2_fp32";
-    case LSE_MODE_FA2_16BIT: return "fa2_16bit";
-    case LSE_MODE_PURE_8BIT: return "pure_8bit";
-    case LSE_MODE_LAMP_CODE: return "lamp_code";
-    case LSE_MODE_RANDOM: return "random";
+    case LS_ENGINE_MODE_LAMP: return "lamp";
+    case LS_ENGINE_MODE_FA2_FP32: return "fa2_fp32";
+    case LS_ENGINE_MODE_FA2_16BIT: return "fa2_16bit";
+    case LS_ENGINE_MODE_PURE_8BIT: return "pure_8bit";
+    case LS_ENGINE_MODE_LAMP_CODE: return "lamp_code";
+    case LS_ENGINE_MODE_RANDOM: return "random";
     }
     return "?";
 }
@@ -74,29 +74,29 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *
     c->delta = p->delta; c->tau = p->tau;
     c->stage1 = p->stage1; c->stage2 = p->stage2;
     c->arith = p->arithmetic == LSLAMP_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
-    if (p->acc_model == LSE_ACC_PAPER) c->acc_model = LSFP_ACC_PAPER;
-    else if (p->acc_model == LSE_ACC_EXACT) c->acc_model = LSFP_ACC_EXACT;
+    if (p->acc_model == LS_ENGINE_ACC_PAPER) c->acc_model = LSFP_ACC_PAPER;
+    else if (p->acc_model == LS_ENGINE_ACC_EXACT) c->acc_model = LSFP_ACC_EXACT;
     else c->acc_model = p->arithmetic == LSLAMP_ARITH_PAPER ? LSFP_ACC_PAPER : LSFP_ACC_EXACT;
-    c->rounding = p->rounding == LSE_ROUND_RTZ ? LSFP_RND_RTZ : p->rounding == LSE_ROUND_STOCHASTIC ? LSFP_RND_STOCHASTIC : LSFP_RND_RNE;
-    c->overflow = p->overflow == LSE_OVERFLOW_NAN ? LSFP_OVF_NONSAT : LSFP_OVF_SATURATE;
+    c->rounding = p->rounding == LSFP_RND_RTZ ? LSFP_RND_RTZ : p->rounding == LSFP_RND_STOCHASTIC ? LSFP_RND_STOCHASTIC : LSFP_RND_RNE;
+    c->overflow = p->overflow == LSFP_OVF_NONSAT ? LSFP_OVF_NONSAT : LSFP_OVF_SATURATE;
     c->mu_shift = p->mu_lp_shift == LSLAMP_MU_RNE ? LSLAMP_MU_RNE : p->mu_lp_shift == LSLAMP_MU_EXACT ? LSLAMP_MU_EXACT : LSLAMP_MU_TRUNC;
     c->hp_shift = p->hp_shift == LSLAMP_HPSHIFT_EXACT ? LSLAMP_HPSHIFT_EXACT : LSLAMP_HPSHIFT_ROUNDED;
     c->scale_point = p->scale_point == LSLAMP_SCALE_PRE_BF16 ? LSLAMP_SCALE_PRE_BF16 : p->scale_point == LSLAMP_SCALE_POST ? LSLAMP_SCALE_POST : LSLAMP_SCALE_PRE_FP32;
-    c->acc_order = p->acc_order == LSE_ORDER_DESCENDING ? LSFP_ORDER_DESCENDING : LSFP_ORDER_ASCENDING;
+    c->acc_order = p->acc_order == LSFP_ORDER_DESCENDING ? LSFP_ORDER_DESCENDING : LSFP_ORDER_ASCENDING;
     c->chunk_k = p->chunk_k;
     c->tiebreak = p->knapsack_tiebreak == LSLAMP_TIE_LEXICOGRAPHIC ? LSLAMP_TIE_LEXICOGRAPHIC : LSLAMP_TIE_WORST_QUERY;
     c->disruptive = p->disruptive_numerics == LSLAMP_DISRUPT_FULL_TILE ? LSLAMP_DISRUPT_FULL_TILE : LSLAMP_DISRUPT_FLAGGED;
     c->above_one = p->above_one == LSLAMP_ABOVE_RAISE ? LSLAMP_ABOVE_RAISE : LSLAMP_ABOVE_KEEP;
-    c->state_fp64 = p->state_precision == LSE_STATE_FP64;
+    c->state_fp64 = p->state_precision == LS_ENGINE_STATE_FP64;
     c->random_rate = p->random_rate;
-    _Static_assert((int)LSE_FMT_COUNT == (int)LSLAMP_FMT_COUNT && sizeof p->formats[0] == LSLAMP_FMT_NAME_MAX,
+    _Static_assert((int)LSLAMP_FMT_COUNT == (int)LSLAMP_FMT_COUNT && sizeof p->formats[0] == LSLAMP_FMT_NAME_MAX,
                    "engine format roles follow hw/lamp's");
     memcpy(c->formats, p->formats, sizeof c->formats);
-    c->no_tables = p->mode == LSE_MODE_FA2_FP32;   /* nothing emulated: skip the LUT and the SFU table */
+    c->no_tables = p->mode == LS_ENGINE_MODE_FA2_FP32;   /* nothing emulated: skip the LUT and the SFU table */
     switch (p->mode) {
-    case LSE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;
-    case LSE_MODE_PURE_8BIT: c->policy = &lslamp_policy_none; break;
-    case LSE_MODE_RANDOM: c->policy = &lslamp_policy_random; break;
+    case LS_ENGINE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;
+    case LS_ENGINE_MODE_PURE_8BIT: c->policy = &lslamp_policy_none; break;
+    case LS_ENGINE_MODE_RANDOM: c->policy = &lslamp_policy_random; break;
     default: c->policy = &lslamp_policy_lamp; break;
     }
     return lslamp_cfg_finalize(c, err, errlen);
@@ -187,7 +187,7 @@ void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uin
     uint64_t dis = 0;
     for (int h = 2; h < hl; h++) dis += r->tiles.hp_subblocks_hist[h];
     r->tiles.disruptive_rate = t.executed ? (double)dis / (double)t.executed : 0.0;
-    ls_recompute_stats *rc = &r->recompute;
+    ls_engine_recompute_stats *rc = &r->recompute;
     rc->stage1_subblocks = t.stage1;
     rc->stage2_subblocks = t.stage2;
     rc->subblocks_active = t.sub_active;
@@ -204,7 +204,7 @@ void ls_engine_merge_items(const lslamp_item_stats *items, int nitems, const uin
     r->events.exp_underflows = t.ev.exp_underflows;
     r->events.exp_above_one = t.ev.exp_above_one;
     r->events.exact_fixups = t.ev.exact_fixups;
-    ls_accuracy_stats *a = &r->accuracy;
+    ls_engine_accuracy_stats *a = &r->accuracy;
     a->valid = accuracy;
     if (accuracy) {
         double rows = (double)t.rows;
@@ -263,7 +263,7 @@ int ls_engine_result_alloc(const ls_engine_params *p, const ls_attn_inputs *in, 
         r->n_records = (size_t)(in->batch * in->heads_q * nqb) * p->n_q * nkt;
         r->records = calloc(r->n_records, sizeof *r->records);
     }
-    bool lcm = p->keep_lamp_code_mask && p->mode == LSE_MODE_LAMP_CODE;
+    bool lcm = p->keep_lamp_code_mask && p->mode == LS_ENGINE_MODE_LAMP_CODE;
     if (lcm) {
         r->lamp_code_mask_keys = in->seq_k;
         r->lamp_code_mask = calloc((size_t)in->batch * in->heads_q * in->seq_q * in->seq_k, 1);
@@ -280,7 +280,7 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
     memset(r, 0, sizeof *r);
     if (ls_engine_check_inputs(p, in, err, errlen) != 0) return -1;
     if (p->threads < 0) return fail(err, errlen, "%s", "threads must be >= 0");
-    if (p->mode == LSE_MODE_LAMP_CODE && p->rounding == LSE_ROUND_STOCHASTIC)
+    if (p->mode == LS_ENGINE_MODE_LAMP_CODE && p->rounding == LSFP_RND_STOCHASTIC)
         return fail(err, errlen, "%s", "lamp_code mode does not support stochastic rounding");
 
     struct timespec t0, t1;

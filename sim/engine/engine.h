@@ -16,45 +16,45 @@ extern "C" {
 #endif
 
 typedef enum {
-    LSE_MODE_LAMP,        /* LampAttention: two-stage block-LAMP (default) */
-    LSE_MODE_FA2_FP32,    /* vanilla FlashAttention-2 in fp32 */
-    LSE_MODE_FA2_16BIT,   /* the 16-bit machine: e4m11 logits, ue5m11 exponentials everywhere */
-    LSE_MODE_PURE_8BIT,   /* no recompute, running max from LP maxima (G-23) */
-    LSE_MODE_LAMP_CODE,   /* LAMP reference-code rule (B.2) on the materialised softmax */
-    LSE_MODE_RANDOM       /* random sub-block recompute at random_rate (the LAMP paper's control) */
+    LS_ENGINE_MODE_LAMP,        /* LampAttention: two-stage block-LAMP (default) */
+    LS_ENGINE_MODE_FA2_FP32,    /* vanilla FlashAttention-2 in fp32 */
+    LS_ENGINE_MODE_FA2_16BIT,   /* the 16-bit machine: e4m11 logits, ue5m11 exponentials everywhere */
+    LS_ENGINE_MODE_PURE_8BIT,   /* no recompute, running max from LP maxima (G-23) */
+    LS_ENGINE_MODE_LAMP_CODE,   /* LAMP reference-code rule (B.2) on the materialised softmax */
+    LS_ENGINE_MODE_RANDOM       /* random sub-block recompute at random_rate (the LAMP paper's control) */
 } ls_engine_mode;
-typedef enum { LSE_ACC_AUTO, LSE_ACC_PAPER, LSE_ACC_EXACT } ls_acc_model;
-typedef enum { LSE_ROUND_RNE, LSE_ROUND_RTZ, LSE_ROUND_STOCHASTIC } ls_rounding;
-typedef enum { LSE_OVERFLOW_SATURATE, LSE_OVERFLOW_NAN } ls_overflow;
-typedef enum { LSE_ORDER_ASCENDING, LSE_ORDER_DESCENDING } ls_acc_order;
-typedef enum { LSE_STATE_FP32, LSE_STATE_FP64 } ls_state_precision;
+typedef enum { LS_ENGINE_ACC_AUTO, LS_ENGINE_ACC_PAPER, LS_ENGINE_ACC_EXACT } ls_engine_acc_model;
+typedef enum { LSFP_RND_RNE, LSFP_RND_RTZ, LSFP_RND_STOCHASTIC } lsfp_rounding;
+typedef enum { LSFP_OVF_SATURATE, LSFP_OVF_NONSAT } lsfp_overflow;
+typedef enum { LSFP_ORDER_ASCENDING, LSFP_ORDER_DESCENDING } lsfp_acc_order;
+typedef enum { LS_ENGINE_STATE_FP32, LS_ENGINE_STATE_FP64 } ls_engine_state_precision;
 /* Roles of ls_engine_params.formats (hw/lamp lslamp_fmt_role order). */
-typedef enum { LSE_FMT_LP, LSE_FMT_HP, LSE_FMT_LP_SHIFT, LSE_FMT_LP_EXP, LSE_FMT_HP_SHIFT, LSE_FMT_HP_EXP,
-               LSE_FMT_COUNT } ls_format_role;
+typedef enum { LSLAMP_FMT_LP, LSLAMP_FMT_HP, LSLAMP_FMT_LP_SHIFT, LSLAMP_FMT_LP_EXP, LSLAMP_FMT_HP_SHIFT, LSLAMP_FMT_HP_EXP,
+               LSLAMP_FMT_COUNT } lslamp_fmt_role;
 
 typedef struct ls_engine_params {
     ls_engine_mode mode;
     lslamp_arith arithmetic;
-    ls_acc_model acc_model;
+    ls_engine_acc_model acc_model;
     int b_q, n_q, b_k, n_k;
     double tau, delta;
     bool stage1, stage2;
-    ls_rounding rounding;
-    ls_overflow overflow;
+    lsfp_rounding rounding;
+    lsfp_overflow overflow;
     lslamp_mu_shift mu_lp_shift;
     lslamp_hp_shift hp_shift;
     lslamp_scale_point scale_point;
-    ls_acc_order acc_order;
+    lsfp_acc_order acc_order;
     int chunk_k;
     lslamp_tiebreak knapsack_tiebreak;
     lslamp_disruptive disruptive_numerics;
     lslamp_above_one above_one;
-    ls_state_precision state_precision;
+    ls_engine_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;
     /* Number formats by role, "" or "auto" = derived (algorithm.lp_format, hp_format, lp_shift_format,
      * lp_exp_format, hp_shift_format, hp_exp_format; hw/lamp lslamp_formats_resolve). */
-    char formats[LSE_FMT_COUNT][24];
+    char formats[LSLAMP_FMT_COUNT][24];
     uint64_t seed;
     int threads;              /* 0 = all cores */
     bool compute_reference;   /* fp64 reference + accuracy metrics (default on) */
@@ -68,7 +68,7 @@ typedef struct ls_engine_params {
     void *progress_user;
 } ls_engine_params;
 
-void ls_engine_params_default(ls_engine_params *p);
+void ls_run_engine_defaults(ls_engine_params *p);
 const char *ls_engine_mode_name(ls_engine_mode m);
 
 /* Per (batch, head, query block, warp, key tile): what the timing model replays. */
@@ -79,7 +79,7 @@ typedef struct {
     uint8_t flags;            /* bit 0: fully masked (skipped); bit 1: whole tile HP (G-16 option);
                                  bit 2: an exponential above one (G-15); bit 3: the warp does
                                  not exist (queries past seq_q in the last query block) */
-} ls_tile_record;
+} ls_engine_tile_record;
 
 typedef struct {
     uint64_t executed;            /* (warp, key tile) pairs executed */
@@ -87,7 +87,7 @@ typedef struct {
     uint64_t *hp_subblocks_hist;  /* [n_k + 1]: executed tiles with 0..n_k HP sub-blocks */
     int hist_len;                 /* n_k + 1 */
     double disruptive_rate;       /* share of executed tiles with >= 2 HP sub-blocks */
-} ls_tile_stats;
+} ls_engine_tile_stats;
 
 typedef struct {
     double logit_rate;            /* HP unmasked logits / unmasked logits (both stages) */
@@ -96,7 +96,7 @@ typedef struct {
     uint64_t stage1_subblocks, stage2_subblocks;
     uint64_t subblocks_active;
     uint64_t logits_unmasked, logits_hp;
-} ls_recompute_stats;
+} ls_engine_recompute_stats;
 
 typedef struct {
     bool valid;                   /* computed (compute_reference on) */
@@ -107,7 +107,7 @@ typedef struct {
     double row_rel_l2_mean, row_rel_l2_max;
     double argmax_flip_rate;
     uint64_t rows;                /* rows measured (rows with at least one visible key) */
-} ls_accuracy_stats;
+} ls_engine_accuracy_stats;
 
 typedef struct {
     uint64_t e4m3_saturations;    /* LP accumulator roundings clamped to +-448 */
@@ -117,19 +117,19 @@ typedef struct {
     uint64_t exp_above_one;       /* exponentials above one (G-15) */
     uint64_t exact_fixups;        /* exact slow-path accumulation steps (fp library) */
     uint64_t o_nonfinite;         /* output elements that are NaN or infinite */
-} ls_event_stats;
+} ls_engine_event_stats;
 
 typedef struct ls_engine_result {
     /* O: [batch][heads_q][seq_q][dim], float32, same layout as Q. */
     float *o;
     float *o_ref;                 /* fp64 reference rounded to fp32 (keep_reference), else NULL */
     int batch, heads_q, seq_q, dim;
-    ls_tile_stats tiles;
-    ls_recompute_stats recompute;
-    ls_accuracy_stats accuracy;
-    ls_event_stats events;
+    ls_engine_tile_stats tiles;
+    ls_engine_recompute_stats recompute;
+    ls_engine_accuracy_stats accuracy;
+    ls_engine_event_stats events;
     /* Per-tile records, [batch][heads_q][n_qblocks][n_q][n_ktiles] (keep_tile_records). */
-    ls_tile_record *records;
+    ls_engine_tile_record *records;
     size_t n_records;
     int n_qblocks, n_ktiles, n_q;
     /* lamp_code with keep_lamp_code_mask: [batch][heads_q][seq_q][seq_k] per-logit decisions of the
@@ -161,7 +161,7 @@ int ls_engine_save_npy(const ls_engine_result *r, const char *path_o, const char
 
 /* Native fp32 FlashAttention-2 of one head in plain C, same tiling (Br x Bc), no emulation: the
  * benchmark's yardstick. q: seq_q x dim, k/v: seq_k x dim, o: seq_q x dim. */
-void ls_fa2_native_head(const float *q, const float *k, const float *v, float *o, int seq_q, int seq_k,
+void ls_engine_fa2_native_head(const float *q, const float *k, const float *v, float *o, int seq_q, int seq_k,
                         int dim, bool causal, int br, int bc);
 
 #ifdef __cplusplus

@@ -64,7 +64,7 @@ void eng_fa2_fp32_block(const float *Qt, int ldq, int nqv, int64_t q0, const flo
     }
 }
 
-void ls_fa2_native_head(const float *q, const float *k, const float *v, float *o, int seq_q, int seq_k,
+void ls_engine_fa2_native_head(const float *q, const float *k, const float *v, float *o, int seq_q, int seq_k,
                         int dim, bool causal, int br, int bc)
 {
     float *Qt = malloc((size_t)dim * br * sizeof(float));

@@ -13,7 +13,7 @@ typedef struct {
     float *o, *o_ref;
     lslamp_item_stats *items;  /* per item, merged by ls_engine_merge_items */
     uint64_t *hist;            /* items x (n_k + 1) */
-    ls_tile_record *records;   /* NULL unless kept */
+    ls_engine_tile_record *records;   /* NULL unless kept */
     uint8_t *lcmask;           /* lamp_code selection mask, NULL unless kept */
     int nitems;
 } eng_ctx;

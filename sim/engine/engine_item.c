@@ -16,7 +16,7 @@ int eng_ws_init(eng_ws *w, const eng_ctx *x)
     const ls_engine_params *p = x->p;
     const ls_attn_inputs *in = x->in;
     size_t br = (size_t)x->br, bc = (size_t)x->bc, nkt = (size_t)x->nkt, sk = (size_t)in->seq_k;
-    bool code = p->mode == LSE_MODE_LAMP_CODE;
+    bool code = p->mode == LS_ENGINE_MODE_LAMP_CODE;
     w->blk = (lslamp_block){ .seq_k = in->seq_k, .dim = in->dim, .b_q = p->b_q, .br = x->br, .bc = x->bc,
                              .causal = in->causal };
     int bad = lslamp_block_alloc(&w->blk) != 0;
@@ -206,12 +206,12 @@ void ls_engine_item_accuracy(const lslamp_block *g, const ls_engine_acc_ws *w, c
 
 /* ---- LampAttention and the tile-procedure baselines ---- */
 static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st, uint64_t *hist,
-                     ls_tile_record *rec)
+                     ls_engine_tile_record *rec)
 {
     const ls_engine_params *p = x->p;
     const lslamp_cfg *cfg = x->cfg;
     int d = x->in->dim, br = x->br, bc = x->bc, nq_w = p->n_q;
-    bool allhp = p->mode == LSE_MODE_FA2_16BIT;
+    bool allhp = p->mode == LS_ENGINE_MODE_FA2_16BIT;
     lslamp_prepare_qt(cfg, g->Q, d, g->nqv, br, g->Qt, br);
     for (int j = 0; j < br; j++) { g->mu[j] = -INFINITY; g->om32[j] = 0.0f; g->om64[j] = 0.0; }
     memset(g->O32, 0, (size_t)br * d * sizeof(float));
@@ -267,7 +267,7 @@ static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
             st->logits_hp1 += (uint64_t)tc.logits_hp_stage1;
             st->logits_hp2 += (uint64_t)tc.logits_hp_stage2;
             if (rec) {
-                ls_tile_record *r = &rec[(size_t)wi * x->nkt + kt];
+                ls_engine_tile_record *r = &rec[(size_t)wi * x->nkt + kt];
                 r->stage1_mask = tr.stage1_mask; r->stage2_mask = tr.stage2_mask;
                 r->n_hp = tr.n_hp; r->flags = tr.flags;
             }
@@ -285,7 +285,7 @@ static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
 }
 
 /* ---- vanilla fp32 FlashAttention-2 ---- */
-static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st, ls_tile_record *rec)
+static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st, ls_engine_tile_record *rec)
 {
     (void)item;
     const ls_engine_params *p = x->p;
@@ -320,7 +320,7 @@ static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
 
 /* ---- LAMP reference-code rule on the materialised softmax (numerics.md B.2, A.4) ---- */
 static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st,
-                         uint64_t *hist, ls_tile_record *rec)
+                         uint64_t *hist, ls_engine_tile_record *rec)
 {
     (void)item;
     const ls_engine_params *p = x->p;
@@ -404,7 +404,7 @@ static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const lslamp_blo
         for (int wi = 0; wi < p->n_q; wi++) {
             lslamp_tile_io io;
             int nqw = lslamp_warp_io(g, wi, kt, &io);
-            ls_tile_record *r = rec ? &rec[(size_t)wi * nkt + kt] : NULL;
+            ls_engine_tile_record *r = rec ? &rec[(size_t)wi * nkt + kt] : NULL;
             if (nqw == 0) {
                 if (r) r->flags = LSLAMP_REC_ABSENT;
                 continue;
@@ -439,10 +439,10 @@ void eng_run_item(const eng_ctx *x, eng_ws *w, int item)
     lslamp_item_stats *st = &x->items[item];
     memset(st, 0, sizeof *st);
     uint64_t *hist = x->hist + (size_t)item * (x->p->n_k + 1);
-    ls_tile_record *rec = x->records ? x->records + (size_t)item * x->p->n_q * x->nkt : NULL;
+    ls_engine_tile_record *rec = x->records ? x->records + (size_t)item * x->p->n_q * x->nkt : NULL;
     switch (x->p->mode) {
-    case LSE_MODE_FA2_FP32: run_fp32(x, w, item, g, st, rec); break;
-    case LSE_MODE_LAMP_CODE: run_lampcode(x, w, item, g, st, hist, rec); break;
+    case LS_ENGINE_MODE_FA2_FP32: run_fp32(x, w, item, g, st, rec); break;
+    case LS_ENGINE_MODE_LAMP_CODE: run_lampcode(x, w, item, g, st, hist, rec); break;
     default: run_lamp(x, w, item, g, st, hist, rec); break;
     }
 }

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io_common.h"
+#include "io.h"
 
-char *ls_path_join(const char *dir, const char *name)
+char *ls_io_path_join(const char *dir, const char *name)
 {
     size_t a = strlen(dir), b = strlen(name);
     char *p = malloc(a + b + 2);
@@ -25,7 +25,7 @@ char *ls_path_join(const char *dir, const char *name)
     return p;
 }
 
-char *ls_path_fmt(const char *fmt, ...)
+char *ls_io_path_fmt(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -47,12 +47,12 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return remove(path);
 }
 
-int ls_remove_tree(const char *path)
+int ls_io_remove_tree(const char *path)
 {
     return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-int ls_make_dirs(const char *path, char *err, size_t errlen)
+int ls_io_make_dirs(const char *path, char *err, size_t errlen)
 {
     char *p = strdup(path);
     if (!p) {
@@ -154,7 +154,7 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
         return 1;
     }
     sprintf(tmp, "%s/.%s.run.XXXXXX", parent, base);
-    int rc = ls_make_dirs(parent, err, errlen);
+    int rc = ls_io_make_dirs(parent, err, errlen);
     free(parent);
     if (!rc && !mkdtemp(tmp)) {
         ls_io_err(err, errlen, "%s: cannot create a directory next to it: %s", final, strerror(errno));
@@ -176,7 +176,7 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
 void ls_atomic_dir_abort(ls_atomic_dir *ad)
 {
     if (!ad) return;
-    if (ad->tmp_path) (void)ls_remove_tree(ad->tmp_path);
+    if (ad->tmp_path) (void)ls_io_remove_tree(ad->tmp_path);
     free(ad->tmp_path);
     free(ad->final_path);
     memset(ad, 0, sizeof *ad);
@@ -203,7 +203,7 @@ int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen)
     if (errno != ENOTEMPTY && errno != EEXIST) goto fail;
     /* a previous run: exchange the two atomically, then remove the old one (now at tmp) */
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, fin, RENAME_EXCHANGE) == 0) {
-        (void)ls_remove_tree(tmp);
+        (void)ls_io_remove_tree(tmp);
         goto done;
     }
     if (errno != EINVAL && errno != ENOSYS) goto fail;
@@ -223,7 +223,7 @@ int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen)
             errno = e;
             goto fail;
         }
-        (void)ls_remove_tree(old);
+        (void)ls_io_remove_tree(old);
         free(old);
     }
 done:

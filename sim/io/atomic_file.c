@@ -40,7 +40,7 @@ static char *dir_of(const char *path)
     return d;
 }
 
-int ls_atomic_open(ls_atomic_file *af, const char *path, char *err, size_t errlen)
+int ls_atomic_file_open(ls_atomic_file *af, const char *path, char *err, size_t errlen)
 {
     memset(af, 0, sizeof *af);
     if (!path || !*path) {
@@ -87,13 +87,13 @@ int ls_atomic_open(ls_atomic_file *af, const char *path, char *err, size_t errle
     af->final_path = dup_str(path);
     if (!af->final_path) {
         set_err(err, errlen, "out of memory");
-        ls_atomic_abort(af);
+        ls_atomic_file_abort(af);
         return -1;
     }
     return 0;
 }
 
-void ls_atomic_abort(ls_atomic_file *af)
+void ls_atomic_file_abort(ls_atomic_file *af)
 {
     if (!af) return;
     if (af->fp) fclose(af->fp);
@@ -103,7 +103,7 @@ void ls_atomic_abort(ls_atomic_file *af)
     memset(af, 0, sizeof *af);
 }
 
-int ls_atomic_commit(ls_atomic_file *af, char *err, size_t errlen)
+int ls_atomic_file_commit(ls_atomic_file *af, char *err, size_t errlen)
 {
     if (!af || !af->fp) {
         set_err(err, errlen, "atomic file not open");
@@ -112,24 +112,24 @@ int ls_atomic_commit(ls_atomic_file *af, char *err, size_t errlen)
     const char *path = af->final_path;
     if (fflush(af->fp) != 0 || ferror(af->fp)) {
         set_err(err, errlen, "%s: write failed: %s", path, strerror(errno));
-        ls_atomic_abort(af);
+        ls_atomic_file_abort(af);
         return -1;
     }
     if (fsync(fileno(af->fp)) != 0) {
         set_err(err, errlen, "%s: fsync failed: %s", path, strerror(errno));
-        ls_atomic_abort(af);
+        ls_atomic_file_abort(af);
         return -1;
     }
     int rc = fclose(af->fp);
     af->fp = NULL;
     if (rc != 0) {
         set_err(err, errlen, "%s: close failed: %s", path, strerror(errno));
-        ls_atomic_abort(af);
+        ls_atomic_file_abort(af);
         return -1;
     }
     if (rename(af->tmp_path, path) != 0) {
         set_err(err, errlen, "%s: rename failed: %s", path, strerror(errno));
-        ls_atomic_abort(af);
+        ls_atomic_file_abort(af);
         return -1;
     }
     /* Make the rename itself durable. */
@@ -148,14 +148,14 @@ int ls_atomic_commit(ls_atomic_file *af, char *err, size_t errlen)
     return 0;
 }
 
-int ls_atomic_write_file(const char *path, const void *data, size_t len, char *err, size_t errlen)
+int ls_atomic_file_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
     ls_atomic_file af;
-    if (ls_atomic_open(&af, path, err, errlen) != 0) return -1;
+    if (ls_atomic_file_open(&af, path, err, errlen) != 0) return -1;
     if (len && fwrite(data, 1, len, af.fp) != len) {
         set_err(err, errlen, "%s: write failed: %s", path, strerror(errno));
-        ls_atomic_abort(&af);
+        ls_atomic_file_abort(&af);
         return -1;
     }
-    return ls_atomic_commit(&af, err, errlen);
+    return ls_atomic_file_commit(&af, err, errlen);
 }

@@ -14,12 +14,12 @@ typedef struct ls_atomic_file {
 } ls_atomic_file;
 
 /* Creates the temporary file. Returns 0, or -1 with a message in err. */
-int ls_atomic_open(ls_atomic_file *af, const char *path, char *err, size_t errlen);
+int ls_atomic_file_open(ls_atomic_file *af, const char *path, char *err, size_t errlen);
 /* Flushes, fsyncs, closes and renames onto the destination. Returns 0, or -1 with a message
  * (the temporary is removed). Always releases af. */
-int ls_atomic_commit(ls_atomic_file *af, char *err, size_t errlen);
+int ls_atomic_file_commit(ls_atomic_file *af, char *err, size_t errlen);
 /* Discards the temporary file and releases af (safe on a zeroed or already released af). */
-void ls_atomic_abort(ls_atomic_file *af);
+void ls_atomic_file_abort(ls_atomic_file *af);
 /* One-shot: writes len bytes of data to path atomically. */
-int ls_atomic_write_file(const char *path, const void *data, size_t len, char *err, size_t errlen);
+int ls_atomic_file_write(const char *path, const void *data, size_t len, char *err, size_t errlen);
 #endif

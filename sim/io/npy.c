@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "atomic_file.h"
-#include "io_common.h"
+#include "io.h"
 
-void ls_shape_str(const int64_t *shape, int ndim, char *buf, size_t len)
+void ls_npy_shape_str(const int64_t *shape, int ndim, char *buf, size_t len)
 {
     size_t pos = 0;
     if (!len) return;
@@ -174,9 +174,9 @@ static int parse_header(const char *text, size_t len, npy_header *h, char *err, 
 
 static int dtype_of(const char *descr, int *dt, size_t *esize, char *err, size_t errlen)
 {
-    if (!strcmp(descr, "<f4")) { *dt = LS_SRC_F32; *esize = 4; return 0; }
-    if (!strcmp(descr, "<f2")) { *dt = LS_SRC_F16; *esize = 2; return 0; }
-    if (!strcmp(descr, "<u2")) { *dt = LS_SRC_BF16; *esize = 2; return 0; }
+    if (!strcmp(descr, "<f4")) { *dt = LS_NPY_SRC_F32; *esize = 4; return 0; }
+    if (!strcmp(descr, "<f2")) { *dt = LS_NPY_SRC_F16; *esize = 2; return 0; }
+    if (!strcmp(descr, "<u2")) { *dt = LS_NPY_SRC_BF16; *esize = 2; return 0; }
     if (descr[0] == '>' && (!strcmp(descr + 1, "f4") || !strcmp(descr + 1, "f2") || !strcmp(descr + 1, "u2"))) {
         ls_io_err(err, errlen, "big-endian dtype '%s' is not supported; save as little-endian ('<%s')", descr, descr + 1);
         return -1;
@@ -237,7 +237,7 @@ static int parse_image(const unsigned char *buf, size_t len, ls_npy_array *out, 
     size_t off = hstart + hlen;
     size_t need = count * esize, have = len - off;
     char sh[160];
-    ls_shape_str(h.shape, h.ndim, sh, sizeof sh);
+    ls_npy_shape_str(h.shape, h.ndim, sh, sizeof sh);
     if (have < need) {
         ls_io_err(err, errlen, "truncated data: header declares shape %s of %s = %zu bytes but only %zu bytes follow",
                   sh, h.descr, need, have);
@@ -252,7 +252,7 @@ static int parse_image(const unsigned char *buf, size_t len, ls_npy_array *out, 
     out->ndim = h.ndim;
     memcpy(out->shape, h.shape, sizeof h.shape);
     out->count = count;
-    out->src_dtype = (ls_src_dtype)dt;
+    out->src_dtype = (ls_npy_src_dtype)dt;
     *data_off = off;
     return 0;
 }
@@ -288,7 +288,7 @@ int ls_npy_load_f32(const char *path, ls_npy_array *out, char *err, size_t errle
         ls_io_unmap(base, len);
         return -1;
     }
-    if (out->src_dtype == LS_SRC_F32 && off % 4 == 0 && out->count * 4 >= LS_NPY_MMAP_THRESHOLD) {
+    if (out->src_dtype == LS_NPY_SRC_F32 && off % 4 == 0 && out->count * 4 >= LS_NPY_MMAP_THRESHOLD) {
         out->data = (float *)(void *)((unsigned char *)base + off);
         out->mapped = 1;
         out->map_base = base;
@@ -324,22 +324,22 @@ int ls_npy_save_f32(const char *path, const float *data, int ndim, const int64_t
         count *= (size_t)shape[i];
     }
     char sh[200], hdr[256];
-    ls_shape_str(shape, ndim, sh, sizeof sh);
+    ls_npy_shape_str(shape, ndim, sh, sizeof sh);
     int n = snprintf(hdr, sizeof hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", sh);
     size_t total = 10 + (size_t)n + 1;
     size_t padded = (total + 63) / 64 * 64;
     size_t hlen = padded - 10;
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
     ls_atomic_file af;
-    if (ls_atomic_open(&af, path, err, errlen)) return -1;
+    if (ls_atomic_file_open(&af, path, err, errlen)) return -1;
     int ok = fwrite(pre, 1, 10, af.fp) == 10 && fwrite(hdr, 1, (size_t)n, af.fp) == (size_t)n;
     for (size_t i = (size_t)n; ok && i + 1 < hlen; ++i) ok = fputc(' ', af.fp) != EOF;
     ok = ok && fputc('\n', af.fp) != EOF;
     ok = ok && (count == 0 || fwrite(data, sizeof(float), count, af.fp) == count);
     if (!ok) {
         ls_io_err(err, errlen, "%s: write failed", path);
-        ls_atomic_abort(&af);
+        ls_atomic_file_abort(&af);
         return -1;
     }
-    return ls_atomic_commit(&af, err, errlen);
+    return ls_atomic_file_commit(&af, err, errlen);
 }

@@ -9,14 +9,14 @@
 
 #define LS_NPY_MAX_DIMS 8
 
-typedef enum ls_src_dtype { LS_SRC_F32 = 0, LS_SRC_F16 = 1, LS_SRC_BF16 = 2 } ls_src_dtype;
+typedef enum ls_npy_src_dtype { LS_NPY_SRC_F32 = 0, LS_NPY_SRC_F16 = 1, LS_NPY_SRC_BF16 = 2 } ls_npy_src_dtype;
 
 typedef struct ls_npy_array {
     float *data;               /* count elements, C order, writable */
     int ndim;
     int64_t shape[LS_NPY_MAX_DIMS];
     size_t count;              /* product of shape (1 for a 0-d array) */
-    ls_src_dtype src_dtype;    /* dtype in the file */
+    ls_npy_src_dtype src_dtype;    /* dtype in the file */
     int mapped;                /* 1: data points into a private file mapping */
     void *map_base;            /* private: mapping to unmap (mapped == 1) */
     size_t map_len;
@@ -33,5 +33,5 @@ void ls_npy_free(ls_npy_array *a);
 int ls_npy_save_f32(const char *path, const float *data, int ndim, const int64_t *shape,
                     char *err, size_t errlen);
 /* "(2, 3, 4)" for messages. */
-void ls_shape_str(const int64_t *shape, int ndim, char *buf, size_t len);
+void ls_npy_shape_str(const int64_t *shape, int ndim, char *buf, size_t len);
 #endif

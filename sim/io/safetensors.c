@@ -8,18 +8,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "io_common.h"
+#include "io.h"
 
 typedef struct {
     char *name;
-    int dtype;        /* ls_src_dtype, or -1 for an unsupported dtype */
+    int dtype;        /* ls_npy_src_dtype, or -1 for an unsupported dtype */
     char dtype_str[16];
     int ndim;
     int64_t shape[LS_NPY_MAX_DIMS];
     uint64_t begin, end;
 } st_tensor;
 
-struct ls_st_file {
+struct ls_safetensors_file {
     char *path;
     const unsigned char *buf;
     size_t len;
@@ -225,7 +225,7 @@ static int parse_tensor(jcur *c, st_tensor *t)
             free(k);
             if (jstring(c, &d)) return -1;
             snprintf(t->dtype_str, sizeof t->dtype_str, "%s", d);
-            t->dtype = !strcmp(d, "F32") ? LS_SRC_F32 : !strcmp(d, "F16") ? LS_SRC_F16 : !strcmp(d, "BF16") ? LS_SRC_BF16 : -1;
+            t->dtype = !strcmp(d, "F32") ? LS_NPY_SRC_F32 : !strcmp(d, "F16") ? LS_NPY_SRC_F16 : !strcmp(d, "BF16") ? LS_NPY_SRC_BF16 : -1;
             free(d);
             have_dtype = 1;
         } else if (!strcmp(k, "shape")) {
@@ -263,7 +263,7 @@ static int parse_tensor(jcur *c, st_tensor *t)
     return 0;
 }
 
-static void free_tensors(ls_st_file *f)
+static void free_tensors(ls_safetensors_file *f)
 {
     for (int i = 0; i < f->n; ++i) free(f->t[i].name);
     free(f->t);
@@ -282,7 +282,7 @@ static int by_begin(const void *a, const void *b)
 
 /* The format requires the tensors to tile the data buffer exactly: no overlap, no gap, nothing
  * after the last one. A file breaking this is corrupt or crafted, so it is refused. */
-static int check_coverage(const ls_st_file *f, size_t data_len, char *err, size_t errlen)
+static int check_coverage(const ls_safetensors_file *f, size_t data_len, char *err, size_t errlen)
 {
     int *order = malloc((f->n > 0 ? (size_t)f->n : 1) * sizeof *order);
     if (!order) {
@@ -318,7 +318,7 @@ static int check_coverage(const ls_st_file *f, size_t data_len, char *err, size_
     return rc;
 }
 
-static int parse_file(ls_st_file *f, char *err, size_t errlen)
+static int parse_file(ls_safetensors_file *f, char *err, size_t errlen)
 {
     const unsigned char *b = f->buf;
     if (f->len < 8) {
@@ -331,8 +331,8 @@ static int parse_file(ls_st_file *f, char *err, size_t errlen)
         ls_io_err(err, errlen, "header size %llu exceeds the file size (%zu bytes)", (unsigned long long)hsize, f->len);
         return -1;
     }
-    if (hsize > LS_ST_MAX_HEADER) {
-        ls_io_err(err, errlen, "header size %llu exceeds the limit of %zu bytes", (unsigned long long)hsize, LS_ST_MAX_HEADER);
+    if (hsize > LS_SAFETENSORS_MAX_HEADER) {
+        ls_io_err(err, errlen, "header size %llu exceeds the limit of %zu bytes", (unsigned long long)hsize, LS_SAFETENSORS_MAX_HEADER);
         return -1;
     }
     f->data_start = 8 + (size_t)hsize;
@@ -410,10 +410,10 @@ static int parse_file(ls_st_file *f, char *err, size_t errlen)
             }
             count *= (uint64_t)t->shape[d];
         }
-        uint64_t esize = t->dtype == LS_SRC_F32 ? 4 : 2;
+        uint64_t esize = t->dtype == LS_NPY_SRC_F32 ? 4 : 2;
         if (count * esize != t->end - t->begin) {
             char sh[160];
-            ls_shape_str(t->shape, t->ndim, sh, sizeof sh);
+            ls_npy_shape_str(t->shape, t->ndim, sh, sizeof sh);
             ls_io_err(err, errlen, "tensor '%s': shape %s of %s needs %llu bytes but data_offsets span %llu", t->name, sh,
                       t->dtype_str, (unsigned long long)(count * esize), (unsigned long long)(t->end - t->begin));
             return -1;
@@ -425,10 +425,10 @@ bad:
     return rc;
 }
 
-int ls_st_open_mem(const void *buf, size_t len, ls_st_file **out, char *err, size_t errlen)
+int ls_safetensors_open_mem(const void *buf, size_t len, ls_safetensors_file **out, char *err, size_t errlen)
 {
     *out = NULL;
-    ls_st_file *f = calloc(1, sizeof *f);
+    ls_safetensors_file *f = calloc(1, sizeof *f);
     if (!f) {
         ls_io_err(err, errlen, "out of memory");
         return -1;
@@ -436,20 +436,20 @@ int ls_st_open_mem(const void *buf, size_t len, ls_st_file **out, char *err, siz
     f->buf = buf;
     f->len = len;
     if (parse_file(f, err, errlen)) {
-        ls_st_close(f);
+        ls_safetensors_close(f);
         return -1;
     }
     *out = f;
     return 0;
 }
 
-int ls_st_open(const char *path, ls_st_file **out, char *err, size_t errlen)
+int ls_safetensors_open(const char *path, ls_safetensors_file **out, char *err, size_t errlen)
 {
     void *base;
     size_t len;
     *out = NULL;
     if (ls_io_map_file(path, &base, &len, err, errlen)) return -1;
-    ls_st_file *f = calloc(1, sizeof *f);
+    ls_safetensors_file *f = calloc(1, sizeof *f);
     char *p = malloc(strlen(path) + 1);
     if (!f || !p) {
         free(f);
@@ -466,14 +466,14 @@ int ls_st_open(const char *path, ls_st_file **out, char *err, size_t errlen)
     char msg[384];
     if (parse_file(f, msg, sizeof msg)) {
         ls_io_err(err, errlen, "%s: %s", path, msg);
-        ls_st_close(f);
+        ls_safetensors_close(f);
         return -1;
     }
     *out = f;
     return 0;
 }
 
-void ls_st_close(ls_st_file *f)
+void ls_safetensors_close(ls_safetensors_file *f)
 {
     if (!f) return;
     free_tensors(f);
@@ -482,22 +482,22 @@ void ls_st_close(ls_st_file *f)
     free(f);
 }
 
-int ls_st_count(const ls_st_file *f) { return f ? f->n : 0; }
+int ls_safetensors_count(const ls_safetensors_file *f) { return f ? f->n : 0; }
 
-const char *ls_st_name(const ls_st_file *f, int i) { return f && i >= 0 && i < f->n ? f->t[i].name : NULL; }
+const char *ls_safetensors_name(const ls_safetensors_file *f, int i) { return f && i >= 0 && i < f->n ? f->t[i].name : NULL; }
 
-int ls_st_find(const ls_st_file *f, const char *name)
+int ls_safetensors_find(const ls_safetensors_file *f, const char *name)
 {
     for (int i = 0; f && i < f->n; ++i)
         if (!strcmp(f->t[i].name, name)) return i;
     return -1;
 }
 
-int ls_st_load_f32(const ls_st_file *f, const char *name, ls_npy_array *out, char *err, size_t errlen)
+int ls_safetensors_load_f32(const ls_safetensors_file *f, const char *name, ls_npy_array *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     const char *fname = f->path ? f->path : "<memory>";
-    int i = ls_st_find(f, name);
+    int i = ls_safetensors_find(f, name);
     if (i < 0) {
         char avail[256] = "";
         size_t pos = 0;
@@ -515,10 +515,10 @@ int ls_st_load_f32(const ls_st_file *f, const char *name, ls_npy_array *out, cha
     memcpy(out->shape, t->shape, sizeof t->shape);
     out->count = 1;
     for (int d = 0; d < t->ndim; ++d) out->count *= (size_t)t->shape[d];
-    out->src_dtype = (ls_src_dtype)t->dtype;
+    out->src_dtype = (ls_npy_src_dtype)t->dtype;
     size_t abs_off = f->data_start + (size_t)t->begin;
     size_t nbytes = (size_t)(t->end - t->begin);
-    if (f->mapped && t->dtype == LS_SRC_F32 && abs_off % 4 == 0 && nbytes >= LS_NPY_MMAP_THRESHOLD) {
+    if (f->mapped && t->dtype == LS_NPY_SRC_F32 && abs_off % 4 == 0 && nbytes >= LS_NPY_MMAP_THRESHOLD) {
         int fd = open(f->path, O_RDONLY);
         if (fd >= 0) {
             long pg = sysconf(_SC_PAGESIZE);

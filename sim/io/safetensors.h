@@ -10,19 +10,19 @@
 
 #include "npy.h"
 
-typedef struct ls_st_file ls_st_file;
+typedef struct ls_safetensors_file ls_safetensors_file;
 
 /* Largest accepted JSON header. */
-#define LS_ST_MAX_HEADER ((size_t)64 << 20)
+#define LS_SAFETENSORS_MAX_HEADER ((size_t)64 << 20)
 
-int ls_st_open(const char *path, ls_st_file **out, char *err, size_t errlen);
+int ls_safetensors_open(const char *path, ls_safetensors_file **out, char *err, size_t errlen);
 /* Parses an in-memory image (the buffer must outlive the handle; tensors are always copied). */
-int ls_st_open_mem(const void *buf, size_t len, ls_st_file **out, char *err, size_t errlen);
-void ls_st_close(ls_st_file *f);
-int ls_st_count(const ls_st_file *f);
-const char *ls_st_name(const ls_st_file *f, int i);
+int ls_safetensors_open_mem(const void *buf, size_t len, ls_safetensors_file **out, char *err, size_t errlen);
+void ls_safetensors_close(ls_safetensors_file *f);
+int ls_safetensors_count(const ls_safetensors_file *f);
+const char *ls_safetensors_name(const ls_safetensors_file *f, int i);
 /* Finds a tensor by name; -1 when absent. */
-int ls_st_find(const ls_st_file *f, const char *name);
+int ls_safetensors_find(const ls_safetensors_file *f, const char *name);
 /* Loads the named tensor as float32. Errors name the file and tensor. */
-int ls_st_load_f32(const ls_st_file *f, const char *name, ls_npy_array *out, char *err, size_t errlen);
+int ls_safetensors_load_f32(const ls_safetensors_file *f, const char *name, ls_npy_array *out, char *err, size_t errlen);
 #endif

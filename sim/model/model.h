@@ -14,10 +14,10 @@
 #define LS_MODEL_MAX_SETS 64
 
 typedef struct {
-    char path[LS_CFG_PATH_MAX];         /* model file */
-    char name[LS_CFG_NAME_MAX];
-    char config[LS_CFG_PATH_MAX];       /* accelerator + algorithm configuration ("" = embedded default) */
-    char workload[LS_CFG_PATH_MAX];     /* synthetic workload file for untraced layers ("" = the config's) */
+    char path[LS_CONFIG_PATH_MAX];         /* model file */
+    char name[LS_CONFIG_NAME_MAX];
+    char config[LS_CONFIG_PATH_MAX];       /* accelerator + algorithm configuration ("" = embedded default) */
+    char workload[LS_CONFIG_PATH_MAX];     /* synthetic workload file for untraced layers ("" = the config's) */
     int layers, heads_q, heads_kv, dim, batch;
     int prefill;                        /* prompt tokens (0: no prefill phase) */
     int decode;                         /* generated tokens after the prompt (0: no decode phase) */

@@ -15,7 +15,7 @@ typedef struct {
     size_t errlen;
 } merr;
 
-static int fail(merr *e, const ynode *n, const char *key, const char *fmt, ...)
+static int fail(merr *e, const ls_yamltree_node *n, const char *key, const char *fmt, ...)
 {
     char what[768];
     va_list ap;
@@ -26,9 +26,9 @@ static int fail(merr *e, const ynode *n, const char *key, const char *fmt, ...)
     return 2;
 }
 
-static int get_int(merr *e, const ynode *v, const char *key, long lo, long hi, int *out)
+static int get_int(merr *e, const ls_yamltree_node *v, const char *key, long lo, long hi, int *out)
 {
-    if (v->kind != YN_SCALAR) return fail(e, v, key, "expected an integer");
+    if (v->kind != LS_YAMLTREE_SCALAR) return fail(e, v, key, "expected an integer");
     char *end;
     errno = 0;
     long x = strtol(v->text, &end, 10);
@@ -39,21 +39,21 @@ static int get_int(merr *e, const ynode *v, const char *key, long lo, long hi, i
 }
 
 /* path relative to the model file's directory, unless absolute */
-static int get_path(merr *e, const ynode *v, const char *key, const char *dir, char *out, size_t len)
+static int get_path(merr *e, const ls_yamltree_node *v, const char *key, const char *dir, char *out, size_t len)
 {
-    if (v->kind != YN_SCALAR || !v->len) return fail(e, v, key, "expected a file path");
+    if (v->kind != LS_YAMLTREE_SCALAR || !v->len) return fail(e, v, key, "expected a file path");
     int n = v->text[0] == '/' ? snprintf(out, len, "%s", v->text) : snprintf(out, len, "%s/%s", dir, v->text);
     if (n < 0 || (size_t)n >= len) return fail(e, v, key, "path too long");
     return 0;
 }
 
-static int parse_traces(merr *e, ls_model *m, const ynode *v, const char *dir)
+static int parse_traces(merr *e, ls_model *m, const ls_yamltree_node *v, const char *dir)
 {
-    if (v->kind != YN_MAP) return fail(e, v, "traces", "expected a mapping of layer index to workload file");
+    if (v->kind != LS_YAMLTREE_MAP) return fail(e, v, "traces", "expected a mapping of layer index to workload file");
     for (int i = 0; i + 1 < v->n; i += 2) {
         int layer = 0;
         if (get_int(e, v->kids[i], "traces", 0, m->layers - 1, &layer)) return 2;
-        char path[LS_CFG_PATH_MAX];
+        char path[LS_CONFIG_PATH_MAX];
         if (get_path(e, v->kids[i + 1], "traces", dir, path, sizeof path)) return 2;
         free(m->traces[layer]);
         if (!(m->traces[layer] = strdup(path))) return fail(e, v, "traces", "out of memory");
@@ -61,28 +61,28 @@ static int parse_traces(merr *e, ls_model *m, const ynode *v, const char *dir)
     return 0;
 }
 
-static int parse_sets(merr *e, ls_model *m, const ynode *v)
+static int parse_sets(merr *e, ls_model *m, const ls_yamltree_node *v)
 {
-    if (v->kind != YN_SEQ) return fail(e, v, "set", "expected a list of \"key=value\" strings");
+    if (v->kind != LS_YAMLTREE_SEQ) return fail(e, v, "set", "expected a list of \"key=value\" strings");
     for (int i = 0; i < v->n; i++) {
-        const ynode *s = v->kids[i];
-        if (s->kind != YN_SCALAR || !strchr(s->text, '=')) return fail(e, s, "set", "expected \"key=value\"");
+        const ls_yamltree_node *s = v->kids[i];
+        if (s->kind != LS_YAMLTREE_SCALAR || !strchr(s->text, '=')) return fail(e, s, "set", "expected \"key=value\"");
         if (m->nsets >= LS_MODEL_MAX_SETS) return fail(e, s, "set", "more than %d overrides", LS_MODEL_MAX_SETS);
         if (!(m->sets[m->nsets++] = strdup(s->text))) return fail(e, s, "set", "out of memory");
     }
     return 0;
 }
 
-static int parse_root(merr *e, ls_model *m, const ynode *root, const char *dir)
+static int parse_root(merr *e, ls_model *m, const ls_yamltree_node *root, const char *dir)
 {
-    if (root->kind != YN_MAP) return fail(e, root, "(document)", "expected a mapping");
-    const ynode *traces = NULL;
+    if (root->kind != LS_YAMLTREE_MAP) return fail(e, root, "(document)", "expected a mapping");
+    const ls_yamltree_node *traces = NULL;
     for (int i = 0; i + 1 < root->n; i += 2) {
-        const ynode *k = root->kids[i], *v = root->kids[i + 1];
+        const ls_yamltree_node *k = root->kids[i], *v = root->kids[i + 1];
         const char *key = k->text ? k->text : "";
         int rc = 0;
         if (!strcmp(key, "name")) {
-            if (v->kind != YN_SCALAR) rc = fail(e, v, key, "expected a string");
+            if (v->kind != LS_YAMLTREE_SCALAR) rc = fail(e, v, key, "expected a string");
             else snprintf(m->name, sizeof m->name, "%s", v->text);
         } else if (!strcmp(key, "config")) rc = get_path(e, v, key, dir, m->config, sizeof m->config);
         else if (!strcmp(key, "workload")) rc = get_path(e, v, key, dir, m->workload, sizeof m->workload);
@@ -124,20 +124,20 @@ int ls_model_load(ls_model *m, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot read the model file: %s", path, strerror(errno));
         return 2;
     }
-    char dir[LS_CFG_PATH_MAX];
+    char dir[LS_CONFIG_PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
     else snprintf(dir, sizeof dir, ".");
-    ydoc doc;
+    ls_yamltree_doc doc;
     int line = 0, col = 0, rc = 0;
     char msg[512];
-    if (ls_yaml_parse(text, len, &doc, &line, &col, msg, sizeof msg)) {
+    if (ls_yamltree_parse(text, len, &doc, &line, &col, msg, sizeof msg)) {
         snprintf(err, errlen, "%s:%d:%d: %s", path, line, col, msg);
         rc = 2;
     } else {
         rc = parse_root(&e, m, doc.root, dir);
-        ls_yaml_free(&doc);
+        ls_yamltree_free(&doc);
     }
     free(text);
     if (!rc && !m->name[0]) {

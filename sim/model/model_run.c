@@ -14,7 +14,7 @@
 
 typedef struct {
     const char *sets[MAX_SETS];
-    char own[10][LS_CFG_PATH_MAX + 32];   /* storage of the generated overrides */
+    char own[10][LS_CONFIG_PATH_MAX + 32];   /* storage of the generated overrides */
     int n, nown;
 } setlist;
 
@@ -59,7 +59,7 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
                     char *err, size_t errlen)
 {
     ls_config *cfg = malloc(sizeof *cfg);
-    ls_diag *diag = calloc(1, sizeof *diag);
+    ls_config_diag *diag = calloc(1, sizeof *diag);
     ls_attn_inputs in;
     ls_workload_info wl;
     ls_engine_result res;
@@ -80,7 +80,7 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
     }
     cfg_loaded = 1;
     ls_engine_params ep;
-    ls_engine_params_from_config(cfg, &ep);
+    ls_run_engine_params(cfg, &ep);
     ep.compute_reference = false;   /* cycles and recompute figures only: no fp64 reference */
     if (!ls_timed_program_for_mode(ep.mode)) {
         snprintf(err, errlen, "%s: algorithm.mode %s does not run on the timed model (lamp, fa2_16bit, pure_8bit)",

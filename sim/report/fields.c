@@ -19,17 +19,17 @@ void ls_fields_free(ls_fields *fs)
     memset(fs, 0, sizeof *fs);
 }
 
-static ls_field *add(ls_fields *fs, const char *name, ls_field_type t)
+static ls_fields_item *add(ls_fields *fs, const char *name, ls_fields_type t)
 {
     if (fs->oom) return NULL;
     if (fs->n == fs->cap) {
         size_t cap = fs->cap ? 2 * fs->cap : 64;
-        ls_field *nf = realloc(fs->f, cap * sizeof *nf);
+        ls_fields_item *nf = realloc(fs->f, cap * sizeof *nf);
         if (!nf) { fs->oom = true; return NULL; }
         fs->f = nf;
         fs->cap = cap;
     }
-    ls_field *f = &fs->f[fs->n];
+    ls_fields_item *f = &fs->f[fs->n];
     memset(f, 0, sizeof *f);
     f->name = strdup(name);
     if (!f->name) { fs->oom = true; return NULL; }
@@ -38,14 +38,14 @@ static ls_field *add(ls_fields *fs, const char *name, ls_field_type t)
     return f;
 }
 
-void ls_fields_double(ls_fields *fs, const char *name, double v) { ls_field *f = add(fs, name, LS_F_DOUBLE); if (f) f->d = v; }
-void ls_fields_int(ls_fields *fs, const char *name, int64_t v) { ls_field *f = add(fs, name, LS_F_INT); if (f) f->i = v; }
-void ls_fields_uint(ls_fields *fs, const char *name, uint64_t v) { ls_field *f = add(fs, name, LS_F_UINT); if (f) f->u = v; }
-void ls_fields_bool(ls_fields *fs, const char *name, bool v) { ls_field *f = add(fs, name, LS_F_BOOL); if (f) f->b = v; }
+void ls_fields_double(ls_fields *fs, const char *name, double v) { ls_fields_item *f = add(fs, name, LS_FIELDS_DOUBLE); if (f) f->d = v; }
+void ls_fields_int(ls_fields *fs, const char *name, int64_t v) { ls_fields_item *f = add(fs, name, LS_FIELDS_INT); if (f) f->i = v; }
+void ls_fields_uint(ls_fields *fs, const char *name, uint64_t v) { ls_fields_item *f = add(fs, name, LS_FIELDS_UINT); if (f) f->u = v; }
+void ls_fields_bool(ls_fields *fs, const char *name, bool v) { ls_fields_item *f = add(fs, name, LS_FIELDS_BOOL); if (f) f->b = v; }
 
 void ls_fields_string(ls_fields *fs, const char *name, const char *v)
 {
-    ls_field *f = add(fs, name, LS_F_STRING);
+    ls_fields_item *f = add(fs, name, LS_FIELDS_STRING);
     if (!f) return;
     f->s = strdup(v ? v : "");
     if (!f->s) fs->oom = true;
@@ -53,7 +53,7 @@ void ls_fields_string(ls_fields *fs, const char *name, const char *v)
 
 void ls_fields_uint_array(ls_fields *fs, const char *name, const uint64_t *v, size_t n)
 {
-    ls_field *f = add(fs, name, LS_F_UINT_ARRAY);
+    ls_fields_item *f = add(fs, name, LS_FIELDS_UINT_ARRAY);
     if (!f) return;
     f->arr = malloc((n ? n : 1) * sizeof *f->arr);
     if (!f->arr) { fs->oom = true; return; }
@@ -101,7 +101,7 @@ void ls_fields_to_json(const ls_fields *fs, ls_json *j)
     int open = 0;   /* objects opened below the top level for the previous field */
     ls_json_begin_object(j, NULL);
     for (size_t i = 0; i < fs->n; i++) {
-        const ls_field *f = &fs->f[i];
+        const ls_fields_item *f = &fs->f[i];
         int depth = n_components(f->name) - 1;          /* objects this field lives in */
         int keep = i ? common_depth(fs->f[i - 1].name, f->name) : 0;
         if (keep > open) keep = open;
@@ -109,12 +109,12 @@ void ls_fields_to_json(const ls_fields *fs, ls_json *j)
         while (open < depth) { ls_json_begin_object(j, component(f->name, open, key, sizeof key)); open++; }
         const char *leaf = component(f->name, depth, key, sizeof key);
         switch (f->type) {
-        case LS_F_DOUBLE: ls_json_double(j, leaf, f->d); break;
-        case LS_F_INT: ls_json_int(j, leaf, f->i); break;
-        case LS_F_UINT: ls_json_uint(j, leaf, f->u); break;
-        case LS_F_BOOL: ls_json_bool(j, leaf, f->b); break;
-        case LS_F_STRING: ls_json_string(j, leaf, f->s); break;
-        case LS_F_UINT_ARRAY:
+        case LS_FIELDS_DOUBLE: ls_json_double(j, leaf, f->d); break;
+        case LS_FIELDS_INT: ls_json_int(j, leaf, f->i); break;
+        case LS_FIELDS_UINT: ls_json_uint(j, leaf, f->u); break;
+        case LS_FIELDS_BOOL: ls_json_bool(j, leaf, f->b); break;
+        case LS_FIELDS_STRING: ls_json_string(j, leaf, f->s); break;
+        case LS_FIELDS_UINT_ARRAY:
             ls_json_begin_array(j, leaf);
             for (size_t k = 0; k < f->n; k++) ls_json_uint(j, NULL, f->arr[k]);
             ls_json_end_array(j);
@@ -154,20 +154,20 @@ static void sb_csv_cell(sbuf *b, const char *s)
     sb_put(b, "\"", 1);
 }
 
-static void format_value(const ls_field *f, sbuf *b)
+static void format_value(const ls_fields_item *f, sbuf *b)
 {
     char tmp[64];
     switch (f->type) {
-    case LS_F_DOUBLE:
+    case LS_FIELDS_DOUBLE:
         if (!isfinite(f->d)) snprintf(tmp, sizeof tmp, "%s", isnan(f->d) ? "nan" : (f->d > 0 ? "inf" : "-inf"));
         else snprintf(tmp, sizeof tmp, "%.17g", f->d == 0.0 ? 0.0 : f->d);
         sb_put(b, tmp, strlen(tmp));
         break;
-    case LS_F_INT: snprintf(tmp, sizeof tmp, "%lld", (long long)f->i); sb_put(b, tmp, strlen(tmp)); break;
-    case LS_F_UINT: snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)f->u); sb_put(b, tmp, strlen(tmp)); break;
-    case LS_F_BOOL: sb_put(b, f->b ? "true" : "false", f->b ? 4 : 5); break;
-    case LS_F_STRING: sb_csv_cell(b, f->s); break;
-    case LS_F_UINT_ARRAY:
+    case LS_FIELDS_INT: snprintf(tmp, sizeof tmp, "%lld", (long long)f->i); sb_put(b, tmp, strlen(tmp)); break;
+    case LS_FIELDS_UINT: snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)f->u); sb_put(b, tmp, strlen(tmp)); break;
+    case LS_FIELDS_BOOL: sb_put(b, f->b ? "true" : "false", f->b ? 4 : 5); break;
+    case LS_FIELDS_STRING: sb_csv_cell(b, f->s); break;
+    case LS_FIELDS_UINT_ARRAY:
         for (size_t k = 0; k < f->n; k++) {
             snprintf(tmp, sizeof tmp, "%s%llu", k ? ";" : "", (unsigned long long)f->arr[k]);
             sb_put(b, tmp, strlen(tmp));

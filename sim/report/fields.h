@@ -9,11 +9,11 @@
 
 #include "json.h"
 
-typedef enum { LS_F_DOUBLE, LS_F_INT, LS_F_UINT, LS_F_BOOL, LS_F_STRING, LS_F_UINT_ARRAY } ls_field_type;
+typedef enum { LS_FIELDS_DOUBLE, LS_FIELDS_INT, LS_FIELDS_UINT, LS_FIELDS_BOOL, LS_FIELDS_STRING, LS_FIELDS_UINT_ARRAY } ls_fields_type;
 
 typedef struct {
     char *name;
-    ls_field_type type;
+    ls_fields_type type;
     double d;
     int64_t i;
     uint64_t u;
@@ -21,10 +21,10 @@ typedef struct {
     char *s;
     uint64_t *arr;
     size_t n;
-} ls_field;
+} ls_fields_item;
 
 typedef struct {
-    ls_field *f;
+    ls_fields_item *f;
     size_t n, cap;
     bool oom;
 } ls_fields;

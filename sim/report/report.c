@@ -60,7 +60,7 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
     ls_fields_uint(fs, "recompute.subblocks_active", r->recompute.subblocks_active);
     if (r->timing_only) return;
 
-    const ls_accuracy_stats *a = &r->accuracy;
+    const ls_engine_accuracy_stats *a = &r->accuracy;
     ls_fields_bool(fs, "accuracy.valid", a->valid);
     ls_fields_double(fs, "accuracy.kl_mean", a->valid ? a->kl_mean : NAN);
     ls_fields_double(fs, "accuracy.kl_max", a->valid ? a->kl_max : NAN);
@@ -75,7 +75,7 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
     ls_fields_double(fs, "accuracy.argmax_flip_rate", a->valid ? a->argmax_flip_rate : NAN);
     ls_fields_uint(fs, "accuracy.rows", a->rows);
 
-    const ls_event_stats *e = &r->events;
+    const ls_engine_event_stats *e = &r->events;
     ls_fields_uint(fs, "events.e4m3_saturations", e->e4m3_saturations);
     ls_fields_uint(fs, "events.hp_saturations", e->hp_saturations);
     ls_fields_uint(fs, "events.overflows_nan", e->overflows_nan);
@@ -87,7 +87,7 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
 
 void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *wl, const ls_engine_result *r)
 {
-    const ls_cfg_algorithm *al = &cfg->algorithm;
+    const ls_engine_params *al = &cfg->algorithm;
     fprintf(out, "lampsim %s (git %s)  mode %s, %s arithmetic, seed %lld\n", LAMPSIM_VERSION, LAMPSIM_GIT_REV,
             ls_engine_mode_name((ls_engine_mode)al->mode), ls_config_enum_name("algorithm.arithmetic", al->arithmetic),
             (long long)cfg->seed);

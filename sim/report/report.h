@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "config_fields.h"
+#include "report_config.h"
 #include "engine.h"
 #include "fields.h"
 #include "workload.h"

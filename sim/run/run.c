@@ -15,14 +15,14 @@
 #include "timed.h"
 #include "workload.h"
 
-void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
+void ls_run_engine_params(const ls_config *cfg, ls_engine_params *p)
 {
-    const ls_cfg_algorithm *a = &cfg->algorithm;
-    ls_engine_params_default(p);
+    const ls_engine_params *a = &cfg->algorithm;
+    ls_run_engine_defaults(p);
     /* Enumerations share their order with the schema (tests/engine checks it at compile time). */
     p->mode = (ls_engine_mode)a->mode;
     p->arithmetic = (lslamp_arith)a->arithmetic;
-    p->acc_model = (ls_acc_model)a->acc_model;
+    p->acc_model = (ls_engine_acc_model)a->acc_model;
     p->b_q = a->b_q;
     p->n_q = a->n_q;
     p->b_k = a->b_k;
@@ -31,22 +31,22 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
     p->delta = a->delta;
     p->stage1 = a->stage1;
     p->stage2 = a->stage2;
-    p->rounding = (ls_rounding)a->rounding;
-    p->overflow = (ls_overflow)a->overflow;
+    p->rounding = (lsfp_rounding)a->rounding;
+    p->overflow = (lsfp_overflow)a->overflow;
     p->mu_lp_shift = (lslamp_mu_shift)a->mu_lp_shift;
     p->hp_shift = (lslamp_hp_shift)a->hp_shift;
     p->scale_point = (lslamp_scale_point)a->scale_point;
-    p->acc_order = (ls_acc_order)a->acc_order;
+    p->acc_order = (lsfp_acc_order)a->acc_order;
     p->chunk_k = a->chunk_k;
     p->knapsack_tiebreak = (lslamp_tiebreak)a->knapsack_tiebreak;
     p->disruptive_numerics = (lslamp_disruptive)a->disruptive_numerics;
     p->above_one = (lslamp_above_one)a->above_one;
-    p->state_precision = (ls_state_precision)a->state_precision;
+    p->state_precision = (ls_engine_state_precision)a->state_precision;
     p->lamp_code_tau = a->lamp_code_tau;
     p->random_rate = a->random_rate;
-    const char *fm[LSE_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
+    const char *fm[LSLAMP_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
                                      a->hp_shift_format, a->hp_exp_format};
-    for (int r = 0; r < LSE_FMT_COUNT; r++) snprintf(p->formats[r], sizeof p->formats[r], "%s", fm[r]);
+    for (int r = 0; r < LSLAMP_FMT_COUNT; r++) snprintf(p->formats[r], sizeof p->formats[r], "%s", fm[r]);
     p->seed = (uint64_t)cfg->seed;
     p->threads = a->threads;
     p->compute_reference = a->compute_reference;
@@ -54,12 +54,12 @@ void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p)
 
 static int write_text(const char *dir, const char *name, const char *text, char *err, size_t errlen)
 {
-    char *path = ls_path_join(dir, name);
+    char *path = ls_io_path_join(dir, name);
     if (!path) {
         snprintf(err, errlen, "out of memory");
         return 1;
     }
-    int rc = ls_atomic_write_file(path, text, strlen(text), err, errlen) ? 1 : 0;
+    int rc = ls_atomic_file_write(path, text, strlen(text), err, errlen) ? 1 : 0;
     free(path);
     return rc;
 }
@@ -100,7 +100,7 @@ static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, cons
 /* records.npy (per-tile records, float32 [n_records, 4]) and, for lamp_code, lamp_code_mask.npy. */
 static int save_records(const char *dir, const ls_engine_result *res, char *err, size_t errlen)
 {
-    char *pt = ls_path_join(dir, "records.npy"), *pm = ls_path_join(dir, "lamp_code_mask.npy");
+    char *pt = ls_io_path_join(dir, "records.npy"), *pm = ls_io_path_join(dir, "lamp_code_mask.npy");
     int rc = -1;
     if (!pt || !pm) snprintf(err, errlen, "out of memory");
     else if (ls_engine_save_npy(res, NULL, NULL, pt, err, errlen) == 0)
@@ -132,9 +132,9 @@ static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const char 
         snprintf(err, errlen, "out of memory while writing the report");
         goto out;
     }
-    path = ls_path_join(dir, "config.resolved.yaml");
-    po = ls_path_join(dir, "O.npy");
-    pr = ls_path_join(dir, "O_ref.npy");
+    path = ls_io_path_join(dir, "config.resolved.yaml");
+    po = ls_io_path_join(dir, "O.npy");
+    pr = ls_io_path_join(dir, "O_ref.npy");
     if (!path || !po || !pr) {
         snprintf(err, errlen, "out of memory while writing the report");
         goto out;
@@ -167,10 +167,10 @@ static bool use_timed_model(const ls_config *cfg, const ls_engine_params *ep)
 int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
 {
     ls_engine_params ep;
-    ls_engine_params_from_config(cfg, &ep);
+    ls_run_engine_params(cfg, &ep);
     ep.keep_reference = o->save_o;
     ep.keep_tile_records = o->save_records;
-    ep.keep_lamp_code_mask = o->save_records && ep.mode == LSE_MODE_LAMP_CODE;
+    ep.keep_lamp_code_mask = o->save_records && ep.mode == LS_ENGINE_MODE_LAMP_CODE;
     if (o->save_records && !o->out_dir) {
         snprintf(err, errlen, "--save-records writes into the run directory: give one with -o DIR");
         return 2;
@@ -200,11 +200,11 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     }
     if (!o->quiet && ls_run_estimate_wanted(cfg)) ls_run_estimate(cfg, stderr);
     ls_run_progress prog;
-    ls_run_progress_init(&prog, stderr, o->quiet ? LS_PROGRESS_OFF : o->progress, o->progress_period);
+    ls_run_progress_init(&prog, stderr, o->quiet ? LS_RUN_PROGRESS_OFF : o->progress, o->progress_period);
     if (o->on_items) {
         ep.progress = o->on_items;
         ep.progress_user = o->on_items_user;
-    } else if (prog.style != LS_PROGRESS_OFF) {
+    } else if (prog.style != LS_RUN_PROGRESS_OFF) {
         ep.progress = ls_run_progress_items;
         ep.progress_user = &prog;
     }
@@ -229,7 +229,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         ls_timed_options_default(&to);
         to.program_path = cfg->timed.program[0] ? cfg->timed.program : NULL;
         if (cfg->timed.trace && o->out_dir) {
-            trace_path = ls_path_join(od.tmp_path, "trace.json");
+            trace_path = ls_io_path_join(od.tmp_path, "trace.json");
             if (!trace_path) {
                 snprintf(err, errlen, "out of memory");
                 rc = 1;

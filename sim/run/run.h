@@ -31,7 +31,7 @@ struct ls_json;
 void ls_run_info_begin(struct ls_json *j, const ls_config *cfg, int threads);
 
 /* The engine parameters a configuration asks for. */
-void ls_engine_params_from_config(const ls_config *cfg, ls_engine_params *p);
+void ls_run_engine_params(const ls_config *cfg, ls_engine_params *p);
 
 /* The checks that need the configuration only (microprogram, register fit, LUT present for the
  * mode), so `validate` finds what `run` would find, and `run` finds it before generating data.

@@ -14,10 +14,10 @@
 int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
 {
     ls_engine_params ep;
-    ls_engine_params_from_config(cfg, &ep);
+    ls_run_engine_params(cfg, &ep);
     const char *pname = ls_timed_program_for_mode(ep.mode);
     if (!cfg->timed.enabled || !pname) return 0; /* the golden engine: nothing of the machine to check */
-    const ls_cfg_accelerator *ac = &cfg->accelerator;
+    const ls_config_accelerator *ac = &cfg->accelerator;
     lsucode_program prog;
     char e[768];
     int rc;
@@ -34,20 +34,20 @@ int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
     bool stores = false;
     for (int i = 0; i < prog.n; i++) stores |= prog.code[i].op == LSUCODE_OP_STO;
     lsucode_ylayout yl = prog.ylayout;
-    if (yl == LSUCODE_Y_CONFIG) yl = ac->regfile.layout == LS_LAYOUT_FULL ? LSUCODE_Y_FULL : LSUCODE_Y_COMPACT;
+    if (yl == LSUCODE_Y_CONFIG) yl = ac->regfile.layout == LS_CONFIG_LAYOUT_FULL ? LSUCODE_Y_FULL : LSUCODE_Y_COMPACT;
     lsucode_program_free(&prog);
     if (!stores) {
         snprintf(err, errlen, "timed.program: %s never stores O (no STO instruction): it would simulate no work",
                  cfg->timed.program[0] ? cfg->timed.program : pname);
         return 2;
     }
-    if (ac->lut.lanes < 1 && ep.mode != LSE_MODE_FA2_16BIT) {
+    if (ac->lut.lanes < 1 && ep.mode != LS_ENGINE_MODE_FA2_16BIT) {
         snprintf(err, errlen, "accelerator.lut.lanes: 0, but mode %s needs the LUT (only fa2_16bit runs without it)",
                  ls_engine_mode_name(ep.mode));
         return 2;
     }
     /* a trace's head dimension is known only from its file: checked when it is loaded */
-    if (cfg->workload.generator == LS_GEN_TRACE) return 0;
+    if (cfg->workload.generator == LS_CONFIG_GEN_TRACE) return 0;
     lsregfile_params rp = {ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
                            ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
                            ac->regfile.max_contexts, 0, 0};

@@ -21,7 +21,7 @@ static double now_s(void)
 
 static long long default_max_elements(void)
 {
-    const ls_schema_entry *e = ls_schema_find("workload.max_elements");
+    const ls_config_schema_entry *e = ls_config_schema_find("workload.max_elements");
     return e ? atoll(e->def) : 0;
 }
 
@@ -47,11 +47,11 @@ bool ls_run_estimate_wanted(const ls_config *cfg)
 
 void ls_run_estimate(const ls_config *cfg, FILE *out)
 {
-    const ls_cfg_workload *w = &cfg->workload;
+    const ls_config_workload *w = &cfg->workload;
     double nq = (double)w->batch * w->heads_q * w->seq_q * w->dim, nk = (double)w->batch * w->heads_kv * w->seq_k * w->dim;
     fprintf(out, "lampsim: note: workload.max_elements is raised to %lld: Q has %.0f elements, K and V %.0f each "
             "(%.1f GiB of float32 inputs and output)", (long long)w->max_elements, nq, nk, 4.0 * (2 * nq + 2 * nk) / 1073741824.0);
-    if (w->generator == LS_GEN_TRACE) { /* a trace's size is its file's: nothing smaller to time */
+    if (w->generator == LS_CONFIG_GEN_TRACE) { /* a trace's size is its file's: nothing smaller to time */
         fputs("\n", out);
         return;
     }

@@ -16,9 +16,9 @@ double ls_run_progress_now(void)
 void ls_run_progress_init(ls_run_progress *p, FILE *out, ls_run_progress_style style, double period)
 {
     p->out = out;
-    if (style == LS_PROGRESS_AUTO) style = out && isatty(fileno(out)) ? LS_PROGRESS_LIVE : LS_PROGRESS_LINES;
-    p->style = out ? style : LS_PROGRESS_OFF;
-    p->period = period > 0 ? period : style == LS_PROGRESS_LIVE ? LS_PROGRESS_LIVE_PERIOD : LS_PROGRESS_PERIOD_DEFAULT;
+    if (style == LS_RUN_PROGRESS_AUTO) style = out && isatty(fileno(out)) ? LS_RUN_PROGRESS_LIVE : LS_RUN_PROGRESS_LINES;
+    p->style = out ? style : LS_RUN_PROGRESS_OFF;
+    p->period = period > 0 ? period : style == LS_RUN_PROGRESS_LIVE ? LS_RUN_PROGRESS_LIVE_PERIOD : LS_RUN_PROGRESS_PERIOD_DEFAULT;
     p->t0 = p->last = ls_run_progress_now();
     p->shown = false;
     __atomic_clear(&p->busy, __ATOMIC_RELEASE);
@@ -26,13 +26,13 @@ void ls_run_progress_init(ls_run_progress *p, FILE *out, ls_run_progress_style s
 
 bool ls_run_progress_due(const ls_run_progress *p, double now)
 {
-    return p->style != LS_PROGRESS_OFF && now - p->last >= p->period;
+    return p->style != LS_RUN_PROGRESS_OFF && now - p->last >= p->period;
 }
 
 void ls_run_progress_print(ls_run_progress *p, double now, const char *text)
 {
-    if (p->style == LS_PROGRESS_OFF) return;
-    if (p->style == LS_PROGRESS_LIVE) {
+    if (p->style == LS_RUN_PROGRESS_OFF) return;
+    if (p->style == LS_RUN_PROGRESS_LIVE) {
         fprintf(p->out, "\r\033[K%s", text);
         p->shown = true;
     } else fprintf(p->out, "%s\n", text);
@@ -61,9 +61,9 @@ void ls_run_progress_format(char *buf, size_t len, long done, long total, const 
     char el[32], eta[32] = "?";
     ls_run_progress_hms(elapsed, el, sizeof el);
     /* the remaining share of the work at the rate measured over everything done so far; below
-     * LS_PROGRESS_ETA_MIN of the work that rate is mostly start-up, so no ETA yet */
+     * LS_RUN_PROGRESS_ETA_MIN of the work that rate is mostly start-up, so no ETA yet */
     if (share >= 1.0) snprintf(eta, sizeof eta, "0:00");
-    else if (share >= LS_PROGRESS_ETA_MIN && elapsed > 0)
+    else if (share >= LS_RUN_PROGRESS_ETA_MIN && elapsed > 0)
         ls_run_progress_hms(elapsed * (1.0 - share) / share, eta, sizeof eta);
     snprintf(buf, len, "%ld/%ld %s (%.0f%%), %.3g %s/s, elapsed %s, ETA %s", done, total, unit,
              total > 0 ? 100.0 * (double)done / (double)total : 100.0, rate, unit, el, eta);

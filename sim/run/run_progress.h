@@ -12,11 +12,11 @@
 #include <stdio.h>
 
 /* What a caller asks for; AUTO picks LIVE when the stream is a terminal, else LINES. */
-typedef enum { LS_PROGRESS_OFF, LS_PROGRESS_AUTO, LS_PROGRESS_LINES, LS_PROGRESS_LIVE } ls_run_progress_style;
+typedef enum { LS_RUN_PROGRESS_OFF, LS_RUN_PROGRESS_AUTO, LS_RUN_PROGRESS_LINES, LS_RUN_PROGRESS_LIVE } ls_run_progress_style;
 
-#define LS_PROGRESS_PERIOD_DEFAULT 10.0 /* seconds between plain lines */
-#define LS_PROGRESS_LIVE_PERIOD 0.5     /* seconds between redraws of the live line */
-#define LS_PROGRESS_ETA_MIN 0.05        /* share of the work done before an ETA is shown ("?" until then) */
+#define LS_RUN_PROGRESS_PERIOD_DEFAULT 10.0 /* seconds between plain lines */
+#define LS_RUN_PROGRESS_LIVE_PERIOD 0.5     /* seconds between redraws of the live line */
+#define LS_RUN_PROGRESS_ETA_MIN 0.05        /* share of the work done before an ETA is shown ("?" until then) */
 
 typedef struct {
     FILE *out;

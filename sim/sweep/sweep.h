@@ -61,14 +61,14 @@ typedef struct {
 } ls_sweep_infeasible;
 
 typedef struct {
-    char file[LS_CFG_PATH_MAX];     /* the sweep file as given */
-    char name[LS_CFG_NAME_MAX];
-    char description[LS_CFG_TEXT_MAX];
-    char base_dir[LS_CFG_PATH_MAX]; /* directory of the sweep file */
+    char file[LS_CONFIG_PATH_MAX];     /* the sweep file as given */
+    char name[LS_CONFIG_NAME_MAX];
+    char description[LS_CONFIG_TEXT_MAX];
+    char base_dir[LS_CONFIG_PATH_MAX]; /* directory of the sweep file */
     char *base_text;                /* YAML text of the base configuration */
     size_t base_len;
-    char base_name[LS_CFG_PATH_MAX];/* name used in messages for base_text */
-    char base_file_dir[LS_CFG_PATH_MAX]; /* directory relative paths of the base resolve against */
+    char base_name[LS_CONFIG_PATH_MAX];/* name used in messages for base_text */
+    char base_file_dir[LS_CONFIG_PATH_MAX]; /* directory relative paths of the base resolve against */
     int naxes, ndims;
     ls_sweep_axis *axes;
     int npoints;
@@ -194,10 +194,10 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
 /* ---- small helpers shared with the CLI ---- */
 /* Parses one CSV record at *pos (RFC 4180); returns the number of fields (malloc'ed strings in
  * *fields), or -1 at end of text. */
-int ls_csv_record(const char *text, size_t *pos, char ***fields);
-void ls_csv_free(char **fields, int n);
+int ls_sweep_csv_record(const char *text, size_t *pos, char ***fields);
+void ls_sweep_csv_free(char **fields, int n);
 /* Writes one CSV field, quoted (RFC 4180) when it holds a comma, quote or line break. */
-void ls_csv_cell(FILE *out, const char *s);
+void ls_sweep_csv_cell(FILE *out, const char *s);
 /* Reads a whole file (malloc'ed, NUL-terminated), or NULL. */
 char *ls_sweep_read_file(const char *path, size_t *len);
 #endif

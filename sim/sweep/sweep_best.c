@@ -21,7 +21,7 @@ bool ls_sweep_best_metric_timed(const char *metric)
 static bool runs_timed(const ls_config *cfg)
 {
     ls_engine_params ep;
-    ls_engine_params_from_config(cfg, &ep);
+    ls_run_engine_params(cfg, &ep);
     return cfg->timed.enabled && ls_timed_program_for_mode(ep.mode);
 }
 
@@ -96,7 +96,7 @@ void ls_sweep_objective_free(ls_sweep_objective *ob)
 int ls_sweep_objective_read(const char *dir, ls_sweep_objective *ob, char *err, size_t errlen)
 {
     memset(ob, 0, sizeof *ob);
-    char *path = ls_path_join(dir, "objective.tsv");
+    char *path = ls_io_path_join(dir, "objective.tsv");
     char *text = path ? ls_sweep_read_file(path, NULL) : NULL;
     int rc = 0, line = 0;
     if (!text) goto out; /* no objective */

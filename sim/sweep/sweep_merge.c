@@ -102,7 +102,7 @@ static int mark_winners(const mpoint *pts, int np, const ls_sweep_objective *ob,
 
 int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats *st, char *err, size_t errlen)
 {
-    char *path = ls_path_join(dir, "manifest.tsv");
+    char *path = ls_io_path_join(dir, "manifest.tsv");
     char *man = path ? ls_sweep_read_file(path, NULL) : NULL;
     if (!man) {
         free(path);
@@ -170,12 +170,12 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
     for (int i = 0; i < np; i++) {
         mpoint *p = &pts[i];
         struct stat sb;
-        char *pf = ls_path_join(mf.paths[i], "DONE");
+        char *pf = ls_io_path_join(mf.paths[i], "DONE");
         if (!pf) { rc = 1; goto out; }
         int done = stat(pf, &sb) == 0;
         free(pf);
         if (!done) {
-            pf = ls_path_join(mf.paths[i], "FAILED");
+            pf = ls_io_path_join(mf.paths[i], "FAILED");
             char *why = pf ? ls_sweep_read_file(pf, NULL) : NULL;
             free(pf);
             if (why) {
@@ -190,17 +190,17 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
             }
             continue;
         }
-        pf = ls_path_join(mf.paths[i], "report.csv");
+        pf = ls_io_path_join(mf.paths[i], "report.csv");
         char *csv = pf ? ls_sweep_read_file(pf, NULL) : NULL;
         free(pf);
         size_t pos = 0;
-        int nh = csv ? ls_csv_record(csv, &pos, &p->hdr) : -1;
-        int nr = nh > 0 ? ls_csv_record(csv, &pos, &p->row) : -1;
+        int nh = csv ? ls_sweep_csv_record(csv, &pos, &p->hdr) : -1;
+        int nr = nh > 0 ? ls_sweep_csv_record(csv, &pos, &p->row) : -1;
         free(csv);
         if (nh <= 0 || nr != nh) {
             if (msgs) fprintf(msgs, "merge: point %d %s: unreadable report.csv; counted as failed\n", p->index, p->id);
-            ls_csv_free(p->hdr, nh > 0 ? nh : 0);
-            ls_csv_free(p->row, nr > 0 ? nr : 0);
+            ls_sweep_csv_free(p->hdr, nh > 0 ? nh : 0);
+            ls_sweep_csv_free(p->row, nr > 0 ? nr : 0);
             p->hdr = p->row = NULL;
             st->failed++;
             continue;
@@ -243,9 +243,9 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
         fprintf(msgs, "merge: %d infeasible point%s skipped by the objective (listed in objective.tsv)\n", ob.ninfeasible,
                 ob.ninfeasible == 1 ? "" : "s");
     /* header */
-    for (int a = 0; a < axes.n; a++) { ls_csv_cell(out, axes.v[a]); fputc(',', out); }
+    for (int a = 0; a < axes.n; a++) { ls_sweep_csv_cell(out, axes.v[a]); fputc(',', out); }
     fputs("point.index,point.id", out);
-    for (int c = 0; c < cols.n; c++) { fputc(',', out); ls_csv_cell(out, cols.v[c]); }
+    for (int c = 0; c < cols.n; c++) { fputc(',', out); ls_sweep_csv_cell(out, cols.v[c]); }
     if (ob.set) fputs(",best.group,best.winner", out);
     fputc('\n', out);
     for (int i = 0; i < np; i++) {
@@ -256,7 +256,7 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
             char *buf = strdup(v);
             if (!buf) { rc = 1; goto out; }
             axis_value(v, buf, strlen(v) + 1);
-            ls_csv_cell(out, buf);
+            ls_sweep_csv_cell(out, buf);
             free(buf);
             fputc(',', out);
         }
@@ -265,11 +265,11 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
             fputc(',', out);
             int k = 0;
             while (k < p->nh && strcmp(p->hdr[k], cols.v[c])) k++;
-            if (k < p->nh) ls_csv_cell(out, p->row[k]);
+            if (k < p->nh) ls_sweep_csv_cell(out, p->row[k]);
         }
         if (ob.set) {
             fputc(',', out);
-            ls_csv_cell(out, groups[i]);
+            ls_sweep_csv_cell(out, groups[i]);
             fprintf(out, ",%d", win[i]);
         }
         fputc('\n', out);
@@ -285,8 +285,8 @@ out:
     ls_sweep_objective_free(&ob);
     for (int i = 0; i < np; i++) {
         free(pts[i].ov);
-        ls_csv_free(pts[i].hdr, pts[i].nh);
-        ls_csv_free(pts[i].row, pts[i].nh);
+        ls_sweep_csv_free(pts[i].hdr, pts[i].nh);
+        ls_sweep_csv_free(pts[i].row, pts[i].nh);
     }
     free(pts);
     ls_sweep_manifest_free(&mf);

@@ -78,7 +78,7 @@ char **ls_sweep_dir_names(int npoints, int naxes, char *const *const *overrides,
     if (!nshown)
         for (int a = 0; a < naxes; a++) shown[a] = 1, nshown++;
     /* short keys: the last component, more when two shown keys end alike */
-    keybuf = malloc((size_t)naxes * (LS_CFG_PATH_MAX + 1) + 1);
+    keybuf = malloc((size_t)naxes * (LS_CONFIG_PATH_MAX + 1) + 1);
     const char **full = calloc((size_t)(naxes > 0 ? naxes : 1), sizeof *full);
     if (!keybuf || !full) { free(full); goto fail; }
     int nk = 0;
@@ -86,8 +86,8 @@ char **ls_sweep_dir_names(int npoints, int naxes, char *const *const *overrides,
         const char *ov = npoints > 0 ? overrides[0][a] : "";
         const char *eq = strchr(ov, '=');
         size_t kl = eq ? (size_t)(eq - ov) : strlen(ov);
-        if (kl > LS_CFG_PATH_MAX) kl = LS_CFG_PATH_MAX;
-        char *k = keybuf + (size_t)a * (LS_CFG_PATH_MAX + 1);
+        if (kl > LS_CONFIG_PATH_MAX) kl = LS_CONFIG_PATH_MAX;
+        char *k = keybuf + (size_t)a * (LS_CONFIG_PATH_MAX + 1);
         memcpy(k, ov, kl);
         k[kl] = '\0';
         keys[a] = k;
@@ -126,7 +126,7 @@ char **ls_sweep_dir_names(int npoints, int naxes, char *const *const *overrides,
         if (!strcmp(names[order[k]], names[order[k - 1]])) dup[order[k]] = dup[order[k - 1]] = 1;
     for (int p = 0; p < npoints; p++) {
         if (!dup[p]) continue;
-        char *nn = ls_path_fmt("%.*s~%s", NAME_MAX_LEN - LS_SWEEP_ID_LEN - 1, names[p], ids[p]);
+        char *nn = ls_io_path_fmt("%.*s~%s", NAME_MAX_LEN - LS_SWEEP_ID_LEN - 1, names[p], ids[p]);
         if (!nn) { free(dup); goto fail; }
         free(names[p]);
         names[p] = nn;
@@ -178,9 +178,9 @@ static int is_dir(const char *path)
 
 char *ls_sweep_point_path(const char *dir, const char *name, const char *id)
 {
-    char *p = ls_path_fmt("%s/points/%s", dir, name);
+    char *p = ls_io_path_fmt("%s/points/%s", dir, name);
     if (!p || is_dir(p)) return p;
-    char *old = ls_path_fmt("%s/points/%s", dir, id);
+    char *old = ls_io_path_fmt("%s/points/%s", dir, id);
     if (is_dir(old)) {
         free(p);
         return old;
@@ -192,7 +192,7 @@ char *ls_sweep_point_path(const char *dir, const char *name, const char *id)
 int ls_sweep_read_manifest(const char *dir, ls_sweep_manifest *m)
 {
     memset(m, 0, sizeof *m);
-    char *path = ls_path_join(dir, "manifest.tsv");
+    char *path = ls_io_path_join(dir, "manifest.tsv");
     m->text = path ? ls_sweep_read_file(path, NULL) : NULL;
     free(path);
     if (!m->text) return -1;

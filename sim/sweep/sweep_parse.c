@@ -12,7 +12,7 @@
 #include "config_internal.h"
 #include "fields.h"
 #include "lampsim_version.h"
-#include "config_fields.h"
+#include "report_config.h"
 #include "sweep.h"
 #include "yamltree.h"
 
@@ -36,12 +36,12 @@ static int fail_at(perr *pe, int line, int col, const char *key, const char *fmt
     return 2;
 }
 
-static const char *kind_name(const ynode *n)
+static const char *kind_name(const ls_yamltree_node *n)
 {
     switch (n->kind) {
-    case YN_NULL: return "null";
-    case YN_SCALAR: return "scalar";
-    case YN_MAP: return "mapping";
+    case LS_YAMLTREE_NULL: return "null";
+    case LS_YAMLTREE_SCALAR: return "scalar";
+    case LS_YAMLTREE_MAP: return "mapping";
     default: return "sequence";
     }
 }
@@ -146,15 +146,15 @@ void ls_sweep_cache_key(const ls_config *cfg, char out[LS_SWEEP_ID_LEN + 1])
     ls_fields_init(&num);
     ls_report_config_fields(&all, cfg);
     for (size_t i = 0; i < all.n; i++) {
-        const ls_field *f = &all.f[i];
+        const ls_fields_item *f = &all.f[i];
         if (!ls_sweep_key_is_numeric(f->name + 7)) continue; /* after "config." */
         switch (f->type) {
-        case LS_F_DOUBLE: ls_fields_double(&num, f->name, f->d); break;
-        case LS_F_INT: ls_fields_int(&num, f->name, f->i); break;
-        case LS_F_UINT: ls_fields_uint(&num, f->name, f->u); break;
-        case LS_F_BOOL: ls_fields_bool(&num, f->name, f->b); break;
-        case LS_F_STRING: ls_fields_string(&num, f->name, f->s); break;
-        case LS_F_UINT_ARRAY: ls_fields_uint_array(&num, f->name, f->arr, f->n); break;
+        case LS_FIELDS_DOUBLE: ls_fields_double(&num, f->name, f->d); break;
+        case LS_FIELDS_INT: ls_fields_int(&num, f->name, f->i); break;
+        case LS_FIELDS_UINT: ls_fields_uint(&num, f->name, f->u); break;
+        case LS_FIELDS_BOOL: ls_fields_bool(&num, f->name, f->b); break;
+        case LS_FIELDS_STRING: ls_fields_string(&num, f->name, f->s); break;
+        case LS_FIELDS_UINT_ARRAY: ls_fields_uint_array(&num, f->name, f->arr, f->n); break;
         }
     }
     char *csv = ls_fields_to_csv(&num);
@@ -235,10 +235,10 @@ static void vl_free(vlist *l)
     memset(l, 0, sizeof *l);
 }
 
-static int scalar_value(perr *pe, const char *key, const ynode *n, vlist *out)
+static int scalar_value(perr *pe, const char *key, const ls_yamltree_node *n, vlist *out)
 {
-    if (n->kind == YN_NULL) return vl_add(out, "", 0, n->line, n->col) ? 1 : 0;
-    if (n->kind != YN_SCALAR)
+    if (n->kind == LS_YAMLTREE_NULL) return vl_add(out, "", 0, n->line, n->col) ? 1 : 0;
+    if (n->kind != LS_YAMLTREE_SCALAR)
         return fail_at(pe, n->line, n->col, key, "expected a scalar value, got a %s", kind_name(n));
     if (strchr(n->text, '\t') || strchr(n->text, '\n'))
         return fail_at(pe, n->line, n->col, key, "values cannot contain tabs or line breaks");
@@ -246,13 +246,13 @@ static int scalar_value(perr *pe, const char *key, const ynode *n, vlist *out)
 }
 
 /* A range {lin|geom: [a, b], points: n}. */
-static int range_values(perr *pe, const char *key, const ynode *m, vlist *out)
+static int range_values(perr *pe, const char *key, const ls_yamltree_node *m, vlist *out)
 {
-    const ynode *kind = NULL, *pts = NULL;
+    const ls_yamltree_node *kind = NULL, *pts = NULL;
     int geom = 0;
     for (int i = 0; i + 1 < m->n; i += 2) {
-        const ynode *k = m->kids[i], *v = m->kids[i + 1];
-        if (k->kind != YN_SCALAR) return fail_at(pe, k->line, k->col, key, "range keys are lin, geom and points");
+        const ls_yamltree_node *k = m->kids[i], *v = m->kids[i + 1];
+        if (k->kind != LS_YAMLTREE_SCALAR) return fail_at(pe, k->line, k->col, key, "range keys are lin, geom and points");
         if (!strcmp(k->text, "lin") || !strcmp(k->text, "geom")) {
             if (kind) return fail_at(pe, k->line, k->col, key, "a range is either lin or geom, not both");
             kind = v;
@@ -263,18 +263,18 @@ static int range_values(perr *pe, const char *key, const ynode *m, vlist *out)
     }
     if (!kind) return fail_at(pe, m->line, m->col, key, "a range needs lin: [a, b] or geom: [a, b]");
     if (!pts) return fail_at(pe, m->line, m->col, key, "a range needs points: N");
-    if (kind->kind != YN_SEQ || kind->n != 2)
+    if (kind->kind != LS_YAMLTREE_SEQ || kind->n != 2)
         return fail_at(pe, kind->line, kind->col, key, "expected a range [start, end] of two numbers");
     double ab[2];
     for (int i = 0; i < 2; i++) {
-        const ynode *e = kind->kids[i];
-        if (e->kind != YN_SCALAR || parse_number(e->text, &ab[i]))
+        const ls_yamltree_node *e = kind->kids[i];
+        if (e->kind != LS_YAMLTREE_SCALAR || parse_number(e->text, &ab[i]))
             return fail_at(pe, e->line, e->col, key, "expected a number (or a^b such as 2^-5), got '%s'",
-                           e->kind == YN_SCALAR ? e->text : kind_name(e));
+                           e->kind == LS_YAMLTREE_SCALAR ? e->text : kind_name(e));
     }
     char *end;
-    long np = pts->kind == YN_SCALAR ? strtol(pts->text, &end, 10) : 0;
-    if (pts->kind != YN_SCALAR || *end || end == pts->text || np < 1 || np > LS_SWEEP_MAX_POINTS)
+    long np = pts->kind == LS_YAMLTREE_SCALAR ? strtol(pts->text, &end, 10) : 0;
+    if (pts->kind != LS_YAMLTREE_SCALAR || *end || end == pts->text || np < 1 || np > LS_SWEEP_MAX_POINTS)
         return fail_at(pe, pts->line, pts->col, key, "points: expected an integer in [1, %d]", LS_SWEEP_MAX_POINTS);
     if (geom && (ab[0] == 0 || ab[1] == 0 || (ab[0] < 0) != (ab[1] < 0)))
         return fail_at(pe, kind->line, kind->col, key, "a geometric range needs two non-zero numbers of the same sign");
@@ -290,23 +290,23 @@ static int range_values(perr *pe, const char *key, const ynode *m, vlist *out)
     return 0;
 }
 
-static int axis_values(perr *pe, const char *key, const ynode *v, vlist *out)
+static int axis_values(perr *pe, const char *key, const ls_yamltree_node *v, vlist *out)
 {
     int rc = 0;
-    if (v->kind == YN_SEQ) {
+    if (v->kind == LS_YAMLTREE_SEQ) {
         if (v->n == 0) return fail_at(pe, v->line, v->col, key, "an axis needs at least one value");
         for (int i = 0; !rc && i < v->n; i++) rc = scalar_value(pe, key, v->kids[i], out);
-    } else if (v->kind == YN_MAP) rc = range_values(pe, key, v, out);
+    } else if (v->kind == LS_YAMLTREE_MAP) rc = range_values(pe, key, v, out);
     else rc = scalar_value(pe, key, v, out);
     return rc;
 }
 
 /* ---------------- the sweep file ---------------- */
 
-static int check_axis_key(perr *pe, const ls_sweep *sw, const ynode *k)
+static int check_axis_key(perr *pe, const ls_sweep *sw, const ls_yamltree_node *k)
 {
-    if (k->kind != YN_SCALAR) return fail_at(pe, k->line, k->col, NULL, "axis keys must be configuration keys");
-    if (!ls_schema_find(k->text)) {
+    if (k->kind != LS_YAMLTREE_SCALAR) return fail_at(pe, k->line, k->col, NULL, "axis keys must be configuration keys");
+    if (!ls_config_schema_find(k->text)) {
         char sug[256];
         if (ls_config_suggest(k->text, sug, sizeof sug))
             return fail_at(pe, k->line, k->col, k->text, "unknown configuration key; did you mean '%s'?", sug);
@@ -320,7 +320,7 @@ static int check_axis_key(perr *pe, const ls_sweep *sw, const ynode *k)
     return 0;
 }
 
-static int add_axis(perr *pe, ls_sweep *sw, const ynode *k, const ynode *v, int dim, int *len)
+static int add_axis(perr *pe, ls_sweep *sw, const ls_yamltree_node *k, const ls_yamltree_node *v, int dim, int *len)
 {
     int rc = check_axis_key(pe, sw, k);
     if (rc) return rc;
@@ -360,12 +360,12 @@ static size_t offset_of(const char *text, size_t len, int line, int col)
 
 /* An inline base mapping: the sweep file with everything outside the base's value blanked, so
  * the configuration loader reports lines and columns of the sweep file itself. */
-static int inline_base(ls_sweep *sw, const char *text, size_t len, const ydoc *doc, int bi)
+static int inline_base(ls_sweep *sw, const char *text, size_t len, const ls_yamltree_doc *doc, int bi)
 {
-    const ynode *v = doc->root->kids[bi + 1];
+    const ls_yamltree_node *v = doc->root->kids[bi + 1];
     size_t s = offset_of(text, len, v->line, v->col), e = len;
     if (bi + 2 < doc->root->n) {
-        const ynode *nk = doc->root->kids[bi + 2];
+        const ls_yamltree_node *nk = doc->root->kids[bi + 2];
         e = offset_of(text, len, nk->line, 1);
     }
     sw->base_text = malloc(len + 1);
@@ -393,17 +393,17 @@ const char *const ls_sweep_best_metrics[] = {
     "accuracy.argmax_flip_rate", "recompute.subblock_rate", "tiles.disruptive_rate", NULL};
 
 /* One list of axis keys of best: (over or per) into idx[]; in_list[a] marks the axes taken. */
-static int best_keys(perr *pe, const ls_sweep *sw, const ynode *v, const char *what, int **idx, int *n, char *in_list)
+static int best_keys(perr *pe, const ls_sweep *sw, const ls_yamltree_node *v, const char *what, int **idx, int *n, char *in_list)
 {
-    const ynode *one = v->kind == YN_SCALAR ? v : NULL; /* a single key written without brackets */
-    if (!one && (v->kind != YN_SEQ || v->n == 0))
+    const ls_yamltree_node *one = v->kind == LS_YAMLTREE_SCALAR ? v : NULL; /* a single key written without brackets */
+    if (!one && (v->kind != LS_YAMLTREE_SEQ || v->n == 0))
         return fail_at(pe, v->line, v->col, what, "expected a list of axis keys, e.g. [algorithm.b_k, algorithm.n_k]");
     int cnt = one ? 1 : v->n;
     *idx = calloc((size_t)cnt, sizeof **idx);
     if (!*idx) return 1;
     for (int i = 0; i < cnt; i++) {
-        const ynode *k = one ? one : v->kids[i];
-        if (k->kind != YN_SCALAR) return fail_at(pe, k->line, k->col, what, "expected an axis key");
+        const ls_yamltree_node *k = one ? one : v->kids[i];
+        if (k->kind != LS_YAMLTREE_SCALAR) return fail_at(pe, k->line, k->col, what, "expected an axis key");
         int a = 0;
         while (a < sw->naxes && strcmp(sw->axes[a].key, k->text)) a++;
         if (a == sw->naxes) {
@@ -424,15 +424,15 @@ static int best_keys(perr *pe, const ls_sweep *sw, const ynode *v, const char *w
 
 /* best: {minimise|maximise: METRIC, over: [axis keys], per: [axis keys]}; every axis in exactly
  * one of over and per. */
-static int parse_best(perr *pe, ls_sweep *sw, const ynode *b)
+static int parse_best(perr *pe, ls_sweep *sw, const ls_yamltree_node *b)
 {
-    if (b->kind != YN_MAP)
+    if (b->kind != LS_YAMLTREE_MAP)
         return fail_at(pe, b->line, b->col, "best", "expected {minimise: METRIC, over: [keys], per: [keys]}");
-    const ynode *metric = NULL, *over = NULL, *per = NULL;
+    const ls_yamltree_node *metric = NULL, *over = NULL, *per = NULL;
     char mkey[16] = "";
     for (int i = 0; i + 1 < b->n; i += 2) {
-        const ynode *k = b->kids[i], *v = b->kids[i + 1];
-        const char *t = k->kind == YN_SCALAR ? k->text : "";
+        const ls_yamltree_node *k = b->kids[i], *v = b->kids[i + 1];
+        const char *t = k->kind == LS_YAMLTREE_SCALAR ? k->text : "";
         if (!strcmp(t, "minimise") || !strcmp(t, "maximise") || !strcmp(t, "minimize") || !strcmp(t, "maximize")) {
             if (metric) return fail_at(pe, k->line, k->col, "best", "one of minimise or maximise, once");
             metric = v;
@@ -446,7 +446,7 @@ static int parse_best(perr *pe, ls_sweep *sw, const ynode *b)
     if (!metric) return fail_at(pe, b->line, b->col, "best", "needs minimise: METRIC (or maximise: METRIC)");
     if (!over) return fail_at(pe, b->line, b->col, "best", "needs over: [the axis keys the best is chosen among]");
     int known = 0;
-    for (int i = 0; metric->kind == YN_SCALAR && ls_sweep_best_metrics[i]; i++)
+    for (int i = 0; metric->kind == LS_YAMLTREE_SCALAR && ls_sweep_best_metrics[i]; i++)
         known |= !strcmp(metric->text, ls_sweep_best_metrics[i]);
     if (!known) {
         char list[1024] = "";
@@ -454,7 +454,7 @@ static int parse_best(perr *pe, ls_sweep *sw, const ynode *b)
         for (int i = 0; ls_sweep_best_metrics[i] && o < sizeof list; i++)
             o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", ls_sweep_best_metrics[i]);
         return fail_at(pe, metric->line, metric->col, mkey, "unknown metric '%s' (expected one of: %s)",
-                       metric->kind == YN_SCALAR ? metric->text : kind_name(metric), list);
+                       metric->kind == LS_YAMLTREE_SCALAR ? metric->text : kind_name(metric), list);
     }
     snprintf(sw->best.metric, sizeof sw->best.metric, "%s", metric->text);
     sw->best.line = metric->line;
@@ -472,17 +472,17 @@ static int parse_best(perr *pe, ls_sweep *sw, const ynode *b)
     return rc;
 }
 
-static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, const ydoc *doc)
+static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, const ls_yamltree_doc *doc)
 {
-    const ynode *root = doc->root;
-    if (root->kind != YN_MAP) return fail_at(pe, root->line, root->col, NULL, "a sweep file is a mapping (base:, axes:)");
-    const ynode *axes = NULL, *best = NULL;
+    const ls_yamltree_node *root = doc->root;
+    if (root->kind != LS_YAMLTREE_MAP) return fail_at(pe, root->line, root->col, NULL, "a sweep file is a mapping (base:, axes:)");
+    const ls_yamltree_node *axes = NULL, *best = NULL;
     int bi = -1;
     for (int i = 0; i + 1 < root->n; i += 2) {
-        const ynode *k = root->kids[i], *v = root->kids[i + 1];
-        if (k->kind != YN_SCALAR) return fail_at(pe, k->line, k->col, NULL, "expected a key");
+        const ls_yamltree_node *k = root->kids[i], *v = root->kids[i + 1];
+        if (k->kind != LS_YAMLTREE_SCALAR) return fail_at(pe, k->line, k->col, NULL, "expected a key");
         if (!strcmp(k->text, "name") || !strcmp(k->text, "description")) {
-            if (v->kind != YN_SCALAR) return fail_at(pe, v->line, v->col, k->text, "expected a string");
+            if (v->kind != LS_YAMLTREE_SCALAR) return fail_at(pe, v->line, v->col, k->text, "expected a string");
             if (k->text[0] == 'n') {
                 for (const char *c = v->text; *c; c++)
                     if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
@@ -499,12 +499,12 @@ static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, cons
             return fail_at(pe, k->line, k->col, k->text, "unknown sweep key (expected name, description, base, axes, best)");
     }
     if (bi >= 0) {
-        const ynode *b = root->kids[bi + 1];
-        if (b->kind == YN_SCALAR) {
-            char path[2 * LS_CFG_PATH_MAX + 2];
+        const ls_yamltree_node *b = root->kids[bi + 1];
+        if (b->kind == LS_YAMLTREE_SCALAR) {
+            char path[2 * LS_CONFIG_PATH_MAX + 2];
             if (b->text[0] == '/') snprintf(path, sizeof path, "%s", b->text);
             else snprintf(path, sizeof path, "%s/%s", sw->base_dir, b->text);
-            ls_path_normalize(path);
+            ls_config_path_normalize(path);
             sw->base_text = ls_sweep_read_file(path, &sw->base_len);
             if (!sw->base_text)
                 return fail_at(pe, b->line, b->col, "base", "cannot read configuration '%s': %s", path, strerror(errno));
@@ -512,20 +512,20 @@ static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, cons
                 return fail_at(pe, b->line, b->col, "base", "path too long");
             memcpy(sw->base_name, path, strlen(path) + 1);
             dir_of(path, sw->base_file_dir, sizeof sw->base_file_dir);
-        } else if (b->kind == YN_MAP) {
+        } else if (b->kind == LS_YAMLTREE_MAP) {
             if (inline_base(sw, text, len, doc, bi)) return 1;
-        } else if (b->kind != YN_NULL)
+        } else if (b->kind != LS_YAMLTREE_NULL)
             return fail_at(pe, b->line, b->col, "base", "expected a configuration file name or a mapping, got a %s",
                            kind_name(b));
     }
     if (!axes) return fail_at(pe, root->line, root->col, "axes", "a sweep needs axes: (configuration keys and their values)");
-    if (axes->kind != YN_MAP || axes->n == 0)
+    if (axes->kind != LS_YAMLTREE_MAP || axes->n == 0)
         return fail_at(pe, axes->line, axes->col, "axes", "expected a mapping of configuration keys to values");
     for (int i = 0; i + 1 < axes->n; i += 2) {
-        const ynode *k = axes->kids[i], *v = axes->kids[i + 1];
+        const ls_yamltree_node *k = axes->kids[i], *v = axes->kids[i + 1];
         int dim = sw->ndims, len_ = -1, rc;
-        if (k->kind == YN_SCALAR && !strchr(k->text, '.') && !strncmp(k->text, "zip", 3) && !ls_schema_find(k->text)) {
-            if (v->kind != YN_MAP || v->n == 0)
+        if (k->kind == LS_YAMLTREE_SCALAR && !strchr(k->text, '.') && !strncmp(k->text, "zip", 3) && !ls_config_schema_find(k->text)) {
+            if (v->kind != LS_YAMLTREE_MAP || v->n == 0)
                 return fail_at(pe, v->line, v->col, k->text, "a zip group is a mapping of configuration keys to lists");
             for (int j = 0; j + 1 < v->n; j += 2)
                 if ((rc = add_axis(pe, sw, v->kids[j], v->kids[j + 1], dim, &len_))) return rc;
@@ -538,13 +538,13 @@ static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, cons
 
 /* Maps a configuration error of a point back to the sweep file: errors on an override point at
  * the axis value; others (in the base) keep their own location and name the point. */
-static int point_error(perr *pe, const ls_sweep *sw, const ls_sweep_point *p, const int *vi, const ls_diag *d)
+static int point_error(perr *pe, const ls_sweep *sw, const ls_sweep_point *p, const int *vi, const ls_config_diag *d)
 {
     if (!strncmp(d->file, "--set ", 6)) {
         for (int a = 0; a < sw->naxes; a++) {
             if (strcmp(d->file + 6, p->overrides[a])) continue;
             const char *what = d->message;
-            char prefix[LS_CFG_PATH_MAX + 300];
+            char prefix[LS_CONFIG_PATH_MAX + 300];
             snprintf(prefix, sizeof prefix, "%s: %s: ", d->file, d->key);
             if (!strncmp(what, prefix, strlen(prefix))) what += strlen(prefix);
             else {
@@ -599,7 +599,7 @@ static int point_error(perr *pe, const ls_sweep *sw, const ls_sweep_point *p, co
 
 int ls_sweep_point_config(const ls_sweep *sw, const ls_sweep_point *p, ls_config *cfg, char *err, size_t errlen)
 {
-    ls_diag *d = malloc(sizeof *d);
+    ls_config_diag *d = malloc(sizeof *d);
     if (!d) return 1;
     int rc = 0;
     const char *const *ov = (const char *const *)p->overrides;
@@ -640,7 +640,7 @@ static int expand(perr *pe, ls_sweep *sw)
     int *di = calloc((size_t)sw->ndims, sizeof *di);
     int *vi = calloc((size_t)sw->naxes, sizeof *vi);
     ls_config *cfg = malloc(sizeof *cfg);
-    ls_diag *d = malloc(sizeof *d);
+    ls_config_diag *d = malloc(sizeof *d);
     int *grid = NULL; /* grid position of each kept point */
     int rc = 0;
     if (!dimlen || !di || !vi || !cfg || !d) { rc = 1; goto out; }
@@ -762,19 +762,19 @@ int ls_sweep_load_text(ls_sweep *sw, const char *text, size_t len, const char *p
     char *dot = strrchr(sw->name, '.');
     if (dot && dot != sw->name) *dot = '\0';
     perr pe = {sw->file, err, errlen};
-    if (len > LS_YAML_MAX_BYTES) {
-        snprintf(err, errlen, "%s: sweep file larger than %u bytes", path, LS_YAML_MAX_BYTES);
+    if (len > LS_YAMLTREE_MAX_BYTES) {
+        snprintf(err, errlen, "%s: sweep file larger than %u bytes", path, LS_YAMLTREE_MAX_BYTES);
         return 2;
     }
-    ydoc doc;
+    ls_yamltree_doc doc;
     int eline, ecol, rc;
     char emsg[512];
-    if (ls_yaml_parse(text, len, &doc, &eline, &ecol, emsg, sizeof emsg)) {
+    if (ls_yamltree_parse(text, len, &doc, &eline, &ecol, emsg, sizeof emsg)) {
         rc = fail_at(&pe, eline, ecol, NULL, "%s", emsg);
         return rc;
     }
     rc = parse_root(&pe, sw, text, len, &doc);
-    ls_yaml_free(&doc);
+    ls_yamltree_free(&doc);
     if (!rc) rc = expand(&pe, sw);
     if (rc) {
         if (rc == 1 && !err[0]) snprintf(err, errlen, "%s: out of memory", path);
@@ -835,7 +835,7 @@ char *ls_sweep_manifest_text(const ls_sweep *sw)
 
 /* ---------------- CSV records ---------------- */
 
-int ls_csv_record(const char *t, size_t *pos, char ***fields)
+int ls_sweep_csv_record(const char *t, size_t *pos, char ***fields)
 {
     size_t i = *pos, n = strlen(t);
     if (i >= n) return -1;
@@ -880,14 +880,14 @@ int ls_csv_record(const char *t, size_t *pos, char ***fields)
     return nf;
 }
 
-void ls_csv_free(char **fields, int n)
+void ls_sweep_csv_free(char **fields, int n)
 {
     if (!fields) return;
     for (int i = 0; i < n; i++) free(fields[i]);
     free(fields);
 }
 
-void ls_csv_cell(FILE *out, const char *s)
+void ls_sweep_csv_cell(FILE *out, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) { fputs(s, out); return; }
     fputc('"', out);

@@ -37,7 +37,7 @@ double ls_sweep_items_fraction(const ls_sweep_items *pi)
 void ls_sweep_show_status(ls_run_progress *pg, const ls_sweep *sw, int fin, int total, int ran, int running,
                           int failed, double share, double now)
 {
-    char line[256], text[sizeof line + LS_CFG_NAME_MAX + 64];
+    char line[256], text[sizeof line + LS_CONFIG_NAME_MAX + 64];
     double el = now - pg->t0;
     ls_run_progress_format(line, sizeof line, fin, total, "points", el > 0 ? ran / el : 0, share, el);
     snprintf(text, sizeof text, "sweep %s: %s; %d running, %d failed, work %.0f%%", sw->name, line, running, failed,

@@ -19,7 +19,7 @@
 /* The text of dir/name (malloc'ed), or NULL. */
 char *ls_sweep_read_in(const char *dir, const char *name)
 {
-    char *p = ls_path_join(dir, name);
+    char *p = ls_io_path_join(dir, name);
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     free(p);
     return t;
@@ -27,12 +27,12 @@ char *ls_sweep_read_in(const char *dir, const char *name)
 
 int ls_sweep_write_in(const char *dir, const char *name, const char *text, char *err, size_t errlen)
 {
-    char *p = ls_path_join(dir, name);
+    char *p = ls_io_path_join(dir, name);
     if (!p) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc = ls_atomic_write_file(p, text, strlen(text), err, errlen);
+    int rc = ls_atomic_file_write(p, text, strlen(text), err, errlen);
     free(p);
     return rc;
 }
@@ -133,12 +133,12 @@ static int reuse_report(const ls_config *cfg, const char *src_dir, char **json_o
     if (!tcsv || !tjt) { free(tcsv); goto out; }
     tj = strdup(tjt);
     size_t pos = 0;
-    nth = ls_csv_record(tcsv, &pos, &th);
-    ntr = ls_csv_record(tcsv, &pos, &tr);
+    nth = ls_sweep_csv_record(tcsv, &pos, &th);
+    ntr = ls_sweep_csv_record(tcsv, &pos, &tr);
     free(tcsv);
     pos = 0;
-    nsh = ls_csv_record(sc, &pos, &sh);
-    nsr = ls_csv_record(sc, &pos, &sr);
+    nsh = ls_sweep_csv_record(sc, &pos, &sh);
+    nsr = ls_sweep_csv_record(sc, &pos, &sr);
     if (!tj || nth <= 0 || nth != ntr || nsh <= 0 || nsh != nsr) goto out;
     /* JSON: splice the config object */
     size_t s0, s1, t0, t1;
@@ -167,9 +167,9 @@ static int reuse_report(const ls_config *cfg, const char *src_dir, char **json_o
     size_t clen = 0;
     FILE *m = open_memstream(&nc, &clen);
     if (!m) goto out;
-    for (int c = 0; c < nsh; c++) { if (c) fputc(',', m); ls_csv_cell(m, sh[c]); }
+    for (int c = 0; c < nsh; c++) { if (c) fputc(',', m); ls_sweep_csv_cell(m, sh[c]); }
     fputc('\n', m);
-    for (int c = 0; c < nsr; c++) { if (c) fputc(',', m); ls_csv_cell(m, sr[c]); }
+    for (int c = 0; c < nsr; c++) { if (c) fputc(',', m); ls_sweep_csv_cell(m, sr[c]); }
     fputc('\n', m);
     if (fclose(m)) goto out;
     *json_out = nj;
@@ -178,10 +178,10 @@ static int reuse_report(const ls_config *cfg, const char *src_dir, char **json_o
     rc = 0;
 out:
     free(sj); free(sc); free(tj); free(nj); free(nc);
-    ls_csv_free(sh, nsh > 0 ? nsh : 0);
-    ls_csv_free(sr, nsr > 0 ? nsr : 0);
-    ls_csv_free(th, nth > 0 ? nth : 0);
-    ls_csv_free(tr, ntr > 0 ? ntr : 0);
+    ls_sweep_csv_free(sh, nsh > 0 ? nsh : 0);
+    ls_sweep_csv_free(sr, nsr > 0 ? nsr : 0);
+    ls_sweep_csv_free(th, nth > 0 ? nth : 0);
+    ls_sweep_csv_free(tr, ntr > 0 ? ntr : 0);
     ls_fields_free(&cf);
     ls_json_free(&j);
     return rc;
@@ -209,7 +209,7 @@ int ls_sweep_reuse_point(const ls_config *cfg, const char *dir, const char *src_
     double t0 = ls_run_progress_now();
     if (reuse_report(cfg, src_dir, &json, &csv)) return -1;
     int rc = 1;
-    char *p = ls_path_join(dir, "config.resolved.yaml");
+    char *p = ls_io_path_join(dir, "config.resolved.yaml");
     int wrc = p ? ls_config_write_resolved_file(cfg, p, err, errlen) : -1;
     free(p);
     if (wrc) goto out;

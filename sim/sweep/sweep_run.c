@@ -53,7 +53,7 @@ static bool exists(const char *path)
 /* Whether a point's directory (DIR/points/NAME) holds MARKER. */
 static bool point_has(const char *pdir, const char *marker)
 {
-    char *p = ls_path_join(pdir, marker);
+    char *p = ls_io_path_join(pdir, marker);
     bool r = exists(p);
     free(p);
     return r;
@@ -79,7 +79,7 @@ static bool filesystem_error(const char *msg)
  * holds it, -2 on an error (err set). */
 static int claim(const char *out, const char *id, char *err, size_t errlen)
 {
-    char *p = ls_path_fmt("%s/claims/%s", out, id);
+    char *p = ls_io_path_fmt("%s/claims/%s", out, id);
     if (!p) {
         snprintf(err, errlen, "out of memory");
         return -2;
@@ -117,13 +117,13 @@ static void clean_point(const char *dir)
     if (dd) {
         for (struct dirent *e; (e = readdir(dd));) {
             if (e->d_name[0] != '.' || !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char *tp = ls_path_join(dir, e->d_name);
-            if (tp) (void)ls_remove_tree(tp);
+            char *tp = ls_io_path_join(dir, e->d_name);
+            if (tp) (void)ls_io_remove_tree(tp);
             free(tp);
         }
         closedir(dd);
     }
-    char *fp = ls_path_join(dir, "FAILED");
+    char *fp = ls_io_path_join(dir, "FAILED");
     if (fp) unlink(fp);
     free(fp);
 }
@@ -140,7 +140,7 @@ static int point_named(const ls_sweep *sw, char *const *names, const char *name,
  * removed once at start, each only when its point's claim is free (no runner is writing it). */
 static void clean_stale_runs(const char *out, const ls_sweep *sw, char *const *names)
 {
-    char *pd = ls_path_join(out, "points");
+    char *pd = ls_io_path_join(out, "points");
     DIR *dd = pd ? opendir(pd) : NULL;
     if (dd) {
         for (struct dirent *e; (e = readdir(dd));) {
@@ -152,8 +152,8 @@ static void clean_stale_runs(const char *out, const ls_sweep *sw, char *const *n
             char err[64];
             int fd = claim(out, sw->points[p].id, err, sizeof err);
             if (fd < 0) continue;
-            char *tp = ls_path_join(pd, e->d_name);
-            if (tp) (void)ls_remove_tree(tp);
+            char *tp = ls_io_path_join(pd, e->d_name);
+            if (tp) (void)ls_io_remove_tree(tp);
             free(tp);
             close(fd);
         }
@@ -190,7 +190,7 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
         snprintf(msg, msglen, "out of memory");
         return PT_FS_ERROR;
     }
-    if (ls_make_dirs(dir, err, sizeof err)) rc = 1;
+    if (ls_io_make_dirs(dir, err, sizeof err)) rc = 1;
     else rc = ls_sweep_point_config(sw, pt, cfg, err, sizeof err);
     if (!rc) clean_point(dir);
     if (!rc && src_id) {
@@ -274,7 +274,7 @@ typedef struct {
 /* wall_seconds of a point's run_info.json, or -1 */
 static double point_wall(const char *pdir)
 {
-    char *p = ls_path_join(pdir, "run_info.json");
+    char *p = ls_io_path_join(pdir, "run_info.json");
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     double w = -1;
     const char *k = t ? strstr(t, "\"wall_seconds\":") : NULL;
@@ -290,7 +290,7 @@ typedef enum { HOW_COMPUTED, HOW_REUSED, HOW_REPLAYED } point_how_t;
 /* How a finished point got its numerics, from the second line of its DONE marker. */
 static point_how_t point_how(const char *pdir)
 {
-    char *p = ls_path_join(pdir, "DONE");
+    char *p = ls_io_path_join(pdir, "DONE");
     char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
     point_how_t how = HOW_COMPUTED;
     const char *l2 = t ? strchr(t, '\n') : NULL;
@@ -440,7 +440,7 @@ static void adopt_id_dirs(const ls_sweep *sw, const char *out, char *const *name
 {
     for (int p = 0; p < sw->npoints; p++) {
         if (!sel[p] || !strcmp(names[p], sw->points[p].id)) continue;
-        char *old = ls_path_fmt("%s/points/%s", out, sw->points[p].id);
+        char *old = ls_io_path_fmt("%s/points/%s", out, sw->points[p].id);
         struct stat st;
         if (old && stat(old, &st) == 0 && S_ISDIR(st.st_mode) && !exists(pdir[p])) {
             char err[64];
@@ -517,9 +517,9 @@ static int write_sweep_files(runner *r)
     const char *out = r->out;
     char *err = r->err;
     size_t errlen = r->errlen;
-    char *pts_dir = ls_path_join(out, "points"), *cdir = ls_path_join(out, "claims");
+    char *pts_dir = ls_io_path_join(out, "points"), *cdir = ls_io_path_join(out, "claims");
     int rc = 0;
-    if (!pts_dir || !cdir || ls_make_dirs(pts_dir, err, errlen) || ls_make_dirs(cdir, err, errlen)) {
+    if (!pts_dir || !cdir || ls_io_make_dirs(pts_dir, err, errlen) || ls_io_make_dirs(cdir, err, errlen)) {
         if (!pts_dir || !cdir) snprintf(err, errlen, "out of memory");
         rc = 2;
     }
@@ -532,7 +532,7 @@ static int write_sweep_files(runner *r)
     free(man);
     if (wrc) return 1;
     /* the objective (best:) for merge; a sweep without one leaves no stale file behind */
-    char *obj = ls_sweep_objective_text(r->sw), *objp = ls_path_join(out, "objective.tsv");
+    char *obj = ls_sweep_objective_text(r->sw), *objp = ls_io_path_join(out, "objective.tsv");
     if (obj) wrc = write_if_changed(out, "objective.tsv", obj, err, errlen);
     else if (objp && unlink(objp) && errno != ENOENT) wrc = snprintf(err, errlen, "%s: %s", objp, strerror(errno));
     free(obj);
@@ -803,7 +803,7 @@ static void run_loop(runner *r)
         }
         /* reap (polling the other runners' points meanwhile) */
         int status;
-        pid_t pid = waitpid(-1, &status, waiting || r->pg.style != LS_PROGRESS_OFF ? WNOHANG : 0);
+        pid_t pid = waitpid(-1, &status, waiting || r->pg.style != LS_RUN_PROGRESS_OFF ? WNOHANG : 0);
         if (pid == 0) {
             if (waiting) r->elsewhere = poll_elsewhere(r->sw, r->out, r->names, r->pdir, r->sel, &r->next);
             nanosleep(&(struct timespec){0, 100000000}, NULL);
@@ -907,8 +907,8 @@ static int run_stages(runner *r)
     group_by_cache_key(r);
 
     r->progress = o->quiet ? -2 : o->progress >= 0 ? o->progress : isatty(2) ? 1 : 0;
-    ls_run_progress_init(&r->pg, stderr, r->progress == 1 ? LS_PROGRESS_LIVE : r->progress == 0 ? LS_PROGRESS_LINES
-                                                                                                : LS_PROGRESS_OFF,
+    ls_run_progress_init(&r->pg, stderr, r->progress == 1 ? LS_RUN_PROGRESS_LIVE : r->progress == 0 ? LS_RUN_PROGRESS_LINES
+                                                                                                : LS_RUN_PROGRESS_OFF,
                          o->progress_period);
     r->slots = calloc((size_t)r->jobs, sizeof *r->slots);
     r->jobbuf = malloc((size_t)n * sizeof *r->jobbuf);
@@ -917,7 +917,7 @@ static int run_stages(runner *r)
     if (!r->slots || !r->jobbuf || !r->fdbuf || !r->computes) return 1;
     expect_work(r);
     /* workers report their work items here; without it (mmap failed) progress counts points only */
-    if (r->pg.style != LS_PROGRESS_OFF) {
+    if (r->pg.style != LS_RUN_PROGRESS_OFF) {
         r->items = ls_sweep_items_map(n);
     }
     r->t_start = ls_run_progress_now();
@@ -951,7 +951,7 @@ int ls_sweep_run(const ls_sweep *sw, const ls_sweep_run_opts *o, char *err, size
     char **names = ls_sweep_point_names(sw);
     char **pdir = calloc((size_t)(sw->npoints > 0 ? sw->npoints : 1), sizeof *pdir);
     int ok = names && pdir, rc = 1;
-    for (int p = 0; ok && p < sw->npoints; p++) ok = (pdir[p] = ls_path_fmt("%s/points/%s", o->out_dir, names[p])) != NULL;
+    for (int p = 0; ok && p < sw->npoints; p++) ok = (pdir[p] = ls_io_path_fmt("%s/points/%s", o->out_dir, names[p])) != NULL;
     if (ok) rc = run_sweep(sw, o, names, pdir, err, errlen);
     else snprintf(err, errlen, "out of memory");
     ls_sweep_names_free(pdir, sw->npoints);

@@ -39,9 +39,9 @@ void ls_timed_options_default(ls_timed_options *o)
 const char *ls_timed_program_for_mode(ls_engine_mode m)
 {
     switch (m) {
-    case LSE_MODE_LAMP: return "lampattention";
-    case LSE_MODE_FA2_16BIT: return "fa2_16bit";
-    case LSE_MODE_PURE_8BIT: return "pure_8bit";
+    case LS_ENGINE_MODE_LAMP: return "lampattention";
+    case LS_ENGINE_MODE_FA2_16BIT: return "fa2_16bit";
+    case LS_ENGINE_MODE_PURE_8BIT: return "pure_8bit";
     default: return NULL;
     }
 }
@@ -132,7 +132,7 @@ static int cache_store(uint64_t key, const ls_engine_result *r, const lslamp_til
 typedef struct {
     /* the request */
     const ls_config *cfg;
-    const ls_cfg_accelerator *ac;
+    const ls_config_accelerator *ac;
     const ls_engine_params *ep;
     const ls_attn_inputs *in;
     const ls_timed_options *opt;
@@ -158,8 +158,8 @@ typedef struct {
     lsdp_item_stats *items;
     uint64_t *hist;
     /* the hardware */
-    lsunit units[LSUCODE_NUNITS];
-    lsissue_port *issue;           /* [cores] when accelerator.issue.per_cycle > 0 */
+    lsdp_unit units[LSUCODE_NUNITS];
+    lsdp_issue_port *issue;           /* [cores] when accelerator.issue.per_cycle > 0 */
     lsdp_hw hw;
     lsmem_state mem;
     int depth;                     /* prefetch depth */
@@ -184,7 +184,7 @@ static int run_fail(timed_run *t, const char *fmt, ...)
 static void direct_port(void *user, lsdp_txn *x)
 {
     timed_run *t = user;
-    lsunit_dispatch(&t->units[x->unit], x);
+    lsdp_unit_dispatch(&t->units[x->unit], x);
 }
 
 static void item_done(void *user, lsdp_ctx *x)
@@ -227,7 +227,7 @@ static int assemble_program(timed_run *t, const char *pname)
     }
     if (rc != 0) return -1;
     t->yl = t->prog.ylayout;
-    if (t->yl == LSUCODE_Y_CONFIG) t->yl = t->ac->regfile.layout == LS_LAYOUT_FULL ? LSUCODE_Y_FULL : LSUCODE_Y_COMPACT;
+    if (t->yl == LSUCODE_Y_CONFIG) t->yl = t->ac->regfile.layout == LS_CONFIG_LAYOUT_FULL ? LSUCODE_Y_FULL : LSUCODE_Y_COMPACT;
     snprintf(t->tr->program, sizeof t->tr->program, "%s", t->prog.name);
     snprintf(t->tr->program_file, sizeof t->tr->program_file, "%s", t->prog.file);
     snprintf(t->tr->layout, sizeof t->tr->layout, "%s", layout_name(t->yl));
@@ -237,7 +237,7 @@ static int assemble_program(timed_run *t, const char *pname)
 /* Resident contexts per core: what the register file holds, in whole K/V-sharing blocks. */
 static int plan_registers(timed_run *t)
 {
-    const ls_cfg_accelerator *ac = t->ac;
+    const ls_config_accelerator *ac = t->ac;
     const ls_engine_params *ep = t->ep;
     lsregfile_params rp = { ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
                             ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
@@ -306,12 +306,12 @@ static void build_shape(timed_run *t)
     sh->replay = t->replay ? g_cache.recs : NULL;
     sh->synth = t->synth;
     sh->slow_enabled = t->yl == LSUCODE_Y_COMPACT;
-    sh->out_bytes = t->cfg->workload.dtype == LS_DTYPE_FP32 ? 4 : 2;
-    sh->elem_bytes = t->cfg->algorithm.operand_format == LS_OPFMT_E4M3 ? 1 : sh->out_bytes;
+    sh->out_bytes = t->cfg->workload.dtype == LS_CONFIG_DTYPE_FP32 ? 4 : 2;
+    sh->elem_bytes = t->cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3 ? 1 : sh->out_bytes;
 }
 
 /* accelerator.* -> the units' hardware parameters. */
-static void hw_from_config(const ls_cfg_accelerator *ac, bool fp8_operands, long long nitems, lsdp_hw *hw)
+static void hw_from_config(const ls_config_accelerator *ac, bool fp8_operands, long long nitems, lsdp_hw *hw)
 {
     /* cores beyond the number of work items never receive one: leave them out of the simulation
      * (the memory channels are chip-wide, so this changes nothing but the memory footprint) */
@@ -353,8 +353,8 @@ static void hw_from_config(const ls_cfg_accelerator *ac, bool fp8_operands, long
 /* Refuse what this hardware cannot run, or what would not fit in the host's memory. */
 static int check_feasible(timed_run *t)
 {
-    const ls_cfg_accelerator *ac = t->ac;
-    if (t->hw.lut_lanes < 1 && t->ep->mode != LSE_MODE_FA2_16BIT)
+    const ls_config_accelerator *ac = t->ac;
+    if (t->hw.lut_lanes < 1 && t->ep->mode != LS_ENGINE_MODE_FA2_16BIT)
         return run_fail(t, "accelerator.lut.lanes = 0: this program needs the LUT (only fa2_16bit runs without it)");
     /* the accuracy pass keeps every tile's exponentials of each resident item (as the engine does
      * per thread): refuse sizes that would not fit rather than thrash */
@@ -395,14 +395,14 @@ static int alloc_buffers(timed_run *t)
 static int build_units(timed_run *t)
 {
     lsdp_hw *hw = &t->hw;
-    static void (*const execs[LSUCODE_NUNITS])(lsunit *, lsdp_txn *) = {
+    static void (*const execs[LSUCODE_NUNITS])(lsdp_unit *, lsdp_txn *) = {
         [LSUCODE_MEM] = lsmem_exec, [LSUCODE_TENSOR] = lstensor_exec, [LSUCODE_LUT] = lslut_exec, [LSUCODE_SFU] = lssfu_exec,
         [LSUCODE_VECTOR] = lsvector_exec, [LSUCODE_SCHED] = lssched_exec, [LSUCODE_REGFILE] = lsregfile_exec };
     for (int u = 1; u < LSUCODE_NUNITS; u++) {
         t->units[u].id = u;
         t->units[u].hw = hw;
         t->units[u].exec = execs[u];
-        t->units[u].core = calloc((size_t)hw->cores, sizeof(lsunit_state));
+        t->units[u].core = calloc((size_t)hw->cores, sizeof(lsdp_unit_state));
         if (!t->units[u].core) return run_fail(t, "out of memory");
     }
     t->units[LSUCODE_MEM].impl = &t->mem;
@@ -417,9 +417,9 @@ static int build_units(timed_run *t)
         static const int issuing[] = { LSUCODE_TENSOR, LSUCODE_LUT, LSUCODE_SFU, LSUCODE_VECTOR, LSUCODE_MEM };
         const int per[] = { hw->issue_tensor, hw->issue_lut, hw->issue_sfu, hw->issue_vector, hw->issue_operand };
         for (int c = 0; c < hw->cores; c++) {
-            if (lsissue_init(&t->issue[c], hw->issue_per_cycle) != 0) return run_fail(t, "out of memory");
+            if (lsdp_issue_init(&t->issue[c], hw->issue_per_cycle) != 0) return run_fail(t, "out of memory");
             for (size_t k = 0; k < sizeof issuing / sizeof issuing[0]; k++) {
-                lsunit_state *us = &t->units[issuing[k]].core[c];
+                lsdp_unit_state *us = &t->units[issuing[k]].core[c];
                 us->per_instr = (uint64_t)per[k];
                 us->issue = per[k] > 0 ? &t->issue[c] : NULL;
             }
@@ -509,7 +509,7 @@ static void unit_statistics(timed_run *t)
         snprintf(tu->name, sizeof tu->name, "%s", order[k].name);
         snprintf(tu->work_unit, sizeof tu->work_unit, "%s", order[k].work);
         for (int c = 0; c < hw->cores; c++) {
-            const lsunit_state *us = &t->units[order[k].id].core[c];
+            const lsdp_unit_state *us = &t->units[order[k].id].core[c];
             tu->busy_cycles += us->busy; tu->ops += us->ops; tu->work += us->work;
         }
         tu->utilisation = denom > 0 ? (double)tu->busy_cycles / denom : 0.0;
@@ -530,7 +530,7 @@ static void unit_statistics(timed_run *t)
         tu->utilisation_chip = chip > 0 ? (double)tu->work / chip : 0.0;
         tr->issue_modelled = true;
     }
-    const lsunit_state *chans[2] = { &t->mem.model.dram, &t->mem.model.l2 };
+    const lsdp_unit_state *chans[2] = { &t->mem.model.dram, &t->mem.model.l2 };
     const char *cn[2] = { "dram", "l2" };
     for (int k = 0; k < 2; k++) {
         ls_timed_unit *tu = &tr->units[tr->nunits++];
@@ -549,7 +549,7 @@ static void timed_figures(timed_run *t)
     ls_timed_result *tr = t->tr;
     const lsseq *s = &t->s;
     const ls_attn_inputs *in = t->in;
-    const ls_cfg_accelerator *ac = t->ac;
+    const ls_config_accelerator *ac = t->ac;
     double ghz = t->hw.clock_ghz;
     tr->cycles = s->cycles;
     tr->clock_ghz = ghz;
@@ -590,7 +590,7 @@ static void timed_free(timed_run *t)
     lsseq_free(&t->s);
     lsmem_free(&t->mem);
     for (int u = 1; u < LSUCODE_NUNITS; u++) free(t->units[u].core);
-    for (int c = 0; c < t->hw.cores && t->issue; c++) lsissue_free(&t->issue[c]);
+    for (int c = 0; c < t->hw.cores && t->issue; c++) lsdp_issue_free(&t->issue[c]);
     free(t->issue);
     ls_engine_acc_ws_free(&t->acc);
     free(t->items); free(t->hist); free(t->recs);
@@ -613,7 +613,7 @@ static int timed_stages(timed_run *t)
     if (assemble_program(t, pname) != 0 || plan_registers(t) != 0 || plan_numerics(t) != 0) return -1;
     build_shape(t);
     long long nitems_all = (long long)in->batch * in->heads_q * ((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
-    hw_from_config(t->ac, t->cfg->algorithm.operand_format == LS_OPFMT_E4M3, nitems_all, &t->hw);
+    hw_from_config(t->ac, t->cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3, nitems_all, &t->hw);
     if (check_feasible(t) != 0 || alloc_buffers(t) != 0 || build_units(t) != 0) return -1;
     /* a block's contexts share its K/V stages in the buffer */
     t->depth = lsmem_prefetch_depth(&t->sh, t->ac->memory.buffer_kib * 1024.0, t->ra.limit / t->kvg,

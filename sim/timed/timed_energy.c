@@ -24,7 +24,7 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
     a->dram_words64 = (double)mem->model.dram_bytes / 8.0;
 }
 
-void ls_timed_energy_of(const ls_cfg_energy *e, const ls_timed_actions *a, ls_timed_energy *out)
+void ls_timed_energy_of(const ls_config_energy *e, const ls_timed_actions *a, ls_timed_energy *out)
 {
     double pj_tensor = a->qk_lp_macs * (e->fp8_mul + e->fp8_add) + a->hp_fmas * e->fma_16 +
                        a->pv_lp_macs * (e->fp8_mul + e->fp_add_32) + a->pv_hp_macs * (e->fp_mul_16 + e->fp_add_32);

@@ -31,5 +31,5 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
                             ls_timed_actions *a);
 
 /* Per-action energies x action counts, in microjoules per component and in total. */
-void ls_timed_energy_of(const ls_cfg_energy *e, const ls_timed_actions *a, ls_timed_energy *out);
+void ls_timed_energy_of(const ls_config_energy *e, const ls_timed_actions *a, ls_timed_energy *out);
 #endif

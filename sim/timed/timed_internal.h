@@ -13,7 +13,7 @@ extern "C" {
  * indexed by lsucode_unit_id (LSUCODE_SEQ unused). Called from ls_timed_run: lampsim's own Accelerator
  * bound to a BuiltinMemory, driven by sc_start; called while an Accelerator's control port runs a
  * layer: in that accelerator's thread, with its memory. Returns 0 or -1 with err. */
-int ls_timed_sc_run(lsseq *s, lsunit *units, double clock_ghz, char *err, size_t errlen);
+int ls_timed_sc_run(lsseq *s, lsdp_unit *units, double clock_ghz, char *err, size_t errlen);
 #ifdef __cplusplus
 }
 #endif

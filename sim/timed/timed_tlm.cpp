@@ -39,11 +39,11 @@ struct Layer {
 // One run of the sequencer (ls_timed_sc_run).
 struct RunCtx {
     lsseq *seq = nullptr;
-    lsunit *units = nullptr;
+    lsdp_unit *units = nullptr;
     double period_ps = 1.0;
     sc_core::sc_time base;       // simulation time of cycle 0
     Layer *layer = nullptr;      // launched through ctrl; nullptr for ls_timed_run
-    int rc = 0, code = LSTIMED_ERR_NONE;
+    int rc = 0, code = LS_TIMED_ERR_NONE;
     std::string err;
     lsmem_state *memory() const { return static_cast<lsmem_state *>(units[LSUCODE_MEM].impl); }
     sc_core::sc_time at(uint64_t cycle) const { return base + sc_core::sc_time(period_ps * (double)cycle, sc_core::SC_PS); }
@@ -71,7 +71,7 @@ struct UnitTLM : sc_core::sc_module {
             return;
         }
         lsdp_txn *t = reinterpret_cast<lsdp_txn *>(p.get_data_ptr());
-        lsunit_dispatch(&g_run->units[id], t);
+        lsdp_unit_dispatch(&g_run->units[id], t);
         delay += sc_core::sc_time(g_run->period_ps * (double)(t->end - t->req), sc_core::SC_PS);
         p.set_response_status(tlm::TLM_OK_RESPONSE);
     }
@@ -102,12 +102,12 @@ struct Accelerator::Impl {
     bool configured = false;
     ls_config cfg;
     ls_engine_params ep;
-    uint32_t regs[LSTIMED_REG_END / 4] = {};
+    uint32_t regs[LS_TIMED_REG_END / 4] = {};
     std::string error;
     bool irq_level = false;
     sc_core::sc_event irq_changed, layer_finished;
     Layer *launching_layer = nullptr;         // the layer inside ls_timed_run_opts, for ls_timed_sc_run
-    int launch_code = LSTIMED_ERR_NONE;       // its sequencer's LSTIMED_ERR_*
+    int launch_code = LS_TIMED_ERR_NONE;       // its sequencer's LSTIMED_ERR_*
 
     explicit Impl(Accelerator *a) : self(a) {
         for (int u = 1; u < LSUCODE_NUNITS; u++) {
@@ -134,7 +134,7 @@ struct Accelerator::Impl {
         unit_p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         (*to[t->unit])->b_transport(unit_p, delay);
         if (unit_p.get_response_status() != tlm::TLM_OK_RESPONSE)
-            g_run->fail(LSTIMED_ERR_INTERNAL, std::string("TLM error from unit ") + lsucode_unit_name(t->unit));
+            g_run->fail(LS_TIMED_ERR_INTERNAL, std::string("TLM error from unit ") + lsucode_unit_name(t->unit));
         if (qk.need_sync()) qk.sync();
     }
 
@@ -159,7 +159,7 @@ struct Accelerator::Impl {
         mem_p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         self->mem->b_transport(mem_p, delay);
         if (mem_p.is_response_error()) {
-            r->fail(LSTIMED_ERR_MEMORY, std::string("memory port: ") + mem_p.get_response_string() + " for a " +
+            r->fail(LS_TIMED_ERR_MEMORY, std::string("memory port: ") + mem_p.get_response_string() + " for a " +
                                             (a->write ? "write" : "read") + " of " + std::to_string(a->bytes) +
                                             " bytes at " + hex(a->addr));
             return a->req;
@@ -181,7 +181,7 @@ struct Accelerator::Impl {
         m->port = &Impl::mem_port;
         m->port_user = this;
         if (r->layer) m->map = r->layer->map;
-        if (lsseq_run(r->seq) != 0) r->fail(LSTIMED_ERR_INTERNAL, r->seq->err);
+        if (lsseq_run(r->seq) != 0) r->fail(LS_TIMED_ERR_INTERNAL, r->seq->err);
         qk.sync();
         m->port = nullptr;
         g_run = nullptr;
@@ -196,13 +196,13 @@ struct Accelerator::Impl {
     // move through `mem`, then status, cycles and completion.
     void launch() {
         uint32_t *rg = regs;
-        rg[LSTIMED_REG_STATUS / 4] = LSTIMED_STATUS_BUSY;
+        rg[LS_TIMED_REG_STATUS / 4] = LS_TIMED_STATUS_BUSY;
         // the numerics are not reentrant: another instance's layer finishes first
         while (g_layer_owner) sc_core::wait(g_layer_owner->layer_finished);
         g_layer_owner = this;
         sc_core::sc_time t0 = sc_core::sc_time_stamp();
         uint64_t cycles = 0;
-        int code = LSTIMED_ERR_CONFIG;
+        int code = LS_TIMED_ERR_CONFIG;
         error = "this Accelerator was built without a configuration: it only serves ls_timed_run";
         if (configured) {
             error.clear();
@@ -211,11 +211,11 @@ struct Accelerator::Impl {
             sc_core::sc_time end = t0 + sc_core::sc_time(1000.0 / cfg.accelerator.clock_ghz * (double)cycles, sc_core::SC_PS);
             if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
         }
-        rg[LSTIMED_REG_CYCLES_LO / 4] = (uint32_t)cycles;
-        rg[LSTIMED_REG_CYCLES_HI / 4] = (uint32_t)(cycles >> 32);
-        rg[LSTIMED_REG_ERROR / 4] = (uint32_t)code;
-        rg[LSTIMED_REG_STATUS / 4] = LSTIMED_STATUS_DONE | (code ? LSTIMED_STATUS_ERROR : 0u);
-        if (rg[LSTIMED_REG_IRQ_ENABLE / 4] & 1u) set_irq(true);
+        rg[LS_TIMED_REG_CYCLES_LO / 4] = (uint32_t)cycles;
+        rg[LS_TIMED_REG_CYCLES_HI / 4] = (uint32_t)(cycles >> 32);
+        rg[LS_TIMED_REG_ERROR / 4] = (uint32_t)code;
+        rg[LS_TIMED_REG_STATUS / 4] = LS_TIMED_STATUS_DONE | (code ? LS_TIMED_STATUS_ERROR : 0u);
+        if (rg[LS_TIMED_REG_IRQ_ENABLE / 4] & 1u) set_irq(true);
         g_layer_owner = nullptr;
         layer_finished.notify(sc_core::SC_ZERO_TIME);
         self->done.notify(sc_core::SC_ZERO_TIME);
@@ -224,57 +224,57 @@ struct Accelerator::Impl {
     int run_layer(uint64_t *cycles) {
         const uint32_t *rg = regs;
         ls_engine_params p = ep;
-        static const ls_engine_mode modes[] = { LSE_MODE_LAMP, LSE_MODE_FA2_16BIT, LSE_MODE_PURE_8BIT };
-        uint32_t mode = rg[LSTIMED_REG_MODE / 4];
+        static const ls_engine_mode modes[] = { LS_ENGINE_MODE_LAMP, LS_ENGINE_MODE_FA2_16BIT, LS_ENGINE_MODE_PURE_8BIT };
+        uint32_t mode = rg[LS_TIMED_REG_MODE / 4];
         if (mode >= sizeof modes / sizeof modes[0]) {
             error = "MODE register: " + std::to_string(mode) + " is not 0 (lamp), 1 (fa2_16bit) or 2 (pure_8bit)";
-            return LSTIMED_ERR_CONFIG;
+            return LS_TIMED_ERR_CONFIG;
         }
         p.mode = modes[mode];
         float tau;
-        std::memcpy(&tau, &rg[LSTIMED_REG_TAU / 4], sizeof tau);
+        std::memcpy(&tau, &rg[LS_TIMED_REG_TAU / 4], sizeof tau);
         if (!(tau >= 0.0f && tau <= 1.0f)) {
             error = "TAU register: " + std::to_string(tau) + " is outside [0, 1]";
-            return LSTIMED_ERR_CONFIG;
+            return LS_TIMED_ERR_CONFIG;
         }
         p.tau = tau;
-        if (cfg.algorithm.operand_format == LS_OPFMT_E4M3) {
+        if (cfg.algorithm.operand_format == LS_ENGINE_OPFMT_E4M3) {
             error = "algorithm.operand_format e4m3: Q/K/V reach the control port's layers in workload.dtype only";
-            return LSTIMED_ERR_CONFIG;
+            return LS_TIMED_ERR_CONFIG;
         }
         Layer layer;
         static const char *const fmts[] = { "fp32", "bf16", "fp16" };
         lsfp_format_by_name(fmts[cfg.workload.dtype], &layer.fmt);
-        layer.map.q = reg64(rg, LSTIMED_REG_Q_BASE_LO);
-        layer.map.kv = reg64(rg, LSTIMED_REG_KV_BASE_LO);
-        layer.map.o = reg64(rg, LSTIMED_REG_O_BASE_LO);
+        layer.map.q = reg64(rg, LS_TIMED_REG_Q_BASE_LO);
+        layer.map.kv = reg64(rg, LS_TIMED_REG_KV_BASE_LO);
+        layer.map.o = reg64(rg, LS_TIMED_REG_O_BASE_LO);
         ls_attn_inputs in;
         std::memset(&in, 0, sizeof in);
-        in.batch = (int)rg[LSTIMED_REG_BATCH / 4];
-        in.heads_q = (int)rg[LSTIMED_REG_HEADS_Q / 4];
-        in.heads_kv = (int)rg[LSTIMED_REG_HEADS_KV / 4];
-        in.seq_q = (int)rg[LSTIMED_REG_SEQ_Q / 4];
-        in.seq_k = (int)rg[LSTIMED_REG_SEQ_K / 4];
-        in.dim = (int)rg[LSTIMED_REG_DIM / 4];
-        in.causal = rg[LSTIMED_REG_CAUSAL / 4] & 1u;
+        in.batch = (int)rg[LS_TIMED_REG_BATCH / 4];
+        in.heads_q = (int)rg[LS_TIMED_REG_HEADS_Q / 4];
+        in.heads_kv = (int)rg[LS_TIMED_REG_HEADS_KV / 4];
+        in.seq_q = (int)rg[LS_TIMED_REG_SEQ_Q / 4];
+        in.seq_k = (int)rg[LS_TIMED_REG_SEQ_K / 4];
+        in.dim = (int)rg[LS_TIMED_REG_DIM / 4];
+        in.causal = rg[LS_TIMED_REG_CAUSAL / 4] & 1u;
         char err[512] = "";
         float placeholder = 0.0f;   // the shape is checked before anything is allocated for it
         in.q = in.k = in.v = &placeholder;
         if (ls_engine_check_inputs(&p, &in, err, sizeof err) != 0) {
             error = std::string("shape registers: ") + err;
-            return LSTIMED_ERR_CONFIG;
+            return LS_TIMED_ERR_CONFIG;
         }
         size_t nq = (size_t)in.batch * in.heads_q * in.seq_q * in.dim, nk = (size_t)in.batch * in.heads_kv * in.seq_k * in.dim;
         if (nq > (size_t)1 << 31 || nk > (size_t)1 << 31) {
             error = "shape registers: a tensor of more than 2^31 elements";
-            return LSTIMED_ERR_CONFIG;
+            return LS_TIMED_ERR_CONFIG;
         }
         std::vector<float> q, k, v;
         try {
             q.assign(nq, 0.0f); k.assign(nk, 0.0f); v.assign(nk, 0.0f);
         } catch (const std::bad_alloc &) {
             error = "out of memory for the layer's tensors";
-            return LSTIMED_ERR_INTERNAL;
+            return LS_TIMED_ERR_INTERNAL;
         }
         in.q = layer.q = q.data();
         in.k = layer.k = k.data();
@@ -284,7 +284,7 @@ struct Accelerator::Impl {
         ls_engine_result res;
         ls_timed_result tr;
         launching_layer = &layer;
-        launch_code = LSTIMED_ERR_NONE;
+        launch_code = LS_TIMED_ERR_NONE;
         g_launching = this;
         int rc = ls_timed_run_opts(&cfg, &p, &in, &opt, &res, &tr, err, sizeof err);
         g_launching = nullptr;
@@ -292,10 +292,10 @@ struct Accelerator::Impl {
         ls_engine_result_free(&res);
         *cycles = tr.cycles;
         ls_timed_result_free(&tr);
-        if (rc == 0) return LSTIMED_ERR_NONE;
+        if (rc == 0) return LS_TIMED_ERR_NONE;
         error = err;
         // a refusal before the sequencer ran is the registers' (or the configuration's) doing
-        return launch_code != LSTIMED_ERR_NONE ? launch_code : LSTIMED_ERR_CONFIG;
+        return launch_code != LS_TIMED_ERR_NONE ? launch_code : LS_TIMED_ERR_CONFIG;
     }
 };
 
@@ -307,7 +307,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const ls_config *cfg, con
         impl_->cfg = *cfg;
         impl_->ep = *ep;
     }
-    impl_->regs[LSTIMED_REG_ID / 4] = LSTIMED_ID;
+    impl_->regs[LS_TIMED_REG_ID / 4] = LS_TIMED_ID;
     ctrl.register_b_transport(this, &Accelerator::ctrl_b_transport);
     SC_THREAD(main);
     SC_METHOD(drive_irq);
@@ -347,7 +347,7 @@ void Accelerator::ctrl_b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time
         p.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
         return;
     }
-    if (a % 4 || a >= LSTIMED_REG_END) {
+    if (a % 4 || a >= LS_TIMED_REG_END) {
         p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
@@ -356,24 +356,24 @@ void Accelerator::ctrl_b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time
         std::memcpy(p.get_data_ptr(), r, 4);
     } else if (p.is_write()) {
         std::memcpy(&v, p.get_data_ptr(), 4);
-        bool busy = impl_->regs[LSTIMED_REG_STATUS / 4] & LSTIMED_STATUS_BUSY;
+        bool busy = impl_->regs[LS_TIMED_REG_STATUS / 4] & LS_TIMED_STATUS_BUSY;
         switch (a) {
-        case LSTIMED_REG_ID: case LSTIMED_REG_ERROR: case LSTIMED_REG_CYCLES_LO: case LSTIMED_REG_CYCLES_HI:
+        case LS_TIMED_REG_ID: case LS_TIMED_REG_ERROR: case LS_TIMED_REG_CYCLES_LO: case LS_TIMED_REG_CYCLES_HI:
             p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);   // read-only
             return;
-        case LSTIMED_REG_STATUS:
-            if (v & LSTIMED_STATUS_DONE) {
-                *r &= ~(LSTIMED_STATUS_DONE | LSTIMED_STATUS_ERROR);
+        case LS_TIMED_REG_STATUS:
+            if (v & LS_TIMED_STATUS_DONE) {
+                *r &= ~(LS_TIMED_STATUS_DONE | LS_TIMED_STATUS_ERROR);
                 impl_->set_irq(false);
             }
             break;
-        case LSTIMED_REG_CTRL:
-            if (!(v & LSTIMED_CTRL_START)) break;
+        case LS_TIMED_REG_CTRL:
+            if (!(v & LS_TIMED_CTRL_START)) break;
             if (busy || impl_->start) {   // one layer at a time
                 p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
                 return;
             }
-            impl_->regs[LSTIMED_REG_STATUS / 4] = LSTIMED_STATUS_BUSY;
+            impl_->regs[LS_TIMED_REG_STATUS / 4] = LS_TIMED_STATUS_BUSY;
             impl_->set_irq(false);
             impl_->start = true;
             impl_->go.notify(delay);
@@ -455,7 +455,7 @@ Top *top = nullptr;
 bool started = false;
 }  // namespace
 
-extern "C" int ls_timed_sc_run(lsseq *s, lsunit *units, double clock_ghz, char *err, size_t errlen)
+extern "C" int ls_timed_sc_run(lsseq *s, lsdp_unit *units, double clock_ghz, char *err, size_t errlen)
 {
     using lampsim::RunCtx;
     RunCtx run;

@@ -36,7 +36,7 @@ public:
     // cfg and ep: the accelerator and the algorithm of the layers launched through ctrl (the
     // registers set mode, tau, causal and the shape on top of them); both are copied. Q/K/V/O in
     // memory are elements of cfg->workload.dtype. Without them (nullptr) START reports
-    // LSTIMED_ERR_CONFIG: the instance only serves ls_timed_run.
+    // LS_TIMED_ERR_CONFIG: the instance only serves ls_timed_run.
     Accelerator(sc_core::sc_module_name name, const ls_config *cfg = nullptr, const ls_engine_params *ep = nullptr);
     ~Accelerator() override;
     // The message behind the last LSTIMED_ERR_* ("" when none).

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io_common.h"
+#include "io.h"
 #include "prng.h"
 #include "workload_internal.h"
 
@@ -57,7 +57,7 @@ static void rope_table_init(rope_table *t, const double *invf, int half, int pmi
     for (int p = 0; p < t->npos; ++p) {
         double *e = t->sc + (size_t)p * half * 2;
         for (int i = 0; i < half; ++i) e[i] = (double)(pmin + p) * invf[i];
-        ls_det_sincos_n(e, e, e + half, half);
+        ls_prng_det_sincos_n(e, e, e + half, half);
     }
 }
 
@@ -68,7 +68,7 @@ static void rope_rotate(double *x, const rope_table *t, int pos)
     for (int i = 0; i < half; ++i) {
         double s, c;
         if (e) s = e[i], c = e[half + i];
-        else ls_det_sincos((double)pos * t->invf[i], &s, &c);
+        else ls_prng_det_sincos((double)pos * t->invf[i], &s, &c);
         double a = x[i], b = x[i + half];
         x[i] = a * c - b * s;
         x[i + half] = a * s + b * c;
@@ -83,7 +83,7 @@ static void rms_gain(double *x, int d, const double *gain)
     for (int i = 0; i < d; ++i) x[i] = x[i] * inv * gain[i];
 }
 
-int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out, ls_workload_info *info,
+int ls_workload_synthetic(const ls_config_workload *w, int64_t seed, ls_attn_inputs *out, ls_workload_info *info,
                      char *err, size_t errlen)
 {
     const int B = w->batch, HQ = w->heads_q, HK = w->heads_kv, SQ = w->seq_q, SK = w->seq_k, D = w->dim;
@@ -112,25 +112,25 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
         return -1;
     }
     const uint64_t s = (uint64_t)seed;
-    ls_rng r;
+    ls_prng r;
     double gain_q = 0, gain_k = 0;
-    const int qk = w->generator == LS_GEN_QKNORM;
+    const int qk = w->generator == LS_CONFIG_GEN_QKNORM;
     if (qk) {
         int half = D / 2;
-        double lb = ls_det_log(w->rope.base);
-        for (int i = 0; i < half; ++i) invf[i] = ls_det_exp(-(2.0 * i / D) * lb);
+        double lb = ls_prng_det_log(w->rope.base);
+        for (int i = 0; i < half; ++i) invf[i] = ls_prng_det_exp(-(2.0 * i / D) * lb);
         /* per KV head: gains, shared (locality) and sink directions, variety factors */
         for (int g = 0; g < HK; ++g) {
-            ls_rng_stream(&r, s, TAG_HEAD_K, 0, (uint64_t)g);
-            double gh = w->qknorm.gain * (1.0 - 0.5 * w->head_variety * ls_rng_uniform(&r));
+            ls_prng_stream(&r, s, TAG_HEAD_K, 0, (uint64_t)g);
+            double gh = w->qknorm.gain * (1.0 - 0.5 * w->head_variety * ls_prng_uniform(&r));
             for (int i = 0; i < D; ++i) {
-                gk[(size_t)g * D + i] = gh * (1.0 - w->qknorm.gain_spread * ls_rng_uniform(&r));
+                gk[(size_t)g * D + i] = gh * (1.0 - w->qknorm.gain_spread * ls_prng_uniform(&r));
                 if (gk[(size_t)g * D + i] > gain_k) gain_k = gk[(size_t)g * D + i];
             }
-            floc[g] = 1.0 + w->head_variety * (2.0 * ls_rng_uniform(&r) - 1.0);
-            fsink[g] = 1.0 + w->head_variety * (2.0 * ls_rng_uniform(&r) - 1.0);
+            floc[g] = 1.0 + w->head_variety * (2.0 * ls_prng_uniform(&r) - 1.0);
+            fsink[g] = 1.0 + w->head_variety * (2.0 * ls_prng_uniform(&r) - 1.0);
             double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
-            ls_rng_normals(&r, c, (size_t)D);
+            ls_prng_normals(&r, c, (size_t)D);
             normalize_to_rms1(c, D);
             /* the sink direction lives in the lowest-frequency rotary pairs, which barely rotate */
             int lo = 0;
@@ -140,15 +140,15 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
             }
             for (int i = 0; i < D; ++i) {
                 int pair = w->rope.enabled ? (i < half ? i : i - half) : lo;
-                u[i] = pair >= lo ? ls_rng_normal(&r) : 0.0;
+                u[i] = pair >= lo ? ls_prng_normal(&r) : 0.0;
             }
             normalize_to_rms1(u, D);
         }
         for (int h = 0; h < HQ; ++h) {
-            ls_rng_stream(&r, s, TAG_HEAD_Q, 0, (uint64_t)h);
-            double gh = w->qknorm.gain * (1.0 - 0.5 * w->head_variety * ls_rng_uniform(&r));
+            ls_prng_stream(&r, s, TAG_HEAD_Q, 0, (uint64_t)h);
+            double gh = w->qknorm.gain * (1.0 - 0.5 * w->head_variety * ls_prng_uniform(&r));
             for (int i = 0; i < D; ++i) {
-                gq[(size_t)h * D + i] = gh * (1.0 - w->qknorm.gain_spread * ls_rng_uniform(&r));
+                gq[(size_t)h * D + i] = gh * (1.0 - w->qknorm.gain_spread * ls_prng_uniform(&r));
                 if (gq[(size_t)h * D + i] > gain_q) gain_q = gq[(size_t)h * D + i];
             }
         }
@@ -163,45 +163,45 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
     for (int b = 0; b < B; ++b) {
         for (int h = 0; h < HQ; ++h) {
             int g = h / group;
-            ls_rng_stream(&r, s, TAG_Q, (uint64_t)b, (uint64_t)h);
+            ls_prng_stream(&r, s, TAG_Q, (uint64_t)b, (uint64_t)h);
             for (int i = 0; i < SQ; ++i) {
                 float *dst = o->q + (((size_t)b * HQ + h) * SQ + i) * D;
                 if (qk) {
                     const double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
                     double al = w->locality * floc[g], as = qsink * fsink[g];
-                    ls_rng_normals(&r, nrm, (size_t)D);
+                    ls_prng_normals(&r, nrm, (size_t)D);
                     for (int t = 0; t < D; ++t) row[t] = w->std * nrm[t] + al * c[t] + as * u[t];
                     rms_gain(row, D, gq + (size_t)h * D);
                     if (w->rope.enabled) rope_rotate(row, &rope, SK - SQ + i);
                     for (int t = 0; t < D; ++t) dst[t] = (float)(row[t] * w->sharpness);
                 } else {
-                    ls_rng_normals(&r, nrm, (size_t)D);
+                    ls_prng_normals(&r, nrm, (size_t)D);
                     for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * w->sharpness * nrm[t]);
                 }
             }
         }
         for (int g = 0; g < HK; ++g) {
-            ls_rng_stream(&r, s, TAG_K, (uint64_t)b, (uint64_t)g);
+            ls_prng_stream(&r, s, TAG_K, (uint64_t)b, (uint64_t)g);
             for (int j = 0; j < SK; ++j) {
                 float *dst = o->k + (((size_t)b * HK + g) * SK + j) * D;
                 if (qk) {
                     const double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
                     int sink = j < w->sinks.count;
                     double al = sink ? 0.0 : w->locality * floc[g], as = sink ? 1.0 : 0.0, zs = sink ? 0.25 * w->std : w->std;
-                    ls_rng_normals(&r, nrm, (size_t)D);
+                    ls_prng_normals(&r, nrm, (size_t)D);
                     for (int t = 0; t < D; ++t) row[t] = zs * nrm[t] + al * c[t] + as * u[t];
                     rms_gain(row, D, gk + (size_t)g * D);
                     if (w->rope.enabled) rope_rotate(row, &rope, j);
                     for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
                 } else {
-                    ls_rng_normals(&r, nrm, (size_t)D);
+                    ls_prng_normals(&r, nrm, (size_t)D);
                     for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * nrm[t]);
                 }
             }
-            ls_rng_stream(&r, s, TAG_V, (uint64_t)b, (uint64_t)g);
+            ls_prng_stream(&r, s, TAG_V, (uint64_t)b, (uint64_t)g);
             float *vd = o->v + ((size_t)b * HK + g) * SK * D;
             for (int j = 0; j < SK; ++j) {
-                ls_rng_normals(&r, nrm, (size_t)D);
+                ls_prng_normals(&r, nrm, (size_t)D);
                 for (int t = 0; t < D; ++t) vd[(size_t)j * D + t] = (float)(w->v_std * nrm[t]);
             }
         }
@@ -224,7 +224,7 @@ int ls_gen_synthetic(const ls_cfg_workload *w, int64_t seed, ls_attn_inputs *out
         info->gain_q = gain_q * w->sharpness;
         info->gain_k = gain_k;
         info->gain_used = sqrt(info->gain_q * info->gain_k);
-        info->gain_bound = ls_qknorm_gain_bound(D);
+        info->gain_bound = ls_workload_qknorm_gain_bound(D);
         info->gain_bound_respected = info->gain_used <= info->gain_bound;
         info->logit_bound = info->gain_q * info->gain_k * sqrt((double)D);
         info->sinks = w->sinks.count;

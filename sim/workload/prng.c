@@ -10,7 +10,7 @@
 #define LS_PRNG_X86 1
 #endif
 
-uint64_t ls_splitmix64(uint64_t *state)
+uint64_t ls_prng_splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -18,16 +18,16 @@ uint64_t ls_splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-void ls_rng_stream(ls_rng *r, uint64_t seed, uint64_t tag, uint64_t a, uint64_t b)
+void ls_prng_stream(ls_prng *r, uint64_t seed, uint64_t tag, uint64_t a, uint64_t b)
 {
     uint64_t st = seed;
-    uint64_t h = ls_splitmix64(&st);
+    uint64_t h = ls_prng_splitmix64(&st);
     st = h ^ (tag * 0xD6E8FEB86659FD93ull);
-    h = ls_splitmix64(&st);
+    h = ls_prng_splitmix64(&st);
     st = h ^ (a * 0xA0761D6478BD642Full);
-    h = ls_splitmix64(&st);
+    h = ls_prng_splitmix64(&st);
     st = h ^ (b * 0xE7037ED1A0B428DBull);
-    for (int i = 0; i < 4; ++i) r->s[i] = ls_splitmix64(&st);
+    for (int i = 0; i < 4; ++i) r->s[i] = ls_prng_splitmix64(&st);
     if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3])) r->s[0] = 1;
     r->have_spare = 0;
     r->spare = 0;
@@ -51,9 +51,9 @@ static inline __attribute__((always_inline)) uint64_t xoshiro_next(uint64_t *s)
 
 static inline double uniform_of(uint64_t x) { return (double)(x >> 11) * (1.0 / 9007199254740992.0); }
 
-uint64_t ls_rng_next(ls_rng *r) { return xoshiro_next(r->s); }
+uint64_t ls_prng_next(ls_prng *r) { return xoshiro_next(r->s); }
 
-double ls_rng_uniform(ls_rng *r) { return uniform_of(xoshiro_next(r->s)); }
+double ls_prng_uniform(ls_prng *r) { return uniform_of(xoshiro_next(r->s)); }
 
 /* Marsaglia's polar method: a point (u, v) drawn uniformly in the unit disc minus the origin. */
 static void polar_draw(uint64_t *st, double *u, double *v, double *s)
@@ -67,7 +67,7 @@ static void polar_draw(uint64_t *st, double *u, double *v, double *s)
 
 static double polar_factor(double s);
 
-double ls_rng_normal(ls_rng *r)
+double ls_prng_normal(ls_prng *r)
 {
     if (r->have_spare) {
         r->have_spare = 0;
@@ -90,7 +90,7 @@ static const double ATANH_COEF[12] = {1.0 / 23, 1.0 / 21, 1.0 / 19, 1.0 / 17, 1.
                                       1.0 / 11, 1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3,  1.0 / 1};
 static const double SQRT_HALF = 0.70710678118654752440;
 
-double ls_det_log(double x)
+double ls_prng_det_log(double x)
 {
     if (!(x > 0)) return -HUGE_VAL;
     int e;
@@ -108,11 +108,11 @@ double ls_det_log(double x)
     return (double)e * LN2_HI + ((double)e * LN2_LO + lm);
 }
 
-/* The polar method's factor sqrt(-2 log s / s), several lanes at once: ls_det_log's operations in
+/* The polar method's factor sqrt(-2 log s / s), several lanes at once: ls_prng_det_log's operations in
  * its order, one rounding each (no FMA: -ffp-contract=off), so every lane has the scalar bits. s is
  * a positive normal number (s >= 2^-104), so frexp is a matter of bits: the mantissa with 0.5's
  * exponent, e = biased exponent - 1022 (made a double exactly as (2^52 + biased) - (2^52 + 1022)). */
-static double polar_factor(double s) { return sqrt(-2.0 * ls_det_log(s) / s); }
+static double polar_factor(double s) { return sqrt(-2.0 * ls_prng_det_log(s) / s); }
 
 #ifdef LS_PRNG_X86
 __attribute__((target("avx512f"))) static int polar_avx512(const double *s, double *f, int n)
@@ -177,7 +177,7 @@ static void polar_factors(const double *s, double *f, int n)
     for (; p < n; ++p) f[p] = polar_factor(s[p]);
 }
 
-void ls_rng_normals(ls_rng *r, double *out, size_t n)
+void ls_prng_normals(ls_prng *r, double *out, size_t n)
 {
     size_t k = 0;
     if (n && r->have_spare) {
@@ -203,7 +203,7 @@ void ls_rng_normals(ls_rng *r, double *out, size_t n)
         for (int p = 0; p < pairs; ++p) {
             out[k++] = u[p] * f[p];
             if (k < n) out[k++] = v[p] * f[p];
-            else {  /* the odd one out waits as the spare, as ls_rng_normal leaves it */
+            else {  /* the odd one out waits as the spare, as ls_prng_normal leaves it */
                 r->spare = v[p] * f[p];
                 r->have_spare = 1;
             }
@@ -211,7 +211,7 @@ void ls_rng_normals(ls_rng *r, double *out, size_t n)
     }
 }
 
-double ls_det_exp(double x)
+double ls_prng_det_exp(double x)
 {
     /* x = k ln2 + r, |r| <= ln2 / 2 */
     double kf = x * 1.44269504088896340736;
@@ -230,7 +230,7 @@ double ls_det_exp(double x)
 static const double TWO_OVER_PI = 0.63661977236758134308, PIO2_1 = 1.57079632673412561417e+00,
                     PIO2_2 = 6.07710050630396597660e-11, PIO2_3 = 2.02226624879595063154e-21;
 
-void ls_det_sincos(double x, double *s, double *c)
+void ls_prng_det_sincos(double x, double *s, double *c)
 {
     /* reduce by 2 pi in three parts (Cody-Waite), then by pi/2 into [-pi/4, pi/4] */
     double kf = x * TWO_OVER_PI;
@@ -256,7 +256,7 @@ void ls_det_sincos(double x, double *s, double *c)
     }
 }
 
-/* ls_det_sincos several lanes at once, its operations in its order. The quadrant kf mod 4 is
+/* ls_prng_det_sincos several lanes at once, its operations in its order. The quadrant kf mod 4 is
  * kf - 4 floor(kf / 4), exact for an integral kf; negation flips the sign bit, as unary minus does. */
 #ifdef LS_PRNG_X86
 __attribute__((target("avx512f"))) static int sincos_avx512(const double *x, double *s, double *c, int n)
@@ -324,7 +324,7 @@ __attribute__((target("avx2"))) static int sincos_avx2(const double *x, double *
 }
 #endif
 
-void ls_det_sincos_n(const double *x, double *s, double *c, int n)
+void ls_prng_det_sincos_n(const double *x, double *s, double *c, int n)
 {
     int p = 0;
 #ifdef LS_PRNG_X86
@@ -332,5 +332,5 @@ void ls_det_sincos_n(const double *x, double *s, double *c, int n)
     if (isa == LSFP_ISA_AVX512) p = sincos_avx512(x, s, c, n);
     else if (isa == LSFP_ISA_AVX2) p = sincos_avx2(x, s, c, n);
 #endif
-    for (; p < n; ++p) ls_det_sincos(x[p], &s[p], &c[p]);
+    for (; p < n; ++p) ls_prng_det_sincos(x[p], &s[p], &c[p]);
 }

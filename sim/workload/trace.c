@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io_common.h"
+#include "io.h"
 #include "npy.h"
 #include "safetensors.h"
 #include "workload_internal.h"
@@ -34,7 +34,7 @@ static void resolve(const char *base_dir, const char *p, char *out, size_t len)
 static int dims4(const ls_npy_array *a, const char *key, const char *what, int64_t d[4], char *err, size_t errlen)
 {
     char sh[160];
-    ls_shape_str(a->shape, a->ndim, sh, sizeof sh);
+    ls_npy_shape_str(a->shape, a->ndim, sh, sizeof sh);
     if (a->ndim == 4) memcpy(d, a->shape, 4 * sizeof(int64_t));
     else if (a->ndim == 3) {
         d[0] = 1;
@@ -76,25 +76,25 @@ static int check_finite(const ls_npy_array *a, const char *key, const char *what
     return 0;
 }
 
-int ls_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
+int ls_workload_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
                   char *err, size_t errlen)
 {
-    const ls_cfg_workload *w = &cfg->workload;
+    const ls_config_workload *w = &cfg->workload;
     trace_owner *o = calloc(1, sizeof *o);
     if (!o) {
         ls_io_err(err, errlen, "out of memory");
         return -1;
     }
     static const char *const keys_npy[3] = {"workload.trace.q", "workload.trace.k", "workload.trace.v"};
-    char what[3][LS_CFG_PATH_MAX + LS_CFG_NAME_MAX + 16];
+    char what[3][LS_CONFIG_PATH_MAX + LS_CONFIG_NAME_MAX + 16];
     const char *keys[3];
     int rc = -1;
     if (w->trace.safetensors[0]) {
-        char p[2 * LS_CFG_PATH_MAX + 2];
+        char p[2 * LS_CONFIG_PATH_MAX + 2];
         resolve(base_dir, w->trace.safetensors, p, sizeof p);
-        ls_st_file *f;
+        ls_safetensors_file *f;
         char m[600];
-        if (ls_st_open(p, &f, m, sizeof m)) {
+        if (ls_safetensors_open(p, &f, m, sizeof m)) {
             ls_io_err(err, errlen, "workload.trace.safetensors: %s", m);
             goto done;
         }
@@ -103,13 +103,13 @@ int ls_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_inputs *ou
         for (int i = 0; i < 3; ++i) {
             keys[i] = keys_st[i];
             ls_io_err(what[i], sizeof what[i], "%s['%s']", p, names[i]);
-            if (ls_st_load_f32(f, names[i], &o->a[i], m, sizeof m)) {
+            if (ls_safetensors_load_f32(f, names[i], &o->a[i], m, sizeof m)) {
                 ls_io_err(err, errlen, "%s: %s", keys_st[i], m);
-                ls_st_close(f);
+                ls_safetensors_close(f);
                 goto done;
             }
         }
-        ls_st_close(f);
+        ls_safetensors_close(f);
         snprintf(info->source, sizeof info->source, "%s", p);
     } else {
         const char *paths[3] = {w->trace.q, w->trace.k, w->trace.v};

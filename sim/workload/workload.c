@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "lsfp.h"
-#include "io_common.h"
+#include "io.h"
 #include "workload_internal.h"
 
-double ls_qknorm_gain_bound(int dim) { return sqrt(LS_E4M3_MAX / sqrt((double)dim)); }
+double ls_workload_qknorm_gain_bound(int dim) { return sqrt(LS_WORKLOAD_E4M3_MAX / sqrt((double)dim)); }
 
 uint64_t ls_workload_hash(const ls_attn_inputs *in)
 {
@@ -98,10 +98,10 @@ static float round_fp16(float x)
     return (float)(x < 0 ? -r : r);
 }
 
-long long ls_round_to_dtype(float *x, size_t n, ls_cfg_dtype dtype)
+long long ls_workload_round_to_dtype(float *x, size_t n, ls_config_dtype dtype)
 {
-    if (dtype == LS_DTYPE_FP32) return -1;
-    if (dtype == LS_DTYPE_BF16) return round_bf16_array(x, n);
+    if (dtype == LS_CONFIG_DTYPE_FP32) return -1;
+    if (dtype == LS_CONFIG_DTYPE_BF16) return round_bf16_array(x, n);
     long long bad = -1;
     for (size_t i = 0; i < n; ++i) {
         float y = round_fp16(x[i]);
@@ -257,15 +257,15 @@ double ls_workload_max_logit(const ls_attn_inputs *in, bool screened, bool *samp
 }
 
 /* The facts of the configuration alone, before any data exists. */
-static void info_from_config(const ls_cfg_workload *w, ls_workload_info *info)
+static void info_from_config(const ls_config_workload *w, ls_workload_info *info)
 {
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "%s", w->name);
     snprintf(info->generator, sizeof info->generator, "%s", ls_config_enum_name("workload.generator", (int)w->generator));
     snprintf(info->dtype, sizeof info->dtype, "%s", ls_config_enum_name("workload.dtype", (int)w->dtype));
-    info->synthetic = w->generator != LS_GEN_TRACE;
-    info->logit_limit = LS_E4M3_MAX;
-    info->gain_bound = ls_qknorm_gain_bound(w->dim);
+    info->synthetic = w->generator != LS_CONFIG_GEN_TRACE;
+    info->logit_limit = LS_WORKLOAD_E4M3_MAX;
+    info->gain_bound = ls_workload_qknorm_gain_bound(w->dim);
     info->data_generated = true;
 }
 
@@ -281,8 +281,8 @@ static void release_zero_tensors(ls_attn_inputs *in)
 int ls_workload_build_geometry(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
                                char *err, size_t errlen)
 {
-    const ls_cfg_workload *w = &cfg->workload;
-    if (w->generator == LS_GEN_TRACE) return ls_workload_build(cfg, base_dir, out, info, err, errlen);
+    const ls_config_workload *w = &cfg->workload;
+    if (w->generator == LS_CONFIG_GEN_TRACE) return ls_workload_build(cfg, base_dir, out, info, err, errlen);
     ls_workload_info local;
     if (!info) info = &local;
     info_from_config(w, info);
@@ -322,11 +322,11 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
     ls_workload_info local;
     if (!info) info = &local;
     memset(out, 0, sizeof *out);
-    const ls_cfg_workload *w = &cfg->workload;
+    const ls_config_workload *w = &cfg->workload;
     info_from_config(w, info);
     int rc;
-    if (w->generator == LS_GEN_TRACE) {
-        rc = ls_trace_load(cfg, base_dir, out, info, err, errlen);
+    if (w->generator == LS_CONFIG_GEN_TRACE) {
+        rc = ls_workload_trace_load(cfg, base_dir, out, info, err, errlen);
     } else {
         int64_t seed = w->seed >= 0 ? w->seed : cfg->seed;
         info->seed = seed;
@@ -334,7 +334,7 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
             ls_io_err(err, errlen, "workload.heads_kv: %d does not divide heads_q = %d", w->heads_kv, w->heads_q);
             return -1;
         }
-        rc = ls_gen_synthetic(w, seed, out, info, err, errlen);
+        rc = ls_workload_synthetic(w, seed, out, info, err, errlen);
     }
     if (rc) return -1;
     info->batch = out->batch;
@@ -344,14 +344,14 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
     info->seq_k = out->seq_k;
     info->dim = out->dim;
     info->causal = out->causal;
-    info->gain_bound = ls_qknorm_gain_bound(out->dim);
+    info->gain_bound = ls_workload_qknorm_gain_bound(out->dim);
     size_t nq = (size_t)out->batch * out->heads_q * out->seq_q * out->dim;
     size_t nk = (size_t)out->batch * out->heads_kv * out->seq_k * out->dim;
     float *t[3] = {out->q, out->k, out->v};
     size_t n[3] = {nq, nk, nk};
     static const char *const nm[3] = {"Q", "K", "V"};
     for (int i = 0; i < 3; ++i) {
-        long long bad = ls_round_to_dtype(t[i], n[i], w->dtype);
+        long long bad = ls_workload_round_to_dtype(t[i], n[i], w->dtype);
         if (bad >= 0) {
             ls_io_err(err, errlen, "workload.dtype: %s element %lld overflows %s", nm[i], bad, info->dtype);
             ls_attn_inputs_release(out);
@@ -379,7 +379,7 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
         ls_attn_inputs_release(out);
         return -1;
     }
-    info->logits_within_limit = info->max_abs_logit <= LS_E4M3_MAX;
+    info->logits_within_limit = info->max_abs_logit <= LS_WORKLOAD_E4M3_MAX;
     if (info->gain_applicable && w->qknorm.enforce_bound && !info->gain_bound_respected) {
         ls_io_err(err, errlen,
                   "workload.qknorm.gain: effective gain %.4g (gain x sharpness) exceeds the D.5 bound sqrt(448/sqrt(%d)) = %.4g "

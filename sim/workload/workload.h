@@ -12,10 +12,10 @@
 #include "attn_inputs.h"
 #include "config.h"
 
-#define LS_E4M3_MAX 448.0
+#define LS_WORKLOAD_E4M3_MAX 448.0
 
 typedef struct ls_workload_info {
-    char name[LS_CFG_NAME_MAX];
+    char name[LS_CONFIG_NAME_MAX];
     char generator[16];          /* gaussian, qknorm, trace */
     char dtype[8];               /* operand dtype after rounding */
     bool synthetic;              /* true for generated data */
@@ -40,7 +40,7 @@ typedef struct ls_workload_info {
     uint64_t hash;               /* ls_workload_hash of the inputs */
     bool data_generated;         /* false: ls_workload_build_geometry (zero tensors; max_abs_logit,
                                     logit_bound, gains and hash not computed) */
-    char source[3 * LS_CFG_PATH_MAX + 8]; /* trace file(s) */
+    char source[3 * LS_CONFIG_PATH_MAX + 8]; /* trace file(s) */
 } ls_workload_info;
 
 /* Builds the inputs. base_dir resolves relative trace paths (NULL: current directory; paths
@@ -56,10 +56,10 @@ int ls_workload_build_geometry(const ls_config *cfg, const char *base_dir, ls_at
 /* FNV-1a 64 over the shape and the float bits of Q, K, V. */
 uint64_t ls_workload_hash(const ls_attn_inputs *in);
 /* sqrt(448 / sqrt(d)): the largest QK-norm gain that keeps every logit within e4m3 (D.5). */
-double ls_qknorm_gain_bound(int dim);
+double ls_workload_qknorm_gain_bound(int dim);
 /* Human-readable summary (a few lines). */
 void ls_workload_info_print(const ls_workload_info *info, FILE *out);
 /* Rounds n floats in place to the dtype (RNE); returns the index of the first value that
  * overflowed to infinity, or -1. */
-long long ls_round_to_dtype(float *x, size_t n, ls_cfg_dtype dtype);
+long long ls_workload_round_to_dtype(float *x, size_t n, ls_config_dtype dtype);
 #endif

@@ -22,7 +22,7 @@ static double now(void)
 static double run_mode(const ls_attn_inputs *in, ls_engine_mode mode, int threads, int reps, ls_engine_result *keep)
 {
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.mode = mode;
     p.threads = threads;
     p.compute_reference = false;
@@ -50,7 +50,7 @@ static double native_time(const ls_attn_inputs *in, int reps)
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
         double t0 = now();
-        ls_fa2_native_head(in->q, in->k, in->v, o, n, in->seq_k, d, false, 128, 64);
+        ls_engine_fa2_native_head(in->q, in->k, in->v, o, n, in->seq_k, d, false, 128, 64);
         double t = now() - t0;
         if (t < best) best = t;
     }
@@ -62,11 +62,11 @@ static void bench(const char *name, const ls_attn_inputs *in, int reps)
 {
     double tnat = native_time(in, reps);
     ls_engine_result lr;
-    double t1 = run_mode(in, LSE_MODE_LAMP, 1, reps, &lr);
-    double t2 = run_mode(in, LSE_MODE_LAMP, 2, reps, NULL);
-    double t8 = run_mode(in, LSE_MODE_PURE_8BIT, 1, reps, NULL);
-    double t16 = run_mode(in, LSE_MODE_FA2_16BIT, 1, reps, NULL);
-    double t32 = run_mode(in, LSE_MODE_FA2_FP32, 1, reps, NULL);
+    double t1 = run_mode(in, LS_ENGINE_MODE_LAMP, 1, reps, &lr);
+    double t2 = run_mode(in, LS_ENGINE_MODE_LAMP, 2, reps, NULL);
+    double t8 = run_mode(in, LS_ENGINE_MODE_PURE_8BIT, 1, reps, NULL);
+    double t16 = run_mode(in, LS_ENGINE_MODE_FA2_16BIT, 1, reps, NULL);
+    double t32 = run_mode(in, LS_ENGINE_MODE_FA2_FP32, 1, reps, NULL);
     printf("workload %s: one head, N=%d, d=%d, non-causal, tau=0.5, hardware mode, best of %d\n", name, in->seq_q,
            in->dim, reps);
     printf("  native fp32 FA2 (plain C)       %8.1f ms\n", 1e3 * tnat);

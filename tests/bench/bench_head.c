@@ -80,7 +80,7 @@ static int head_build(head *h, int n, int d, const char *dtype)
     snprintf(dt, sizeof dt, "workload.dtype=%s", dtype);
     const char *ov[] = { sq, sk, sd, dt, "workload.heads_q=1", "workload.heads_kv=1", "workload.causal=false" };
     ls_config cfg;
-    ls_diag dg;
+    ls_config_diag dg;
     char err[512];
     memset(h, 0, sizeof *h);
     if (ls_config_load(&cfg, NULL, ov, 7, &dg) != 0) { fprintf(stderr, "config: %s\n", dg.message); return -1; }
@@ -109,7 +109,7 @@ static double time_blas(head *h)
 static double time_engine(const head *h)
 {
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.threads = 1;
     p.compute_reference = false;
     ls_engine_result r;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cli.h"
 
 int main(int argc, char **argv)
 {

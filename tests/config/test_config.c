@@ -45,7 +45,7 @@ static char *rpath(const char *name)
 }
 
 static ls_config cfg, cfg2;
-static ls_diag diag;
+static ls_config_diag diag;
 
 /* Loads a YAML string named t.yaml (relative paths against tmp); returns the error message or "". */
 static const char *load_str(const char *text, const char *const *ov, int nov)
@@ -81,12 +81,12 @@ static void test_defaults(void)
         fclose(f);
         CHECK_MSG(!strcmp(buf, ls_config_default_yaml), "embedded default is stale");
     }
-    CHECK(def.algorithm.mode == LS_MODE_LAMP && def.algorithm.b_q == 32 && def.algorithm.n_q == 4);
+    CHECK(def.algorithm.mode == LS_ENGINE_MODE_LAMP && def.algorithm.b_q == 32 && def.algorithm.n_q == 4);
     CHECK(def.algorithm.b_k == 16 && def.algorithm.n_k == 4 && def.algorithm.tau == 0.5);
     CHECK(def.algorithm.delta == 0.00390625 && def.algorithm.stage1 && def.algorithm.stage2);
     CHECK(def.algorithm.chunk_k == 1 && def.algorithm.threads == 1 && def.algorithm.lamp_code_tau == 1.5);
-    CHECK(def.accelerator.regfile.registers == 65536 && def.accelerator.regfile.layout == LS_LAYOUT_COMPACT);
-    CHECK(def.workload.generator == LS_GEN_QKNORM && def.workload.dim == 128 && def.workload.seq_k == 512);
+    CHECK(def.accelerator.regfile.registers == 65536 && def.accelerator.regfile.layout == LS_CONFIG_LAYOUT_COMPACT);
+    CHECK(def.workload.generator == LS_CONFIG_GEN_QKNORM && def.workload.dim == 128 && def.workload.seq_k == 512);
     CHECK(!strcmp(ls_config_enum_name("algorithm.mu_lp_shift", LSLAMP_MU_RNE), "rne_e4m3"));
     CHECK(cfg.workload.seed == -1); /* -1: the top-level seed */
 }
@@ -102,7 +102,7 @@ static void test_presets(void)
     }
     CHECK(ls_config_load(&cfg, rpath("configs/h100.yaml"), NULL, 0, &diag) == 0);
     CHECK(!strcmp(cfg.accelerator.name, "h100") && cfg.accelerator.lut.lanes == 0);
-    CHECK(cfg.accelerator.regfile.layout == LS_LAYOUT_FULL && cfg.algorithm.mode == LS_MODE_FA2_16BIT);
+    CHECK(cfg.accelerator.regfile.layout == LS_CONFIG_LAYOUT_FULL && cfg.algorithm.mode == LS_ENGINE_MODE_FA2_16BIT);
     CHECK(cfg.accelerator.sfu.lanes == 16); /* inherited */
     CHECK(ls_config_load(&cfg, rpath("configs/examples/sweep_tau.yaml"), NULL, 0, &diag) == 0);
     CHECK(cfg.algorithm.tau == 0.25 && cfg.workload.heads_q == 4 && cfg.workload.heads_kv == 1);
@@ -116,7 +116,7 @@ static void test_presets(void)
         snprintf(text, sizeof text, "workload:\n  file: %s/workloads/%s\n", root, wl[i]);
         const char *m = load_str(text, NULL, 0);
         CHECK_MSG(!*m, "%s: %s", wl[i], m);
-        CHECK_MSG(cfg.workload.generator == LS_GEN_TRACE || strstr(cfg.workload.description, "SYNTHETIC"),
+        CHECK_MSG(cfg.workload.generator == LS_CONFIG_GEN_TRACE || strstr(cfg.workload.description, "SYNTHETIC"),
                   "%s is not labelled synthetic", wl[i]);
     }
 }
@@ -262,7 +262,7 @@ static void test_overrides(void)
 {
     const char *ov1[] = {"algorithm.tau = 0.125", "algorithm.mode=fa2_fp32", "workload.seq_k=1024", "accelerator.name=my chip"};
     CHECK(*load_str("algorithm:\n  tau: 0.25\n", ov1, 4) == 0);
-    CHECK(cfg.algorithm.tau == 0.125 && cfg.algorithm.mode == LS_MODE_FA2_FP32 && cfg.workload.seq_k == 1024);
+    CHECK(cfg.algorithm.tau == 0.125 && cfg.algorithm.mode == LS_ENGINE_MODE_FA2_FP32 && cfg.workload.seq_k == 1024);
     CHECK(!strcmp(cfg.accelerator.name, "my chip"));
     const char *ov2[] = {"algorithm.tau=2"};
     CHECK(!strcmp(load_str("", ov2, 1),
@@ -299,7 +299,7 @@ static void roundtrip(const char *what)
     snprintf(path, sizeof path, "%s", tpath("resolved.yaml"));
     char err[512];
     CHECK(ls_config_write_resolved_file(&cfg, path, err, sizeof err) == 0);
-    ls_diag d2;
+    ls_config_diag d2;
     int rc = ls_config_load(&cfg2, path, NULL, 0, &d2);
     CHECK_MSG(rc == 0, "%s: reload failed: %s", what, d2.message);
     char diff[512] = "";
@@ -367,7 +367,7 @@ static void test_docs(void)
     if (f) fclose(f);
     /* every key is documented */
     size_t n;
-    const ls_schema_entry *s = ls_schema(&n);
+    const ls_config_schema_entry *s = ls_config_schema(&n);
     for (size_t i = 0; md && i < n; ++i) {
         char k[300];
         snprintf(k, sizeof k, "| `%s` |", s[i].path);

@@ -125,12 +125,12 @@ static void fast_paths(const char *lp, const char *hp, bool expect_exact_diff)
 static ls_engine_result run(const ls_attn_inputs *in, ls_engine_mode mode, lslamp_arith ar, const char *const names[6], int threads)
 {
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.mode = mode;
     p.arithmetic = ar;
     p.threads = threads;
     p.b_q = 16; p.n_q = 2;
-    for (int r = 0; r < LSE_FMT_COUNT; r++)
+    for (int r = 0; r < LSLAMP_FMT_COUNT; r++)
         if (names) snprintf(p.formats[r], sizeof p.formats[r], "%s", names[r]);
     ls_engine_result res;
     char err[400];
@@ -152,7 +152,7 @@ static void engine_runs(void)
     static const char *const hw[6] = {"e4m3", "e4m11", "ue5m3s", "ue5m3x", "ue5m11s", "ue5m11x"};
     static const char *const paper[6] = {"ps3", "ps11", "ps3", "ps3", "ps11", "ps11"};
     for (int m = 0; m < 3; m++) {
-        ls_engine_mode mode = m == 0 ? LSE_MODE_LAMP : m == 1 ? LSE_MODE_PURE_8BIT : LSE_MODE_LAMP_CODE;
+        ls_engine_mode mode = m == 0 ? LS_ENGINE_MODE_LAMP : m == 1 ? LS_ENGINE_MODE_PURE_8BIT : LS_ENGINE_MODE_LAMP_CODE;
         ls_engine_result a = run(&in, mode, LSLAMP_ARITH_HARDWARE, NULL, 1), b = run(&in, mode, LSLAMP_ARITH_HARDWARE, hw, 1);
         ls_engine_result c = run(&in, mode, LSLAMP_ARITH_PAPER, NULL, 1), d = run(&in, mode, LSLAMP_ARITH_PAPER, paper, 1);
         CHECK_MSG(same_result(&a, &b, n), "mode %d: hardware formats by name differ from auto", m);
@@ -163,11 +163,11 @@ static void engine_runs(void)
     /* other formats: deterministic across threads; more LP mantissa bits, less error (pure 8-bit: no recompute) */
     static const char *const e5m2[6] = {"e5m2", "e5m10", "", "", "", ""};
     static const char *const e4m6[6] = {"e4m6", "", "", "", "", ""};
-    ls_engine_result a = run(&in, LSE_MODE_LAMP, LSLAMP_ARITH_HARDWARE, e5m2, 1), b = run(&in, LSE_MODE_LAMP, LSLAMP_ARITH_HARDWARE, e5m2, 3);
+    ls_engine_result a = run(&in, LS_ENGINE_MODE_LAMP, LSLAMP_ARITH_HARDWARE, e5m2, 1), b = run(&in, LS_ENGINE_MODE_LAMP, LSLAMP_ARITH_HARDWARE, e5m2, 3);
     CHECK(same_result(&a, &b, n) && a.accuracy.valid);
-    ls_engine_result lo = run(&in, LSE_MODE_PURE_8BIT, LSLAMP_ARITH_HARDWARE, e5m2, 1);
-    ls_engine_result mid = run(&in, LSE_MODE_PURE_8BIT, LSLAMP_ARITH_HARDWARE, NULL, 1);
-    ls_engine_result hi = run(&in, LSE_MODE_PURE_8BIT, LSLAMP_ARITH_HARDWARE, e4m6, 1);
+    ls_engine_result lo = run(&in, LS_ENGINE_MODE_PURE_8BIT, LSLAMP_ARITH_HARDWARE, e5m2, 1);
+    ls_engine_result mid = run(&in, LS_ENGINE_MODE_PURE_8BIT, LSLAMP_ARITH_HARDWARE, NULL, 1);
+    ls_engine_result hi = run(&in, LS_ENGINE_MODE_PURE_8BIT, LSLAMP_ARITH_HARDWARE, e4m6, 1);
     CHECK_MSG(lo.accuracy.kl_mean > mid.accuracy.kl_mean && mid.accuracy.kl_mean > hi.accuracy.kl_mean,
               "pure 8-bit kl_mean m2 %.3g, m3 %.3g, m6 %.3g: should fall with the mantissa", lo.accuracy.kl_mean,
               mid.accuracy.kl_mean, hi.accuracy.kl_mean);

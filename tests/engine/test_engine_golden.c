@@ -41,7 +41,7 @@ static uint64_t hash_stats(const ls_engine_result *r)
     h = tu_fnv(h, &r->events.exp_underflows, 8);
     h = tu_fnv(h, &r->events.exp_above_one, 8);
     for (size_t i = 0; i < r->n_records; i++) {
-        const ls_tile_record *t = &r->records[i];
+        const ls_engine_tile_record *t = &r->records[i];
         unsigned char b[6] = { (unsigned char)t->stage1_mask, (unsigned char)(t->stage1_mask >> 8),
                                (unsigned char)t->stage2_mask, (unsigned char)(t->stage2_mask >> 8), t->n_hp, t->flags };
         h = tu_fnv(h, b, 6);
@@ -76,15 +76,15 @@ int main(void)
         lsfp_set_isa_limit(isa);
         const golden_entry *ge = &golden[i % n];
         ls_engine_params p;
-        ls_engine_params_default(&p);
+        ls_run_engine_defaults(&p);
         p.compute_reference = false;
         p.keep_tile_records = true;
         in.causal = i % n != 1;
         switch (i % n) {
         case 1: p.arithmetic = LSLAMP_ARITH_PAPER; break;
-        case 2: p.mode = LSE_MODE_PURE_8BIT; break;
-        case 3: p.mode = LSE_MODE_FA2_16BIT; break;
-        case 4: p.tau = 0.125; p.state_precision = LSE_STATE_FP64; break;
+        case 2: p.mode = LS_ENGINE_MODE_PURE_8BIT; break;
+        case 3: p.mode = LS_ENGINE_MODE_FA2_16BIT; break;
+        case 4: p.tau = 0.125; p.state_precision = LS_ENGINE_STATE_FP64; break;
         }
         ls_engine_result r;
         char err[256];

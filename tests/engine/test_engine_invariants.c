@@ -40,13 +40,13 @@ static void tau0_equals_16bit(void)
      * recompute every LP sub-block */
     tu_inputs_gauss(&in, 101, 1, 2, 2, 200, 200, 64, 0, 1.2);
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.compute_reference = false;
     p.tau = 0.0;
     p.above_one = LSLAMP_ABOVE_RAISE;   /* G-15: the 16-bit machine's mu_hat is the HP maximum */
     ls_engine_result a, b;
     CHECK(run(&p, &in, &a) == 0);
-    p.mode = LSE_MODE_FA2_16BIT;
+    p.mode = LS_ENGINE_MODE_FA2_16BIT;
     CHECK(run(&p, &in, &b) == 0);
     CHECK(a.events.exp_underflows == 0);
     CHECK(memcmp(a.o, b.o, out_elems(&in) * sizeof(float)) == 0);
@@ -62,7 +62,7 @@ static void tau1_no_stage2(void)
     ls_attn_inputs in;
     tu_inputs_qknorm(&in, 202, 1, 2, 1, 256, 256, 128, 1, 1.0, 4.0);
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.compute_reference = false;
     p.tau = 1.0;
     ls_engine_result a;
@@ -89,8 +89,8 @@ static void fp32_matches_reference(void)
     ls_attn_inputs in;
     tu_inputs_gauss(&in, 303, 2, 2, 1, 150, 170, 64, 0, 1.0);
     ls_engine_params p;
-    ls_engine_params_default(&p);
-    p.mode = LSE_MODE_FA2_FP32;
+    ls_run_engine_defaults(&p);
+    p.mode = LS_ENGINE_MODE_FA2_FP32;
     ls_engine_result a;
     CHECK(run(&p, &in, &a) == 0);
     CHECK(a.accuracy.valid);
@@ -111,8 +111,8 @@ static void causal_masking(void)
     /* seq_q < seq_k (bottom-right aligned) and ragged tiles */
     tu_inputs_gauss(&in, 404, 1, 2, 2, 100, 150, 64, 1, 1.0);
     ls_engine_params p;
-    ls_engine_params_default(&p);
-    p.mode = LSE_MODE_FA2_FP32;
+    ls_run_engine_defaults(&p);
+    p.mode = LS_ENGINE_MODE_FA2_FP32;
     ls_engine_result a;
     CHECK(run(&p, &in, &a) == 0);
     CHECK_MSG(a.accuracy.o_rel_fro_err < 2e-6, "causal fp32 rel fro %.3g", a.accuracy.o_rel_fro_err);
@@ -127,7 +127,7 @@ static void causal_masking(void)
     CHECK(a.o[0] == 0.0f && a.o[49 * 64] == 0.0f && a.o[50 * 64] != 0.0f);
     CHECK(a.accuracy.o_rel_fro_err < 2e-6);
     ls_engine_result_free(&a);
-    p.mode = LSE_MODE_LAMP;
+    p.mode = LS_ENGINE_MODE_LAMP;
     CHECK(run(&p, &in, &a) == 0);
     CHECK(a.accuracy.rows == 100);
     CHECK(a.o[0] == 0.0f && isfinite(a.o[149 * 64]));
@@ -136,7 +136,7 @@ static void causal_masking(void)
 
     /* LampAttention: changing keys/values that a warp cannot see leaves its rows bit for bit */
     tu_inputs_qknorm(&in, 406, 1, 1, 1, 200, 200, 128, 1, 1.0, 4.0);
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     ls_engine_result b;
     CHECK(run(&p, &in, &a) == 0);
     CHECK_MSG(a.accuracy.kl_mean < 0.05, "causal LAMP kl %.3g", a.accuracy.kl_mean);
@@ -156,7 +156,7 @@ static void threads_and_order(void)
     ls_attn_inputs in;
     tu_inputs_qknorm(&in, 505, 2, 4, 2, 300, 300, 64, 1, 1.0, 4.0);
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.keep_tile_records = true;
     ls_engine_result base;
     CHECK(run(&p, &in, &base) == 0);
@@ -179,8 +179,8 @@ static void threads_and_order(void)
         ls_engine_params q = p;
         q.keep_tile_records = false;
         q.seed = 77;
-        if (m == 0) q.rounding = LSE_ROUND_STOCHASTIC;
-        else { q.mode = LSE_MODE_RANDOM; q.random_rate = 0.3; }
+        if (m == 0) q.rounding = LSFP_RND_STOCHASTIC;
+        else { q.mode = LS_ENGINE_MODE_RANDOM; q.random_rate = 0.3; }
         ls_engine_result r1, r2;
         CHECK(run(&q, &in, &r1) == 0);
         q.threads = 3;
@@ -198,7 +198,7 @@ static void threads_and_order(void)
     /* records agree with the statistics */
     uint64_t hist[5] = { 0 }, masked = 0, s1 = 0, s2 = 0;
     for (size_t i = 0; i < base.n_records; i++) {
-        const ls_tile_record *t = &base.records[i];
+        const ls_engine_tile_record *t = &base.records[i];
         if (t->flags & 8) { CHECK(t->n_hp == 0 && !(t->flags & 1)); continue; }   /* absent warp */
         if (t->flags & 1) { masked++; continue; }
         if (t->n_hp <= 4) hist[t->n_hp]++;
@@ -245,37 +245,37 @@ static void modes_and_options(void)
     ls_attn_inputs in;
     tu_inputs_qknorm(&in, 606, 1, 2, 2, 160, 160, 128, 1, 1.0, 4.0);
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     ls_engine_result r, lamp;
     CHECK(run(&p, &in, &lamp) == 0);
     /* pure 8-bit: no recompute at all */
-    p.mode = LSE_MODE_PURE_8BIT;
+    p.mode = LS_ENGINE_MODE_PURE_8BIT;
     CHECK(run(&p, &in, &r) == 0);
     CHECK(r.recompute.stage1_subblocks == 0 && r.recompute.stage2_subblocks == 0);
     CHECK(r.tiles.hp_subblocks_hist[0] == r.tiles.executed);
     CHECK(r.events.exp_above_one == 0);
     ls_engine_result_free(&r);
     /* 16-bit: everything HP */
-    p.mode = LSE_MODE_FA2_16BIT;
+    p.mode = LS_ENGINE_MODE_FA2_16BIT;
     CHECK(run(&p, &in, &r) == 0);
     CHECK(r.recompute.subblock_rate == 1.0 && r.recompute.logit_rate == 1.0);
     CHECK(r.accuracy.kl_mean < lamp.accuracy.kl_mean);
     ls_engine_result_free(&r);
     /* random at rate 0 is the pure 8-bit machine; at rate 1 every sub-block is HP */
-    p.mode = LSE_MODE_RANDOM;
+    p.mode = LS_ENGINE_MODE_RANDOM;
     p.random_rate = 1.0;
     CHECK(run(&p, &in, &r) == 0);
     CHECK(r.recompute.subblock_rate == 1.0);
     ls_engine_result_free(&r);
     /* stage 1 off: mu from LP maxima; stage 2 still works */
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.stage1 = false;
     CHECK(run(&p, &in, &r) == 0);
     CHECK(r.recompute.stage1_subblocks == 0 && r.recompute.stage2_subblocks > 0);
     ls_engine_result_free(&r);
     /* LAMP-code rule: tau_code = 2 recomputes nothing, 0.5 everything */
-    ls_engine_params_default(&p);
-    p.mode = LSE_MODE_LAMP_CODE;
+    ls_run_engine_defaults(&p);
+    p.mode = LS_ENGINE_MODE_LAMP_CODE;
     p.lamp_code_tau = 2.0;
     CHECK(run(&p, &in, &r) == 0);
     CHECK(r.recompute.logit_rate == 0.0);
@@ -292,21 +292,21 @@ static void modes_and_options(void)
     ls_engine_result_free(&r);
     /* every knob runs and gives finite outputs of sensible accuracy */
     for (int v = 0; v < 12; v++) {
-        ls_engine_params_default(&p);
+        ls_run_engine_defaults(&p);
         switch (v) {
         case 0: p.arithmetic = LSLAMP_ARITH_PAPER; break;
         /* RTZ on the 16-bit machine (RTZ e4m3 accumulation stalls large logits by swamping and
          * makes stage 1 miss the maxima: LampAttention with RTZ has kl ~ 5 on this workload) */
-        case 1: p.rounding = LSE_ROUND_RTZ; p.mode = LSE_MODE_FA2_16BIT; break;
-        case 2: p.rounding = LSE_ROUND_STOCHASTIC; p.seed = 5; break;
+        case 1: p.rounding = LSFP_RND_RTZ; p.mode = LS_ENGINE_MODE_FA2_16BIT; break;
+        case 2: p.rounding = LSFP_RND_STOCHASTIC; p.seed = 5; break;
         case 3: p.mu_lp_shift = LSLAMP_MU_RNE; break;
         case 4: p.mu_lp_shift = LSLAMP_MU_EXACT; break;
         case 5: p.hp_shift = LSLAMP_HPSHIFT_EXACT; break;
         case 6: p.scale_point = LSLAMP_SCALE_PRE_BF16; break;
         case 7: p.scale_point = LSLAMP_SCALE_POST; break;
-        case 8: p.acc_order = LSE_ORDER_DESCENDING; p.chunk_k = 16; break;
+        case 8: p.acc_order = LSFP_ORDER_DESCENDING; p.chunk_k = 16; break;
         case 9: p.disruptive_numerics = LSLAMP_DISRUPT_FULL_TILE; break;
-        case 10: p.state_precision = LSE_STATE_FP64; p.acc_model = LSE_ACC_PAPER; break;
+        case 10: p.state_precision = LS_ENGINE_STATE_FP64; p.acc_model = LS_ENGINE_ACC_PAPER; break;
         case 11: p.b_q = 16; p.n_q = 2; p.b_k = 8; p.n_k = 8; p.knapsack_tiebreak = LSLAMP_TIE_LEXICOGRAPHIC; break;
         }
         CHECK(run(&p, &in, &r) == 0);
@@ -317,7 +317,7 @@ static void modes_and_options(void)
         ls_engine_result_free(&r);
     }
     /* .npy output */
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.keep_reference = true;
     p.keep_tile_records = true;
     CHECK(run(&p, &in, &r) == 0);
@@ -350,13 +350,13 @@ static void head_dims(void)
         ls_attn_inputs in;
         tu_inputs_qknorm(&in, 707 + i, 1, 1, 1, 130, 130, dims[i], i == 2, 1.0, 2.5);
         ls_engine_params p;
-        ls_engine_params_default(&p);
+        ls_run_engine_defaults(&p);
         ls_engine_result r;
         CHECK(run(&p, &in, &r) == 0);
         CHECK_MSG(r.accuracy.kl_mean < 0.05 && r.accuracy.o_rel_fro_err < 0.5, "d %d: kl %.3g fro %.3g", dims[i],
                   r.accuracy.kl_mean, r.accuracy.o_rel_fro_err);
         ls_engine_result_free(&r);
-        p.mode = LSE_MODE_FA2_FP32;
+        p.mode = LS_ENGINE_MODE_FA2_FP32;
         CHECK(run(&p, &in, &r) == 0);
         CHECK_MSG(r.accuracy.o_rel_fro_err < 2e-6, "d %d fp32: fro %.3g", dims[i], r.accuracy.o_rel_fro_err);
         ls_engine_result_free(&r);
@@ -371,7 +371,7 @@ static void overflow_events(void)
     tu_inputs_qknorm(&in, 9, 1, 1, 1, 128, 128, 128, 0, 7.0, 8.0);
     memcpy(in.k, in.q, sizeof(float) * 128 * 128);
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     ls_engine_result r;
     CHECK(run(&p, &in, &r) == 0);
     CHECK(r.events.e4m3_saturations > 0 && r.events.hp_saturations > 0);
@@ -379,7 +379,7 @@ static void overflow_events(void)
     for (int i = 0; i < 128 * 128; i++) finite &= isfinite(r.o[i]) != 0;
     CHECK(finite);
     ls_engine_result_free(&r);
-    p.overflow = LSE_OVERFLOW_NAN;
+    p.overflow = LSFP_OVF_NONSAT;
     CHECK(run(&p, &in, &r) == 0);
     CHECK(r.events.e4m3_saturations == 0 && r.events.overflows_nan > 0);
     CHECK(isnan(r.o[0]));
@@ -394,7 +394,7 @@ static void nonfinite_reference(void)
     tu_inputs_gauss(&in, 3, 1, 1, 1, 32, 32, 64, 0, 1.0);
     in.q[5] = INFINITY; /* the reference softmax of that row goes NaN */
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     ls_engine_result r;
     CHECK(run(&p, &in, &r) == 0);
     CHECK(r.accuracy.valid);
@@ -408,7 +408,7 @@ static void bad_params(void)
     ls_attn_inputs in;
     tu_inputs_gauss(&in, 1, 1, 3, 2, 16, 16, 64, 0, 1.0);
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     ls_engine_result r;
     char err[256] = "";
     CHECK(ls_engine_run(&p, &in, &r, err, sizeof err) != 0 && strstr(err, "heads_q"));

@@ -19,7 +19,7 @@ static int run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_re
 static void compare(const char *name, const ls_attn_inputs *in, lslamp_arith arith)
 {
     ls_engine_params p;
-    ls_engine_params_default(&p);
+    ls_run_engine_defaults(&p);
     p.arithmetic = arith;
     p.threads = 0;
     ls_engine_result lamp, r;
@@ -29,7 +29,7 @@ static void compare(const char *name, const ls_attn_inputs *in, lslamp_arith ari
            lamp.accuracy.o_rel_fro_err, rate, lamp.tiles.disruptive_rate);
     for (uint64_t seed = 1; seed <= 3; seed++) {
         ls_engine_params q = p;
-        q.mode = LSE_MODE_RANDOM;
+        q.mode = LS_ENGINE_MODE_RANDOM;
         q.random_rate = rate;
         q.seed = seed;
         if (run(&q, in, &r) != 0) { CHECK(0); continue; }
@@ -43,7 +43,7 @@ static void compare(const char *name, const ls_attn_inputs *in, lslamp_arith ari
         ls_engine_result_free(&r);
     }
     ls_engine_params q = p;
-    q.mode = LSE_MODE_PURE_8BIT;
+    q.mode = LS_ENGINE_MODE_PURE_8BIT;
     if (run(&q, in, &r) == 0) {
         printf("  pure 8-bit: kl %.4g fro %.4g\n", r.accuracy.kl_mean, r.accuracy.o_rel_fro_err);
         CHECK(lamp.accuracy.kl_mean < r.accuracy.kl_mean);
@@ -51,7 +51,7 @@ static void compare(const char *name, const ls_attn_inputs *in, lslamp_arith ari
         CHECK(lamp.accuracy.argmax_flip_rate <= r.accuracy.argmax_flip_rate);
         ls_engine_result_free(&r);
     }
-    q.mode = LSE_MODE_FA2_16BIT;
+    q.mode = LS_ENGINE_MODE_FA2_16BIT;
     if (run(&q, in, &r) == 0) {
         printf("  16-bit: kl %.4g fro %.4g\n", r.accuracy.kl_mean, r.accuracy.o_rel_fro_err);
         CHECK(r.accuracy.kl_mean < lamp.accuracy.kl_mean);

@@ -87,7 +87,7 @@ static void ref_row(const float *q, const float *K, const float *V, int sk, int 
 }
 
 static ls_config g_cfg;
-static ls_diag g_diag;
+static ls_config_diag g_diag;
 
 static void one_case(const ls_engine_params *base, uint64_t seed, int sq, int sk, int d, int causal, double gain,
                      double tau, int mu)
@@ -99,7 +99,7 @@ static void one_case(const ls_engine_params *base, uint64_t seed, int sq, int sk
     p.keep_lamp_code_mask = true;
     p.compute_reference = false;
     p.threads = 2;
-    snprintf(p.formats[LSE_FMT_LP], sizeof p.formats[0], "ps%d", mu);
+    snprintf(p.formats[LSLAMP_FMT_LP], sizeof p.formats[0], "ps%d", mu);
     ls_engine_result r;
     char err[300];
     if (ls_engine_run(&p, &in, &r, err, sizeof err) != 0) { CHECK_MSG(0, "engine: %s", err); ls_attn_inputs_release(&in); return; }
@@ -139,11 +139,11 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/configs/examples/lamp_code_reference.yaml", argv[1]);
     if (ls_config_load(&g_cfg, path, NULL, 0, &g_diag) != 0) { fprintf(stderr, "%s\n", g_diag.message); return 1; }
     ls_engine_params p;
-    ls_engine_params_from_config(&g_cfg, &p);
+    ls_run_engine_params(&g_cfg, &p);
     /* the settings the preset promises */
-    CHECK(p.mode == LSE_MODE_LAMP_CODE && p.arithmetic == LSLAMP_ARITH_PAPER && p.acc_model == LSE_ACC_PAPER &&
-          p.scale_point == LSLAMP_SCALE_POST && p.chunk_k == 1 && !strcmp(p.formats[LSE_FMT_HP], "fp32") &&
-          !strcmp(p.formats[LSE_FMT_LP], "ps3") && g_cfg.workload.dtype == LS_DTYPE_FP32);
+    CHECK(p.mode == LS_ENGINE_MODE_LAMP_CODE && p.arithmetic == LSLAMP_ARITH_PAPER && p.acc_model == LS_ENGINE_ACC_PAPER &&
+          p.scale_point == LSLAMP_SCALE_POST && p.chunk_k == 1 && !strcmp(p.formats[LSLAMP_FMT_HP], "fp32") &&
+          !strcmp(p.formats[LSLAMP_FMT_LP], "ps3") && g_cfg.workload.dtype == LS_CONFIG_DTYPE_FP32);
     one_case(&p, 1, 96, 96, 64, 1, 2.0, 1.5, 3);
     one_case(&p, 2, 70, 130, 32, 1, 2.5, 1.1, 3);
     one_case(&p, 3, 64, 80, 64, 0, 1.5, 1.02, 5);

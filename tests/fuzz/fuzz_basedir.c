@@ -29,7 +29,7 @@ static const struct {
 
 static char g_dir[256];
 
-static void remove_dir(void) { (void)ls_remove_tree(g_dir); }
+static void remove_dir(void) { (void)ls_io_remove_tree(g_dir); }
 
 const char *fuzz_base_dir(void)
 {

@@ -21,7 +21,7 @@ const char ls_config_default_yaml[] = "";
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static ls_config cfg, cfg2;
-    static ls_diag diag;
+    static ls_config_diag diag;
     /* the first line may also serve as a --set override */
     char ov[128];
     size_t n = 0;

@@ -18,12 +18,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)sink;
         ls_npy_free(&a);
     }
-    ls_st_file *f;
-    if (ls_st_open_mem(data, size, &f, err, sizeof err) == 0) {
-        for (int i = 0; i < ls_st_count(f); ++i)
-            if (ls_st_load_f32(f, ls_st_name(f, i), &a, err, sizeof err) == 0) ls_npy_free(&a);
-        (void)ls_st_load_f32(f, "missing", &a, err, sizeof err);
-        ls_st_close(f);
+    ls_safetensors_file *f;
+    if (ls_safetensors_open_mem(data, size, &f, err, sizeof err) == 0) {
+        for (int i = 0; i < ls_safetensors_count(f); ++i)
+            if (ls_safetensors_load_f32(f, ls_safetensors_name(f, i), &a, err, sizeof err) == 0) ls_npy_free(&a);
+        (void)ls_safetensors_load_f32(f, "missing", &a, err, sizeof err);
+        ls_safetensors_close(f);
     }
     return 0;
 }

@@ -18,7 +18,7 @@ int main(int argc, char **argv)
     int n = 1;
     for (int i = 2; i < argc && n < 16; ++i) ov[n++] = argv[i];
     static ls_config cfg;
-    static ls_diag d;
+    static ls_config_diag d;
     if (ls_config_load(&cfg, NULL, ov, n, &d)) {
         fprintf(stderr, "%s\n", d.message);
         return 2;

@@ -93,7 +93,7 @@ static void test_npy(void)
     uint16_t f16[4] = {0x3C00, 0xC000, 0x0001, 0x7BFF}; /* 1, -2, 2^-24, 65504 */
     size_t n = make_npy(img, 2, "{'descr': '<f2', 'fortran_order': False, 'shape': (4,), }", f16, 8);
     CHECK(ls_npy_load_mem(img, n, &a, err, sizeof err) == 0);
-    CHECK(a.count == 4 && a.src_dtype == LS_SRC_F16);
+    CHECK(a.count == 4 && a.src_dtype == LS_NPY_SRC_F16);
     CHECK_FEQ(a.data[0], 1.0f);
     CHECK_FEQ(a.data[1], -2.0f);
     CHECK_FEQ(a.data[2], 5.9604644775390625e-08f);
@@ -102,7 +102,7 @@ static void test_npy(void)
     uint16_t bf[3] = {0x3F80, 0xC040, 0x3E80}; /* 1, -3, 0.25 */
     n = make_npy(img, 3, "{\"descr\": \"<u2\", \"fortran_order\": False, \"shape\": (1, 3)}", bf, 6);
     CHECK(ls_npy_load_mem(img, n, &a, err, sizeof err) == 0);
-    CHECK(a.count == 3 && a.src_dtype == LS_SRC_BF16 && a.data[0] == 1 && a.data[1] == -3 && a.data[2] == 0.25f);
+    CHECK(a.count == 3 && a.src_dtype == LS_NPY_SRC_BF16 && a.data[0] == 1 && a.data[1] == -3 && a.data[2] == 0.25f);
     ls_npy_free(&a);
     /* large float32 files are memory-mapped, and writable (copy-on-write) */
     size_t big = 1 << 19;
@@ -181,10 +181,10 @@ static size_t make_st(unsigned char *buf, const char *json, const void *data, si
     return 8 + hl + dlen;
 }
 
-#define ST_ERR(json, data, dlen, expected) do { size_t n_ = make_st(img, json, data, dlen); ls_st_file *f_; \
-    int rc_ = ls_st_open_mem(img, n_, &f_, err, sizeof err); \
+#define ST_ERR(json, data, dlen, expected) do { size_t n_ = make_st(img, json, data, dlen); ls_safetensors_file *f_; \
+    int rc_ = ls_safetensors_open_mem(img, n_, &f_, err, sizeof err); \
     CHECK_MSG(rc_ == -1 && !strcmp(err, expected), "\n  got:      %s\n  expected: %s", rc_ ? err : "(success)", expected); \
-    if (!rc_) ls_st_close(f_); } while (0)
+    if (!rc_) ls_safetensors_close(f_); } while (0)
 
 static void test_safetensors(void)
 {
@@ -202,25 +202,25 @@ static void test_safetensors(void)
                        "\"i\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[24,32]}}";
     size_t n = make_st(img, json, data, 32);
     write_bytes("ok.safetensors", img, n);
-    ls_st_file *st;
-    CHECK(ls_st_open(tp("ok.safetensors"), &st, err, sizeof err) == 0);
+    ls_safetensors_file *st;
+    CHECK(ls_safetensors_open(tp("ok.safetensors"), &st, err, sizeof err) == 0);
     if (st) {
-        CHECK(ls_st_count(st) == 4 && ls_st_find(st, "k1") == 1);
+        CHECK(ls_safetensors_count(st) == 4 && ls_safetensors_find(st, "k1") == 1);
         ls_npy_array a;
-        CHECK(ls_st_load_f32(st, "q", &a, err, sizeof err) == 0 && a.ndim == 3 && a.count == 4 && a.data[3] == 4);
+        CHECK(ls_safetensors_load_f32(st, "q", &a, err, sizeof err) == 0 && a.ndim == 3 && a.count == 4 && a.data[3] == 4);
         ls_npy_free(&a);
-        CHECK(ls_st_load_f32(st, "k1", &a, err, sizeof err) == 0 && a.count == 2 && a.data[0] == 1 && a.data[1] == 2);
+        CHECK(ls_safetensors_load_f32(st, "k1", &a, err, sizeof err) == 0 && a.count == 2 && a.data[0] == 1 && a.data[1] == 2);
         ls_npy_free(&a);
-        CHECK(ls_st_load_f32(st, "v", &a, err, sizeof err) == 0 && a.count == 2 && a.data[0] == 1 && a.data[1] == 0.5f);
+        CHECK(ls_safetensors_load_f32(st, "v", &a, err, sizeof err) == 0 && a.count == 2 && a.data[0] == 1 && a.data[1] == 0.5f);
         ls_npy_free(&a);
         char exp[2400];
-        CHECK(ls_st_load_f32(st, "i", &a, err, sizeof err) == -1);
+        CHECK(ls_safetensors_load_f32(st, "i", &a, err, sizeof err) == -1);
         snprintf(exp, sizeof exp, "%s: tensor 'i' has unsupported dtype I64; expected F32, F16 or BF16", tp("ok.safetensors"));
         CHECK_MSG(!strcmp(err, exp), "%s", err);
-        CHECK(ls_st_load_f32(st, "o", &a, err, sizeof err) == -1);
+        CHECK(ls_safetensors_load_f32(st, "o", &a, err, sizeof err) == -1);
         snprintf(exp, sizeof exp, "%s: tensor 'o' not found (available: 'q', 'k1', 'v', 'i')", tp("ok.safetensors"));
         CHECK_MSG(!strcmp(err, exp), "%s", err);
-        ls_st_close(st);
+        ls_safetensors_close(st);
     }
     /* large aligned F32 tensors are mapped */
     size_t big = 1 << 19;
@@ -236,12 +236,12 @@ static void test_safetensors(void)
     fx[100] = 42;
     write_bytes("big.safetensors", bb, 8 + hdr + big * 4);
     free(bb);
-    CHECK(ls_st_open(tp("big.safetensors"), &st, err, sizeof err) == 0);
+    CHECK(ls_safetensors_open(tp("big.safetensors"), &st, err, sizeof err) == 0);
     if (st) {
         ls_npy_array a;
-        CHECK(ls_st_load_f32(st, "x", &a, err, sizeof err) == 0 && a.mapped && a.data[100] == 42 && a.count == big);
+        CHECK(ls_safetensors_load_f32(st, "x", &a, err, sizeof err) == 0 && a.mapped && a.data[100] == 42 && a.count == big);
         ls_npy_free(&a);
-        ls_st_close(st);
+        ls_safetensors_close(st);
     }
     /* corrupted */
     ST_ERR("{\"q\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", data, 8,
@@ -274,24 +274,24 @@ static void test_safetensors(void)
     size_t m = make_st(img, "{}", data, 0);
     img[0] = 0xff;
     img[3] = 0x01;
-    CHECK(ls_st_open_mem(img, m, &st, err, sizeof err) == -1 && !strcmp(err, "header size 16777471 exceeds the file size (10 bytes)"));
-    CHECK(ls_st_open_mem(img, 5, &st, err, sizeof err) == -1 && !strcmp(err, "truncated: 5 bytes, no header size"));
+    CHECK(ls_safetensors_open_mem(img, m, &st, err, sizeof err) == -1 && !strcmp(err, "header size 16777471 exceeds the file size (10 bytes)"));
+    CHECK(ls_safetensors_open_mem(img, 5, &st, err, sizeof err) == -1 && !strcmp(err, "truncated: 5 bytes, no header size"));
 }
 
 static void test_atomic(void)
 {
-    CHECK(ls_atomic_write_file(tp("at.txt"), "hello", 5, err, sizeof err) == 0);
-    CHECK(ls_atomic_write_file(tp("at.txt"), "bye", 3, err, sizeof err) == 0);
+    CHECK(ls_atomic_file_write(tp("at.txt"), "hello", 5, err, sizeof err) == 0);
+    CHECK(ls_atomic_file_write(tp("at.txt"), "bye", 3, err, sizeof err) == 0);
     FILE *f = fopen(tp("at.txt"), "rb");
     char b[16] = {0};
     CHECK(f && fread(b, 1, 16, f) == 3 && !strcmp(b, "bye"));
     if (f) fclose(f);
-    CHECK(ls_atomic_write_file(tp("no/such/dir/x"), "a", 1, err, sizeof err) == -1);
+    CHECK(ls_atomic_file_write(tp("no/such/dir/x"), "a", 1, err, sizeof err) == -1);
     CHECK(strstr(err, "cannot create temporary file") != NULL);
     ls_atomic_file af;
-    CHECK(ls_atomic_open(&af, tp("ab.txt"), err, sizeof err) == 0);
+    CHECK(ls_atomic_file_open(&af, tp("ab.txt"), err, sizeof err) == 0);
     fputs("partial", af.fp);
-    ls_atomic_abort(&af);
+    ls_atomic_file_abort(&af);
     CHECK(access(tp("ab.txt"), F_OK) != 0);
     /* no temporaries left */
     char cmd[2400];

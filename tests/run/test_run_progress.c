@@ -36,17 +36,17 @@ static void print_cases(void)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     ls_run_progress p;
-    ls_run_progress_init(&p, m, LS_PROGRESS_AUTO, 0); /* a memory stream is no terminal: plain lines */
-    CHECK(p.style == LS_PROGRESS_LINES && p.period == LS_PROGRESS_PERIOD_DEFAULT);
+    ls_run_progress_init(&p, m, LS_RUN_PROGRESS_AUTO, 0); /* a memory stream is no terminal: plain lines */
+    CHECK(p.style == LS_RUN_PROGRESS_LINES && p.period == LS_RUN_PROGRESS_PERIOD_DEFAULT);
     CHECK(!ls_run_progress_due(&p, p.t0 + 1) && ls_run_progress_due(&p, p.t0 + 10));
     ls_run_progress_print(&p, p.t0 + 10, "a");
     CHECK(!ls_run_progress_due(&p, p.t0 + 15) && ls_run_progress_due(&p, p.t0 + 20));
-    ls_run_progress_init(&p, m, LS_PROGRESS_LIVE, 0);
-    CHECK(p.period == LS_PROGRESS_LIVE_PERIOD);
+    ls_run_progress_init(&p, m, LS_RUN_PROGRESS_LIVE, 0);
+    CHECK(p.period == LS_RUN_PROGRESS_LIVE_PERIOD);
     ls_run_progress_print(&p, p.t0 + 1, "b");
     ls_run_progress_clear(&p);
     ls_run_progress_clear(&p); /* nothing on screen: no-op */
-    ls_run_progress_init(&p, m, LS_PROGRESS_OFF, 0);
+    ls_run_progress_init(&p, m, LS_RUN_PROGRESS_OFF, 0);
     ls_run_progress_print(&p, p.t0 + 100, "c");
     fclose(m);
     CHECK_MSG(text && !strcmp(text, "a\n\r\033[Kb\r\033[K"), "%s", text ? text : "(null)");
@@ -60,7 +60,7 @@ static void items_cases(void)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     ls_run_progress p;
-    ls_run_progress_init(&p, m, LS_PROGRESS_LINES, 1e-9);
+    ls_run_progress_init(&p, m, LS_RUN_PROGRESS_LINES, 1e-9);
     for (long d = 1; d <= 4; d++) ls_run_progress_items(&p, d, 4);
     fclose(m);
     /* every item but the last (the summary follows it) */

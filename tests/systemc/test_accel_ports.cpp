@@ -70,73 +70,73 @@ struct Host : sc_core::sc_module {
     }
     // A 1 x 1 head layer of 64 x 64, d 64, fa2_16bit, inside Zeros unless o_base says otherwise.
     void program(uint32_t heads_q, uint32_t heads_kv, uint32_t mode, uint64_t o_base) {
-        const uint32_t regs[][2] = { { LSTIMED_REG_MODE, mode }, { LSTIMED_REG_TAU, 0 }, { LSTIMED_REG_CAUSAL, 1 },
-                                     { LSTIMED_REG_BATCH, 1 }, { LSTIMED_REG_HEADS_Q, heads_q },
-                                     { LSTIMED_REG_HEADS_KV, heads_kv }, { LSTIMED_REG_SEQ_Q, 64 },
-                                     { LSTIMED_REG_SEQ_K, 64 }, { LSTIMED_REG_DIM, 64 },
-                                     { LSTIMED_REG_Q_BASE_LO, 0 }, { LSTIMED_REG_KV_BASE_LO, 0x10000 },
-                                     { LSTIMED_REG_O_BASE_LO, (uint32_t)o_base }, { LSTIMED_REG_O_BASE_HI, (uint32_t)(o_base >> 32) } };
+        const uint32_t regs[][2] = { { LS_TIMED_REG_MODE, mode }, { LS_TIMED_REG_TAU, 0 }, { LS_TIMED_REG_CAUSAL, 1 },
+                                     { LS_TIMED_REG_BATCH, 1 }, { LS_TIMED_REG_HEADS_Q, heads_q },
+                                     { LS_TIMED_REG_HEADS_KV, heads_kv }, { LS_TIMED_REG_SEQ_Q, 64 },
+                                     { LS_TIMED_REG_SEQ_K, 64 }, { LS_TIMED_REG_DIM, 64 },
+                                     { LS_TIMED_REG_Q_BASE_LO, 0 }, { LS_TIMED_REG_KV_BASE_LO, 0x10000 },
+                                     { LS_TIMED_REG_O_BASE_LO, (uint32_t)o_base }, { LS_TIMED_REG_O_BASE_HI, (uint32_t)(o_base >> 32) } };
         for (const auto &r : regs) CHECK(wr(r[0], r[1]) == tlm::TLM_OK_RESPONSE);
     }
     // START, wait for completion; returns the ERROR register.
     uint32_t launch() {
-        CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
+        CHECK(wr(LS_TIMED_REG_CTRL, LS_TIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
         lampsim::Accelerator *a = cur == &to_acc2 ? acc2 : acc;
-        while (rd(LSTIMED_REG_STATUS) & LSTIMED_STATUS_BUSY) wait(a->done);
-        uint32_t st = rd(LSTIMED_REG_STATUS), e = rd(LSTIMED_REG_ERROR);
-        CHECK((st & LSTIMED_STATUS_DONE) && !(st & LSTIMED_STATUS_BUSY));
-        CHECK(!(st & LSTIMED_STATUS_ERROR) == (e == LSTIMED_ERR_NONE));
-        CHECK(wr(LSTIMED_REG_STATUS, LSTIMED_STATUS_DONE) == tlm::TLM_OK_RESPONSE);
-        CHECK(rd(LSTIMED_REG_STATUS) == 0);
+        while (rd(LS_TIMED_REG_STATUS) & LS_TIMED_STATUS_BUSY) wait(a->done);
+        uint32_t st = rd(LS_TIMED_REG_STATUS), e = rd(LS_TIMED_REG_ERROR);
+        CHECK((st & LS_TIMED_STATUS_DONE) && !(st & LS_TIMED_STATUS_BUSY));
+        CHECK(!(st & LS_TIMED_STATUS_ERROR) == (e == LS_TIMED_ERR_NONE));
+        CHECK(wr(LS_TIMED_REG_STATUS, LS_TIMED_STATUS_DONE) == tlm::TLM_OK_RESPONSE);
+        CHECK(rd(LS_TIMED_REG_STATUS) == 0);
         return e;
     }
     bool message_has(const char *what) { return acc->error_message().find(what) != std::string::npos; }
 
     void main() {
         uint32_t v = 1;
-        CHECK(rd(LSTIMED_REG_ID) == LSTIMED_ID);
-        CHECK(wr(LSTIMED_REG_ID, 1) == tlm::TLM_COMMAND_ERROR_RESPONSE);
-        CHECK(wr(LSTIMED_REG_CYCLES_LO, 1) == tlm::TLM_COMMAND_ERROR_RESPONSE);
-        CHECK(wr(LSTIMED_REG_MODE + 2, 1) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        CHECK(wr(LSTIMED_REG_END, 1) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        CHECK(access(to_acc, tlm::TLM_WRITE_COMMAND, LSTIMED_REG_MODE, &v, 8) == tlm::TLM_BURST_ERROR_RESPONSE);
+        CHECK(rd(LS_TIMED_REG_ID) == LS_TIMED_ID);
+        CHECK(wr(LS_TIMED_REG_ID, 1) == tlm::TLM_COMMAND_ERROR_RESPONSE);
+        CHECK(wr(LS_TIMED_REG_CYCLES_LO, 1) == tlm::TLM_COMMAND_ERROR_RESPONSE);
+        CHECK(wr(LS_TIMED_REG_MODE + 2, 1) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        CHECK(wr(LS_TIMED_REG_END, 1) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        CHECK(access(to_acc, tlm::TLM_WRITE_COMMAND, LS_TIMED_REG_MODE, &v, 8) == tlm::TLM_BURST_ERROR_RESPONSE);
 
-        program(3, 2, LSTIMED_MODE_FA2_16BIT, 0x20000);
-        CHECK(launch() == LSTIMED_ERR_CONFIG && message_has("heads_q must be a multiple of heads_kv"));
-        CHECK(rd(LSTIMED_REG_CYCLES_LO) == 0);
+        program(3, 2, LS_TIMED_MODE_FA2_16BIT, 0x20000);
+        CHECK(launch() == LS_TIMED_ERR_CONFIG && message_has("heads_q must be a multiple of heads_kv"));
+        CHECK(rd(LS_TIMED_REG_CYCLES_LO) == 0);
         program(1, 1, 7, 0x20000);
-        CHECK(launch() == LSTIMED_ERR_CONFIG && message_has("MODE register"));
-        program(1, 1, LSTIMED_MODE_FA2_16BIT, 0x100000000ull);
+        CHECK(launch() == LS_TIMED_ERR_CONFIG && message_has("MODE register"));
+        program(1, 1, LS_TIMED_MODE_FA2_16BIT, 0x100000000ull);
         uint32_t e = launch();
-        CHECK(e == LSTIMED_ERR_MEMORY && message_has("TLM_ADDRESS_ERROR_RESPONSE for a write") && message_has("0x100000000"));
+        CHECK(e == LS_TIMED_ERR_MEMORY && message_has("TLM_ADDRESS_ERROR_RESPONSE for a write") && message_has("0x100000000"));
 
-        program(1, 1, LSTIMED_MODE_FA2_16BIT, 0x20000);
-        CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
-        CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_GENERIC_ERROR_RESPONSE);   // busy
-        CHECK(wr(LSTIMED_REG_SEQ_Q, 128) == tlm::TLM_GENERIC_ERROR_RESPONSE);                 // frozen while busy
-        while (rd(LSTIMED_REG_STATUS) & LSTIMED_STATUS_BUSY) wait(acc->done);
-        CHECK(rd(LSTIMED_REG_ERROR) == LSTIMED_ERR_NONE && rd(LSTIMED_REG_CYCLES_LO) > 0);
-        CHECK(wr(LSTIMED_REG_STATUS, LSTIMED_STATUS_DONE) == tlm::TLM_OK_RESPONSE);
-        uint32_t cycles = rd(LSTIMED_REG_CYCLES_LO);
-        CHECK(launch() == LSTIMED_ERR_NONE && rd(LSTIMED_REG_CYCLES_LO) == cycles);   // same layer, same cycles
+        program(1, 1, LS_TIMED_MODE_FA2_16BIT, 0x20000);
+        CHECK(wr(LS_TIMED_REG_CTRL, LS_TIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
+        CHECK(wr(LS_TIMED_REG_CTRL, LS_TIMED_CTRL_START) == tlm::TLM_GENERIC_ERROR_RESPONSE);   // busy
+        CHECK(wr(LS_TIMED_REG_SEQ_Q, 128) == tlm::TLM_GENERIC_ERROR_RESPONSE);                 // frozen while busy
+        while (rd(LS_TIMED_REG_STATUS) & LS_TIMED_STATUS_BUSY) wait(acc->done);
+        CHECK(rd(LS_TIMED_REG_ERROR) == LS_TIMED_ERR_NONE && rd(LS_TIMED_REG_CYCLES_LO) > 0);
+        CHECK(wr(LS_TIMED_REG_STATUS, LS_TIMED_STATUS_DONE) == tlm::TLM_OK_RESPONSE);
+        uint32_t cycles = rd(LS_TIMED_REG_CYCLES_LO);
+        CHECK(launch() == LS_TIMED_ERR_NONE && rd(LS_TIMED_REG_CYCLES_LO) == cycles);   // same layer, same cycles
 
-        uint32_t start = LSTIMED_CTRL_START, err = 0;
-        CHECK(access(to_bare, tlm::TLM_WRITE_COMMAND, LSTIMED_REG_CTRL, &start) == tlm::TLM_OK_RESPONSE);
+        uint32_t start = LS_TIMED_CTRL_START, err = 0;
+        CHECK(access(to_bare, tlm::TLM_WRITE_COMMAND, LS_TIMED_REG_CTRL, &start) == tlm::TLM_OK_RESPONSE);
         wait(sc_core::sc_time(1, sc_core::SC_US));
-        CHECK(access(to_bare, tlm::TLM_READ_COMMAND, LSTIMED_REG_ERROR, &err) == tlm::TLM_OK_RESPONSE && err == LSTIMED_ERR_CONFIG);
+        CHECK(access(to_bare, tlm::TLM_READ_COMMAND, LS_TIMED_REG_ERROR, &err) == tlm::TLM_OK_RESPONSE && err == LS_TIMED_ERR_CONFIG);
 
         // two instances started together: the second's layer runs after the first's, same cycles
         sc_core::sc_time t0 = sc_core::sc_time_stamp();
         cur = &to_acc2;
-        program(1, 1, LSTIMED_MODE_FA2_16BIT, 0x20000);
+        program(1, 1, LS_TIMED_MODE_FA2_16BIT, 0x20000);
         cur = &to_acc;
-        CHECK(wr(LSTIMED_REG_CTRL, LSTIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
+        CHECK(wr(LS_TIMED_REG_CTRL, LS_TIMED_CTRL_START) == tlm::TLM_OK_RESPONSE);
         cur = &to_acc2;
-        CHECK(launch() == LSTIMED_ERR_NONE && rd(LSTIMED_REG_CYCLES_LO) == cycles);
+        CHECK(launch() == LS_TIMED_ERR_NONE && rd(LS_TIMED_REG_CYCLES_LO) == cycles);
         cur = &to_acc;   // whichever ran first, the other is done now or soon
-        while (rd(LSTIMED_REG_STATUS) & LSTIMED_STATUS_BUSY) wait(acc->done);
-        CHECK(rd(LSTIMED_REG_STATUS) == LSTIMED_STATUS_DONE && rd(LSTIMED_REG_ERROR) == LSTIMED_ERR_NONE);
-        CHECK(rd(LSTIMED_REG_CYCLES_LO) == cycles);
+        while (rd(LS_TIMED_REG_STATUS) & LS_TIMED_STATUS_BUSY) wait(acc->done);
+        CHECK(rd(LS_TIMED_REG_STATUS) == LS_TIMED_STATUS_DONE && rd(LS_TIMED_REG_ERROR) == LS_TIMED_ERR_NONE);
+        CHECK(rd(LS_TIMED_REG_CYCLES_LO) == cycles);
         CHECK(sc_core::sc_time_stamp() - t0 >= sc_core::sc_time(2.0 * cycles * period_ps, sc_core::SC_PS) - sc_core::sc_time(2, sc_core::SC_PS));
         finished = true;
     }
@@ -145,10 +145,10 @@ struct Host : sc_core::sc_module {
 int sc_main(int, char *[])
 {
     ls_config cfg;
-    ls_diag diag;
+    ls_config_diag diag;
     if (ls_config_load(&cfg, nullptr, nullptr, 0, &diag) != 0) return 2;
     ls_engine_params ep;
-    ls_engine_params_from_config(&cfg, &ep);
+    ls_run_engine_params(&cfg, &ep);
     Host host("host");
     lampsim::Accelerator acc("lampsim", &cfg, &ep), bare("bare"), acc2("lampsim2", &cfg, &ep);
     Zeros mem("zeros"), mem2("zeros2"), mem3("zeros3");

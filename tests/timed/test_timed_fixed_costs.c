@@ -146,7 +146,7 @@ static void operand_width(void)
 static void refusals(void)
 {
     ls_config cfg;
-    ls_diag d;
+    ls_config_diag d;
     const char *a[] = { "algorithm.operand_format=e4m3" };
     CHECK(ls_config_load(&cfg, NULL, a, 1, &d) != 0 && strstr(d.message, "operand_format"));
     const char *b[] = { "accelerator.regfile.max_contexts=3", "accelerator.memory.kv_shared_contexts=2" };

@@ -28,7 +28,7 @@ static void compare(const char *name, const ls_engine_result *g, const ls_engine
     CHECK_MSG(dbl_same(g->tiles.disruptive_rate, t->tiles.disruptive_rate), "%s: disruptive rate", name);
     CHECK_MSG(memcmp(&g->recompute, &t->recompute, sizeof g->recompute) == 0, "%s: recompute stats", name);
     CHECK_MSG(memcmp(&g->events, &t->events, sizeof g->events) == 0, "%s: events", name);
-    const ls_accuracy_stats *a = &g->accuracy, *b = &t->accuracy;
+    const ls_engine_accuracy_stats *a = &g->accuracy, *b = &t->accuracy;
     CHECK_MSG(a->valid == b->valid && dbl_same(a->kl_mean, b->kl_mean) && dbl_same(a->kl_max, b->kl_max) &&
               a->kl_inf_count == b->kl_inf_count && dbl_same(a->l1_mean, b->l1_mean) && dbl_same(a->l1_max, b->l1_max) &&
               dbl_same(a->o_max_abs_err, b->o_max_abs_err) && dbl_same(a->o_mean_abs_err, b->o_mean_abs_err) &&
@@ -40,7 +40,7 @@ static void compare(const char *name, const ls_engine_result *g, const ls_engine
     if (g->records && t->records && g->n_records == t->n_records) {
         size_t bad = 0;
         for (size_t i = 0; i < g->n_records; i++) {
-            const ls_tile_record *x = &g->records[i], *y = &t->records[i];
+            const ls_engine_tile_record *x = &g->records[i], *y = &t->records[i];
             bad += x->stage1_mask != y->stage1_mask || x->stage2_mask != y->stage2_mask || x->n_hp != y->n_hp ||
                    x->flags != y->flags;
         }

@@ -23,9 +23,9 @@ static lsdp_txn txn(uint64_t req, uint64_t slice)
 }
 
 /* An idle unit issuing through port p, per_instr work per instruction. */
-static lsunit_state unit_on(lsissue_port *p, uint64_t per_instr)
+static lsdp_unit_state unit_on(lsdp_issue_port *p, uint64_t per_instr)
 {
-    lsunit_state u;
+    lsdp_unit_state u;
     memset(&u, 0, sizeof u);
     u.issue = p;
     u.per_instr = per_instr;
@@ -34,58 +34,58 @@ static lsunit_state unit_on(lsissue_port *p, uint64_t per_instr)
 
 static void port_alone(void)
 {
-    lsissue_port p;
-    CHECK(lsissue_init(&p, 1) == 0);
-    lsunit_state a = unit_on(&p, 2048), b = unit_on(&p, 32), v = unit_on(&p, 32);
+    lsdp_issue_port p;
+    CHECK(lsdp_issue_init(&p, 1) == 0);
+    lsdp_unit_state a = unit_on(&p, 2048), b = unit_on(&p, 32), v = unit_on(&p, 32);
     /* a: 8 cycles of 8 x 2048 MACs, paced one per cycle on a 1-wide port: never waits */
     lsdp_txn ta = txn(100, 0);
-    lsunit_serve(&a, &ta, 8, 4, 8 * 2048);
+    lsdp_unit_serve(&a, &ta, 8, 4, 8 * 2048);
     CHECK_MSG(ta.start == 100 && ta.busy == 8 && ta.end == 112, "a: start %llu busy %llu end %llu",
               (unsigned long long)ta.start, (unsigned long long)ta.busy, (unsigned long long)ta.end);
     CHECK(p.bound_cycles == 0 && p.instrs == 8);
     /* b: 4 instructions in cycles 100..103 want slots a holds: they take 108..111 */
     lsdp_txn tb = txn(100, 0);
-    lsunit_serve(&b, &tb, 4, 0, 4 * 32);
+    lsdp_unit_serve(&b, &tb, 4, 0, 4 * 32);
     CHECK_MSG(tb.start == 100 && tb.busy == 12 && tb.end == 112, "b: busy %llu end %llu",
               (unsigned long long)tb.busy, (unsigned long long)tb.end);
     CHECK(p.bound_cycles == 8 && p.instrs == 12);
     /* v: 2 cycles of work needing 8 instructions on an idle port: stretched to 8 cycles */
     lsdp_txn tv = txn(1000, 0);
-    lsunit_serve(&v, &tv, 2, 0, 256);
+    lsdp_unit_serve(&v, &tv, 2, 0, 256);
     CHECK_MSG(tv.busy == 8 && v.free_at == 1008 && v.busy == 2, "v: busy %llu free %llu unit busy %llu",
               (unsigned long long)tv.busy, (unsigned long long)v.free_at, (unsigned long long)v.busy);
     /* a 2-wide port issues v's 8 instructions in 4 cycles */
-    lsissue_port q;
-    CHECK(lsissue_init(&q, 2) == 0);
-    lsunit_state w = unit_on(&q, 32);
+    lsdp_issue_port q;
+    CHECK(lsdp_issue_init(&q, 2) == 0);
+    lsdp_unit_state w = unit_on(&q, 32);
     lsdp_txn tw = txn(1000, 0);
-    lsunit_serve(&w, &tw, 2, 0, 256);
+    lsdp_unit_serve(&w, &tw, 2, 0, 256);
     CHECK_MSG(tw.busy == 4, "2-wide: busy %llu", (unsigned long long)tw.busy);
     /* a slot booked far ahead (beyond the window) forgets the oldest cycles instead of failing */
-    lsdp_txn tf = txn(1000 + 3 * LSISSUE_WINDOW, 0);
-    lsunit_serve(&w, &tf, 1, 0, 32);
+    lsdp_txn tf = txn(1000 + 3 * LSDP_ISSUE_WINDOW, 0);
+    lsdp_unit_serve(&w, &tf, 1, 0, 32);
     CHECK(tf.busy == 1 && q.base > 1000);
-    lsissue_free(&p);
-    lsissue_free(&q);
+    lsdp_issue_free(&p);
+    lsdp_issue_free(&q);
 }
 
 static void slices_add_up(void)
 {
-    lsissue_port p;
-    CHECK(lsissue_init(&p, 4) == 0);
-    lsunit_state u = unit_on(&p, 32);
+    lsdp_issue_port p;
+    CHECK(lsdp_issue_init(&p, 4) == 0);
+    lsdp_unit_state u = unit_on(&p, 32);
     lsdp_txn t = txn(0, 8);
-    lsunit_serve(&u, &t, 50, 0, 50 * 97);   /* ceil(4850 / 32) = 152 instructions in 7 slices */
+    lsdp_unit_serve(&u, &t, 50, 0, 50 * 97);   /* ceil(4850 / 32) = 152 instructions in 7 slices */
     uint64_t slices = 1;
     while (t.rest) {
         uint64_t owed = t.rest;
         t.req = t.start + t.busy;
-        lsunit_slice(&u, &t, owed);
+        lsdp_unit_slice(&u, &t, owed);
         slices++;
     }
     CHECK_MSG(p.instrs == 152 && t.instrs == 0 && slices == 7, "slices: %llu instructions, %llu slices",
               (unsigned long long)p.instrs, (unsigned long long)slices);
-    lsissue_free(&p);
+    lsdp_issue_free(&p);
 }
 
 typedef struct {

@@ -161,7 +161,7 @@ int main(void)
     };
     for (int k = 0; k < 2; k++) {
         ls_config cfg;
-        ls_diag d;
+        ls_config_diag d;
         CHECK_MSG(ls_config_load(&cfg, NULL, bad[k], 2, &d) != 0, "%s accepted", bad[k][1]);
         CHECK_MSG(strstr(d.message, "timed.timing_only") && strstr(d.message, bad[k][1] + 15), "message '%s'", d.message);
         ls_config_free(&cfg);

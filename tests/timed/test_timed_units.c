@@ -15,18 +15,18 @@
 
 static void timing_rule(void)
 {
-    lsunit_state u;
+    lsdp_unit_state u;
     memset(&u, 0, sizeof u);
     lsdp_txn t;
     memset(&t, 0, sizeof t);
     t.req = 10;
-    lsunit_serve(&u, &t, 5, 3, 100);
+    lsdp_unit_serve(&u, &t, 5, 3, 100);
     CHECK(t.start == 10 && t.end == 18 && u.free_at == 15 && u.busy == 5 && u.work == 100);
     t.req = 12;                       /* unit busy until 15: waits */
-    lsunit_serve(&u, &t, 4, 3, 1);
+    lsdp_unit_serve(&u, &t, 4, 3, 1);
     CHECK(t.start == 15 && t.end == 22 && u.free_at == 19 && u.busy == 9 && u.ops == 2);
     t.req = 30;                       /* zero work: no time, unit untouched */
-    lsunit_serve(&u, &t, 0, 3, 0);
+    lsdp_unit_serve(&u, &t, 0, 3, 0);
     CHECK(t.start == 30 && t.end == 30 && u.free_at == 19 && u.ops == 2);
     lsdp_hw hw;
     memset(&hw, 0, sizeof hw);

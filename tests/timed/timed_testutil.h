@@ -22,9 +22,9 @@ typedef struct {
 static int tt_setup(tt_case *c, const char *const *ov, int nov)
 {
     memset(c, 0, sizeof *c);
-    ls_diag d;
+    ls_config_diag d;
     if (ls_config_load(&c->cfg, NULL, ov, nov, &d) != 0) { fprintf(stderr, "config: %s\n", d.message); return -1; }
-    ls_engine_params_from_config(&c->cfg, &c->ep);
+    ls_run_engine_params(&c->cfg, &c->ep);
     c->ep.threads = 1;
     ls_workload_info wi;
     char err[512];

@@ -24,16 +24,16 @@ static float bf16(float x)
     return x;
 }
 
-static void fill(float *x, size_t rows, int d, int kind, ls_rng *r)
+static void fill(float *x, size_t rows, int d, int kind, ls_prng *r)
 {
     for (size_t i = 0; i < rows; ++i)
         for (int t = 0; t < d; ++t) {
             float *v = &x[i * d + t];
-            double g = ls_rng_normal(r);
+            double g = ls_prng_normal(r);
             switch (kind) {
-            case INTS: *v = (float)((int)(ls_rng_uniform(r) * 5) - 2); break;
+            case INTS: *v = (float)((int)(ls_prng_uniform(r) * 5) - 2); break;
             case ALL_EQUAL: *v = (float)(0.5 + 0.25 * (t % 3)); break;
-            case NEAR_TIES: *v = nextafterf(0.75f + 0.125f * (t % 5), ls_rng_uniform(r) < 0.5 ? 0 : 2); break;
+            case NEAR_TIES: *v = nextafterf(0.75f + 0.125f * (t % 5), ls_prng_uniform(r) < 0.5 ? 0 : 2); break;
             case BF16: *v = bf16((float)g); break;
             case HUGE_: *v = (float)(g * 3e18); break;
             case TINY: *v = (float)(g * 1e-22); break;
@@ -48,8 +48,8 @@ static void check_case(int B, int HQ, int HK, int SQ, int SK, int D, bool causal
     size_t nq = (size_t)B * HQ * SQ, nk = (size_t)B * HK * SK;
     in.q = malloc(nq * D * sizeof(float));
     in.k = malloc(nk * D * sizeof(float));
-    ls_rng r;
-    ls_rng_stream(&r, 7, (uint64_t)kind, (uint64_t)SQ, (uint64_t)D);
+    ls_prng r;
+    ls_prng_stream(&r, 7, (uint64_t)kind, (uint64_t)SQ, (uint64_t)D);
     fill(in.q, nq, D, kind, &r);
     fill(in.k, nk, D, kind, &r);
     if (kind == PLANTED) { /* one pair far above the rest, in the last visible key of a late row */
@@ -79,8 +79,8 @@ static void check_bound(int nq, int nk, int d, bool causal)
     float *q = malloc((size_t)nq * d * sizeof(float)), *k = malloc((size_t)nk * d * sizeof(float));
     float *packed = malloc(lsfp_absmax_pack_floats(nk, d) * sizeof(float)), *rowmax = malloc((size_t)nq * sizeof(float));
     int *cols = malloc((size_t)nq * sizeof(int));
-    ls_rng r;
-    ls_rng_stream(&r, 11, (uint64_t)nq, (uint64_t)nk, (uint64_t)d);
+    ls_prng r;
+    ls_prng_stream(&r, 11, (uint64_t)nq, (uint64_t)nk, (uint64_t)d);
     fill(q, nq, d, RANDOM, &r);
     fill(k, nk, d, RANDOM, &r);
     for (int i = 0; i < nq; ++i) cols[i] = causal ? (i * 7 + 3) % (nk + 1) : nk;

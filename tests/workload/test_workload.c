@@ -17,7 +17,7 @@
 static char tmp[2048];
 static char err[2048];
 static ls_config cfg;
-static ls_diag diag;
+static ls_config_diag diag;
 
 static const char *tp(const char *name)
 {
@@ -37,21 +37,21 @@ static int load(const char *text)
 
 static void test_prng(void)
 {
-    ls_rng r;
-    ls_rng_stream(&r, 1, 2, 3, 4);
+    ls_prng r;
+    ls_prng_stream(&r, 1, 2, 3, 4);
     uint64_t x = 0;
-    for (int i = 0; i < 1000; ++i) x ^= ls_rng_next(&r) * (uint64_t)(i + 1);
+    for (int i = 0; i < 1000; ++i) x ^= ls_prng_next(&r) * (uint64_t)(i + 1);
     CHECK_MSG(x == 0x4a6ebbb395c30bd8ull, "xoshiro stream changed: %016llx", (unsigned long long)x);
     /* deterministic math is accurate */
     double worst = 0;
     for (int i = 1; i < 2000; ++i) {
         double v = i * 0.37 + 1e-3;
-        double e1 = fabs(ls_det_log(v) - log(v)) / fabs(log(v) + 1e-300);
+        double e1 = fabs(ls_prng_det_log(v) - log(v)) / fabs(log(v) + 1e-300);
         if (log(v) != 0 && e1 > worst) worst = e1;
-        double e2 = fabs(ls_det_exp(-v / 100) - exp(-v / 100)) / exp(-v / 100);
+        double e2 = fabs(ls_prng_det_exp(-v / 100) - exp(-v / 100)) / exp(-v / 100);
         if (e2 > worst) worst = e2;
         double s, c;
-        ls_det_sincos(v * 13.1, &s, &c);
+        ls_prng_det_sincos(v * 13.1, &s, &c);
         if (fabs(s - sin(v * 13.1)) > worst) worst = fabs(s - sin(v * 13.1));
         if (fabs(c - cos(v * 13.1)) > worst) worst = fabs(c - cos(v * 13.1));
     }
@@ -59,9 +59,9 @@ static void test_prng(void)
     /* normal moments */
     double m = 0, m2 = 0;
     const int N = 200000;
-    ls_rng_stream(&r, 7, 0, 0, 0);
+    ls_prng_stream(&r, 7, 0, 0, 0);
     for (int i = 0; i < N; ++i) {
-        double z = ls_rng_normal(&r);
+        double z = ls_prng_normal(&r);
         m += z;
         m2 += z * z;
     }
@@ -80,31 +80,31 @@ static void test_normals(void)
         lsfp_set_isa_limit((lsfp_isa)isa);
         for (size_t i = 0; i < sizeof lens / sizeof lens[0]; ++i)
             for (int spare = 0; spare < 2; ++spare) {
-                ls_rng a, b;
-                ls_rng_stream(&a, 5, (uint64_t)i, (uint64_t)spare, 9);
-                if (spare) (void)ls_rng_normal(&a);
+                ls_prng a, b;
+                ls_prng_stream(&a, 5, (uint64_t)i, (uint64_t)spare, 9);
+                if (spare) (void)ls_prng_normal(&a);
                 b = a;
-                for (size_t k = 0; k < lens[i]; ++k) want[k] = ls_rng_normal(&a);
-                ls_rng_normals(&b, got, lens[i]);
+                for (size_t k = 0; k < lens[i]; ++k) want[k] = ls_prng_normal(&a);
+                ls_prng_normals(&b, got, lens[i]);
                 CHECK_MSG(!memcmp(got, want, lens[i] * sizeof got[0]) && !memcmp(a.s, b.s, sizeof a.s) &&
                               a.have_spare == b.have_spare && (!a.have_spare || a.spare == b.spare) &&
-                              ls_rng_normal(&a) == ls_rng_normal(&b),
+                              ls_prng_normal(&a) == ls_prng_normal(&b),
                           "%s: %zu normals after %d", lsfp_isa_name((lsfp_isa)isa), lens[i], spare);
             }
     }
     lsfp_set_isa_limit(LSFP_ISA_AVX512);
 }
 
-/* The batched sines and cosines are ls_det_sincos's, bit for bit, on every family: both signs, every
+/* The batched sines and cosines are ls_prng_det_sincos's, bit for bit, on every family: both signs, every
  * quadrant, the rounding boundaries of the reduction, large arguments (RoPE's positions x frequencies). */
 static void test_sincos_n(void)
 {
     enum { N = 4099 };
     static double x[N], s[N], c[N];
-    ls_rng r;
-    ls_rng_stream(&r, 3, 1, 4, 1);
+    ls_prng r;
+    ls_prng_stream(&r, 3, 1, 4, 1);
     for (int i = 0; i < N; ++i) {
-        double u = ls_rng_uniform(&r);
+        double u = ls_prng_uniform(&r);
         switch (i % 4) {
         case 0: x[i] = (u - 0.5) * 20; break;                                  /* a few turns either way */
         case 1: x[i] = (double)(i / 4) * ldexp(1.0, -(i % 40)); break;         /* positions x frequencies */
@@ -118,14 +118,14 @@ static void test_sincos_n(void)
         int bad = -1;
         for (int n = 0; n <= 9 && bad < 0; ++n) {  /* every tail length, then all */
             int len = n == 9 ? N : n;
-            ls_det_sincos_n(x, s, c, len);
+            ls_prng_det_sincos_n(x, s, c, len);
             for (int i = 0; i < len && bad < 0; ++i) {
                 double es, ec;
-                ls_det_sincos(x[i], &es, &ec);
+                ls_prng_det_sincos(x[i], &es, &ec);
                 if (memcmp(&es, &s[i], sizeof es) || memcmp(&ec, &c[i], sizeof ec)) bad = i;
             }
         }
-        CHECK_MSG(bad < 0, "%s: ls_det_sincos_n differs at x = %.17g", lsfp_isa_name((lsfp_isa)isa), bad < 0 ? 0 : x[bad]);
+        CHECK_MSG(bad < 0, "%s: ls_prng_det_sincos_n differs at x = %.17g", lsfp_isa_name((lsfp_isa)isa), bad < 0 ? 0 : x[bad]);
     }
     lsfp_set_isa_limit(LSFP_ISA_AVX512);
 }
@@ -295,13 +295,13 @@ static void test_dtype(void)
 {
     float x[] = {1.0f + 0x1p-11f, 1.0f + 0x1p-10f, 1.0f + 3 * 0x1p-11f, 65519.0f, 0x1p-25f, 3 * 0x1p-25f, -2.5f, 1e-30f};
     float e[] = {1.0f, 1.0f + 0x1p-10f, 1.0f + 0x1p-9f, 65504.0f, 0.0f, 0x1p-23f, -2.5f, 0.0f};
-    CHECK(ls_round_to_dtype(x, 8, LS_DTYPE_FP16) == -1);
+    CHECK(ls_workload_round_to_dtype(x, 8, LS_CONFIG_DTYPE_FP16) == -1);
     for (int i = 0; i < 8; ++i) CHECK_FEQ(x[i], e[i]);
     float y[] = {65520.0f};
-    CHECK(ls_round_to_dtype(y, 1, LS_DTYPE_FP16) == 0 && isinf(y[0]));
+    CHECK(ls_workload_round_to_dtype(y, 1, LS_CONFIG_DTYPE_FP16) == 0 && isinf(y[0]));
     float z[] = {1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 3.0e38f, 1.00390625f + 0x1p-20f};
     float ez[] = {1.0f, 1.0f + 0x1p-6f, 3.0e38f, 1.0078125f};
-    CHECK(ls_round_to_dtype(z, 4, LS_DTYPE_BF16) == -1);
+    CHECK(ls_workload_round_to_dtype(z, 4, LS_CONFIG_DTYPE_BF16) == -1);
     CHECK_FEQ(z[0], ez[0]);
     CHECK_FEQ(z[1], ez[1]);
     CHECK(fabsf(z[2] - ez[2]) / ez[2] < 0x1p-8f);
@@ -310,10 +310,10 @@ static void test_dtype(void)
     static float big[5000];
     for (int i = 0; i < 5000; ++i) big[i] = (float)i;
     big[1500] = INFINITY, big[1700] = -NAN, big[3001] = -3.4e38f, big[4000] = 3.4e38f;
-    CHECK(ls_round_to_dtype(big, 5000, LS_DTYPE_BF16) == 3001);
+    CHECK(ls_workload_round_to_dtype(big, 5000, LS_CONFIG_DTYPE_BF16) == 3001);
     CHECK(isinf(big[1500]) && isnan(big[1700]) && big[3001] == -INFINITY && big[4000] == INFINITY && big[257] == 256.0f);
     big[3001] = 3.0e38f;
-    CHECK(ls_round_to_dtype(big, 5000, LS_DTYPE_BF16) == -1);
+    CHECK(ls_workload_round_to_dtype(big, 5000, LS_CONFIG_DTYPE_BF16) == -1);
     /* generated bf16 operands are on the bf16 grid */
     ls_attn_inputs in;
     CHECK(load("workload:\n  seq_q: 16\n  seq_k: 16\n  dtype: bf16\n") == 0);

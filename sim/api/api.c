@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L  /* open_memstream, strdup */
-/* liblampsim.so: the golden engine behind a flat C interface (see lampsim_api.h). */
-#include "lampsim_api.h"
+/* liblampsim.so: the golden engine behind a flat C interface (see api.h). */
+#include "api.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,20 +14,20 @@
 #include "report.h"
 #include "run.h"
 
-struct lsapi_ctx {
+struct ls_api_ctx {
     ls_config cfg;
     ls_engine_params ep;
 };
 
-lsapi_ctx *lsapi_open(const char *config_path, const char *const *overrides, int n_overrides, char *err,
+ls_api_ctx *ls_api_open(const char *config_path, const char *const *overrides, int n_overrides, char *err,
                       size_t errlen)
 {
-    lsapi_ctx *c = calloc(1, sizeof *c);
+    ls_api_ctx *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    ls_diag diag;
+    ls_config_diag diag;
     memset(&diag, 0, sizeof diag);
     if (ls_config_load(&c->cfg, config_path, overrides, n_overrides, &diag) != 0) {
         snprintf(err, errlen, "%s", diag.message);
@@ -35,18 +35,18 @@ lsapi_ctx *lsapi_open(const char *config_path, const char *const *overrides, int
         free(c);
         return NULL;
     }
-    ls_engine_params_from_config(&c->cfg, &c->ep);
+    ls_run_engine_params(&c->cfg, &c->ep);
     return c;
 }
 
-void lsapi_close(lsapi_ctx *c)
+void ls_api_close(ls_api_ctx *c)
 {
     if (!c) return;
     ls_config_free(&c->cfg);
     free(c);
 }
 
-char *lsapi_config_yaml(const lsapi_ctx *c)
+char *ls_api_config_yaml(const ls_api_ctx *c)
 {
     char *text = NULL;
     size_t len = 0;
@@ -61,7 +61,7 @@ char *lsapi_config_yaml(const lsapi_ctx *c)
     return text;
 }
 
-int lsapi_is_key(const char *key) { return key && ls_schema_find(key) != NULL; }
+int ls_api_is_key(const char *key) { return key && ls_config_schema_find(key) != NULL; }
 
 static int check_shape(int batch, int hq, int hk, int sq, int sk, int d, char *err, size_t errlen)
 {
@@ -112,14 +112,14 @@ static int copy_records(const ls_engine_result *r, int32_t **records, size_t *n_
     *records = malloc((r->n_records ? r->n_records : 1) * 4 * sizeof(int32_t));
     if (!*records) return -1;
     for (size_t i = 0; i < r->n_records; i++) {
-        const ls_tile_record *t = &r->records[i];
+        const ls_engine_tile_record *t = &r->records[i];
         int32_t *row = *records + 4 * i;
         row[0] = t->stage1_mask, row[1] = t->stage2_mask, row[2] = t->n_hp, row[3] = t->flags;
     }
     return 0;
 }
 
-int lsapi_attention(const lsapi_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k, int dim,
+int ls_api_attention(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k, int dim,
                     int causal, const float *q, const float *k, const float *v, float *o, int flags,
                     char **stats_json, int32_t **records, size_t *n_records, int geometry[3], char *err,
                     size_t errlen)
@@ -129,9 +129,9 @@ int lsapi_attention(const lsapi_ctx *c, int batch, int heads_q, int heads_kv, in
     int rc = check_shape(batch, heads_q, heads_kv, seq_q, seq_k, dim, err, errlen);
     if (rc) return rc;
     ls_engine_params ep = c->ep;
-    ep.compute_reference = (flags & LSAPI_REFERENCE) != 0;
+    ep.compute_reference = (flags & LS_API_REFERENCE) != 0;
     ep.keep_reference = false;
-    ep.keep_tile_records = (flags & LSAPI_RECORDS) != 0 && records;
+    ep.keep_tile_records = (flags & LS_API_RECORDS) != 0 && records;
     /* the engine reads the inputs only; the struct's pointers are not const for the owners' sake */
     ls_attn_inputs in = {.batch = batch, .heads_q = heads_q, .heads_kv = heads_kv, .seq_q = seq_q,
                          .seq_k = seq_k, .dim = dim, .causal = causal != 0, .q = (float *)q, .k = (float *)k,
@@ -156,6 +156,6 @@ int lsapi_attention(const lsapi_ctx *c, int batch, int heads_q, int heads_kv, in
     return rc;
 }
 
-void lsapi_free(void *p) { free(p); }
+void ls_api_free(void *p) { free(p); }
 
-const char *lsapi_version(void) { return LAMPSIM_VERSION " (git " LAMPSIM_GIT_REV ")"; }
+const char *ls_api_version(void) { return LAMPSIM_VERSION " (git " LAMPSIM_GIT_REV ")"; }

@@ -20,28 +20,28 @@ static inline void ls_io_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-static inline float ls_f32_from_bits(uint32_t u)
+static inline float ls_io_f32_from_bits(uint32_t u)
 {
     float f;
     memcpy(&f, &u, 4);
     return f;
 }
 
-static inline float ls_f16_bits_to_f32(uint16_t h)
+static inline float ls_io_f16_bits_to_f32(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31;
     uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    if (e == 0x1f) return ls_f32_from_bits(sign | 0x7f800000u | (m << 13));
+    if (e == 0x1f) return ls_io_f32_from_bits(sign | 0x7f800000u | (m << 13));
     if (e == 0) {
-        if (m == 0) return ls_f32_from_bits(sign);
+        if (m == 0) return ls_io_f32_from_bits(sign);
         /* subnormal: m * 2^-24, exact in float32 */
         float v = (float)m * (1.0f / 16777216.0f);
         return sign ? -v : v;
     }
-    return ls_f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
+    return ls_io_f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
 }
 
-static inline float ls_bf16_bits_to_f32(uint16_t b) { return ls_f32_from_bits((uint32_t)b << 16); }
+static inline float ls_io_bf16_bits_to_f32(uint16_t b) { return ls_io_f32_from_bits((uint32_t)b << 16); }
 
 /* Maps a whole regular file read/write private (copy-on-write). Returns 0 or -1 with err. */
 int ls_io_map_file(const char *path, void **base, size_t *len, char *err, size_t errlen);

@@ -11,43 +11,43 @@
 extern "C" {
 #endif
 
-#if defined(LSAPI_BUILD)
-#define LSAPI __attribute__((visibility("default")))
+#if defined(LS_API_BUILD)
+#define LS_API __attribute__((visibility("default")))
 #else
-#define LSAPI
+#define LS_API
 #endif
 
-typedef struct lsapi_ctx lsapi_ctx;
+typedef struct ls_api_ctx ls_api_ctx;
 
 /* Loads and validates a configuration (path NULL: the embedded default) with overrides such as
  * "algorithm.tau=0.25". Returns NULL with "file:line: key: reason" in err on bad input. */
-LSAPI lsapi_ctx *lsapi_open(const char *config_path, const char *const *overrides, int n_overrides, char *err,
+LS_API ls_api_ctx *ls_api_open(const char *config_path, const char *const *overrides, int n_overrides, char *err,
                       size_t errlen);
-LSAPI void lsapi_close(lsapi_ctx *c);
+LS_API void ls_api_close(ls_api_ctx *c);
 
-/* The resolved configuration as YAML (malloc'ed; release with lsapi_free). */
-LSAPI char *lsapi_config_yaml(const lsapi_ctx *c);
+/* The resolved configuration as YAML (malloc'ed; release with ls_api_free). */
+LS_API char *ls_api_config_yaml(const ls_api_ctx *c);
 
 /* 1 if key (e.g. "algorithm.tau") is a configuration key. */
-LSAPI int lsapi_is_key(const char *key);
+LS_API int ls_api_is_key(const char *key);
 
 enum {
-    LSAPI_REFERENCE = 1,  /* also compute the fp64 reference and the accuracy.* fields */
-    LSAPI_RECORDS = 2     /* return the per-tile records */
+    LS_API_REFERENCE = 1,  /* also compute the fp64 reference and the accuracy.* fields */
+    LS_API_RECORDS = 2     /* return the per-tile records */
 };
 
 /* Attention of q [batch][heads_q][seq_q][dim], k and v [batch][heads_kv][seq_k][dim] (float32, C
  * order) into o (same shape as q), with the context's configuration. *stats_json receives the
  * report's numerics fields (mode, tiles.*, recompute.*, accuracy.*, events.*) as a JSON object;
- * with LSAPI_RECORDS, *records receives n_records x 4 int32 (stage1_mask, stage2_mask, n_hp, flags)
+ * with LS_API_RECORDS, *records receives n_records x 4 int32 (stage1_mask, stage2_mask, n_hp, flags)
  * in the order [batch][heads_q][query block][warp][key tile] and *geometry n_qblocks, n_q, n_ktiles.
- * Both are malloc'ed (lsapi_free). Returns 0, 2 for bad shapes, 1 for an engine failure. */
-LSAPI int lsapi_attention(const lsapi_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k, int dim,
+ * Both are malloc'ed (ls_api_free). Returns 0, 2 for bad shapes, 1 for an engine failure. */
+LS_API int ls_api_attention(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k, int dim,
                     int causal, const float *q, const float *k, const float *v, float *o, int flags,
                     char **stats_json, int32_t **records, size_t *n_records, int geometry[3], char *err,
                     size_t errlen);
-LSAPI void lsapi_free(void *p);
-LSAPI const char *lsapi_version(void);
+LS_API void ls_api_free(void *p);
+LS_API const char *ls_api_version(void);
 
 #ifdef __cplusplus
 }

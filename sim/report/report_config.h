@@ -5,6 +5,6 @@
 #include "fields.h"
 
 /* Only the configuration as config.<key> fields, by the schema table (keys flagged
- * LS_SF_NODUMP or LS_SF_NOREPORT left out). */
+ * LS_CONFIG_SF_NODUMP or LS_CONFIG_SF_NOREPORT left out). */
 void ls_report_config_fields(ls_fields *fs, const ls_config *cfg);
 #endif

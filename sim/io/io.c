@@ -1,5 +1,5 @@
 #define _XOPEN_SOURCE 700
-#include "io_common.h"
+#include "io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +61,6 @@ void ls_io_convert(const unsigned char *src, int src_dtype, size_t n, float *dst
     }
     for (size_t i = 0; i < n; ++i) {
         uint16_t h = (uint16_t)(src[2 * i] | (src[2 * i + 1] << 8));
-        dst[i] = src_dtype == 1 ? ls_f16_bits_to_f32(h) : ls_bf16_bits_to_f32(h);
+        dst[i] = src_dtype == 1 ? ls_io_f16_bits_to_f32(h) : ls_io_bf16_bits_to_f32(h);
     }
 }
