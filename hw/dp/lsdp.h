@@ -70,7 +70,7 @@ typedef struct lsdp_ctx {
     float *Qt, *Y, *mu, *om32, *O32;
     double *om64, *O64;
     float *Ebuf, *muh;       /* accuracy: final exponentials and mu_hat per tile */
-    lsdp_warp w[LSDP_MAX_WARPS];
+    lsdp_warp *w;            /* [n_q] (allocated: most runs have far fewer than LSDP_MAX_WARPS) */
     int kt;                  /* current key tile */
     uint64_t run;            /* warps that run the current tile */
     uint64_t slow;           /* warps of the current tile on the slow path (set by JND's test) */

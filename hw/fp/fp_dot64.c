@@ -1,9 +1,12 @@
 /* hw/fp/fp_dot64.c — the float64 kernels of the fp64 references (engine accuracy, workload
  * max |logit|). A dot product is eight partial sums s_l over t = l mod 8, folded as
  * ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)); the transposed product adds the rows in order
- * per element. Every multiply and add is one rounding (-ffp-contract=off, no FMA), so the AVX2 and
- * AVX-512 versions (lanes = partial sums or columns) give the plain loops' bits, on any CPU. */
+ * per element. Each product is added by one fused multiply-add (fma(): the product of two floats is
+ * exact in double, so the FMA rounds only the sum), so the AVX2 and AVX-512 versions (lanes = partial
+ * sums or columns) give the plain loops' bits, on any CPU. */
 #include "lsfp.h"
+
+#include <math.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -15,9 +18,9 @@ static double dot_scalar(const float *a, const float *b, int n)
     double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int t = 0;
     for (; t + 8 <= n; t += 8)
-        for (int l = 0; l < 8; l++) s[l] += (double)a[t + l] * (double)b[t + l];
+        for (int l = 0; l < 8; l++) s[l] = fma((double)a[t + l], (double)b[t + l], s[l]);
     double r = ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
-    for (; t < n; t++) r += (double)a[t] * (double)b[t];
+    for (; t < n; t++) r = fma((double)a[t], (double)b[t], r);
     return r;
 }
 
@@ -30,7 +33,7 @@ __attribute__((target("avx2"))) static inline double fold_avx2(__m256d lo, __m25
 }
 
 /* Rows r0.. in groups of four sharing the loads of q (n a multiple of 8); returns the next row. */
-__attribute__((target("avx2"))) static int rows_avx2(const float *q, const float *B, long ldb, int rows, int n,
+__attribute__((target("avx2,fma"))) static int rows_avx2(const float *q, const float *B, long ldb, int rows, int n,
                                                      double *out)
 {
     int r = 0;
@@ -41,8 +44,8 @@ __attribute__((target("avx2"))) static int rows_avx2(const float *q, const float
         for (int t = 0; t < n; t += 8) {
             __m256d ql = _mm256_cvtps_pd(_mm_loadu_ps(q + t)), qh = _mm256_cvtps_pd(_mm_loadu_ps(q + t + 4));
             for (int i = 0; i < 4; i++) {
-                lo[i] = _mm256_add_pd(lo[i], _mm256_mul_pd(ql, _mm256_cvtps_pd(_mm_loadu_ps(b + i * ldb + t))));
-                hi[i] = _mm256_add_pd(hi[i], _mm256_mul_pd(qh, _mm256_cvtps_pd(_mm_loadu_ps(b + i * ldb + t + 4))));
+                lo[i] = _mm256_fmadd_pd(ql, _mm256_cvtps_pd(_mm_loadu_ps(b + i * ldb + t)), lo[i]);
+                hi[i] = _mm256_fmadd_pd(qh, _mm256_cvtps_pd(_mm_loadu_ps(b + i * ldb + t + 4)), hi[i]);
             }
         }
         for (int i = 0; i < 4; i++) out[r + i] = fold_avx2(lo[i], hi[i]);
@@ -61,7 +64,7 @@ __attribute__((target("avx512f"))) static int rows_avx512(const float *q, const 
         for (int t = 0; t < n; t += 8) {
             __m512d qv = _mm512_cvtps_pd(_mm256_loadu_ps(q + t));
             for (int i = 0; i < 4; i++)
-                s[i] = _mm512_add_pd(s[i], _mm512_mul_pd(qv, _mm512_cvtps_pd(_mm256_loadu_ps(b + i * ldb + t))));
+                s[i] = _mm512_fmadd_pd(qv, _mm512_cvtps_pd(_mm256_loadu_ps(b + i * ldb + t)), s[i]);
         }
         for (int i = 0; i < 4; i++) {
             double u[8];
@@ -88,7 +91,7 @@ __attribute__((target("avx512f"))) static int block_avx512(const float *Q, long 
             for (int i = 0; i < 4; i++) qv[i] = _mm512_cvtps_pd(_mm256_loadu_ps(Q + i * ldq + t));
             for (int k = 0; k < 4; k++) {
                 bv = _mm512_cvtps_pd(_mm256_loadu_ps(b + k * ldb + t));
-                for (int i = 0; i < 4; i++) s[i][k] = _mm512_add_pd(s[i][k], _mm512_mul_pd(qv[i], bv));
+                for (int i = 0; i < 4; i++) s[i][k] = _mm512_fmadd_pd(qv[i], bv, s[i][k]);
             }
         }
         for (int i = 0; i < 4; i++)
@@ -102,7 +105,7 @@ __attribute__((target("avx512f"))) static int block_avx512(const float *Q, long 
 }
 
 /* Columns in blocks held in registers across all rows; returns the first column not done. */
-__attribute__((target("avx2"))) static int gemv_avx2(double *y, const double *a, const float *X, long ldx, int rows,
+__attribute__((target("avx2,fma"))) static int gemv_avx2(double *y, const double *a, const float *X, long ldx, int rows,
                                                      int n)
 {
     int t0 = 0;
@@ -113,7 +116,7 @@ __attribute__((target("avx2"))) static int gemv_avx2(double *y, const double *a,
             const float *x = X + (long)k * ldx + t0;
             __m256d ak = _mm256_set1_pd(a[k]);
             for (int u = 0; u < 4; u++)
-                acc[u] = _mm256_add_pd(acc[u], _mm256_mul_pd(ak, _mm256_cvtps_pd(_mm_loadu_ps(x + 4 * u))));
+                acc[u] = _mm256_fmadd_pd(ak, _mm256_cvtps_pd(_mm_loadu_ps(x + 4 * u)), acc[u]);
         }
         for (int u = 0; u < 4; u++) _mm256_storeu_pd(y + t0 + 4 * u, acc[u]);
     }
@@ -131,7 +134,7 @@ __attribute__((target("avx512f"))) static int gemv_avx512(double *y, const doubl
             const float *x = X + (long)k * ldx + t0;
             __m512d ak = _mm512_set1_pd(a[k]);
             for (int u = 0; u < 4; u++)
-                acc[u] = _mm512_add_pd(acc[u], _mm512_mul_pd(ak, _mm512_cvtps_pd(_mm256_loadu_ps(x + 8 * u))));
+                acc[u] = _mm512_fmadd_pd(ak, _mm512_cvtps_pd(_mm256_loadu_ps(x + 8 * u)), acc[u]);
         }
         for (int u = 0; u < 4; u++) _mm512_storeu_pd(y + t0 + 8 * u, acc[u]);
     }
@@ -182,8 +185,8 @@ __attribute__((target("avx512f"))) static int gemv_block_avx512(double *Y, long 
             __m512d x0 = _mm512_cvtps_pd(_mm256_loadu_ps(x)), x1 = _mm512_cvtps_pd(_mm256_loadu_ps(x + 8));
             for (int m = 0; m < 4; m++) {
                 __m512d am = _mm512_set1_pd(A[m * lda + k]);
-                acc[m][0] = _mm512_add_pd(acc[m][0], _mm512_mul_pd(am, x0));
-                acc[m][1] = _mm512_add_pd(acc[m][1], _mm512_mul_pd(am, x1));
+                acc[m][0] = _mm512_fmadd_pd(am, x0, acc[m][0]);
+                acc[m][1] = _mm512_fmadd_pd(am, x1, acc[m][1]);
             }
         }
         for (int m = 0; m < 4; m++)
@@ -221,5 +224,5 @@ void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int r
     if (isa >= LSFP_ISA_AVX2) t0 += gemv_avx2(y + t0, a, X + t0, ldx, rows, n - t0);
 #endif
     for (int k = 0; k < rows; k++)
-        for (int t = t0; t < n; t++) y[t] += a[k] * (double)X[(long)k * ldx + t];
+        for (int t = t0; t < n; t++) y[t] = fma(a[k], (double)X[(long)k * ldx + t], y[t]);
 }

@@ -47,6 +47,8 @@ typedef struct {
                             in a non-saturating IEEE format */
     float max_finite;
     float min_normal;
+    int fast;            /* the AVX-512 fast form applies (fp_kernels_simd.h fast_block) */
+    float cmul;          /* fast form: 1.5 * 2^(23 - m), C = 2^e * cmul */
 } kparams;
 
 static void kparams_init(kparams *k, const lsfp_format *f)
@@ -69,6 +71,10 @@ static void kparams_init(kparams *k, const lsfp_format *f)
     k->quiet_above = (!k->saturate && f->special == LSFP_SPECIAL_IEEE) ? 0x7F7FFFFFu : 0x7F800000u;
     k->max_finite = f->max_finite;
     k->min_normal = f->min_normal;
+    /* fast form: signed, saturating RNE without flush, narrow, and 24 >= m + 3 bits so that a
+     * round-to-odd fp32 sum rounds as the exact sum */
+    k->fast = !k->wide && !k->rtz && k->is_signed && !k->flush && k->saturate && f->mbits <= 21;
+    k->cmul = ldexpf(1.5f, 23 - f->mbits);
 }
 
 /* Outcome of one rounding step. */
@@ -346,6 +352,13 @@ void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const floa
             Y[(long)i * ldy + j] = dot_strided(&c, spec, K + (long)i * ldk, 1, Qt + j, ldq, d, &sat, &fix);
     count_above_max(&c.k, sat, ev);
     if (ev) ev->exact_fixups += fix;
+}
+
+bool lsfp_logit_tile_fast(const lsfp_accum *spec)
+{
+    acc_ctx c;
+    acc_ctx_init(&c, spec);
+    return spec->chunk_k <= 1 && !c.stochastic && c.k.fast && lsfp_isa_active() == LSFP_ISA_AVX512;
 }
 
 void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d, float *Y, int ldy)

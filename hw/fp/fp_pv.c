@@ -66,15 +66,21 @@ LSFP_PV_KERNEL(pv_f64_avx2, "avx2", __m256d, double, 4, 4, _mm256_loadu_pd, _mm2
                _mm256_mul_pd, _mm256_add_pd, LSFP_CVT256)
 LSFP_PV_KERNEL(pv_f32_avx512, "avx512f", __m512, float, 16, 4, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps,
                _mm512_mul_ps, _mm512_add_ps, _mm512_loadu_ps)
+/* d >= 128: the whole of a 128-column row in registers, one pass over the keys (half the per-key work) */
+LSFP_PV_KERNEL(pv_f32_avx512_wide, "avx512f", __m512, float, 16, 8, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps,
+               _mm512_mul_ps, _mm512_add_ps, _mm512_loadu_ps)
 LSFP_PV_KERNEL(pv_f64_avx512, "avx512f", __m512d, double, 8, 4, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd,
                _mm512_mul_pd, _mm512_add_pd, LSFP_CVT512)
 #endif
 
 /* The widest family the CPU has takes the leading columns, AVX2 what AVX-512 leaves, the plain loop the rest. */
 #ifdef LSFP_X86
+#define LSFP_PV_WIDE_f32 pv_f32_avx512_wide
+#define LSFP_PV_WIDE_f64(...) 0
 #define LSFP_PV_VECTOR(T)                                                                                   \
     lsfp_isa isa = lsfp_isa_active();                                                                       \
-    if (isa == LSFP_ISA_AVX512) t0 = pv_##T##_avx512(o, d, lam, E, lde, nkeys, V, ldv);                     \
+    if (isa == LSFP_ISA_AVX512) t0 = LSFP_PV_WIDE_##T(o, d, lam, E, lde, nkeys, V, ldv);                     \
+    if (isa == LSFP_ISA_AVX512) t0 += pv_##T##_avx512(o + t0, d - t0, lam, E, lde, nkeys, V + t0, ldv);      \
     if (isa >= LSFP_ISA_AVX2) t0 += pv_##T##_avx2(o + t0, d - t0, lam, E, lde, nkeys, V + t0, ldv);
 #else
 #define LSFP_PV_VECTOR(T)

@@ -77,7 +77,8 @@ typedef struct {
                                accumulation kernels leave it alone (it would cost the hot loop a
                                compare per step and a vanishing addend is the accumulator's normal
                                swamping, not an event) */
-    uint64_t exact_fixups;  /* accumulation steps that needed the exact slow path */
+    uint64_t exact_fixups;  /* accumulation steps that took the exact slow path: a diagnostic of the
+                               kernel family (the AVX-512 fast form of lsfp_logit_tile takes none) */
 } lsfp_events;
 
 /* Deterministic generator for stochastic rounding (splitmix64; never rand()). */
@@ -176,6 +177,10 @@ float lsfp_dot(const lsfp_accum *spec, const float *a, const float *b, int n, ls
 void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const float *Qt, int ldq,
                      int nk, int nq, int d, float *Y, int ldy, lsfp_events *ev);
 
+/* Whether lsfp_logit_tile runs spec's leading columns in the AVX-512 fast form on the active family
+ * (round-to-odd sums, no boundary test: exact_fixups stays 0 there). */
+bool lsfp_logit_tile_fast(const lsfp_accum *spec);
+
 /* Native fp32 reference tile (plain C, fmaf-free sum), for benchmarks and comparisons. */
 void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq,
                           int nk, int nq, int d, float *Y, int ldy);
@@ -207,6 +212,11 @@ void lsfp_gemv_t_block_f64(double *Y, long ldy, const double *A, long lda, int n
 size_t lsfp_absmax_pack_floats(int nk, int n);
 void lsfp_absmax_pack(const float *K, long ldk, int nk, int n, float *packed);
 void lsfp_absmax_rows_f32(const float *Q, long ldq, int nq, const int *cols, const float *packed, int n, float *rowmax);
+
+/* y[i] = exp(x[i]) and y[i] = log(x[i]) (x[i] > 0 and normal) for i < n, within 1 and 2 ulp, the same bits
+ * on every kernel family (fp_math64.c): the fp64 reference's per-key exponentials and logs. */
+void lsfp_exp_f64_array(const double *x, double *y, int n);
+void lsfp_log_f64_array(const double *x, double *y, int n);
 
 /* P.V update of one output row (the running state): o[t] <- o[t] * lam for t < d, then for each key
  * i < nkeys in order with e = E[i * lde] (as float for the fp32 version) nonzero,

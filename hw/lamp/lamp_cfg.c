@@ -1,35 +1,11 @@
-/* hw/lamp/lamp_cfg.c — configuration of the block procedure: spec defaults and derived formats. */
+/* hw/lamp/lamp_cfg.c — configuration of the block procedure: checks and derived formats (the knobs'
+ * defaults are the configuration schema's: sim/config/schema.c). */
 #include "lslamp.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void lslamp_cfg_default(lslamp_cfg *c)
-{
-    memset(c, 0, sizeof *c);
-    c->b_q = 32; c->b_k = 16; c->n_k = 4; c->d = 128;
-    c->delta = 1.0 / 256.0;
-    c->tau = 0.5;
-    c->stage1 = true; c->stage2 = true;
-    c->arith = LSLAMP_ARITH_HARDWARE;
-    c->acc_model = LSFP_ACC_EXACT;
-    c->rounding = LSFP_RND_RNE;
-    c->overflow = LSFP_OVF_SATURATE;
-    c->mu_shift = LSLAMP_MU_TRUNC;
-    c->hp_shift = LSLAMP_HPSHIFT_ROUNDED;
-    c->scale_point = LSLAMP_SCALE_PRE_FP32;
-    c->acc_order = LSFP_ORDER_ASCENDING;
-    c->chunk_k = 1;
-    c->tiebreak = LSLAMP_TIE_WORST_QUERY;
-    c->disruptive = LSLAMP_DISRUPT_FLAGGED;
-    c->above_one = LSLAMP_ABOVE_KEEP;
-    c->state_fp64 = false;
-    c->exp_mode = LSLAMP_EXP_FORMAT;
-    c->policy = &lslamp_policy_lamp;
-    c->random_rate = 0.1;
-}
 
 static int fail(char *err, size_t errlen, const char *msg)
 {

@@ -60,8 +60,9 @@ extern const char *const lslamp_fmt_knob[LSLAMP_FMT_COUNT];
 int lslamp_formats_resolve(const char names[][LSLAMP_FMT_NAME_MAX], lslamp_arith arith,
                            lsfp_format out[LSLAMP_FMT_COUNT], int *which, char *err, size_t errlen);
 
-/* Tile-procedure configuration. Fill the knobs (lslamp_cfg_default gives the spec defaults), then
- * call lslamp_cfg_finalize(), which builds formats, accumulators and the LUT. The finalized struct
+/* Tile-procedure configuration. Fill every knob (sim/engine ls_engine_lamp_cfg does, from the
+ * engine's parameters, whose defaults are the configuration schema's), then call
+ * lslamp_cfg_finalize(), which builds formats, accumulators and the LUT. The finalized struct
  * holds pointers into itself: do not copy it afterwards (use it through a pointer). Read-only after
  * finalize, so any number of threads may share it. */
 typedef struct lslamp_cfg {
@@ -107,7 +108,6 @@ typedef struct lslamp_cfg {
     float hp_exp[1u << 16];
 } lslamp_cfg;
 
-void lslamp_cfg_default(lslamp_cfg *c);
 int lslamp_cfg_finalize(lslamp_cfg *c, char *err, size_t errlen);
 
 /* Event counters of the procedure (merged by the engine in a fixed order). */

@@ -1,7 +1,7 @@
 /* Subcommands of the lampsim CLI. Each takes (argc, argv) with argv[0] the subcommand's name and
  * returns the process exit code: 0 success, 1 run failure, 2 bad usage or bad input. */
-#ifndef LAMPSIM_CLI_COMMANDS_H
-#define LAMPSIM_CLI_COMMANDS_H
+#ifndef LAMPSIM_CLI_CLI_H
+#define LAMPSIM_CLI_CLI_H
 
 int ls_cli_fp(int argc, char **argv);         /* cmd_fp.c */
 int ls_cli_run(int argc, char **argv);        /* cmd_run.c */

@@ -13,24 +13,22 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lslamp.h"   /* the algorithm's numeric choices: one enum family (lslamp_arith, ...) */
+/* The algorithm section is the engine's parameter struct (ls_engine_params), whose choices have
+ * one enum each, in the lowest layer that uses it: number formats (lsfp_rounding, lsfp_overflow,
+ * lsfp_acc_order), the block procedure (lslamp_arith, ...), the engine (ls_engine_mode, ...).
+ * The schema's names list each enum's spellings in value order. */
+#include "engine.h"
+#include "lsfp.h"
+#include "lslamp.h"
 
 #define LS_CONFIG_NAME_MAX 128
 #define LS_CONFIG_TEXT_MAX 512
 #define LS_CONFIG_PATH_MAX 1024
 
-/* ---- enumerations (the YAML spelling is in the comment; order = schema order) ---- */
-typedef enum { LS_ENGINE_MODE_LAMP, LS_ENGINE_MODE_FA2_FP32, LS_ENGINE_MODE_FA2_16BIT, LS_ENGINE_MODE_PURE_8BIT, LS_ENGINE_MODE_LAMP_CODE,
-               LS_ENGINE_MODE_RANDOM } ls_engine_mode; /* lamp fa2_fp32 fa2_16bit pure_8bit lamp_code random */
-typedef enum { LS_ENGINE_ACC_AUTO, LS_ENGINE_ACC_PAPER, LS_ENGINE_ACC_EXACT } ls_engine_acc_model;  /* auto paper exact */
-typedef enum { LSFP_RND_RNE, LSFP_RND_RTZ, LSFP_RND_STOCHASTIC } lsfp_rounding;
-typedef enum { LSFP_OVF_SATURATE, LSFP_OVF_NONSAT } lsfp_overflow;
-typedef enum { LSFP_ORDER_ASCENDING, LSFP_ORDER_DESCENDING } lsfp_acc_order;
-typedef enum { LS_ENGINE_STATE_FP32, LS_ENGINE_STATE_FP64 } ls_engine_state_precision;
+/* ---- enumerations of the configuration's own choices (order = the schema's names) ---- */
 typedef enum { LS_CONFIG_LAYOUT_COMPACT, LS_CONFIG_LAYOUT_FULL } ls_config_layout;
 typedef enum { LS_CONFIG_DTYPE_FP32, LS_CONFIG_DTYPE_BF16, LS_CONFIG_DTYPE_FP16 } ls_config_dtype;
 typedef enum { LS_CONFIG_GEN_GAUSSIAN, LS_CONFIG_GEN_QKNORM, LS_CONFIG_GEN_TRACE } ls_config_generator;
-typedef enum { LS_ENGINE_OPFMT_INPUT, LS_ENGINE_OPFMT_E4M3 } ls_engine_operand_format;
 
 typedef struct ls_config_unit {
     int lanes;    /* operations issued per cycle per core */
@@ -68,33 +66,6 @@ typedef struct ls_config_accelerator {
     ls_config_energy energy;
 } ls_config_accelerator;
 
-typedef struct ls_engine_params {
-    ls_engine_mode mode;
-    ls_engine_operand_format operand_format;   /* bytes of Q/K/V in memory and operands (timing) */
-    lslamp_arith arithmetic;
-    ls_engine_acc_model acc_model;
-    int b_q, n_q, b_k, n_k;
-    double tau, delta;
-    bool stage1, stage2;
-    lsfp_rounding rounding;
-    lsfp_overflow overflow;
-    lslamp_mu_shift mu_lp_shift;
-    lslamp_hp_shift hp_shift;
-    lslamp_scale_point scale_point;
-    lsfp_acc_order acc_order;
-    int chunk_k;
-    lslamp_tiebreak knapsack_tiebreak;
-    lslamp_disruptive disruptive_numerics;
-    lslamp_above_one above_one;
-    ls_engine_state_precision state_precision;
-    double lamp_code_tau;
-    double random_rate;
-    /* number formats by name ("auto" = derived; hw/lamp lslamp_formats_resolve, docs/numerics.md) */
-    char lp_format[24], hp_format[24], lp_shift_format[24], lp_exp_format[24], hp_shift_format[24], hp_exp_format[24];
-    bool compute_reference;
-    int threads;
-} ls_engine_params;
-
 typedef struct ls_config_workload {
     char file[LS_CONFIG_PATH_MAX];        /* consumed while loading; empty in a loaded config */
     char name[LS_CONFIG_NAME_MAX];
@@ -120,6 +91,7 @@ typedef struct ls_config_timed {
     int trace_first_tile, trace_tiles;
     int64_t trace_max_events;
     bool reuse_numerics;                /* timing-only replay from an in-process cache */
+    bool unit_numerics;                 /* the units compute the numerics (else the golden engine first) */
     bool timing_only;                   /* fa2_16bit / pure_8bit: no arithmetic, selection from geometry */
 } ls_config_timed;
 
@@ -128,7 +100,7 @@ typedef struct ls_config {
     char description[LS_CONFIG_TEXT_MAX];
     int64_t seed;
     ls_config_accelerator accelerator;
-    ls_engine_params algorithm;
+    ls_engine_params algorithm;         /* algorithm.*: the engine's parameters (engine.h) */
     ls_config_workload workload;
     ls_config_timed timed;
     /* provenance, not part of the configuration proper (not compared, not dumped) */

@@ -817,15 +817,11 @@ static const char *later(ctx *c, const char *a, const char *b)
 static int check_formats(ctx *c)
 {
     const ls_engine_params *a = &c->cfg->algorithm;
-    char names[LSLAMP_FMT_COUNT][LSLAMP_FMT_NAME_MAX];
-    const char *src[LSLAMP_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
-                                         a->hp_shift_format, a->hp_exp_format};
-    for (int r = 0; r < LSLAMP_FMT_COUNT; r++) snprintf(names[r], sizeof names[r], "%s", src[r]);
     lslamp_arith ar = a->arithmetic == LSLAMP_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
     lsfp_format f[LSLAMP_FMT_COUNT];
     char why[600], key[64];
     int which = 0;
-    if (lslamp_formats_resolve((const char (*)[LSLAMP_FMT_NAME_MAX])names, ar, f, &which, why, sizeof why) != 0) {
+    if (lslamp_formats_resolve(a->formats, ar, f, &which, why, sizeof why) != 0) {
         snprintf(key, sizeof key, "algorithm.%s", lslamp_fmt_knob[which]);
         err_at(c, key, "%s", why);
         return -1;

@@ -227,23 +227,23 @@ static const ls_config_schema_entry schema[] = {
        "Precision of the running state (max, normaliser, output accumulator)."),
     D("algorithm.lamp_code_tau", algorithm.lamp_code_tau, "1.5", 0, 2, "Threshold of the LAMP code rule (mode lamp_code), on its [1, 2] scale."),
     D("algorithm.random_rate", algorithm.random_rate, "0.1", 0, 1, "Share of sub-blocks recomputed in mode random."),
-    S("algorithm.lp_format", algorithm.lp_format, "auto",
+    S("algorithm.lp_format", algorithm.formats[LSLAMP_FMT_LP], "auto",
       "Low-precision logit accumulator (signed). auto: e4m3 (arithmetic hardware) or ps3 (paper). " FMT_NAMES),
-    S("algorithm.hp_format", algorithm.hp_format, "auto",
+    S("algorithm.hp_format", algorithm.formats[LSLAMP_FMT_HP], "auto",
       "High-precision logit accumulator and running maximum (signed); also lamp_code's recompute (fp32 = the LAMP "
       "code's full-precision recompute). auto: e4m11 (hardware) or ps11 (paper). " FMT_NAMES),
-    S("algorithm.lp_shift_format", algorithm.lp_shift_format, "auto",
+    S("algorithm.lp_shift_format", algorithm.formats[LSLAMP_FMT_LP_SHIFT], "auto",
       "Low-precision shift mu - y, the LUT's index: hardware arithmetic needs an unsigned format of at most 16 bits "
       "(2^16 LUT entries). auto: ue(E+1)mM for lp_format eEmM (ue5m3s), lp_format itself for ps<m>/fp32. Bias left "
       "open: largest exponent floor(log2(2 x lp_format max)). " FMT_NAMES),
-    S("algorithm.lp_exp_format", algorithm.lp_exp_format, "auto",
+    S("algorithm.lp_exp_format", algorithm.formats[LSLAMP_FMT_LP_EXP], "auto",
       "Low-precision exponential, the LUT's output (at most 16 bits in hardware arithmetic; must hold 1.0). auto: "
       "ue(E+1)mM for lp_format eEmM (ue5m3x), lp_format itself for ps<m>/fp32. Bias and specials left open: every "
       "code finite, largest exponent 0. " FMT_NAMES),
-    S("algorithm.hp_shift_format", algorithm.hp_shift_format, "auto",
+    S("algorithm.hp_shift_format", algorithm.formats[LSLAMP_FMT_HP_SHIFT], "auto",
       "High-precision shift (the SFU's input; algorithm.hp_shift: ue5m11 rounds to this format). auto and open "
       "fields as lp_shift_format, from hp_format (ue5m11s). " FMT_NAMES),
-    S("algorithm.hp_exp_format", algorithm.hp_exp_format, "auto",
+    S("algorithm.hp_exp_format", algorithm.formats[LSLAMP_FMT_HP_EXP], "auto",
       "High-precision exponential (the SFU's output; must hold 1.0). auto and open fields as lp_exp_format, from "
       "hp_format (ue5m11x). " FMT_NAMES),
     B("algorithm.compute_reference", algorithm.compute_reference, "true",
@@ -267,6 +267,12 @@ static const ls_config_schema_entry schema[] = {
     B("timed.reuse_numerics", timed.reuse_numerics, "false",
       "Keep a run's numerics in an in-process cache and replay only the timing for later runs of the same process "
       "whose numerics parameters, inputs and program are identical (results equal a full run)."),
+    {"timed.unit_numerics", LS_CONFIG_T_BOOL, F(timed.unit_numerics), "false", 0, 1, NULL,
+     "The units compute the numerics (logits, selection, exponentials, P.V, the accuracy pass) while the model "
+     "runs, as the timed model's self-check against the golden engine. false: the golden engine computes them "
+     "first (algorithm.threads) and the units replay its per-tile records: the same report, with one engine "
+     "pass's memory. algorithm.above_one = raise always runs the units' numerics. Which path a run took is "
+     "run_info.json's numerics_path, not in the report.", LS_CONFIG_SF_NOREPORT},
     B("timed.timing_only", timed.timing_only, "false",
       "Timing without the arithmetic, for the data-independent modes fa2_16bit and pure_8bit: each tile's selection "
       "follows from the geometry, so cycles, units, stalls, occupancy and energy equal a full run's in a fraction of "

@@ -13,41 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-void ls_run_engine_defaults(ls_engine_params *p)
-{
-    /* the block procedure's knobs take hw/lamp's defaults (one source); the engine adds its own */
-    lslamp_cfg c;
-    lslamp_cfg_default(&c);
-    memset(p, 0, sizeof *p);
-    p->mode = LS_ENGINE_MODE_LAMP;
-    p->arithmetic = c.arith;
-    p->acc_model = LS_ENGINE_ACC_AUTO;
-    p->b_q = c.b_q; p->n_q = 4; p->b_k = c.b_k; p->n_k = c.n_k;
-    p->tau = c.tau;
-    p->delta = c.delta;
-    p->stage1 = c.stage1; p->stage2 = c.stage2;
-    p->rounding = LSFP_RND_RNE;
-    p->overflow = LSFP_OVF_SATURATE;
-    p->mu_lp_shift = c.mu_shift;
-    p->hp_shift = c.hp_shift;
-    p->scale_point = c.scale_point;
-    p->acc_order = LSFP_ORDER_ASCENDING;
-    p->chunk_k = c.chunk_k;
-    p->knapsack_tiebreak = c.tiebreak;
-    p->disruptive_numerics = c.disruptive;
-    p->above_one = c.above_one;
-    p->state_precision = LS_ENGINE_STATE_FP32;
-    p->lamp_code_tau = 1.5;
-    p->random_rate = c.random_rate;
-    p->seed = 0;
-    p->threads = 1;
-    p->compute_reference = true;
-    p->keep_reference = false;
-    p->keep_tile_records = false;
-    p->keep_lamp_code_mask = false;
-    p->query_block_order = 0;
-}
-
 const char *ls_engine_mode_name(ls_engine_mode m)
 {
     switch (m) {
@@ -67,32 +32,32 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *a)
     return -1;
 }
 
-int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen)
+int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, bool tables, lslamp_cfg *c, char *err, size_t errlen)
 {
-    lslamp_cfg_default(c);
+    /* the knobs are the engine's parameters under their hw/lamp names (same enums) */
+    memset(c, 0, sizeof *c);
     c->b_q = p->b_q; c->b_k = p->b_k; c->n_k = p->n_k; c->d = dim;
     c->delta = p->delta; c->tau = p->tau;
     c->stage1 = p->stage1; c->stage2 = p->stage2;
-    c->arith = p->arithmetic == LSLAMP_ARITH_PAPER ? LSLAMP_ARITH_PAPER : LSLAMP_ARITH_HARDWARE;
+    c->arith = p->arithmetic;
     if (p->acc_model == LS_ENGINE_ACC_PAPER) c->acc_model = LSFP_ACC_PAPER;
     else if (p->acc_model == LS_ENGINE_ACC_EXACT) c->acc_model = LSFP_ACC_EXACT;
     else c->acc_model = p->arithmetic == LSLAMP_ARITH_PAPER ? LSFP_ACC_PAPER : LSFP_ACC_EXACT;
-    c->rounding = p->rounding == LSFP_RND_RTZ ? LSFP_RND_RTZ : p->rounding == LSFP_RND_STOCHASTIC ? LSFP_RND_STOCHASTIC : LSFP_RND_RNE;
-    c->overflow = p->overflow == LSFP_OVF_NONSAT ? LSFP_OVF_NONSAT : LSFP_OVF_SATURATE;
-    c->mu_shift = p->mu_lp_shift == LSLAMP_MU_RNE ? LSLAMP_MU_RNE : p->mu_lp_shift == LSLAMP_MU_EXACT ? LSLAMP_MU_EXACT : LSLAMP_MU_TRUNC;
-    c->hp_shift = p->hp_shift == LSLAMP_HPSHIFT_EXACT ? LSLAMP_HPSHIFT_EXACT : LSLAMP_HPSHIFT_ROUNDED;
-    c->scale_point = p->scale_point == LSLAMP_SCALE_PRE_BF16 ? LSLAMP_SCALE_PRE_BF16 : p->scale_point == LSLAMP_SCALE_POST ? LSLAMP_SCALE_POST : LSLAMP_SCALE_PRE_FP32;
-    c->acc_order = p->acc_order == LSFP_ORDER_DESCENDING ? LSFP_ORDER_DESCENDING : LSFP_ORDER_ASCENDING;
+    c->rounding = p->rounding;
+    c->overflow = p->overflow;
+    c->mu_shift = p->mu_lp_shift;
+    c->hp_shift = p->hp_shift;
+    c->scale_point = p->scale_point;
+    c->acc_order = p->acc_order;
     c->chunk_k = p->chunk_k;
-    c->tiebreak = p->knapsack_tiebreak == LSLAMP_TIE_LEXICOGRAPHIC ? LSLAMP_TIE_LEXICOGRAPHIC : LSLAMP_TIE_WORST_QUERY;
-    c->disruptive = p->disruptive_numerics == LSLAMP_DISRUPT_FULL_TILE ? LSLAMP_DISRUPT_FULL_TILE : LSLAMP_DISRUPT_FLAGGED;
-    c->above_one = p->above_one == LSLAMP_ABOVE_RAISE ? LSLAMP_ABOVE_RAISE : LSLAMP_ABOVE_KEEP;
+    c->tiebreak = p->knapsack_tiebreak;
+    c->disruptive = p->disruptive_numerics;
+    c->above_one = p->above_one;
     c->state_fp64 = p->state_precision == LS_ENGINE_STATE_FP64;
+    c->exp_mode = LSLAMP_EXP_FORMAT;
     c->random_rate = p->random_rate;
-    _Static_assert((int)LSLAMP_FMT_COUNT == (int)LSLAMP_FMT_COUNT && sizeof p->formats[0] == LSLAMP_FMT_NAME_MAX,
-                   "engine format roles follow hw/lamp's");
     memcpy(c->formats, p->formats, sizeof c->formats);
-    c->no_tables = p->mode == LS_ENGINE_MODE_FA2_FP32;   /* nothing emulated: skip the LUT and the SFU table */
+    c->no_tables = !tables || p->mode == LS_ENGINE_MODE_FA2_FP32;   /* fa2_fp32 emulates nothing */
     switch (p->mode) {
     case LS_ENGINE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;
     case LS_ENGINE_MODE_PURE_8BIT: c->policy = &lslamp_policy_none; break;
@@ -108,7 +73,7 @@ int ls_engine_logit_bits(const ls_engine_params *p, int *lp_bits, int *hp_bits)
     *hp_bits = 16;
     if (p->arithmetic == LSLAMP_ARITH_PAPER) return 0;
     lsfp_format f[LSLAMP_FMT_COUNT];
-    if (lslamp_formats_resolve((const char (*)[LSLAMP_FMT_NAME_MAX])p->formats, LSLAMP_ARITH_HARDWARE, f, NULL, NULL, 0))
+    if (lslamp_formats_resolve(p->formats, LSLAMP_ARITH_HARDWARE, f, NULL, NULL, 0))
         return -1;
     *lp_bits = f[LSLAMP_FMT_LP].nbits;
     *hp_bits = f[LSLAMP_FMT_HP].nbits;
@@ -287,7 +252,7 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
     clock_gettime(CLOCK_MONOTONIC, &t0);
     lslamp_cfg *cfg = malloc(sizeof *cfg);
     if (!cfg) return fail(err, errlen, "%s", "out of memory");
-    if (ls_engine_lamp_cfg(p, in->dim, cfg, err, errlen) != 0) { free(cfg); return -1; }
+    if (ls_engine_lamp_cfg(p, in->dim, true, cfg, err, errlen) != 0) { free(cfg); return -1; }
 
     eng_ctx x;
     memset(&x, 0, sizeof x);

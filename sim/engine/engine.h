@@ -24,16 +24,17 @@ typedef enum {
     LS_ENGINE_MODE_RANDOM       /* random sub-block recompute at random_rate (the LAMP paper's control) */
 } ls_engine_mode;
 typedef enum { LS_ENGINE_ACC_AUTO, LS_ENGINE_ACC_PAPER, LS_ENGINE_ACC_EXACT } ls_engine_acc_model;
-typedef enum { LSFP_RND_RNE, LSFP_RND_RTZ, LSFP_RND_STOCHASTIC } lsfp_rounding;
-typedef enum { LSFP_OVF_SATURATE, LSFP_OVF_NONSAT } lsfp_overflow;
-typedef enum { LSFP_ORDER_ASCENDING, LSFP_ORDER_DESCENDING } lsfp_acc_order;
 typedef enum { LS_ENGINE_STATE_FP32, LS_ENGINE_STATE_FP64 } ls_engine_state_precision;
-/* Roles of ls_engine_params.formats (hw/lamp lslamp_fmt_role order). */
-typedef enum { LSLAMP_FMT_LP, LSLAMP_FMT_HP, LSLAMP_FMT_LP_SHIFT, LSLAMP_FMT_LP_EXP, LSLAMP_FMT_HP_SHIFT, LSLAMP_FMT_HP_EXP,
-               LSLAMP_FMT_COUNT } lslamp_fmt_role;
-
+/* Width of Q/K/V in memory and operands, for the timed model: the workload dtype, or e4m3 bytes. */
+typedef enum { LS_ENGINE_OPFMT_INPUT, LS_ENGINE_OPFMT_E4M3 } ls_engine_operand_format;
+/* The engine's parameters. The algorithm's (mode .. compute_reference) are the config keys
+ * algorithm.*, and this struct is the configuration's algorithm section (ls_config.algorithm):
+ * names, defaults and ranges are the schema's (sim/config/schema.c), the only defaults.
+ * ls_run_engine_params (sim/run) takes them from a configuration, ls_run_engine_defaults from the
+ * schema. The rest are the run's (seed, what to keep, hooks): zero in a configuration. */
 typedef struct ls_engine_params {
     ls_engine_mode mode;
+    ls_engine_operand_format operand_format;   /* timed model only: bytes of Q/K/V (numerics: none) */
     lslamp_arith arithmetic;
     ls_engine_acc_model acc_model;
     int b_q, n_q, b_k, n_k;
@@ -52,12 +53,13 @@ typedef struct ls_engine_params {
     ls_engine_state_precision state_precision;
     double lamp_code_tau;
     double random_rate;
-    /* Number formats by role, "" or "auto" = derived (algorithm.lp_format, hp_format, lp_shift_format,
-     * lp_exp_format, hp_shift_format, hp_exp_format; hw/lamp lslamp_formats_resolve). */
-    char formats[LSLAMP_FMT_COUNT][24];
-    uint64_t seed;
+    /* number formats by lslamp_fmt_role (algorithm.lp_format, hp_format, lp_shift_format, lp_exp_format,
+     * hp_shift_format, hp_exp_format; "" or "auto" = derived: hw/lamp lslamp_formats_resolve) */
+    char formats[LSLAMP_FMT_COUNT][LSLAMP_FMT_NAME_MAX];
     int threads;              /* 0 = all cores */
-    bool compute_reference;   /* fp64 reference + accuracy metrics (default on) */
+    bool compute_reference;   /* fp64 reference + accuracy metrics */
+    /* ---- the run's ---- */
+    uint64_t seed;            /* a configuration's top-level seed */
     bool keep_reference;      /* keep the reference O in the result (for saving) */
     bool keep_tile_records;   /* per-tile records (default off) */
     bool keep_lamp_code_mask; /* lamp_code: keep the per-logit selection mask (default off) */
@@ -68,7 +70,6 @@ typedef struct ls_engine_params {
     void *progress_user;
 } ls_engine_params;
 
-void ls_run_engine_defaults(ls_engine_params *p);
 const char *ls_engine_mode_name(ls_engine_mode m);
 
 /* Per (batch, head, query block, warp, key tile): what the timing model replays. */

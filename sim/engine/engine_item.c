@@ -57,16 +57,17 @@ int ls_engine_acc_ws_init(ls_engine_acc_ws *w, int seq_k, int dim)
     size_t sk = (size_t)seq_k;
     w->dref = malloc(LS_ENGINE_ACC_ROWS * sk * sizeof(double));
     w->dtest = malloc(sk * sizeof(double));
+    w->dlogt = malloc(sk * sizeof(double));
     w->dlog = malloc(LS_ENGINE_ACC_ROWS * sk * sizeof(double));
     w->oref = malloc(LS_ENGINE_ACC_ROWS * (size_t)dim * sizeof(double));
-    if (w->dref && w->dtest && w->dlog && w->oref) return 0;
+    if (w->dref && w->dtest && w->dlogt && w->dlog && w->oref) return 0;
     ls_engine_acc_ws_free(w);
     return -1;
 }
 
 void ls_engine_acc_ws_free(ls_engine_acc_ws *w)
 {
-    free(w->dref); free(w->dtest); free(w->dlog); free(w->oref);
+    free(w->dref); free(w->dtest); free(w->dlogt); free(w->dlog); free(w->oref);
     memset(w, 0, sizeof *w);
 }
 
@@ -93,7 +94,9 @@ static row_ref row_reference(const lslamp_block *g, int j, double *dl, double *d
         dl[k] *= sc;
         if (dl[k] > r.mx) r.mx = dl[k];
     }
-    for (int k = 0; k < r.kmax; k++) { dref[k] = exp(dl[k] - r.mx); Z += dref[k]; }
+    for (int k = 0; k < r.kmax; k++) dref[k] = dl[k] - r.mx;
+    lsfp_exp_f64_array(dref, dref, r.kmax);
+    for (int k = 0; k < r.kmax; k++) Z += dref[k];
     for (int k = 0; k < r.kmax; k++) dref[k] /= Z;
     for (int k = r.kmax; k < g->seq_k; k++) dref[k] = 0.0;
     r.logz = log(Z);
@@ -113,13 +116,21 @@ static void row_metrics_vs(const lslamp_block *g, const ls_engine_acc_ws *w, lsl
     /* probability metrics */
     double l1 = 0.0, kl = 0.0;
     int inf = 0, am_ref = 0, am_test = 0;
+    double *logpt = w->dlogt;   /* log p_test of the keys p_ref reaches, clamped at 1e-45 */
+    int pt_inf = 0;
+    for (int k = 0; k < ref.kmax; k++) {
+        logpt[k] = w->dtest[k] > 1e-45 ? w->dtest[k] : 1e-45;
+        pt_inf |= isinf(logpt[k]);
+    }
+    lsfp_log_f64_array(logpt, logpt, ref.kmax);
+    if (pt_inf)   /* outside the array log's domain */
+        for (int k = 0; k < ref.kmax; k++) logpt[k] = isinf(w->dtest[k]) ? INFINITY : logpt[k];
     for (int k = 0; k < sk; k++) {
         double pr = dref[k], pt = w->dtest[k];
         l1 += fabs(pt - pr);
         if (pr > 0) {
             if (!(pt > 0)) inf = 1;
-            double ptc = pt > 1e-45 ? pt : 1e-45;
-            kl += pr * ((dl[k] - mx - logz) - log(ptc));   /* log pr without a log call */
+            kl += pr * ((dl[k] - mx - logz) - logpt[k]);   /* log pr without a log call */
         }
         if (pr > dref[am_ref]) am_ref = k;
         if (pt > w->dtest[am_test]) am_test = k;

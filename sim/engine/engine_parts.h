@@ -22,8 +22,10 @@ int ls_engine_check_inputs(const ls_engine_params *p, const ls_attn_inputs *in, 
 int ls_engine_result_alloc(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine_result *r);
 
 /* Map the engine parameters onto the tile procedure's configuration (policy by mode) and finalize
- * it. c must not be copied afterwards (lslamp_cfg_finalize). Returns 0 or -1 with err. */
-int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, lslamp_cfg *c, char *err, size_t errlen);
+ * it. tables false: no LUT and SFU exponential tables (a user that does no arithmetic with c, only
+ * its geometry and policies). c must not be copied afterwards (lslamp_cfg_finalize). Returns 0 or
+ * -1 with err. */
+int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, bool tables, lslamp_cfg *c, char *err, size_t errlen);
 
 /* Code widths of the LP and HP logits the register file holds: the accumulator formats' bits in
  * hardware arithmetic; 8 and 16 in paper arithmetic (it emulates the numerics of the 8/16-bit
@@ -42,7 +44,7 @@ void ls_engine_count_nonfinite(ls_engine_result *r);
  * oref: LS_ENGINE_ACC_ROWS x dim (the float64 logits, p_ref and O_ref of that many rows, computed
  * together). */
 #define LS_ENGINE_ACC_ROWS 4
-typedef struct { double *dref, *dtest, *dlog, *oref; } ls_engine_acc_ws;
+typedef struct { double *dref, *dtest, *dlogt, *dlog, *oref; } ls_engine_acc_ws;   /* dlogt: seq_k, log p_test */
 /* Returns 0, or -1 with nothing left allocated. Free with ls_engine_acc_ws_free (also when zeroed). */
 int ls_engine_acc_ws_init(ls_engine_acc_ws *w, int seq_k, int dim);
 void ls_engine_acc_ws_free(ls_engine_acc_ws *w);

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "io.h"   /* paths: ls_io_path_join, ls_io_make_dirs, ... */
+
 typedef struct {
     char *final_path;   /* the destination, as given */
     char *tmp_path;     /* where the files go until commit: DIR/../.NAME.run.XXXXXX */
@@ -21,14 +23,4 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
 int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen);
 /* Removes the temporary directory and what was written into it. */
 void ls_atomic_dir_abort(ls_atomic_dir *ad);
-
-/* "dir/name" (malloc'ed), or NULL when out of memory. */
-char *ls_io_path_join(const char *dir, const char *name);
-/* A path built by printf (malloc'ed), or NULL when out of memory. */
-char *ls_io_path_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Creates path and its missing parents. 0, or -1 with a message naming the failing component. */
-int ls_io_make_dirs(const char *path, char *err, size_t errlen);
-/* Removes path and, for a directory, everything under it (symbolic links are not followed).
- * Returns 0, or -1 with errno set by the first failure. */
-int ls_io_remove_tree(const char *path);
 #endif

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,4 +65,66 @@ void ls_io_convert(const unsigned char *src, int src_dtype, size_t n, float *dst
         uint16_t h = (uint16_t)(src[2 * i] | (src[2 * i + 1] << 8));
         dst[i] = src_dtype == 1 ? ls_io_f16_bits_to_f32(h) : ls_io_bf16_bits_to_f32(h);
     }
+}
+
+char *ls_io_path_join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    if (!p) return NULL;
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+char *ls_io_path_fmt(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!p) return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int ls_io_remove_tree(const char *path)
+{
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int ls_io_make_dirs(const char *path, char *err, size_t errlen)
+{
+    char *p = strdup(path);
+    if (!p) {
+        ls_io_err(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s && *s != '/') continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            ls_io_err(err, errlen, "%s: cannot create directory: %s", p, strerror(errno));
+            rc = -1;
+            break;
+        }
+        *s = c;
+        if (!c) break;
+    }
+    free(p);
+    return rc;
 }

@@ -1,6 +1,7 @@
-/* Private helpers shared by the loaders of sim/io (not installed as an interface). */
-#ifndef LAMPSIM_IO_COMMON_H
-#define LAMPSIM_IO_COMMON_H
+/* sim/io's common helpers: paths, error messages, file mapping and the conversion of stored
+ * dtypes to float32 (shared by the loaders and the atomic writers). */
+#ifndef LAMPSIM_IO_IO_H
+#define LAMPSIM_IO_IO_H
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +44,15 @@ static inline float ls_io_f16_bits_to_f32(uint16_t h)
 
 static inline float ls_io_bf16_bits_to_f32(uint16_t b) { return ls_io_f32_from_bits((uint32_t)b << 16); }
 
+/* "dir/name" (malloc'ed), or NULL when out of memory. */
+char *ls_io_path_join(const char *dir, const char *name);
+/* A path built by printf (malloc'ed), or NULL when out of memory. */
+char *ls_io_path_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Creates path and its missing parents. 0, or -1 with a message naming the failing component. */
+int ls_io_make_dirs(const char *path, char *err, size_t errlen);
+/* Removes path and, for a directory, everything under it (symbolic links are not followed).
+ * Returns 0, or -1 with errno set by the first failure. */
+int ls_io_remove_tree(const char *path);
 /* Maps a whole regular file read/write private (copy-on-write). Returns 0 or -1 with err. */
 int ls_io_map_file(const char *path, void **base, size_t *len, char *err, size_t errlen);
 void ls_io_unmap(void *base, size_t len);

@@ -39,7 +39,7 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
     ls_fields_string(fs, "lampsim.version", LAMPSIM_VERSION);
     ls_fields_string(fs, "lampsim.git", LAMPSIM_GIT_REV);
     ls_fields_int(fs, "seed", cfg->seed);
-    ls_fields_string(fs, "mode", ls_engine_mode_name((ls_engine_mode)cfg->algorithm.mode));
+    ls_fields_string(fs, "mode", ls_engine_mode_name(cfg->algorithm.mode));
     ls_fields_string(fs, "model", model);
     workload_fields(fs, wl);
     /* timing-only runs (timed.timing_only) do no arithmetic: their tiles and recompute figures
@@ -81,7 +81,6 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
     ls_fields_uint(fs, "events.overflows_nan", e->overflows_nan);
     ls_fields_uint(fs, "events.exp_underflows", e->exp_underflows);
     ls_fields_uint(fs, "events.exp_above_one", e->exp_above_one);
-    ls_fields_uint(fs, "events.exact_fixups", e->exact_fixups);
     ls_fields_uint(fs, "events.o_nonfinite", e->o_nonfinite);
 }
 
@@ -89,7 +88,7 @@ void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *
 {
     const ls_engine_params *al = &cfg->algorithm;
     fprintf(out, "lampsim %s (git %s)  mode %s, %s arithmetic, seed %lld\n", LAMPSIM_VERSION, LAMPSIM_GIT_REV,
-            ls_engine_mode_name((ls_engine_mode)al->mode), ls_config_enum_name("algorithm.arithmetic", al->arithmetic),
+            ls_engine_mode_name(al->mode), ls_config_enum_name("algorithm.arithmetic", al->arithmetic),
             (long long)cfg->seed);
     fprintf(out, "workload  %s (%s%s): batch %d, heads %d/%d, seq %d x %d, d %d, %s\n", wl->name, wl->generator,
             wl->synthetic ? ", synthetic" : "", wl->batch, wl->heads_q, wl->heads_kv, wl->seq_q, wl->seq_k, wl->dim,

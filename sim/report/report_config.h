@@ -1,6 +1,6 @@
 /* The report's config section (apart from report.h, which needs the engine's types). */
-#ifndef LAMPSIM_REPORT_CONFIG_FIELDS_H
-#define LAMPSIM_REPORT_CONFIG_FIELDS_H
+#ifndef LAMPSIM_REPORT_REPORT_CONFIG_H
+#define LAMPSIM_REPORT_REPORT_CONFIG_H
 #include "config.h"
 #include "fields.h"
 

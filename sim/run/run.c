@@ -17,39 +17,16 @@
 
 void ls_run_engine_params(const ls_config *cfg, ls_engine_params *p)
 {
-    const ls_engine_params *a = &cfg->algorithm;
-    ls_run_engine_defaults(p);
-    /* Enumerations share their order with the schema (tests/engine checks it at compile time). */
-    p->mode = (ls_engine_mode)a->mode;
-    p->arithmetic = (lslamp_arith)a->arithmetic;
-    p->acc_model = (ls_engine_acc_model)a->acc_model;
-    p->b_q = a->b_q;
-    p->n_q = a->n_q;
-    p->b_k = a->b_k;
-    p->n_k = a->n_k;
-    p->tau = a->tau;
-    p->delta = a->delta;
-    p->stage1 = a->stage1;
-    p->stage2 = a->stage2;
-    p->rounding = (lsfp_rounding)a->rounding;
-    p->overflow = (lsfp_overflow)a->overflow;
-    p->mu_lp_shift = (lslamp_mu_shift)a->mu_lp_shift;
-    p->hp_shift = (lslamp_hp_shift)a->hp_shift;
-    p->scale_point = (lslamp_scale_point)a->scale_point;
-    p->acc_order = (lsfp_acc_order)a->acc_order;
-    p->chunk_k = a->chunk_k;
-    p->knapsack_tiebreak = (lslamp_tiebreak)a->knapsack_tiebreak;
-    p->disruptive_numerics = (lslamp_disruptive)a->disruptive_numerics;
-    p->above_one = (lslamp_above_one)a->above_one;
-    p->state_precision = (ls_engine_state_precision)a->state_precision;
-    p->lamp_code_tau = a->lamp_code_tau;
-    p->random_rate = a->random_rate;
-    const char *fm[LSLAMP_FMT_COUNT] = {a->lp_format, a->hp_format, a->lp_shift_format, a->lp_exp_format,
-                                     a->hp_shift_format, a->hp_exp_format};
-    for (int r = 0; r < LSLAMP_FMT_COUNT; r++) snprintf(p->formats[r], sizeof p->formats[r], "%s", fm[r]);
+    *p = cfg->algorithm;   /* the algorithm section is the engine's parameters; the run's are zero */
     p->seed = (uint64_t)cfg->seed;
-    p->threads = a->threads;
-    p->compute_reference = a->compute_reference;
+}
+
+void ls_run_engine_defaults(ls_engine_params *p)
+{
+    ls_config cfg;
+    ls_config_defaults(&cfg);
+    ls_run_engine_params(&cfg, p);
+    ls_config_free(&cfg);
 }
 
 static int write_text(const char *dir, const char *name, const char *text, char *err, size_t errlen)
@@ -86,6 +63,7 @@ static char *run_info_json(const ls_config *cfg, const ls_engine_result *r, cons
         ls_json_double(&j, "wall_seconds", tr->wall_seconds);
         ls_json_double(&j, "simulated_cycles_per_second", tr->cycles_per_second);
         ls_json_bool(&j, "numerics_reused", tr->numerics_reused != 0);
+        ls_json_string(&j, "numerics_path", tr->numerics_path ? tr->numerics_path : "units");
         ls_json_bool(&j, "timing_only", tr->timing_only != 0);
     } else {
         ls_json_double(&j, "wall_seconds", r->wall_seconds);
@@ -241,6 +219,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         to.trace_max_events = (long)cfg->timed.trace_max_events;
         to.reuse_numerics = cfg->timed.reuse_numerics;
         to.timing_only = cfg->timed.timing_only;
+        to.unit_numerics = cfg->timed.unit_numerics;
         to.progress = ep.progress;
         to.progress_user = ep.progress_user;
         if (!rc && ls_timed_run_opts(cfg, &ep, &in, &to, &res, &tr, err, errlen)) rc = 1;

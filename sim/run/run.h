@@ -30,8 +30,10 @@ typedef struct {
 struct ls_json;
 void ls_run_info_begin(struct ls_json *j, const ls_config *cfg, int threads);
 
-/* The engine parameters a configuration asks for. */
+/* The engine parameters a configuration asks for (the run's own ones zero). */
 void ls_run_engine_params(const ls_config *cfg, ls_engine_params *p);
+/* The engine parameters of the schema's defaults: the one set of defaults of the algorithm. */
+void ls_run_engine_defaults(ls_engine_params *p);
 
 /* The checks that need the configuration only (microprogram, register fit, LUT present for the
  * mode), so `validate` finds what `run` would find, and `run` finds it before generating data.

@@ -148,8 +148,11 @@ typedef struct {
     /* numerics */
     lslamp_cfg *lc;
     int synth;                     /* LSDP_SYNTH_*: timing only */
-    bool reuse, replay;            /* fill / read the numerics cache */
+    bool reuse;                    /* fill the numerics cache */
+    bool cached, golden;           /* the units replay the cache's records / the golden engine's */
+    bool replay;                   /* either: the units do no arithmetic */
     uint64_t key;
+    lslamp_tile_record *grecs;     /* the golden engine's records, as the units read them */
     lsdp_shape sh;
     /* the engine-compatible result's buffers */
     int nitems, hl;
@@ -195,7 +198,8 @@ static void item_done(void *user, lsdp_ctx *x)
         ls_engine_item_accuracy(&x->blk, &t->acc, x->Ebuf, x->muh, x->mu, x->om32,
                                 sh->cfg->state_fp64 ? x->om64 : NULL, x->stats);
     t->items_done++;
-    if (t->opt->progress) t->opt->progress(t->opt->progress_user, t->items_done, t->nitems);
+    /* golden first: the engine reported the items as it computed them */
+    if (t->opt->progress && !t->golden) t->opt->progress(t->opt->progress_user, t->items_done, t->nitems);
 }
 
 static const char *layout_name(lsucode_ylayout y)
@@ -259,9 +263,19 @@ static int plan_registers(timed_run *t)
 static int plan_numerics(timed_run *t)
 {
     const ls_engine_params *ep = t->ep;
+    /* the numerics cache holds computed numerics: a timing-only run neither reads nor fills it */
+    t->reuse = t->opt->reuse_numerics && !t->opt->timing_only;
+    t->key = t->reuse ? numerics_key(ep, t->in, &t->prog) : 0;
+    /* a replay takes each tile's selection and flags from records; RAISE's cost also depends on
+     * whether it changed mu_hat, which no record holds, so that option always runs the units' numerics */
+    bool replayable = ep->above_one != LSLAMP_ABOVE_RAISE;
+    t->cached = replayable && t->reuse && g_cache.valid && g_cache.key == t->key;
+    t->golden = replayable && !t->cached && !t->opt->timing_only && !t->opt->unit_numerics;
+    t->replay = t->cached || t->golden;
     t->lc = malloc(sizeof *t->lc);
     if (!t->lc) return run_fail(t, "out of memory");
-    if (ls_engine_lamp_cfg(ep, t->in->dim, t->lc, t->err, t->errlen) != 0) return -1;
+    /* units that replay do no arithmetic: no exponential tables (the engine builds its own) */
+    if (ls_engine_lamp_cfg(ep, t->in->dim, !t->replay, t->lc, t->err, t->errlen) != 0) return -1;
 
     /* timing only: the fixed policies select from the geometry alone; anything whose timing or
      * output depends on the data is refused rather than approximated */
@@ -276,13 +290,35 @@ static int plan_numerics(timed_run *t)
         if (!why && ep->keep_tile_records) why = "per-tile records hold data-dependent flags";
         if (why) return run_fail(t, "timed.timing_only with algorithm.mode %s: %s", ls_engine_mode_name(ep->mode), why);
     }
-    /* the numerics cache holds computed numerics: a timing-only run neither reads nor fills it */
-    t->reuse = t->opt->reuse_numerics && t->synth == LSDP_SYNTH_OFF;
-    t->key = t->reuse ? numerics_key(ep, t->in, &t->prog) : 0;
-    t->replay = t->reuse && g_cache.valid && g_cache.key == t->key && ep->above_one != LSLAMP_ABOVE_RAISE;
     t->tr->numerics_key = t->key;
-    t->tr->numerics_reused = t->replay;
+    t->tr->numerics_reused = t->cached;
     t->tr->timing_only = t->synth != LSDP_SYNTH_OFF;
+    t->tr->numerics_path = t->synth != LSDP_SYNTH_OFF ? "none" : t->cached ? "cache" : t->golden ? "engine" : "units";
+    return 0;
+}
+
+/* Golden first: the engine computes the numerics into the result (on ep->threads; its result does
+ * not depend on them) with the per-tile records the units then replay. The records are dropped
+ * from the result unless ep asks for them. */
+static int golden_numerics(timed_run *t)
+{
+    ls_engine_params gp = *t->ep;
+    gp.keep_tile_records = true;
+    gp.progress = t->opt->progress;
+    gp.progress_user = t->opt->progress_user;
+    if (ls_engine_run(&gp, t->in, t->r, t->err, t->errlen) != 0) return -1;
+    ls_engine_result *r = t->r;
+    t->grecs = malloc((r->n_records ? r->n_records : 1) * sizeof *t->grecs);
+    if (!t->grecs) return run_fail(t, "out of memory");
+    for (size_t i = 0; i < r->n_records; i++)
+        t->grecs[i] = (lslamp_tile_record){ r->records[i].stage1_mask, r->records[i].stage2_mask, r->records[i].n_hp,
+                                            r->records[i].flags };
+    t->sh.replay = t->grecs;
+    if (!t->ep->keep_tile_records) {
+        free(r->records);
+        r->records = NULL;
+        r->n_records = 0;
+    }
     return 0;
 }
 
@@ -303,7 +339,7 @@ static void build_shape(timed_run *t)
     sh->nkt = (in->seq_k + sh->bc - 1) / sh->bc;
     sh->seed = ep->seed;
     sh->accuracy = ep->compute_reference && !t->replay && t->synth == LSDP_SYNTH_OFF;
-    sh->replay = t->replay ? g_cache.recs : NULL;
+    sh->replay = t->cached ? g_cache.recs : NULL;   /* golden first: set when the engine has run */
     sh->synth = t->synth;
     sh->slow_enabled = t->yl == LSUCODE_Y_COMPACT;
     sh->out_bytes = t->cfg->workload.dtype == LS_CONFIG_DTYPE_FP32 ? 4 : 2;
@@ -378,9 +414,9 @@ static int alloc_buffers(timed_run *t)
     t->nitems = in->batch * in->heads_q * t->sh.nqb;
     t->hl = ep->n_k + 1;
     t->nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
-    int ralloc = ls_engine_result_alloc(ep, in, t->r);
+    int ralloc = t->golden ? 0 : ls_engine_result_alloc(ep, in, t->r);   /* golden first: the engine's */
     t->nrecs = (size_t)t->nitems * ep->n_q * t->sh.nkt;
-    bool want_recs = ep->keep_tile_records || (t->reuse && !t->replay);
+    bool want_recs = !t->golden && (ep->keep_tile_records || (t->reuse && !t->cached));
     if (want_recs) t->recs = calloc(t->nrecs, sizeof *t->recs);
     t->items = calloc((size_t)t->nitems, sizeof *t->items);
     t->hist = calloc((size_t)t->nitems * t->hl, sizeof(uint64_t));
@@ -458,12 +494,17 @@ static int run_sequencer(timed_run *t)
     return 0;
 }
 
-/* The numerics into the engine-compatible result: replayed from the cache, or merged from the
- * items (and stored in the cache); the per-tile flags into the records. */
+/* The numerics into the engine-compatible result: the golden engine's (already there), replayed
+ * from the cache, or merged from the items; the last and the engine's stored in the cache; the
+ * per-tile flags into the records. */
 static void merge_numerics(timed_run *t)
 {
     ls_engine_result *r = t->r;
-    if (t->replay) {
+    if (t->golden) {
+        if (t->reuse && cache_store(t->key, r, t->grecs, t->nrecs, t->nout) != 0) ls_timed_cache_clear();
+        return;
+    }
+    if (t->cached) {
         /* numerics from the cache (same key): O, statistics, records */
         memcpy(r->o, g_cache.r.o, t->nout * sizeof(float));
         if (r->o_ref && g_cache.r.o_ref) memcpy(r->o_ref, g_cache.r.o_ref, t->nout * sizeof(float));
@@ -593,7 +634,7 @@ static void timed_free(timed_run *t)
     for (int c = 0; c < t->hw.cores && t->issue; c++) lsdp_issue_free(&t->issue[c]);
     free(t->issue);
     ls_engine_acc_ws_free(&t->acc);
-    free(t->items); free(t->hist); free(t->recs);
+    free(t->items); free(t->hist); free(t->recs); free(t->grecs);
     free(t->lc);
     lsucode_program_free(&t->prog);
     free(t);
@@ -614,7 +655,9 @@ static int timed_stages(timed_run *t)
     build_shape(t);
     long long nitems_all = (long long)in->batch * in->heads_q * ((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
     hw_from_config(t->ac, t->cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3, nitems_all, &t->hw);
-    if (check_feasible(t) != 0 || alloc_buffers(t) != 0 || build_units(t) != 0) return -1;
+    if (check_feasible(t) != 0 || (t->golden && golden_numerics(t) != 0) || alloc_buffers(t) != 0 ||
+        build_units(t) != 0)
+        return -1;
     /* a block's contexts share its K/V stages in the buffer */
     t->depth = lsmem_prefetch_depth(&t->sh, t->ac->memory.buffer_kib * 1024.0, t->ra.limit / t->kvg,
                                     t->ac->memory.pipeline_stages);

@@ -1,8 +1,9 @@
 /* sim/timed — the timed LampAttention accelerator: a SystemC/TLM-2.0 top whose units (hw/tensor,
  * hw/lut, hw/sfu, hw/vector, hw/sched, hw/mem, hw/regfile over the contract hw/dp, sequencer hw/seq) run a microprogram
- * (hw/ucode) and compute the real data with the hw/lamp steps, so O and every statistic equal the
- * golden engine's bit for bit, plus cycles, unit utilisation, stalls, occupancy, slow-path and
- * energy figures. See docs/architecture.md and docs/isa.md. Not reentrant (one SystemC kernel per
+ * (hw/ucode), plus cycles, unit utilisation, stalls, occupancy, slow-path and energy figures. The
+ * numerics (O and every statistic, bit for bit the golden engine's) come from the golden engine run
+ * first, whose per-tile records the units replay; or, with unit_numerics (and where the data only
+ * arrive during the run), the units compute them with the hw/lamp steps. See docs/architecture.md and docs/isa.md. Not reentrant (one SystemC kernel per
  * process): call from one thread at a time. */
 #ifndef LAMPSIM_SIM_TIMED_H
 #define LAMPSIM_SIM_TIMED_H
@@ -39,6 +40,13 @@ typedef struct {
                                     figure equal a full run's; res gets tiles and recompute (exact) and
                                     res->timing_only = true, but no O, accuracy or events. Refused for
                                     other modes, above_one = raise and keep_tile_records. Default 0. */
+    int unit_numerics;           /* 1 (timed.unit_numerics): the units compute the numerics with the
+                                    hw/lamp steps while the model runs (the model's self-check; always so
+                                    for algorithm.above_one = raise, whose RAISE cost depends on the data,
+                                    and for layers launched through the SystemC control port, whose Q/K/V
+                                    arrive through the memory port). 0 (default): the golden engine
+                                    computes them first (ep->threads) and the units replay its per-tile
+                                    records: the same results and cycles with one engine pass's memory. */
     void (*progress)(void *user, long done, long total); /* after each work item, or NULL */
     void *progress_user;
 } ls_timed_options;
@@ -84,6 +92,9 @@ typedef struct ls_timed_result {
     /* host-dependent (run_info.json, summary): never in the deterministic report */
     double wall_seconds, cycles_per_second;
     int numerics_reused;         /* 1 if the arithmetic was replayed from the numerics cache */
+    const char *numerics_path;   /* where the numerics came from: "engine" (golden engine first, units
+                                    replayed its records), "units", "cache" (numerics_reused) or "none"
+                                    (timing_only); a static string */
     int timing_only;             /* 1 if the run was timing-only (no numerics computed) */
     uint64_t numerics_key;       /* the key (0 unless reuse_numerics) */
 } ls_timed_result;

@@ -281,6 +281,7 @@ struct Accelerator::Impl {
         in.v = layer.v = v.data();
         ls_timed_options opt;
         ls_timed_options_default(&opt);
+        opt.unit_numerics = 1;   // Q/K/V arrive through the memory port during the run
         ls_engine_result res;
         ls_timed_result tr;
         launching_layer = &layer;

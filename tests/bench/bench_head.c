@@ -238,23 +238,28 @@ int main(int argc, char **argv)
            " ms, exponent %.2f\n", 1e3 * bn[0], 1e3 * bn[1], 1e3 * bn[2], slope3(bn), 1e3 * bdm[0], 1e3 * bdm[1],
            1e3 * bdm[2], slope3(bdm));
 
-    /* a 4096-token layer of the default workload: timed model vs golden engine, whole processes */
-    char *layer_t[] = { lampsim, "run", "--quiet", "--set", "workload.seq_q=4096", "--set", "workload.seq_k=4096",
-                        "--set", "algorithm.threads=1", NULL, NULL };
-    char *layer_g[] = { lampsim, "run", "--quiet", "--set", "workload.seq_q=4096", "--set", "workload.seq_k=4096",
-                        "--set", "algorithm.threads=1", "--golden", NULL };
-    int lp = pairs < 3 ? pairs : 3;
-    double lt[MAXP], lrss[MAXP], ltr[MAXP], mt = 0, mg = 0;
-    for (int i = 0; i < lp; i++) {
-        double rt, rg;
-        double tt = time_child(layer_t, &rt), tg = time_child(layer_g, &rg);
-        lt[i] = tt / tg;
-        lrss[i] = rt / rg;
-        ltr[i] = tt;
-        mt = rt; mg = rg;
+    /* a 4096-token layer of the default workload: timed model (default: golden engine first, the
+     * units replay its records) vs golden engine, whole processes, fp64 reference on and off */
+    for (int ref = 1; ref >= 0; ref--) {
+        char *refset = ref ? "algorithm.compute_reference=true" : "algorithm.compute_reference=false";
+        char *layer_t[] = { lampsim, "run", "--quiet", "--set", "workload.seq_q=4096", "--set", "workload.seq_k=4096",
+                            "--set", "algorithm.threads=1", "--set", refset, NULL, NULL };
+        char *layer_g[] = { lampsim, "run", "--quiet", "--set", "workload.seq_q=4096", "--set", "workload.seq_k=4096",
+                            "--set", "algorithm.threads=1", "--set", refset, "--golden", NULL };
+        int lp = pairs < 3 ? pairs : 3;
+        double lt[MAXP], lrss[MAXP], ltr[MAXP], mt = 0, mg = 0;
+        for (int i = 0; i < lp; i++) {
+            double rt, rg;
+            double tt = time_child(layer_t, &rt), tg = time_child(layer_g, &rg);
+            lt[i] = tt / tg;
+            lrss[i] = rt / rg;
+            ltr[i] = tt;
+            mt = rt; mg = rg;
+        }
+        printf("  4096-token layer (default workload, reference %s): timed/golden CPU %.2fx (target <= 1.15x), peak RSS"
+               " %.0f/%.0f MiB = %.2fx (target <= 1.5x); timed run %.2f s\n", ref ? "on" : "off", median(lt, lp), mt,
+               mg, median(lrss, lp), median(ltr, lp));
     }
-    printf("  4096-token layer (default workload): timed/golden CPU %.2fx (target <= 1.15x), peak RSS %.0f/%.0f MiB"
-           " = %.2fx (target <= 1.5x); timed run %.2f s\n", median(lt, lp), mt, mg, median(lrss, lp), median(ltr, lp));
 
     /* a timing-only validation point: the whole process vs the timed model inside it (run_info) */
     char cfg[1024], out[] = "/tmp/lampsim_bench_head_XXXXXX";

@@ -141,6 +141,7 @@ static void test_errors(void)
     EXPECT_ERR("algorithm:\n  tau:\n    x: 1\n", "t.yaml:3:5: algorithm.tau: expected a finite number in [0, 1], got a mapping");
     EXPECT_ERR("algorithm:\n  tau:\n", "t.yaml:2:7: algorithm.tau: expected a finite number in [0, 1], got an empty value");
     EXPECT_ERR("algorithm:\n  stage1: yes\n", "t.yaml:2:11: algorithm.stage1: expected a boolean (true or false), got yes");
+    EXPECT_ERR("timed:\n  unit_numerics: 1\n", "t.yaml:2:18: timed.unit_numerics: expected a boolean (true or false), got 1");
     EXPECT_ERR("algorithm:\n  mode: lmap\n",
                "t.yaml:2:9: algorithm.mode: expected one of lamp, fa2_fp32, fa2_16bit, pure_8bit, lamp_code, random, got lmap; "
                "did you mean 'lamp'?");

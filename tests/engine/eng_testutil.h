@@ -8,6 +8,17 @@
 #include <string.h>
 
 #include "attn_inputs.h"
+#include "engine_parts.h"
+#include "run.h"
+
+/* hw/lamp's configuration at the schema's defaults (the only defaults) for head dimension d,
+ * finalized: the engine's mapping of the default parameters. */
+static inline int tu_lamp_cfg_default(lslamp_cfg *c, int d, char *err, size_t errlen)
+{
+    ls_engine_params p;
+    ls_run_engine_defaults(&p);
+    return ls_engine_lamp_cfg(&p, d, true, c, err, errlen);
+}
 
 typedef struct { uint64_t s; int have; double spare; } tu_rng;   /* have/spare: unused */
 

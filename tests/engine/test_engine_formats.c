@@ -18,7 +18,7 @@ static lslamp_cfg g_cfg;   /* large (LUT and SFU table): static */
 
 static int cfg_with(lslamp_arith arith, const char *lp, const char *hp, char *err, size_t errlen)
 {
-    lslamp_cfg_default(&g_cfg);
+    if (tu_lamp_cfg_default(&g_cfg, 128, err, errlen) != 0) return -1;
     g_cfg.arith = arith;
     snprintf(g_cfg.formats[LSLAMP_FMT_LP], LSLAMP_FMT_NAME_MAX, "%s", lp);
     snprintf(g_cfg.formats[LSLAMP_FMT_HP], LSLAMP_FMT_NAME_MAX, "%s", hp);

@@ -222,8 +222,7 @@ static void mask_geometry(void)
 int main(void)
 {
     char err[200];
-    lslamp_cfg_default(&cfg);
-    if (lslamp_cfg_finalize(&cfg, err, sizeof err) != 0) { fprintf(stderr, "%s\n", err); return 1; }
+    if (tu_lamp_cfg_default(&cfg, 128, err, sizeof err) != 0) { fprintf(stderr, "%s\n", err); return 1; }
     CHECK(cfg.use_lut && cfg.use_hp_table);
     hp_shift_code_vs_definition();
     lp_exps_vs_definition();

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "eng_testutil.h"
 #include "lslamp.h"
 
 #define CLOSE(a, b, rel) (fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)) + 1e-12)
@@ -60,10 +61,10 @@ typedef struct {
 
 static void rig_init(rig *r, int b_k, int n_k, int d, const lslamp_policy *pol, lslamp_exp_mode em, bool fp64, double tau)
 {
-    lslamp_cfg_default(&r->c);
+    char err[200];
+    if (tu_lamp_cfg_default(&r->c, d, err, sizeof err) != 0) { fprintf(stderr, "cfg: %s\n", err); exit(1); }
     r->c.b_q = 1; r->c.b_k = b_k; r->c.n_k = n_k; r->c.d = d;
     r->c.policy = pol; r->c.exp_mode = em; r->c.state_fp64 = fp64; r->c.tau = tau;
-    char err[200];
     if (lslamp_cfg_finalize(&r->c, err, sizeof err) != 0) { fprintf(stderr, "cfg: %s\n", err); exit(1); }
     if (lslamp_ws_init(&r->ws, &r->c) != 0) exit(1);
     r->mu[0] = -INFINITY; r->om32[0] = 0; r->om64[0] = 0;

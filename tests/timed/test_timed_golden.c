@@ -1,14 +1,29 @@
-/* The timed model computes O and every statistic bit-identically to the golden engine (its units
- * call the same hw/lamp steps), on several configurations: causal, GQA, ragged lengths, both
- * layouts, the three shipped programs and the numerics options that change the tile procedure.
- * Also: the SystemC top and the direct C drive give identical timing, and repeated runs in one
- * process (the kernel elaborates once) are identical. */
+/* The timed model's units compute O and every statistic bit-identically to the golden engine
+ * (they call the same hw/lamp steps; timed.unit_numerics), on several configurations: causal, GQA,
+ * ragged lengths, both layouts, the three shipped programs and the numerics options that change the
+ * tile procedure. The default path (golden engine first, the units replay its records) gives the
+ * same numerics and every timed figure equal to the units' run. Also: the SystemC top and the
+ * direct C drive give identical timing, and repeated runs in one process (the kernel elaborates
+ * once) are identical. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "fields.h"
 #include "timed_testutil.h"
+
+/* The timed report fields (cycles, units, stalls, occupancy, slow path, energy, memory) as CSV. */
+static char *timed_csv(const ls_timed_result *tr)
+{
+    ls_fields fs;
+    ls_fields_init(&fs);
+    ls_timed_report_fields(&fs, tr);
+    char *csv = ls_fields_to_csv(&fs);
+    ls_fields_free(&fs);
+    return csv;
+}
 
 static int dbl_same(double a, double b) { return (a != a && b != b) || memcmp(&a, &b, sizeof a) == 0; }
 
@@ -59,14 +74,34 @@ static void run_case(const char *name, const char *const *ov, int nov, int recor
     char err[512];
     int rg = ls_engine_run(&c.ep, &c.in, &g, err, sizeof err);
     CHECK_MSG(rg == 0, "%s: golden: %s", name, err);
-    int rt = ls_timed_run(&c.cfg, &c.ep, &c.in, &t, &tr, err, sizeof err);
+    ls_timed_options o;
+    ls_timed_options_default(&o);
+    o.unit_numerics = 1;
+    int rt = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &t, &tr, err, sizeof err);
     CHECK_MSG(rt == 0, "%s: timed: %s", name, err);
     if (rg == 0 && rt == 0) {
         compare(name, &g, &t);
         CHECK_MSG(tr.cycles > 0, "%s: no cycles", name);
+        CHECK_MSG(!strcmp(tr.numerics_path, "units"), "%s: numerics path %s", name, tr.numerics_path);
+        /* golden first (the default): the engine's numerics, the units' timing from its records */
+        ls_engine_result t3;
+        ls_timed_result tr3;
+        int r3 = ls_timed_run(&c.cfg, &c.ep, &c.in, &t3, &tr3, err, sizeof err);
+        CHECK_MSG(r3 == 0, "%s: golden first: %s", name, err);
+        if (r3 == 0) {
+            compare(name, &g, &t3);
+            bool raise = c.ep.above_one == LSLAMP_ABOVE_RAISE;   /* always the units' numerics */
+            CHECK_MSG(!strcmp(tr3.numerics_path, raise ? "units" : "engine"), "%s: numerics path %s", name,
+                      tr3.numerics_path);
+            char *a = timed_csv(&tr), *b = timed_csv(&tr3);
+            CHECK_MSG(a && b && !strcmp(a, b), "%s: timed figures differ between the units' numerics and golden "
+                      "first:\n%s\n%s", name, a ? a : "", b ? b : "");
+            free(a);
+            free(b);
+        }
+        ls_engine_result_free(&t3);
+        ls_timed_result_free(&tr3);
         /* the same units driven without SystemC: identical figures */
-        ls_timed_options o;
-        ls_timed_options_default(&o);
         o.use_systemc = 0;
         int r2 = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &t2, &tr2, err, sizeof err);
         CHECK_MSG(r2 == 0, "%s: direct: %s", name, err);
