@@ -202,6 +202,17 @@ void lsfp_gemv_t_f64(double *y, const double *a, const float *X, long ldx, int r
 void lsfp_gemv_t_block_f64(double *Y, long ldy, const double *A, long lda, int ny, const int *rows, const float *X,
                            long ldx, int n);
 
+/* fp32 screen for the largest |dot product| (fp_absmax32.c). K (nk rows of n, stride ldk) is packed
+ * once into panels of LSFP_ABSMAX_PANEL keys (lsfp_absmax_pack_floats(nk, n) floats); then
+ * rowmax[i] = max over j < cols[i] (<= nk) of |s_ij| (0 when cols[i] <= 0), s_ij = sum_t Q[i * ldq + t]
+ * * K[j * ldk + t] summed in fp32 in an order, and with FMAs, that depend on the kernel family. The
+ * values are not bit-reproducible across families; what holds for every family, as long as no sum
+ * overflows, is |s_ij - exact| <= gamma_n * sum_t |q_t k_t| + n * 2^-149, gamma_n = n 2^-24 / (1 - n 2^-24). */
+#define LSFP_ABSMAX_PANEL 32
+size_t lsfp_absmax_pack_floats(int nk, int n);
+void lsfp_absmax_pack(const float *K, long ldk, int nk, int n, float *packed);
+void lsfp_absmax_rows_f32(const float *Q, long ldq, int nq, const int *cols, const float *packed, int n, float *rowmax);
+
 /* y[i] = exp(x[i]) and y[i] = log(x[i]) (x[i] > 0 and normal) for i < n, within 1 and 2 ulp, the same bits
  * on every kernel family (fp_math64.c): the fp64 reference's per-key exponentials and logs. */
 void lsfp_exp_f64_array(const double *x, double *y, int n);

@@ -38,12 +38,37 @@ static void normalize_to_rms1(double *x, int d)
     for (int i = 0; i < d; ++i) x[i] *= f;
 }
 
-static void rope_rotate(double *x, int d, double pos, const double *invf)
+/* RoPE's (sin, cos) of pos * invf[i]: a table per position when it fits, shared by every head and
+ * by Q and K (the same function of the same double, so the same bits as computing it in place). */
+typedef struct {
+    const double *invf;
+    int half, pmin, npos;
+    double *sc; /* [npos][sin, cos][half], or NULL: computed in place */
+} rope_table;
+
+enum { ROPE_TABLE_MAX_BYTES = 64 << 20 };
+
+static void rope_table_init(rope_table *t, const double *invf, int half, int pmin, int pmax)
 {
-    int half = d / 2;
+    *t = (rope_table){.invf = invf, .half = half, .pmin = pmin, .npos = pmax - pmin + 1};
+    if (half <= 0 || (double)t->npos * half * 2 * sizeof(double) > ROPE_TABLE_MAX_BYTES) return;
+    t->sc = malloc((size_t)t->npos * half * 2 * sizeof(double));
+    if (!t->sc) return; /* the in-place path needs no memory */
+    for (int p = 0; p < t->npos; ++p) {
+        double *e = t->sc + (size_t)p * half * 2;
+        for (int i = 0; i < half; ++i) e[i] = (double)(pmin + p) * invf[i];
+        ls_prng_det_sincos_n(e, e, e + half, half);
+    }
+}
+
+static void rope_rotate(double *x, const rope_table *t, int pos)
+{
+    const int half = t->half;
+    const double *e = t->sc ? t->sc + (size_t)(pos - t->pmin) * half * 2 : NULL;
     for (int i = 0; i < half; ++i) {
         double s, c;
-        ls_prng_det_sincos(pos * invf[i], &s, &c);
+        if (e) s = e[i], c = e[half + i];
+        else ls_prng_det_sincos((double)pos * t->invf[i], &s, &c);
         double a = x[i], b = x[i + half];
         x[i] = a * c - b * s;
         x[i + half] = a * s + b * c;
@@ -71,19 +96,19 @@ int ls_workload_synthetic(const ls_config_workload *w, int64_t seed, ls_attn_inp
     o->q = malloc(nq * sizeof(float));
     o->k = malloc(nk * sizeof(float));
     o->v = malloc(nk * sizeof(float));
-    double *row = malloc((size_t)D * sizeof(double));
+    double *row = malloc((size_t)D * sizeof(double)), *nrm = malloc((size_t)D * sizeof(double));
     double *gk = malloc((size_t)HK * D * sizeof(double)), *gq = malloc((size_t)HQ * D * sizeof(double));
     double *cdir = malloc((size_t)HK * D * sizeof(double)), *udir = malloc((size_t)HK * D * sizeof(double));
     double *floc = malloc((size_t)HK * sizeof(double)), *fsink = malloc((size_t)HK * sizeof(double));
     double *invf = malloc((size_t)(D / 2 + 1) * sizeof(double));
-    int ok = o->q && o->k && o->v && row && gk && gq && cdir && udir && floc && fsink && invf;
+    int ok = o->q && o->k && o->v && row && nrm && gk && gq && cdir && udir && floc && fsink && invf;
     if (!ok) {
         ls_io_err(err, errlen, "out of memory for Q/K/V (%zu + 2 x %zu floats)", nq, nk);
         free(o->q);
         free(o->k);
         free(o->v);
         free(o);
-        free(row), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf);
+        free(row), free(nrm), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf);
         return -1;
     }
     const uint64_t s = (uint64_t)seed;
@@ -105,7 +130,7 @@ int ls_workload_synthetic(const ls_config_workload *w, int64_t seed, ls_attn_inp
             floc[g] = 1.0 + w->head_variety * (2.0 * ls_prng_uniform(&r) - 1.0);
             fsink[g] = 1.0 + w->head_variety * (2.0 * ls_prng_uniform(&r) - 1.0);
             double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
-            for (int i = 0; i < D; ++i) c[i] = ls_prng_normal(&r);
+            ls_prng_normals(&r, c, (size_t)D);
             normalize_to_rms1(c, D);
             /* the sink direction lives in the lowest-frequency rotary pairs, which barely rotate */
             int lo = 0;
@@ -129,6 +154,9 @@ int ls_workload_synthetic(const ls_config_workload *w, int64_t seed, ls_attn_inp
         }
     }
     const int group = HQ / HK;
+    /* positions: keys 0 .. SK-1, queries SK-SQ .. SK-1 (bottom-right aligned) */
+    rope_table rope = {0};
+    if (qk && w->rope.enabled) rope_table_init(&rope, invf, D / 2, SK - SQ < 0 ? SK - SQ : 0, SK - 1);
     /* queries carry the sink direction with weight sinks.strength; sink keys are that
      * direction plus a little noise (weight 0.25) */
     const double qsink = w->sinks.count > 0 ? w->sinks.strength : 0.0;
@@ -141,12 +169,14 @@ int ls_workload_synthetic(const ls_config_workload *w, int64_t seed, ls_attn_inp
                 if (qk) {
                     const double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
                     double al = w->locality * floc[g], as = qsink * fsink[g];
-                    for (int t = 0; t < D; ++t) row[t] = w->std * ls_prng_normal(&r) + al * c[t] + as * u[t];
+                    ls_prng_normals(&r, nrm, (size_t)D);
+                    for (int t = 0; t < D; ++t) row[t] = w->std * nrm[t] + al * c[t] + as * u[t];
                     rms_gain(row, D, gq + (size_t)h * D);
-                    if (w->rope.enabled) rope_rotate(row, D, (double)(SK - SQ + i), invf);
+                    if (w->rope.enabled) rope_rotate(row, &rope, SK - SQ + i);
                     for (int t = 0; t < D; ++t) dst[t] = (float)(row[t] * w->sharpness);
                 } else {
-                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * w->sharpness * ls_prng_normal(&r));
+                    ls_prng_normals(&r, nrm, (size_t)D);
+                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * w->sharpness * nrm[t]);
                 }
             }
         }
@@ -158,20 +188,25 @@ int ls_workload_synthetic(const ls_config_workload *w, int64_t seed, ls_attn_inp
                     const double *c = cdir + (size_t)g * D, *u = udir + (size_t)g * D;
                     int sink = j < w->sinks.count;
                     double al = sink ? 0.0 : w->locality * floc[g], as = sink ? 1.0 : 0.0, zs = sink ? 0.25 * w->std : w->std;
-                    for (int t = 0; t < D; ++t) row[t] = zs * ls_prng_normal(&r) + al * c[t] + as * u[t];
+                    ls_prng_normals(&r, nrm, (size_t)D);
+                    for (int t = 0; t < D; ++t) row[t] = zs * nrm[t] + al * c[t] + as * u[t];
                     rms_gain(row, D, gk + (size_t)g * D);
-                    if (w->rope.enabled) rope_rotate(row, D, (double)j, invf);
+                    if (w->rope.enabled) rope_rotate(row, &rope, j);
                     for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
                 } else {
-                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * ls_prng_normal(&r));
+                    ls_prng_normals(&r, nrm, (size_t)D);
+                    for (int t = 0; t < D; ++t) dst[t] = (float)(w->std * nrm[t]);
                 }
             }
             ls_prng_stream(&r, s, TAG_V, (uint64_t)b, (uint64_t)g);
             float *vd = o->v + ((size_t)b * HK + g) * SK * D;
-            for (size_t t = 0; t < (size_t)SK * D; ++t) vd[t] = (float)(w->v_std * ls_prng_normal(&r));
+            for (int j = 0; j < SK; ++j) {
+                ls_prng_normals(&r, nrm, (size_t)D);
+                for (int t = 0; t < D; ++t) vd[(size_t)j * D + t] = (float)(w->v_std * nrm[t]);
+            }
         }
     }
-    free(row), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf);
+    free(row), free(nrm), free(gk), free(gq), free(cdir), free(udir), free(floc), free(fsink), free(invf), free(rope.sc);
     out->batch = B;
     out->heads_q = HQ;
     out->heads_kv = HK;

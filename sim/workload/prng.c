@@ -1,6 +1,14 @@
 #include "prng.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "lsfp.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define LS_PRNG_X86 1
+#endif
 
 uint64_t ls_prng_splitmix64(uint64_t *state)
 {
@@ -27,9 +35,9 @@ void ls_prng_stream(ls_prng *r, uint64_t seed, uint64_t tag, uint64_t a, uint64_
 
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t ls_prng_next(ls_prng *r)
+/* xoshiro256** on a state the caller may keep in registers */
+static inline __attribute__((always_inline)) uint64_t xoshiro_next(uint64_t *s)
 {
-    uint64_t *s = r->s;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
     s[2] ^= s[0];
@@ -41,7 +49,23 @@ uint64_t ls_prng_next(ls_prng *r)
     return result;
 }
 
-double ls_prng_uniform(ls_prng *r) { return (double)(ls_prng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+static inline double uniform_of(uint64_t x) { return (double)(x >> 11) * (1.0 / 9007199254740992.0); }
+
+uint64_t ls_prng_next(ls_prng *r) { return xoshiro_next(r->s); }
+
+double ls_prng_uniform(ls_prng *r) { return uniform_of(xoshiro_next(r->s)); }
+
+/* Marsaglia's polar method: a point (u, v) drawn uniformly in the unit disc minus the origin. */
+static void polar_draw(uint64_t *st, double *u, double *v, double *s)
+{
+    do {
+        *u = 2.0 * uniform_of(xoshiro_next(st)) - 1.0;
+        *v = 2.0 * uniform_of(xoshiro_next(st)) - 1.0;
+        *s = *u * *u + *v * *v;
+    } while (*s >= 1.0 || *s == 0.0);
+}
+
+static double polar_factor(double s);
 
 double ls_prng_normal(ls_prng *r)
 {
@@ -50,12 +74,8 @@ double ls_prng_normal(ls_prng *r)
         return r->spare;
     }
     double u, v, s;
-    do {
-        u = 2.0 * ls_prng_uniform(r) - 1.0;
-        v = 2.0 * ls_prng_uniform(r) - 1.0;
-        s = u * u + v * v;
-    } while (s >= 1.0 || s == 0.0);
-    double f = sqrt(-2.0 * ls_prng_det_log(s) / s);
+    polar_draw(r->s, &u, &v, &s);
+    double f = polar_factor(s);
     r->spare = v * f;
     r->have_spare = 1;
     return u * f;
@@ -64,22 +84,131 @@ double ls_prng_normal(ls_prng *r)
 static const double LN2_HI = 6.93147180369123816490e-01; /* high bits of ln 2, exact times small ints */
 static const double LN2_LO = 1.90821492927058770002e-10;
 
+/* 1/k for k = 23, 21, .., 1: the atanh series' coefficients, highest first (each correctly rounded,
+ * as the division at run time would be) */
+static const double ATANH_COEF[12] = {1.0 / 23, 1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13,
+                                      1.0 / 11, 1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3,  1.0 / 1};
+static const double SQRT_HALF = 0.70710678118654752440;
+
 double ls_prng_det_log(double x)
 {
     if (!(x > 0)) return -HUGE_VAL;
     int e;
     double m = frexp(x, &e); /* x = m * 2^e, m in [0.5, 1) (exact) */
-    if (m < 0.70710678118654752440) {
+    if (m < SQRT_HALF) {
         m *= 2.0;
         e -= 1;
     }
     /* log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.1716 */
     double s = (m - 1.0) / (m + 1.0);
     double s2 = s * s;
-    double term = 1.0 / 23.0;
-    for (int k = 21; k >= 1; k -= 2) term = 1.0 / k + s2 * term;
+    double term = ATANH_COEF[0];
+    for (int k = 1; k < 12; ++k) term = ATANH_COEF[k] + s2 * term;
     double lm = 2.0 * s * term;
     return (double)e * LN2_HI + ((double)e * LN2_LO + lm);
+}
+
+/* The polar method's factor sqrt(-2 log s / s), several lanes at once: ls_prng_det_log's operations in
+ * its order, one rounding each (no FMA: -ffp-contract=off), so every lane has the scalar bits. s is
+ * a positive normal number (s >= 2^-104), so frexp is a matter of bits: the mantissa with 0.5's
+ * exponent, e = biased exponent - 1022 (made a double exactly as (2^52 + biased) - (2^52 + 1022)). */
+static double polar_factor(double s) { return sqrt(-2.0 * ls_prng_det_log(s) / s); }
+
+#ifdef LS_PRNG_X86
+__attribute__((target("avx512f"))) static int polar_avx512(const double *s, double *f, int n)
+{
+    const __m512i mant = _mm512_set1_epi64(0x000fffffffffffffll), half = _mm512_set1_epi64(0x3fe0000000000000ll);
+    const __m512i magic = _mm512_set1_epi64(0x4330000000000000ll);
+    const __m512d one = _mm512_set1_pd(1.0), bias = _mm512_set1_pd(4503599627370496.0 + 1022.0);
+    int p = 0;
+    for (; p + 8 <= n; p += 8) {
+        __m512d x = _mm512_loadu_pd(s + p);
+        __m512i bits = _mm512_castpd_si512(x);
+        __m512d m = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(bits, mant), half));
+        __m512d e = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(bits, 52), magic)), bias);
+        __mmask8 lo = _mm512_cmp_pd_mask(m, _mm512_set1_pd(SQRT_HALF), _CMP_LT_OQ);
+        m = _mm512_mask_add_pd(m, lo, m, m);
+        e = _mm512_mask_sub_pd(e, lo, e, one);
+        __m512d t = _mm512_div_pd(_mm512_sub_pd(m, one), _mm512_add_pd(m, one));
+        __m512d t2 = _mm512_mul_pd(t, t), term = _mm512_set1_pd(ATANH_COEF[0]);
+        for (int k = 1; k < 12; ++k) term = _mm512_add_pd(_mm512_set1_pd(ATANH_COEF[k]), _mm512_mul_pd(t2, term));
+        __m512d lm = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), t), term);
+        __m512d lg = _mm512_add_pd(_mm512_mul_pd(e, _mm512_set1_pd(LN2_HI)),
+                                   _mm512_add_pd(_mm512_mul_pd(e, _mm512_set1_pd(LN2_LO)), lm));
+        _mm512_storeu_pd(f + p, _mm512_sqrt_pd(_mm512_div_pd(_mm512_mul_pd(_mm512_set1_pd(-2.0), lg), x)));
+    }
+    return p;
+}
+
+__attribute__((target("avx2"))) static int polar_avx2(const double *s, double *f, int n)
+{
+    const __m256i mant = _mm256_set1_epi64x(0x000fffffffffffffll), half = _mm256_set1_epi64x(0x3fe0000000000000ll);
+    const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);
+    const __m256d one = _mm256_set1_pd(1.0), bias = _mm256_set1_pd(4503599627370496.0 + 1022.0);
+    int p = 0;
+    for (; p + 4 <= n; p += 4) {
+        __m256d x = _mm256_loadu_pd(s + p);
+        __m256i bits = _mm256_castpd_si256(x);
+        __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, mant), half));
+        __m256d e = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(bits, 52), magic)), bias);
+        __m256d lo = _mm256_cmp_pd(m, _mm256_set1_pd(SQRT_HALF), _CMP_LT_OQ);
+        m = _mm256_blendv_pd(m, _mm256_add_pd(m, m), lo);
+        e = _mm256_blendv_pd(e, _mm256_sub_pd(e, one), lo);
+        __m256d t = _mm256_div_pd(_mm256_sub_pd(m, one), _mm256_add_pd(m, one));
+        __m256d t2 = _mm256_mul_pd(t, t), term = _mm256_set1_pd(ATANH_COEF[0]);
+        for (int k = 1; k < 12; ++k) term = _mm256_add_pd(_mm256_set1_pd(ATANH_COEF[k]), _mm256_mul_pd(t2, term));
+        __m256d lm = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), t), term);
+        __m256d lg = _mm256_add_pd(_mm256_mul_pd(e, _mm256_set1_pd(LN2_HI)),
+                                   _mm256_add_pd(_mm256_mul_pd(e, _mm256_set1_pd(LN2_LO)), lm));
+        _mm256_storeu_pd(f + p, _mm256_sqrt_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_set1_pd(-2.0), lg), x)));
+    }
+    return p;
+}
+#endif
+
+static void polar_factors(const double *s, double *f, int n)
+{
+    int p = 0;
+#ifdef LS_PRNG_X86
+    lsfp_isa isa = lsfp_isa_active();
+    if (isa == LSFP_ISA_AVX512) p = polar_avx512(s, f, n);
+    else if (isa == LSFP_ISA_AVX2) p = polar_avx2(s, f, n);
+#endif
+    for (; p < n; ++p) f[p] = polar_factor(s[p]);
+}
+
+void ls_prng_normals(ls_prng *r, double *out, size_t n)
+{
+    size_t k = 0;
+    if (n && r->have_spare) {
+        out[k++] = r->spare;
+        r->have_spare = 0;
+    }
+    enum { CHUNK = 64 }; /* pairs per pass */
+    double u[CHUNK], v[CHUNK], s[CHUNK], f[CHUNK];
+    while (k < n) {
+        size_t left = (n - k + 1) / 2;
+        int pairs = left < CHUNK ? (int)left : CHUNK;
+        uint64_t st[4];
+        memcpy(st, r->s, sizeof st);
+        /* the draws of polar_draw, a candidate kept by advancing p (no branch to mispredict) */
+        for (int p = 0; p < pairs;) {
+            u[p] = 2.0 * uniform_of(xoshiro_next(st)) - 1.0;
+            v[p] = 2.0 * uniform_of(xoshiro_next(st)) - 1.0;
+            s[p] = u[p] * u[p] + v[p] * v[p];
+            p += (s[p] < 1.0) & (s[p] != 0.0);
+        }
+        memcpy(r->s, st, sizeof st);
+        polar_factors(s, f, pairs);
+        for (int p = 0; p < pairs; ++p) {
+            out[k++] = u[p] * f[p];
+            if (k < n) out[k++] = v[p] * f[p];
+            else {  /* the odd one out waits as the spare, as ls_prng_normal leaves it */
+                r->spare = v[p] * f[p];
+                r->have_spare = 1;
+            }
+        }
+    }
 }
 
 double ls_prng_det_exp(double x)
@@ -97,12 +226,14 @@ double ls_prng_det_exp(double x)
     return ldexp(sum, k);
 }
 
+/* Cody-Waite parts of pi/2 and the series' denominators (i-1) i (exact) */
+static const double TWO_OVER_PI = 0.63661977236758134308, PIO2_1 = 1.57079632673412561417e+00,
+                    PIO2_2 = 6.07710050630396597660e-11, PIO2_3 = 2.02226624879595063154e-21;
+
 void ls_prng_det_sincos(double x, double *s, double *c)
 {
     /* reduce by 2 pi in three parts (Cody-Waite), then by pi/2 into [-pi/4, pi/4] */
-    static const double PIO2_1 = 1.57079632673412561417e+00, PIO2_2 = 6.07710050630396597660e-11,
-                        PIO2_3 = 2.02226624879595063154e-21;
-    double kf = x * 0.63661977236758134308; /* 2/pi */
+    double kf = x * TWO_OVER_PI;
     kf = kf >= 0 ? floor(kf + 0.5) : -floor(-kf + 0.5);
     double r = ((x - kf * PIO2_1) - kf * PIO2_2) - kf * PIO2_3;
     long long q = (long long)kf;
@@ -123,4 +254,83 @@ void ls_prng_det_sincos(double x, double *s, double *c)
     case 2: *s = -sv; *c = -cv; break;
     default: *s = -cv; *c = sv; break;
     }
+}
+
+/* ls_prng_det_sincos several lanes at once, its operations in its order. The quadrant kf mod 4 is
+ * kf - 4 floor(kf / 4), exact for an integral kf; negation flips the sign bit, as unary minus does. */
+#ifdef LS_PRNG_X86
+__attribute__((target("avx512f"))) static int sincos_avx512(const double *x, double *s, double *c, int n)
+{
+    const __m512d one = _mm512_set1_pd(1.0), half = _mm512_set1_pd(0.5), zero = _mm512_setzero_pd();
+    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
+    enum { FLOOR = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC };
+#define NEG512(m, v) _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(v), m, _mm512_castpd_si512(v), sign))
+    int p = 0;
+    for (; p + 8 <= n; p += 8) {
+        __m512d xv = _mm512_loadu_pd(x + p), k = _mm512_mul_pd(xv, _mm512_set1_pd(TWO_OVER_PI));
+        __mmask8 up = _mm512_cmp_pd_mask(k, zero, _CMP_GE_OQ);
+        __m512d kup = _mm512_roundscale_pd(_mm512_add_pd(k, half), FLOOR);
+        __m512d kdn = NEG512(0xff, _mm512_roundscale_pd(_mm512_add_pd(NEG512(0xff, k), half), FLOOR));
+        k = _mm512_mask_blend_pd(up, kdn, kup);
+        __m512d r = _mm512_sub_pd(_mm512_sub_pd(_mm512_sub_pd(xv, _mm512_mul_pd(k, _mm512_set1_pd(PIO2_1))),
+                                                _mm512_mul_pd(k, _mm512_set1_pd(PIO2_2))),
+                                  _mm512_mul_pd(k, _mm512_set1_pd(PIO2_3)));
+        __m512d quad = _mm512_sub_pd(k, _mm512_mul_pd(_mm512_set1_pd(4.0),
+                                                      _mm512_roundscale_pd(_mm512_mul_pd(k, _mm512_set1_pd(0.25)), FLOOR)));
+        __m512d r2 = _mm512_mul_pd(r, r), ts = one, tc = one;
+        for (int i = 19; i >= 3; i -= 2)
+            ts = _mm512_sub_pd(one, _mm512_mul_pd(_mm512_div_pd(r2, _mm512_set1_pd((double)(i - 1) * i)), ts));
+        for (int i = 20; i >= 2; i -= 2)
+            tc = _mm512_sub_pd(one, _mm512_mul_pd(_mm512_div_pd(r2, _mm512_set1_pd((double)(i - 1) * i)), tc));
+        __m512d sv = _mm512_mul_pd(r, ts);
+        __mmask8 q1 = _mm512_cmp_pd_mask(quad, one, _CMP_EQ_OQ), q2 = _mm512_cmp_pd_mask(quad, _mm512_set1_pd(2.0), _CMP_EQ_OQ),
+                 q3 = _mm512_cmp_pd_mask(quad, _mm512_set1_pd(3.0), _CMP_EQ_OQ);
+        __m512d so = _mm512_mask_blend_pd(q1 | q3, sv, tc), co = _mm512_mask_blend_pd(q1 | q3, tc, sv);
+        _mm512_storeu_pd(s + p, NEG512(q2 | q3, so));
+        _mm512_storeu_pd(c + p, NEG512(q1 | q2, co));
+    }
+#undef NEG512
+    return p;
+}
+
+__attribute__((target("avx2"))) static int sincos_avx2(const double *x, double *s, double *c, int n)
+{
+    const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5), zero = _mm256_setzero_pd();
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    int p = 0;
+    for (; p + 4 <= n; p += 4) {
+        __m256d xv = _mm256_loadu_pd(x + p), k = _mm256_mul_pd(xv, _mm256_set1_pd(TWO_OVER_PI));
+        __m256d up = _mm256_cmp_pd(k, zero, _CMP_GE_OQ);
+        __m256d kup = _mm256_floor_pd(_mm256_add_pd(k, half));
+        __m256d kdn = _mm256_xor_pd(_mm256_floor_pd(_mm256_add_pd(_mm256_xor_pd(k, sign), half)), sign);
+        k = _mm256_blendv_pd(kdn, kup, up);
+        __m256d r = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(xv, _mm256_mul_pd(k, _mm256_set1_pd(PIO2_1))),
+                                                _mm256_mul_pd(k, _mm256_set1_pd(PIO2_2))),
+                                  _mm256_mul_pd(k, _mm256_set1_pd(PIO2_3)));
+        __m256d quad = _mm256_sub_pd(k, _mm256_mul_pd(_mm256_set1_pd(4.0), _mm256_floor_pd(_mm256_mul_pd(k, _mm256_set1_pd(0.25)))));
+        __m256d r2 = _mm256_mul_pd(r, r), ts = one, tc = one;
+        for (int i = 19; i >= 3; i -= 2)
+            ts = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_div_pd(r2, _mm256_set1_pd((double)(i - 1) * i)), ts));
+        for (int i = 20; i >= 2; i -= 2)
+            tc = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_div_pd(r2, _mm256_set1_pd((double)(i - 1) * i)), tc));
+        __m256d sv = _mm256_mul_pd(r, ts);
+        __m256d q1 = _mm256_cmp_pd(quad, one, _CMP_EQ_OQ), q2 = _mm256_cmp_pd(quad, _mm256_set1_pd(2.0), _CMP_EQ_OQ),
+                q3 = _mm256_cmp_pd(quad, _mm256_set1_pd(3.0), _CMP_EQ_OQ), odd = _mm256_or_pd(q1, q3);
+        __m256d so = _mm256_blendv_pd(sv, tc, odd), co = _mm256_blendv_pd(tc, sv, odd);
+        _mm256_storeu_pd(s + p, _mm256_xor_pd(so, _mm256_and_pd(_mm256_or_pd(q2, q3), sign)));
+        _mm256_storeu_pd(c + p, _mm256_xor_pd(co, _mm256_and_pd(_mm256_or_pd(q1, q2), sign)));
+    }
+    return p;
+}
+#endif
+
+void ls_prng_det_sincos_n(const double *x, double *s, double *c, int n)
+{
+    int p = 0;
+#ifdef LS_PRNG_X86
+    lsfp_isa isa = lsfp_isa_active();
+    if (isa == LSFP_ISA_AVX512) p = sincos_avx512(x, s, c, n);
+    else if (isa == LSFP_ISA_AVX2) p = sincos_avx2(x, s, c, n);
+#endif
+    for (; p < n; ++p) ls_prng_det_sincos(x[p], &s[p], &c[p]);
 }

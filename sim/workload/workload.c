@@ -30,15 +30,51 @@ uint64_t ls_workload_hash(const ls_attn_inputs *in)
     return h;
 }
 
-static float round_bf16(float x)
+/* bf16 by bits, branch-free so that loops over it vectorise: RNE on the upper half; inf and NaN stay */
+static inline uint32_t bf16_bits(uint32_t u)
+{
+    uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    return (u & 0x7f800000u) == 0x7f800000u ? u : r;
+}
+
+static inline uint32_t float_bits(float x)
 {
     uint32_t u;
     memcpy(&u, &x, 4);
-    if ((u & 0x7f800000u) == 0x7f800000u) return x;
-    u += 0x7fffu + ((u >> 16) & 1u);
-    u &= 0xffff0000u;
-    memcpy(&x, &u, 4);
-    return x;
+    return u;
+}
+
+/* 1 when a finite x rounds to an infinite bf16 */
+static inline unsigned bf16_overflows(float x)
+{
+    uint32_t u = float_bits(x);
+    return ((bf16_bits(u) & 0x7f800000u) == 0x7f800000u) & ((u & 0x7f800000u) != 0x7f800000u);
+}
+
+/* Rounds in blocks: a block is looked at for the first overflow (a vectorised test, then a search
+ * only in the rare block that has one) before it is rounded in place. */
+static long long round_bf16_array(float *x, size_t n)
+{
+    enum { BLOCK = 1024 };
+    long long bad = -1;
+    for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
+        float *b = x + i0;
+        size_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
+        if (bad < 0) {
+            unsigned over = 0;
+            for (size_t j = 0; j < m; ++j) over |= bf16_overflows(b[j]);
+            for (size_t j = 0; over && j < m; ++j)
+                if (bf16_overflows(b[j])) {
+                    bad = (long long)(i0 + j);
+                    break;
+                }
+        }
+        for (size_t j = 0; j < m; ++j) {
+            uint32_t r = bf16_bits(float_bits(b[j]));
+            memcpy(&b[j], &r, 4);
+        }
+    }
+    return bad;
 }
 
 static double rne_int(double y) /* y >= 0, y < 2^52 */
@@ -65,39 +101,61 @@ static float round_fp16(float x)
 long long ls_workload_round_to_dtype(float *x, size_t n, ls_config_dtype dtype)
 {
     if (dtype == LS_CONFIG_DTYPE_FP32) return -1;
+    if (dtype == LS_CONFIG_DTYPE_BF16) return round_bf16_array(x, n);
     long long bad = -1;
     for (size_t i = 0; i < n; ++i) {
-        float y = dtype == LS_CONFIG_DTYPE_BF16 ? round_bf16(x[i]) : round_fp16(x[i]);
+        float y = round_fp16(x[i]);
         if (!isfinite(y) && isfinite(x[i]) && bad < 0) bad = (long long)i;
         x[i] = y;
     }
     return bad;
 }
 
-/* Largest |q.k|/sqrt(d) over visible pairs (-1: out of memory); rows are subsampled beyond 2^28
- * multiply-adds. */
-static double max_logit(const ls_attn_inputs *in, bool *sampled)
+/* Which rows the max-|logit| scan visits: every stride-th query row, and beyond 2^28 multiply-adds
+ * even at one row per head only every 8th head. */
+typedef struct {
+    int stride, rows;   /* rows per head */
+    bool sampled, every8;
+} scan_plan;
+
+static scan_plan plan_scan(const ls_attn_inputs *in)
 {
-    const int D = in->dim, SQ = in->seq_q, SK = in->seq_k, group = in->heads_q / in->heads_kv;
-    double work = (double)in->batch * in->heads_q * SQ * (double)SK * D;
-    int stride = 1;
+    const int SQ = in->seq_q;
+    double work = (double)in->batch * in->heads_q * SQ * (double)in->seq_k * in->dim;
     const double budget = 268435456.0;
-    if (work > budget) stride = (int)ceil(work / budget);
-    if (stride > SQ) stride = SQ;
-    *sampled = stride > 1 || work / stride > budget;
+    scan_plan p = {.stride = 1};
+    if (work > budget) p.stride = (int)ceil(work / budget);
+    if (p.stride > SQ) p.stride = SQ;
+    p.every8 = work / p.stride > budget;
+    p.sampled = p.stride > 1 || p.every8;
+    p.rows = (SQ + p.stride - 1) / p.stride;
+    return p;
+}
+
+/* Keys query row i sees. */
+static int visible_keys(const ls_attn_inputs *in, int i)
+{
+    int jmax = in->causal ? i + (in->seq_k - in->seq_q) : in->seq_k - 1;
+    if (jmax > in->seq_k - 1) jmax = in->seq_k - 1;
+    return jmax < 0 ? 0 : jmax + 1;
+}
+
+/* The definition: every visited pair's float64 dot product (-1: out of memory). */
+static double max_logit_full(const ls_attn_inputs *in, scan_plan pl)
+{
+    const int D = in->dim, SQ = in->seq_q, SK = in->seq_k, group = in->heads_q / in->heads_kv, stride = pl.stride;
     double best = 0, inv = 1.0 / sqrt((double)D);
     enum { QB = 4 };   /* sampled rows scanned together: they share the loads of K */
     double *dots = malloc((size_t)QB * SK * sizeof *dots);
     if (!dots) return -1;
     for (int b = 0; b < in->batch; ++b)
         for (int h = 0; h < in->heads_q; ++h) {
-            if (*sampled && work / stride > budget && h % 8) continue; /* still too big: every 8th head */
+            if (pl.every8 && h % 8) continue;
             const float *kb = in->k + ((size_t)b * in->heads_kv + h / group) * SK * D;
             for (int i0 = 0; i0 < SQ; i0 += QB * stride) {
                 int nq = 0, jmax[QB], jtop = -1;
                 for (int i = i0; i < SQ && nq < QB; i += stride, ++nq) {
-                    jmax[nq] = in->causal ? i + (SK - SQ) : SK - 1;
-                    if (jmax[nq] > SK - 1) jmax[nq] = SK - 1;
+                    jmax[nq] = visible_keys(in, i) - 1;
                     if (jmax[nq] > jtop) jtop = jmax[nq];
                 }
                 const float *q = in->q + (((size_t)b * in->heads_q + h) * SQ + i0) * D;
@@ -122,6 +180,80 @@ static double max_row_norm(const float *x, size_t rows, int d)
         if (s > best) best = s;
     }
     return sqrt(best);
+}
+
+/* The same maximum, found faster: an fp32 screen gives every visited row's largest |q.k| within
+ * e = (gamma_d(fp32) + gamma_d(fp64)) |q| |k| + d 2^-149 of both the exact value and the float64 dot
+ * product; a pair whose float64 value is the maximum has an fp32 value >= M32 - 2e (M32 the screen's
+ * maximum), so only rows whose screened maximum reaches that are recomputed in float64, with the
+ * definition's kernel (same bits). Falls back to the full scan when the fp32 sums could overflow
+ * or too many rows remain. */
+static double max_logit_screened(const ls_attn_inputs *in, scan_plan pl)
+{
+    const int D = in->dim, SQ = in->seq_q, SK = in->seq_k, HK = in->heads_kv, group = in->heads_q / HK;
+    size_t nq_all = (size_t)in->batch * in->heads_q * SQ, nk_all = (size_t)in->batch * HK * SK;
+    /* |q| |k| bounded from above: the float64 norms' own rounding is below (d + 8) 2^-52 */
+    double norms = max_row_norm(in->q, nq_all, D) * max_row_norm(in->k, nk_all, D) * (1.0 + (D + 8) * 0x1p-52);
+    double g32 = D * 0x1p-24 / (1.0 - D * 0x1p-24), g64 = D * 0x1p-53 / (1.0 - D * 0x1p-53);
+    double e = (g32 + g64) * norms + D * 0x1p-149;
+    if (!(D * 0x1p-24 < 0.5 && norms * (1.0 + g32) < 0x1p127)) return max_logit_full(in, pl);
+    int heads = 0;
+    for (int h = 0; h < in->heads_q; ++h) heads += !(pl.every8 && h % 8);
+    size_t nrows = (size_t)in->batch * heads * pl.rows;
+    float *rowmax = malloc(nrows * sizeof *rowmax), *packed = malloc(lsfp_absmax_pack_floats(SK, D) * sizeof *packed);
+    int *cols = malloc((size_t)pl.rows * sizeof *cols);
+    double *dots = malloc((size_t)SK * sizeof *dots);
+    double best = -1;
+    if (!rowmax || !packed || !cols || !dots) goto done;
+    for (int m = 0; m < pl.rows; ++m) cols[m] = visible_keys(in, m * pl.stride);
+    size_t r = 0;
+    float top = 0;
+    long packed_kv = -1;
+    for (int b = 0; b < in->batch; ++b)
+        for (int h = 0; h < in->heads_q; ++h) {
+            if (pl.every8 && h % 8) continue;
+            long kv = (long)b * HK + h / group;
+            if (kv != packed_kv) lsfp_absmax_pack(in->k + (size_t)kv * SK * D, D, SK, D, packed);
+            packed_kv = kv;
+            const float *q = in->q + ((size_t)b * in->heads_q + h) * SQ * D;
+            lsfp_absmax_rows_f32(q, (long)pl.stride * D, pl.rows, cols, packed, D, rowmax + r);
+            for (int m = 0; m < pl.rows; ++m, ++r) top = rowmax[r] > top ? rowmax[r] : top;
+        }
+    /* the margin's own roundings (and those of top - margin) are far below 2^-20 of it */
+    double cut = (double)top - 2.0 * e * (1.0 + 0x1p-20);
+    size_t cand = 0;
+    for (r = 0; r < nrows; ++r) cand += !(rowmax[r] < cut);
+    if (cand > nrows / 4 + 4) {
+        best = max_logit_full(in, pl);
+        goto done;
+    }
+    best = 0;
+    double inv = 1.0 / sqrt((double)D);
+    r = 0;
+    for (int b = 0; b < in->batch; ++b)
+        for (int h = 0; h < in->heads_q; ++h) {
+            if (pl.every8 && h % 8) continue;
+            const float *kb = in->k + ((size_t)b * HK + h / group) * SK * D;
+            for (int m = 0; m < pl.rows; ++m, ++r) {
+                if (rowmax[r] < cut) continue;
+                const float *q = in->q + (((size_t)b * in->heads_q + h) * SQ + (size_t)m * pl.stride) * D;
+                lsfp_dot_rows_f64(q, kb, D, cols[m], D, dots);
+                for (int j = 0; j < cols[m]; ++j) {
+                    double s = fabs(dots[j]) * inv;
+                    if (s > best) best = s;
+                }
+            }
+        }
+done:
+    free(rowmax), free(packed), free(cols), free(dots);
+    return best;
+}
+
+double ls_workload_max_logit(const ls_attn_inputs *in, bool screened, bool *sampled)
+{
+    scan_plan pl = plan_scan(in);
+    *sampled = pl.sampled;
+    return screened ? max_logit_screened(in, pl) : max_logit_full(in, pl);
 }
 
 /* The facts of the configuration alone, before any data exists. */
@@ -241,7 +373,7 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
         double mq = max_row_norm(out->q, nq / out->dim, out->dim), mk = max_row_norm(out->k, nk / out->dim, out->dim);
         info->logit_bound = mq * mk / sqrt((double)out->dim);
     }
-    info->max_abs_logit = max_logit(out, &info->max_abs_logit_sampled);
+    info->max_abs_logit = ls_workload_max_logit(out, true, &info->max_abs_logit_sampled);
     if (info->max_abs_logit < 0) {
         ls_io_err(err, errlen, "workload: out of memory while scanning the logits");
         ls_attn_inputs_release(out);

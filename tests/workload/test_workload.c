@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "lsfp.h"
 #include "npy.h"
 #include "prng.h"
 #include "workload.h"
@@ -69,6 +70,66 @@ static void test_prng(void)
     CHECK_MSG(fabs(m) < 0.01 && fabs(m2 - 1) < 0.01, "normal moments %g %g", m, m2);
 }
 
+/* The batched normals are the successive calls, bit for bit, spare and state included, on every
+ * kernel family (the families differ in how many logarithms they do at once). */
+static void test_normals(void)
+{
+    static const size_t lens[] = {0, 1, 2, 3, 7, 8, 9, 63, 64, 65, 127, 128, 129, 1001};
+    double got[1001], want[1001];
+    for (int isa = 0; isa <= (int)lsfp_isa_best(); ++isa) {
+        lsfp_set_isa_limit((lsfp_isa)isa);
+        for (size_t i = 0; i < sizeof lens / sizeof lens[0]; ++i)
+            for (int spare = 0; spare < 2; ++spare) {
+                ls_prng a, b;
+                ls_prng_stream(&a, 5, (uint64_t)i, (uint64_t)spare, 9);
+                if (spare) (void)ls_prng_normal(&a);
+                b = a;
+                for (size_t k = 0; k < lens[i]; ++k) want[k] = ls_prng_normal(&a);
+                ls_prng_normals(&b, got, lens[i]);
+                CHECK_MSG(!memcmp(got, want, lens[i] * sizeof got[0]) && !memcmp(a.s, b.s, sizeof a.s) &&
+                              a.have_spare == b.have_spare && (!a.have_spare || a.spare == b.spare) &&
+                              ls_prng_normal(&a) == ls_prng_normal(&b),
+                          "%s: %zu normals after %d", lsfp_isa_name((lsfp_isa)isa), lens[i], spare);
+            }
+    }
+    lsfp_set_isa_limit(LSFP_ISA_AVX512);
+}
+
+/* The batched sines and cosines are ls_prng_det_sincos's, bit for bit, on every family: both signs, every
+ * quadrant, the rounding boundaries of the reduction, large arguments (RoPE's positions x frequencies). */
+static void test_sincos_n(void)
+{
+    enum { N = 4099 };
+    static double x[N], s[N], c[N];
+    ls_prng r;
+    ls_prng_stream(&r, 3, 1, 4, 1);
+    for (int i = 0; i < N; ++i) {
+        double u = ls_prng_uniform(&r);
+        switch (i % 4) {
+        case 0: x[i] = (u - 0.5) * 20; break;                                  /* a few turns either way */
+        case 1: x[i] = (double)(i / 4) * ldexp(1.0, -(i % 40)); break;         /* positions x frequencies */
+        case 2: x[i] = ((i / 4) % 64 - 32 + 0.5) * 1.5707963267948966; break; /* halfway between quadrants */
+        default: x[i] = (u - 0.5) * 1e6; break;
+        }
+    }
+    x[0] = 0.0, x[4] = -0.0;
+    for (int isa = 0; isa <= (int)lsfp_isa_best(); ++isa) {
+        lsfp_set_isa_limit((lsfp_isa)isa);
+        int bad = -1;
+        for (int n = 0; n <= 9 && bad < 0; ++n) {  /* every tail length, then all */
+            int len = n == 9 ? N : n;
+            ls_prng_det_sincos_n(x, s, c, len);
+            for (int i = 0; i < len && bad < 0; ++i) {
+                double es, ec;
+                ls_prng_det_sincos(x[i], &es, &ec);
+                if (memcmp(&es, &s[i], sizeof es) || memcmp(&ec, &c[i], sizeof ec)) bad = i;
+            }
+        }
+        CHECK_MSG(bad < 0, "%s: ls_prng_det_sincos_n differs at x = %.17g", lsfp_isa_name((lsfp_isa)isa), bad < 0 ? 0 : x[bad]);
+    }
+    lsfp_set_isa_limit(LSFP_ISA_AVX512);
+}
+
 static uint64_t build_hash(const char *text, ls_workload_info *info)
 {
     ls_attn_inputs in;
@@ -91,8 +152,13 @@ static void test_determinism(void)
         "workload:\n  seq_q: 48\n  seq_k: 80\n  generator: gaussian\n  causal: false\n  dtype: fp32\n  heads_q: 4\n  heads_kv: 2\n",
         "workload:\n  seq_q: 32\n  seq_k: 32\n  dtype: fp16\n  rope:\n    enabled: false\n  sinks:\n    count: 3\n  seed: 99\n",
         "seed: 5\nworkload:\n  seq_q: 4\n  seq_k: 100\n  dim: 64\n  batch: 2\n  heads_q: 4\n  heads_kv: 1\n  dtype: fp32\n",
+        /* more queries than keys: RoPE positions below zero */
+        "workload:\n  seq_q: 40\n  seq_k: 24\n  causal: false\n  dim: 32\n",
+        /* RoPE's (sin, cos) beyond the table's 64 MiB: computed in place */
+        "workload:\n  seq_q: 1\n  seq_k: 4100\n  dim: 2048\n  heads_q: 1\n  heads_kv: 1\n  causal: false\n",
     };
-    static const uint64_t pinned[] = {0x3921bd0e3eb3d464ull, 0x6b0e172a57c1716eull, 0xa57f9d54dca08986ull, 0x92e24197c9b1892dull};
+    static const uint64_t pinned[] = {0x3921bd0e3eb3d464ull, 0x6b0e172a57c1716eull, 0xa57f9d54dca08986ull, 0x92e24197c9b1892dull,
+                                      0xa36247a3df0f6462ull, 0xab98def38c257f03ull};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         uint64_t a = build_hash(cases[i], &info), b = build_hash(cases[i], &info);
         CHECK(a != 0 && a == b && info.hash == a);
@@ -240,6 +306,14 @@ static void test_dtype(void)
     CHECK_FEQ(z[1], ez[1]);
     CHECK(fabsf(z[2] - ez[2]) / ez[2] < 0x1p-8f);
     CHECK_FEQ(z[3], ez[3]);
+    /* the first finite value that overflows bf16 is named, in any block; infinities stay and are not named */
+    static float big[5000];
+    for (int i = 0; i < 5000; ++i) big[i] = (float)i;
+    big[1500] = INFINITY, big[1700] = -NAN, big[3001] = -3.4e38f, big[4000] = 3.4e38f;
+    CHECK(ls_workload_round_to_dtype(big, 5000, LS_CONFIG_DTYPE_BF16) == 3001);
+    CHECK(isinf(big[1500]) && isnan(big[1700]) && big[3001] == -INFINITY && big[4000] == INFINITY && big[257] == 256.0f);
+    big[3001] = 3.0e38f;
+    CHECK(ls_workload_round_to_dtype(big, 5000, LS_CONFIG_DTYPE_BF16) == -1);
     /* generated bf16 operands are on the bf16 grid */
     ls_attn_inputs in;
     CHECK(load("workload:\n  seq_q: 16\n  seq_k: 16\n  dtype: bf16\n") == 0);
@@ -369,6 +443,8 @@ int main(int argc, char **argv)
     snprintf(tmp, sizeof tmp, "%s/workload_tmp", argc > 1 ? argv[1] : ".");
     mkdir(tmp, 0755);
     test_prng();
+    test_normals();
+    test_sincos_n();
     test_determinism();
     test_statistics();
     test_dtype();
