@@ -13,8 +13,18 @@
 #include "fp_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* 2^k for k in the normal range of a double (exact; ldexp's general path is slow in a table loop) */
+static inline double pow2(int k)
+{
+    uint64_t u = (uint64_t)(k + 1023) << 52;
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
 
 /* k from the double exp(-s), or -1 when it is too close to a decision to be trusted. */
 static double exp_neg_quick(const lsfp_format *out, float s, int *qe_out)
@@ -25,13 +35,15 @@ static double exp_neg_quick(const lsfp_format *out, float s, int *qe_out)
         *qe_out = out->emin - out->mbits;
         return *qe_out > -990 ? 0.0 : -1.0;
     }
-    int ex;
-    (void)frexp(e, &ex);
+    uint64_t eb;
+    memcpy(&eb, &e, 8);
+    int ex = (int)((eb >> 52) & 0x7FF) - 1022;          /* e in [2^(ex-1), 2^ex): e is normal here */
     int qe = (ex - 1 > out->emin ? ex - 1 : out->emin) - out->mbits;
+    if (out->mbits > 40 || qe < -1000 || qe > 1000) return -1.0;
     /* glibc's exp is within 1 ulp (2^-52 relative): n < 2^(mbits+1) is off by < 2^(mbits-51); 8x that */
-    double n = ldexp(e, -qe), lo = floor(n), frac = n - lo, m = ldexp(1.0, out->mbits - 48);
+    double n = e * pow2(-qe), lo = floor(n), frac = n - lo, m = pow2(out->mbits - 48);
     if (m > 0x1p-8) return -1.0;
-    double top = ldexp(1.0, out->mbits + 1);
+    double top = pow2(out->mbits + 1);
     if (n > top - m || (ex - 1 > out->emin && n < top / 2 + m)) return -1.0;   /* the exact value may be in the next binade */
     if (out->rounding == LSFP_RND_RTZ) {
         if (frac < m || frac > 1.0 - m) return -1.0;
@@ -48,7 +60,7 @@ float lsfp_exp_neg(const lsfp_format *out, float s)
     if (isnan(s)) return NAN;
     int qq;
     double kq = exp_neg_quick(out, s, &qq);
-    if (kq >= 0.0) return lsfp_round_double(out, ldexp(kq, qq), NULL);
+    if (kq >= 0.0) return lsfp_round_double(out, kq * pow2(qq), NULL);
     /* s < 0 (exp above one) never comes from the LP path; the HP path may ask (G-15). */
     long double e = expl(-(long double)s);
     int ex;

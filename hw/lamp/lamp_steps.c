@@ -201,14 +201,15 @@ static inline unsigned grid_code(float v, int bias, int mbits, float minnorm, fl
     return ((((u >> 23) & 0xFFu) - 127u + (unsigned)bias) << mbits) | ((u >> (23 - mbits)) & ((1u << mbits) - 1u));
 }
 
-uint32_t lslamp_hp_shift_code(const lslamp_cfg *c, double d)
+/* The HP shift code of d (RNE to the shift format: emin, mbits; codes above maxcode saturate);
+ * inlined into the exponential loop with the format's fields held in registers. */
+static inline uint32_t hp_code(int emin, int mbits, uint32_t maxcode, double d)
 {
-    const lsfp_format *f = &c->hp_s;
     if (!(d > 0.0)) return 0;
     uint64_t u;
     memcpy(&u, &d, 8);
     int e = (int)((u >> 52) & 0x7FF) - 1023;          /* d >= 2^-1022 here: shifts are >= 2^-17 */
-    int qe = (e > f->emin ? e : f->emin) - f->mbits;   /* exponent of the quantum */
+    int qe = (e > emin ? e : emin) - mbits;           /* exponent of the quantum */
     uint64_t pb = (uint64_t)(1023 - qe) << 52;         /* 2^-qe */
     double scale;
     memcpy(&scale, &pb, 8);
@@ -216,8 +217,13 @@ uint32_t lslamp_hp_shift_code(const lslamp_cfg *c, double d)
     int64_t lo = (int64_t)n;                           /* n >= 0 and < 2^(mbits+2): floor */
     double frac = n - (double)lo;
     int64_t k = lo + ((frac > 0.5) | ((frac == 0.5) & (int)(lo & 1)));
-    int64_t code = ((int64_t)(qe - f->emin + f->mbits) << f->mbits) + k;
-    return code > (int64_t)c->hp_s_maxcode ? c->hp_s_maxcode : (uint32_t)code;
+    int64_t code = ((int64_t)(qe - emin + mbits) << mbits) + k;
+    return code > (int64_t)maxcode ? maxcode : (uint32_t)code;
+}
+
+uint32_t lslamp_hp_shift_code(const lslamp_cfg *c, double d)
+{
+    return hp_code(c->hp_s.emin, c->hp_s.mbits, c->hp_s_maxcode, d);
 }
 
 bool lslamp_exps(const lslamp_cfg *c, bool hp, const float *Y, int ldy, int theta, int nq,
@@ -235,6 +241,9 @@ bool lslamp_exps(const lslamp_cfg *c, bool hp, const float *Y, int ldy, int thet
                 *e = exp((double)y - (double)mu_hat[j]);
             }
     } else if (hp) {
+        const int emin = c->hp_s.emin, mbits = c->hp_s.mbits;
+        const uint32_t maxcode = c->hp_s_maxcode;
+        const float *table = c->hp_exp;
         for (int i = r0; i < r0 + bk; i++)
             for (int j = 0; j < nq; j++) {
                 float y = Y[(long)i * ldy + j];
@@ -248,7 +257,7 @@ bool lslamp_exps(const lslamp_cfg *c, bool hp, const float *Y, int ldy, int thet
                     double sm = c->hp_shift == LSLAMP_HPSHIFT_ROUNDED ? (double)lsfp_round_double(&c->hp_s, -s, NULL) : -s;
                     *e = lsfp_round_double(&c->hp_x, exp(sm), NULL);
                 } else if (c->use_hp_table) {
-                    *e = c->hp_exp[lslamp_hp_shift_code(c, s)];
+                    *e = table[hp_code(emin, mbits, maxcode, s)];
                 } else {
                     float sr = c->hp_shift == LSLAMP_HPSHIFT_ROUNDED ? lsfp_round_double(&c->hp_s, s, NULL) : (float)s;
                     *e = lsfp_exp_neg(&c->hp_x, sr);
@@ -271,7 +280,9 @@ bool lslamp_exps(const lslamp_cfg *c, bool hp, const float *Y, int ldy, int thet
         float *sr = scratch + n;
         lsfp_round_array(&c->lp_s, scratch, sr, (size_t)n, &junk);
         const lsfp_format *in = &c->lut.in;
-        float minnorm = in->min_normal, inv_minsub = 1.0f / in->min_subnormal;
+        const float minnorm = in->min_normal, inv_minsub = 1.0f / in->min_subnormal;
+        const int bias = in->bias, mbits = in->mbits;   /* held in registers across the stores to E */
+        const float *value = c->lut.value;
         for (int i = 0; i < bk; i++) {
             const float *y = Y + (long)(r0 + i) * ldy;
             const float *s = sr + (long)i * nq;
@@ -280,7 +291,7 @@ bool lslamp_exps(const lslamp_cfg *c, bool hp, const float *Y, int ldy, int thet
                 if (y[j] == -INFINITY) { e[j] = 0.0; continue; }
                 float v = s[j];
                 if (!(v >= 0.0f)) { e[j] = NAN; continue; }   /* NaN logit or negative shift: below */
-                e[j] = c->lut.value[grid_code(v, in->bias, in->mbits, minnorm, inv_minsub)];
+                e[j] = value[grid_code(v, bias, mbits, minnorm, inv_minsub)];
             }
         }
         if (neg) {
