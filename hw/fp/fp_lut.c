@@ -103,3 +103,4 @@ int lsfp_exp_lut_build(lsfp_exp_lut *lut, const lsfp_format *in, const lsfp_form
     }
     return 0;
 }
+

@@ -254,6 +254,10 @@ typedef struct {
 int lsfp_exp_lut_check(const lsfp_format *in, const lsfp_format *out, char *err, size_t errlen);
 /* Builds the table; -1 (and lsfp_exp_lut_check's message) when the formats cannot make one. */
 int lsfp_exp_lut_build(lsfp_exp_lut *lut, const lsfp_format *in, const lsfp_format *out, char *err, size_t errlen);
+/* e[j] = the table's exponential of shift s[j] (on the shift format's grid) for j < n; 0 where the
+ * logit y[j] is -inf (masked), NaN where s[j] is NaN or negative (the caller handles those).
+ * AVX-512 where the CPU has it (a masked gather), the same values as the plain loop. */
+void lsfp_exp_lut_apply(const lsfp_exp_lut *lut, const float *s, const float *y, double *e, int n);
 /* Correctly rounded exp(-s) in format out, for any s >= 0 (the 16-bit SFU path: multi-cycle in
  * hardware, a function here). */
 float lsfp_exp_neg(const lsfp_format *out, float s);

@@ -279,21 +279,8 @@ bool lslamp_exps(const lslamp_cfg *c, bool hp, const float *Y, int ldy, int thet
         memset(&junk, 0, sizeof junk);
         float *sr = scratch + n;
         lsfp_round_array(&c->lp_s, scratch, sr, (size_t)n, &junk);
-        const lsfp_format *in = &c->lut.in;
-        const float minnorm = in->min_normal, inv_minsub = 1.0f / in->min_subnormal;
-        const int bias = in->bias, mbits = in->mbits;   /* held in registers across the stores to E */
-        const float *value = c->lut.value;
-        for (int i = 0; i < bk; i++) {
-            const float *y = Y + (long)(r0 + i) * ldy;
-            const float *s = sr + (long)i * nq;
-            double *e = E + (long)(r0 + i) * nq;
-            for (int j = 0; j < nq; j++) {
-                if (y[j] == -INFINITY) { e[j] = 0.0; continue; }
-                float v = s[j];
-                if (!(v >= 0.0f)) { e[j] = NAN; continue; }   /* NaN logit or negative shift: below */
-                e[j] = value[grid_code(v, bias, mbits, minnorm, inv_minsub)];
-            }
-        }
+        for (int i = 0; i < bk; i++)   /* NaN logits and negative shifts: below */
+            lsfp_exp_lut_apply(&c->lut, sr + (long)i * nq, Y + (long)(r0 + i) * ldy, E + (long)(r0 + i) * nq, nq);
         if (neg) {
             for (int i = 0; i < bk; i++)
                 for (int j = 0; j < nq; j++) {

@@ -8,6 +8,7 @@
  *    for every ue5m3-S code (must equal the LUT) and for random off-grid s. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "fp_test_util.h"
@@ -101,11 +102,61 @@ static void check_exp_neg_all(void)
     CHECK_MSG(bad3 == 0, "%ld off-grid exponentials wrong", bad3);
 }
 
+/* lsfp_exp_lut_apply (the engine's LP hot path): every shift code of the LP table and of a 16-bit
+ * table, masked logits (-inf: 0), NaN and negative shifts (NaN), lengths with tails, every kernel
+ * family: the table's value of the shift's code, the same bits on every family. */
+static void check_lut_apply(void)
+{
+    enum { N = 70000 };
+    static float sh[N], y[N];
+    static double e0[N], e1[N];
+    const lsfp_named ins[2] = {LSFP_UE5M3_S, LSFP_UE5M11_S}, outs[2] = {LSFP_UE5M3_X, LSFP_UE5M11_X};
+    static lsfp_exp_lut lut;
+    trng g;
+    trng_seed(&g, 83);
+    for (int t = 0; t < 2; t++) {
+        const lsfp_format *in = lsfp_named_format(ins[t]);
+        char err[256];
+        CHECK(lsfp_exp_lut_build(&lut, in, lsfp_named_format(outs[t]), err, sizeof err) == 0);
+        int n = 0;
+        for (uint32_t c = 0; c < lut.n && n < N - 8; c++) {
+            float v = lsfp_decode(in, c);
+            sh[n] = v;
+            uint32_t r = trng_u32(&g) % 16;
+            y[n] = r == 0 ? -INFINITY : 1.0f;       /* masked logits */
+            if (r == 1) sh[n] = NAN;                 /* NaN logit */
+            if (r == 2 && v > 0) sh[n] = -v;         /* negative shift (exp above one) */
+            n++;
+        }
+        long bad = 0;
+        for (int j = 0; j < n; j++) {   /* the definition, element by element */
+            float v = sh[j];
+            double want = y[j] == -INFINITY ? 0.0 : !(v >= 0.0f) ? NAN : (double)lut.value[lsfp_encode(in, v)];
+            double got;
+            lsfp_set_isa_limit(LSFP_ISA_SCALAR);
+            lsfp_exp_lut_apply(&lut, sh + j, y + j, &got, 1);
+            bad += memcmp(&got, &want, sizeof got) != 0;
+        }
+        CHECK_MSG(bad == 0, "lut apply (%s): %ld values differ from the table", in->name, bad);
+        lsfp_exp_lut_apply(&lut, sh, y, e0, n);
+        for (int isa = LSFP_ISA_AVX2; isa <= (int)lsfp_isa_best(); isa++)
+            for (int len = n - 17; len <= n; len += 4) {
+                lsfp_set_isa_limit((lsfp_isa)isa);
+                memset(e1, 0, sizeof e1);
+                lsfp_exp_lut_apply(&lut, sh, y, e1, len);
+                CHECK_MSG(memcmp(e0, e1, (size_t)len * sizeof(double)) == 0, "lut apply (%s, %s, n %d) differs from the plain loop",
+                          in->name, lsfp_isa_name((lsfp_isa)isa), len);
+            }
+        lsfp_set_isa_limit(LSFP_ISA_AVX512);
+    }
+}
+
 int main(void)
 {
     double t0 = now_s();
     check_lut();
     check_exp_neg_all();
+    check_lut_apply();
     /* Every comparison above must have been against a provably correct rounding. */
     CHECK_MSG(g_unproven == 0, "%ld inputs where expl's error bound straddles a rounding midpoint", g_unproven);
     printf("fp_exp: %.2f s\n", now_s() - t0);
