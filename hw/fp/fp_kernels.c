@@ -244,6 +244,32 @@ __attribute__((target("avx2,fma"))) static void round_array_avx2(const kparams *
     for (int l = 0; l < 8; l++) { *above += sv[l]; *unf += uv[l]; }
     round_array_scalar(k, in + i, out + i, n - i, above, unf);
 }
+
+/* round_array_avx2 for 16 lanes at a time; the rest by round_array_avx2. */
+__attribute__((target("avx512f,avx512dq,avx2,fma"))) static void round_array_avx512(const kparams *k, const float *in,
+                                                                                     float *out, size_t n,
+                                                                                     uint64_t *above, uint64_t *unf)
+{
+    __m512i satc = _mm512_setzero_si512(), unfc = _mm512_setzero_si512();
+    const __m512i minus1 = _mm512_set1_epi32(-1);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = _mm512_loadu_ps(in + i);
+        __mmask16 s;
+        __m512 r = round_spec_avx512(k, x, &s, NULL, k->wide, k->rtz, 0);
+        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
+        __mmask16 u = _mm512_cmp_ps_mask(r, _mm512_setzero_ps(), _CMP_EQ_OQ) &
+                      _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+        satc = _mm512_mask_sub_epi32(satc, s, satc, minus1);
+        unfc = _mm512_mask_sub_epi32(unfc, u, unfc, minus1);
+        _mm512_storeu_ps(out + i, r);
+    }
+    uint32_t sv[16], uv[16];   /* per-lane counts: at most n/16 each */
+    _mm512_storeu_si512((void *)sv, satc);
+    _mm512_storeu_si512((void *)uv, unfc);
+    for (int l = 0; l < 16; l++) { *above += sv[l]; *unf += uv[l]; }
+    round_array_avx2(k, in + i, out + i, n - i, above, unf);
+}
 #endif
 
 unsigned lsfp_round_array(const lsfp_format *f, const float *in, float *out, size_t n, lsfp_events *ev)
@@ -253,7 +279,8 @@ unsigned lsfp_round_array(const lsfp_format *f, const float *in, float *out, siz
     if (f->rounding == LSFP_RND_STOCHASTIC) k.rtz = 0;   /* arrays: stochastic falls back to RNE */
     uint64_t above = 0, unf = 0;
 #ifdef LSFP_X86
-    if (use_avx2()) round_array_avx2(&k, in, out, n, &above, &unf);
+    if (lsfp_isa_active() == LSFP_ISA_AVX512) round_array_avx512(&k, in, out, n, &above, &unf);
+    else if (use_avx2()) round_array_avx2(&k, in, out, n, &above, &unf);
     else
 #endif
         round_array_scalar(&k, in, out, n, &above, &unf);

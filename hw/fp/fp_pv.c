@@ -90,12 +90,12 @@ void lsfp_pv_update_f32(float *o, int d, float lam, const double *E, long lde, i
 {
     int t0 = 0;
     LSFP_PV_VECTOR(f32)
-    pv_f32_scalar(o, t0, d, lam, E, lde, nkeys, V, ldv);
+    if (t0 < d) pv_f32_scalar(o, t0, d, lam, E, lde, nkeys, V, ldv);   /* a tail: else its key loop does nothing */
 }
 
 void lsfp_pv_update_f64(double *o, int d, double lam, const double *E, long lde, int nkeys, const float *V, long ldv)
 {
     int t0 = 0;
     LSFP_PV_VECTOR(f64)
-    pv_f64_scalar(o, t0, d, lam, E, lde, nkeys, V, ldv);
+    if (t0 < d) pv_f64_scalar(o, t0, d, lam, E, lde, nkeys, V, ldv);
 }

@@ -39,17 +39,21 @@ static void check_round_array(void)
                         in[k] = kind == 0 ? bits_f(trng_u32(&g)) : rand_in_range(&g, &r);
                         if (!f.is_signed) in[k] = fabsf(in[k]);
                     }
-                    lsfp_events e1 = {0}, e2 = {0};
+                    lsfp_events e1 = {0};
                     lsfp_set_force_scalar(true);
                     unsigned f1 = lsfp_round_array(&f, in + off, o1, n, &e1);
+                    for (int isa = LSFP_ISA_AVX2; isa <= (int)lsfp_isa_best(); isa++) {   /* every vector family */
+                        lsfp_events e2 = {0};
+                        lsfp_set_isa_limit((lsfp_isa)isa);
+                        unsigned f2 = lsfp_round_array(&f, in + off, o2, n, &e2);
+                        long bad = 0;
+                        for (size_t k = 0; k < n; k++) bad += !same_float(o1[k], o2[k]);
+                        CHECK_MSG(bad == 0 && f1 == f2, "%s rtz=%d n=%zu off=%zu %s: %ld differences, flags %#x vs %#x",
+                                  f.name, rtz, n, off, lsfp_isa_name((lsfp_isa)isa), bad, f1, f2);
+                        CHECK(e1.saturations == e2.saturations && e1.underflows == e2.underflows &&
+                              e1.overflows == e2.overflows);
+                    }
                     lsfp_set_force_scalar(false);
-                    unsigned f2 = lsfp_round_array(&f, in + off, o2, n, &e2);
-                    long bad = 0;
-                    for (size_t k = 0; k < n; k++) bad += !same_float(o1[k], o2[k]);
-                    CHECK_MSG(bad == 0 && f1 == f2, "%s rtz=%d n=%zu off=%zu: %ld differences, flags %#x vs %#x", f.name,
-                              rtz, n, off, bad, f1, f2);
-                    CHECK(e1.saturations == e2.saturations && e1.underflows == e2.underflows &&
-                          e1.overflows == e2.overflows);
                 }
         }
     free(in);
