@@ -115,55 +115,41 @@ double ls_prng_det_log(double x)
 static double polar_factor(double s) { return sqrt(-2.0 * ls_prng_det_log(s) / s); }
 
 #ifdef LS_PRNG_X86
-__attribute__((target("avx512f"))) static int polar_avx512(const double *s, double *f, int n)
-{
-    const __m512i mant = _mm512_set1_epi64(0x000fffffffffffffll), half = _mm512_set1_epi64(0x3fe0000000000000ll);
-    const __m512i magic = _mm512_set1_epi64(0x4330000000000000ll);
-    const __m512d one = _mm512_set1_pd(1.0), bias = _mm512_set1_pd(4503599627370496.0 + 1022.0);
-    int p = 0;
-    for (; p + 8 <= n; p += 8) {
-        __m512d x = _mm512_loadu_pd(s + p);
-        __m512i bits = _mm512_castpd_si512(x);
-        __m512d m = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(bits, mant), half));
-        __m512d e = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(bits, 52), magic)), bias);
-        __mmask8 lo = _mm512_cmp_pd_mask(m, _mm512_set1_pd(SQRT_HALF), _CMP_LT_OQ);
-        m = _mm512_mask_add_pd(m, lo, m, m);
-        e = _mm512_mask_sub_pd(e, lo, e, one);
-        __m512d t = _mm512_div_pd(_mm512_sub_pd(m, one), _mm512_add_pd(m, one));
-        __m512d t2 = _mm512_mul_pd(t, t), term = _mm512_set1_pd(ATANH_COEF[0]);
-        for (int k = 1; k < 12; ++k) term = _mm512_add_pd(_mm512_set1_pd(ATANH_COEF[k]), _mm512_mul_pd(t2, term));
-        __m512d lm = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), t), term);
-        __m512d lg = _mm512_add_pd(_mm512_mul_pd(e, _mm512_set1_pd(LN2_HI)),
-                                   _mm512_add_pd(_mm512_mul_pd(e, _mm512_set1_pd(LN2_LO)), lm));
-        _mm512_storeu_pd(f + p, _mm512_sqrt_pd(_mm512_div_pd(_mm512_mul_pd(_mm512_set1_pd(-2.0), lg), x)));
+/* One body for both widths: VD/VI vector types, MT the compare mask, L lanes, P the intrinsic prefix;
+ * LOWER(m) the lanes below sqrt(1/2), WHERE(mask, a, b) a where the mask is set, else b. */
+#define LS_PRNG_POLAR(NAME, TGT, VD, VI, MT, L, P, SI, SET1_64, LOWER, WHERE)                                      \
+    __attribute__((target(TGT))) static int NAME(const double *s, double *f, int n)                                \
+    {                                                                                                               \
+        const VI mant = SET1_64(0x000fffffffffffffll), half = SET1_64(0x3fe0000000000000ll);                       \
+        const VI magic = SET1_64(0x4330000000000000ll);                                                            \
+        const VD one = P##_set1_pd(1.0), bias = P##_set1_pd(4503599627370496.0 + 1022.0);                          \
+        int p = 0;                                                                                                  \
+        for (; p + (L) <= n; p += (L)) {                                                                           \
+            VD x = P##_loadu_pd(s + p);                                                                             \
+            VI bits = P##_castpd_##SI(x);                                                                           \
+            VD m = P##_cast##SI##_pd(P##_or_##SI(P##_and_##SI(bits, mant), half));                                  \
+            VD e = P##_sub_pd(P##_cast##SI##_pd(P##_or_##SI(P##_srli_epi64(bits, 52), magic)), bias);               \
+            MT lo = LOWER(m);                                                                                       \
+            m = WHERE(lo, P##_add_pd(m, m), m);                                                                     \
+            e = WHERE(lo, P##_sub_pd(e, one), e);                                                                   \
+            VD t = P##_div_pd(P##_sub_pd(m, one), P##_add_pd(m, one));                                              \
+            VD t2 = P##_mul_pd(t, t), term = P##_set1_pd(ATANH_COEF[0]);                                            \
+            for (int k = 1; k < 12; ++k) term = P##_add_pd(P##_set1_pd(ATANH_COEF[k]), P##_mul_pd(t2, term));      \
+            VD lm = P##_mul_pd(P##_mul_pd(P##_set1_pd(2.0), t), term);                                              \
+            VD lg = P##_add_pd(P##_mul_pd(e, P##_set1_pd(LN2_HI)), P##_add_pd(P##_mul_pd(e, P##_set1_pd(LN2_LO)), lm)); \
+            P##_storeu_pd(f + p, P##_sqrt_pd(P##_div_pd(P##_mul_pd(P##_set1_pd(-2.0), lg), x)));                    \
+        }                                                                                                           \
+        return p;                                                                                                   \
     }
-    return p;
-}
 
-__attribute__((target("avx2"))) static int polar_avx2(const double *s, double *f, int n)
-{
-    const __m256i mant = _mm256_set1_epi64x(0x000fffffffffffffll), half = _mm256_set1_epi64x(0x3fe0000000000000ll);
-    const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);
-    const __m256d one = _mm256_set1_pd(1.0), bias = _mm256_set1_pd(4503599627370496.0 + 1022.0);
-    int p = 0;
-    for (; p + 4 <= n; p += 4) {
-        __m256d x = _mm256_loadu_pd(s + p);
-        __m256i bits = _mm256_castpd_si256(x);
-        __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, mant), half));
-        __m256d e = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(bits, 52), magic)), bias);
-        __m256d lo = _mm256_cmp_pd(m, _mm256_set1_pd(SQRT_HALF), _CMP_LT_OQ);
-        m = _mm256_blendv_pd(m, _mm256_add_pd(m, m), lo);
-        e = _mm256_blendv_pd(e, _mm256_sub_pd(e, one), lo);
-        __m256d t = _mm256_div_pd(_mm256_sub_pd(m, one), _mm256_add_pd(m, one));
-        __m256d t2 = _mm256_mul_pd(t, t), term = _mm256_set1_pd(ATANH_COEF[0]);
-        for (int k = 1; k < 12; ++k) term = _mm256_add_pd(_mm256_set1_pd(ATANH_COEF[k]), _mm256_mul_pd(t2, term));
-        __m256d lm = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), t), term);
-        __m256d lg = _mm256_add_pd(_mm256_mul_pd(e, _mm256_set1_pd(LN2_HI)),
-                                   _mm256_add_pd(_mm256_mul_pd(e, _mm256_set1_pd(LN2_LO)), lm));
-        _mm256_storeu_pd(f + p, _mm256_sqrt_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_set1_pd(-2.0), lg), x)));
-    }
-    return p;
-}
+#define LS_PRNG_LOWER_512(m) _mm512_cmp_pd_mask(m, _mm512_set1_pd(SQRT_HALF), _CMP_LT_OQ)
+#define LS_PRNG_WHERE_512(k, a, b) _mm512_mask_mov_pd(b, k, a)
+#define LS_PRNG_LOWER_256(m) _mm256_cmp_pd(m, _mm256_set1_pd(SQRT_HALF), _CMP_LT_OQ)
+#define LS_PRNG_WHERE_256(k, a, b) _mm256_blendv_pd(b, a, k)
+LS_PRNG_POLAR(polar_avx512, "avx512f", __m512d, __m512i, __mmask8, 8, _mm512, si512, _mm512_set1_epi64,
+              LS_PRNG_LOWER_512, LS_PRNG_WHERE_512)
+LS_PRNG_POLAR(polar_avx2, "avx2", __m256d, __m256i, __m256d, 4, _mm256, si256, _mm256_set1_epi64x,
+              LS_PRNG_LOWER_256, LS_PRNG_WHERE_256)
 #endif
 
 static void polar_factors(const double *s, double *f, int n)
