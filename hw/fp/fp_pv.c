@@ -76,7 +76,7 @@ LSFP_PV_KERNEL(pv_f64_avx512, "avx512f", __m512d, double, 8, 4, _mm512_loadu_pd,
 /* The widest family the CPU has takes the leading columns, AVX2 what AVX-512 leaves, the plain loop the rest. */
 #ifdef LSFP_X86
 #define LSFP_PV_WIDE_f32 pv_f32_avx512_wide
-#define LSFP_PV_WIDE_f64(...) 0
+#define LSFP_PV_WIDE_f64(...) 0   /* float64 state: no wide form; the 4-register kernel takes every column */
 #define LSFP_PV_VECTOR(T)                                                                                   \
     lsfp_isa isa = lsfp_isa_active();                                                                       \
     if (isa == LSFP_ISA_AVX512) t0 = LSFP_PV_WIDE_##T(o, d, lam, E, lde, nkeys, V, ldv);                     \

@@ -192,15 +192,6 @@ float lslamp_mu_lp(const lslamp_cfg *c, float mu_hat)
     }
 }
 
-/* Code of a non-negative value already on an unsigned fp32-subset grid (bias, m bits). */
-static inline unsigned grid_code(float v, int bias, int mbits, float minnorm, float inv_minsub)
-{
-    if (v < minnorm) return (unsigned)(v * inv_minsub);
-    uint32_t u;
-    memcpy(&u, &v, 4);
-    return ((((u >> 23) & 0xFFu) - 127u + (unsigned)bias) << mbits) | ((u >> (23 - mbits)) & ((1u << mbits) - 1u));
-}
-
 /* The HP shift code of d (RNE to the shift format: emin, mbits; codes above maxcode saturate);
  * inlined into the exponential loop with the format's fields held in registers. */
 static inline uint32_t hp_code(int emin, int mbits, uint32_t maxcode, double d)
@@ -307,8 +298,7 @@ bool lslamp_exps(const lslamp_cfg *c, bool hp, const float *Y, int ldy, int thet
                 }
                 float sr = lsfp_round_double(&c->lp_s, s, NULL);
                 if (c->use_lut) {
-                    const lsfp_format *in = &c->lut.in;
-                    *e = c->lut.value[grid_code(sr, in->bias, in->mbits, in->min_normal, 1.0f / in->min_subnormal)];
+                    lsfp_exp_lut_apply(&c->lut, &sr, &y, e, 1);   /* sr >= 0, y finite: the table's entry */
                 } else {
                     *e = lsfp_exp_neg(&c->lp_x, sr);
                 }
