@@ -4,15 +4,19 @@
 // interrupt and reads the cycle counters. The program then checks O in memory against the golden
 // engine bit for bit.
 //
-//   platform [--memory simple|builtin] [--set key=value ...]
+//   platform [--memory simple|builtin] [--repeat N] [--instances N] [--set key=value ...]
 //
 // --memory simple (default): a plain memory with a fixed latency and bandwidth, written here. The
 //   CPU runs the layer twice, the second time with a slower memory: the memory's annotated delay
 //   is part of lampsim's cycles, so the second run must take longer.
 // --memory builtin: lampsim::BuiltinMemory (the DRAM + L2 model of lampsim's own runs) with a
 //   backing store: the cycles must equal lampsim's own timed run of the same layer.
+// --repeat N: the CPU runs the layer N times (later layers start at other simulation times: each
+//   must take the same cycles). --instances N: N CPUs, accelerators and memories in one platform,
+//   started together: each is independent of the others (same cycles, same finishing time).
 // Exit status 0 when every check holds.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -72,7 +76,9 @@ struct Cpu : sc_core::sc_module {
     sc_core::sc_in<bool> irq;
     const Layer *layer = nullptr;
     SimpleMemory *slow_down = nullptr;   // if set: run a second time with this memory 20x slower
+    int repeat = 1;                      // runs of the layer (before the slow-down one)
     std::vector<uint64_t> cycles;
+    sc_core::sc_time finished;           // when the last layer's interrupt arrived
     int failures = 0;
     SC_HAS_PROCESS(Cpu);
     explicit Cpu(sc_core::sc_module_name n) : sc_module(n), socket("socket"), irq("irq") { SC_THREAD(main); }
@@ -130,7 +136,8 @@ struct Cpu : sc_core::sc_module {
     }
     void main() {
         if (read(LS_TIMED_REG_ID) != LS_TIMED_ID) ++failures;
-        run_layer();
+        for (int i = 0; i < repeat; i++) run_layer();
+        finished = sc_core::sc_time_stamp();
         if (!slow_down) return;
         slow_down->latency *= 20;
         slow_down->bytes_per_ns /= 20;
@@ -170,13 +177,17 @@ static void load_tensors(std::vector<unsigned char> &mem, const Layer &l, const 
 int sc_main(int argc, char *argv[])
 {
     bool builtin = false;
+    int repeat = 1, instances = 1;
     std::vector<const char *> sets;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--memory" && i + 1 < argc) builtin = std::string(argv[++i]) == "builtin";
         else if (a == "--set" && i + 1 < argc) sets.push_back(argv[++i]);
-        else {
-            std::fprintf(stderr, "usage: %s [--memory simple|builtin] [--set key=value ...]\n", argv[0]);
+        else if (a == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
+        else if (a == "--instances" && i + 1 < argc) instances = std::atoi(argv[++i]);
+        else repeat = 0;
+        if (repeat < 1 || repeat > 16 || instances < 1 || instances > 16) {
+            std::fprintf(stderr, "usage: %s [--memory simple|builtin] [--repeat 1..16] [--instances 1..16] [--set key=value ...]\n", argv[0]);
             return 2;
         }
     }
@@ -225,46 +236,76 @@ int sc_main(int argc, char *argv[])
     }
     ls_engine_result_free(&tres);
 
-    // the platform
+    // the platform: `instances` CPUs, each with its accelerator and memory
     tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_core::sc_time(1, sc_core::SC_US));
-    Cpu cpu("cpu");
-    lampsim::Accelerator acc("lampsim", &cfg, &ep);
-    std::unique_ptr<SimpleMemory> simple;
-    std::unique_ptr<lampsim::BuiltinMemory> dram;
-    if (builtin) {
-        dram.reset(new lampsim::BuiltinMemory("dram", size));
-        acc.mem.bind(dram->socket);
-    } else {
-        simple.reset(new SimpleMemory("memory", size));
-        acc.mem.bind(simple->socket);
+    struct Node {
+        std::unique_ptr<Cpu> cpu;
+        std::unique_ptr<lampsim::Accelerator> acc;
+        std::unique_ptr<SimpleMemory> simple;
+        std::unique_ptr<lampsim::BuiltinMemory> dram;
+        std::unique_ptr<sc_core::sc_signal<bool>> irq;
+        std::vector<unsigned char> *mem = nullptr;
+    };
+    std::vector<Node> nodes((size_t)instances);
+    for (int i = 0; i < instances; i++) {
+        Node &n = nodes[(size_t)i];
+        std::string sfx = instances > 1 ? std::to_string(i) : std::string();
+        n.cpu.reset(new Cpu(("cpu" + sfx).c_str()));
+        n.acc.reset(new lampsim::Accelerator(("lampsim" + sfx).c_str(), &cfg, &ep));
+        if (builtin) {
+            n.dram.reset(new lampsim::BuiltinMemory(("dram" + sfx).c_str(), size));
+            n.acc->mem.bind(n.dram->socket);
+            n.mem = &n.dram->bytes;
+        } else {
+            n.simple.reset(new SimpleMemory(("memory" + sfx).c_str(), size));
+            n.acc->mem.bind(n.simple->socket);
+            n.mem = &n.simple->bytes;
+        }
+        n.irq.reset(new sc_core::sc_signal<bool>(("irq_line" + sfx).c_str()));
+        n.cpu->socket.bind(n.acc->ctrl);
+        n.acc->irq.bind(*n.irq);
+        n.cpu->irq.bind(*n.irq);
+        n.cpu->layer = &l;
+        n.cpu->repeat = repeat;
+        n.cpu->slow_down = n.simple.get();
+        load_tensors(*n.mem, l, &f);
     }
-    sc_core::sc_signal<bool> irq("irq_line");
-    cpu.socket.bind(acc.ctrl);
-    acc.irq.bind(irq);
-    cpu.irq.bind(irq);
-    cpu.layer = &l;
-    cpu.slow_down = simple.get();
-    std::vector<unsigned char> &mem = builtin ? dram->bytes : simple->bytes;
-    load_tensors(mem, l, &f);
     sc_core::sc_start();
 
     // checks
-    int failures = cpu.failures;
-    size_t mismatches = 0;
+    int failures = 0;
     std::vector<unsigned char> want(nq * eb);
     put(want, 0, &f, gold.o, nq);
-    for (size_t i = 0; i < want.size(); i++) mismatches += want[i] != mem[l.o_base + i];
-    std::printf("O in memory vs golden engine: %zu of %zu bytes differ\n", mismatches, want.size());
-    if (mismatches || cpu.cycles.empty()) ++failures;
-    if (!acc.error_message().empty()) std::printf("accelerator: %s\n", acc.error_message().c_str());
-    if (builtin) {
-        std::printf("cycles: platform %llu, lampsim's own timed run %llu\n",
-                    (unsigned long long)(cpu.cycles.empty() ? 0 : cpu.cycles[0]), (unsigned long long)tr.cycles);
-        if (cpu.cycles.empty() || cpu.cycles[0] != tr.cycles) ++failures;
-    } else if (cpu.cycles.size() == 2) {
-        std::printf("cycles: memory 100 ns + 64 B/ns %llu, 20x slower memory %llu\n", (unsigned long long)cpu.cycles[0],
-                    (unsigned long long)cpu.cycles[1]);
-        if (cpu.cycles[1] <= cpu.cycles[0]) ++failures;
+    for (int i = 0; i < instances; i++) {
+        Node &n = nodes[(size_t)i];
+        Cpu &cpu = *n.cpu;
+        std::vector<unsigned char> &mem = *n.mem;
+        const char *who = instances > 1 ? n.acc->name() : "";
+        failures += cpu.failures;
+        size_t mismatches = 0;
+        for (size_t b = 0; b < want.size(); b++) mismatches += want[b] != mem[l.o_base + b];
+        std::printf("%s%sO in memory vs golden engine: %zu of %zu bytes differ\n", who, *who ? ": " : "", mismatches,
+                    want.size());
+        if (mismatches || cpu.cycles.empty()) ++failures;
+        if (!n.acc->error_message().empty()) std::printf("accelerator: %s\n", n.acc->error_message().c_str());
+        if (builtin) {
+            std::printf("%s%scycles: platform", who, *who ? ": " : "");
+            for (uint64_t c : cpu.cycles) std::printf(" %llu", (unsigned long long)c);
+            std::printf(", lampsim's own timed run %llu\n", (unsigned long long)tr.cycles);
+            if ((int)cpu.cycles.size() != repeat) ++failures;
+            for (uint64_t c : cpu.cycles) failures += c != tr.cycles;
+        } else if ((int)cpu.cycles.size() == repeat + 1) {
+            std::printf("cycles: memory 100 ns + 64 B/ns %llu, 20x slower memory %llu\n",
+                        (unsigned long long)cpu.cycles[0], (unsigned long long)cpu.cycles[(size_t)repeat]);
+            if (cpu.cycles[(size_t)repeat] <= cpu.cycles[0]) ++failures;
+            for (int r = 1; r < repeat; r++) failures += cpu.cycles[(size_t)r] != cpu.cycles[0];
+        }
+        // independent instances: nobody waits for another's layer
+        if (i > 0 && cpu.finished != nodes[0].cpu->finished) {
+            std::printf("%s finished at %s, %s at %s: the instances are not independent\n", who,
+                        cpu.finished.to_string().c_str(), nodes[0].acc->name(), nodes[0].cpu->finished.to_string().c_str());
+            ++failures;
+        }
     }
     ls_engine_result_free(&gold);
     ls_timed_result_free(&tr);

@@ -485,7 +485,7 @@ static int run_sequencer(timed_run *t)
         s->trace_user = &t->trace;
     }
     if (opt->use_systemc) {
-        if (ls_timed_sc_run(s, t->units, t->hw.clock_ghz, t->err, t->errlen) != 0) return -1;
+        if (ls_timed_sc_run(s, t->units, t->hw.clock_ghz, opt->sc_host, t->err, t->errlen) != 0) return -1;
     } else if (lsseq_run(s) != 0) {
         return run_fail(t, "%s", s->err);
     }

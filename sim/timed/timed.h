@@ -49,6 +49,8 @@ typedef struct {
                                     records: the same results and cycles with one engine pass's memory. */
     void (*progress)(void *user, long done, long total); /* after each work item, or NULL */
     void *progress_user;
+    void *sc_host;               /* internal (timed_tlm.cpp): the SystemC Accelerator whose control port
+                                    launched this layer, in whose thread the sequencer runs; NULL otherwise */
 } ls_timed_options;
 void ls_timed_options_default(ls_timed_options *o);
 

@@ -8,7 +8,9 @@
 //
 // The SystemC kernel elaborates once per process, so lampsim's own hierarchy (one Accelerator
 // bound to one BuiltinMemory) is built on the first ls_timed_run and reused; every run starts at
-// the current simulation time and all cycle counts are relative to it.
+// the current simulation time and is timed in integer cycles from that start: nothing a run
+// computes depends on the SystemC time it starts at (what ran before it), and no run state is
+// global, so several Accelerators in one platform run their layers independently.
 #include "timed_tlm.h"
 
 #include <cmath>
@@ -52,27 +54,50 @@ struct RunCtx {
     }
 };
 
-// The run in progress (the timed model is not reentrant: at most one) and the accelerator whose
-// control thread is inside ls_timed_run_opts, so that ls_timed_sc_run runs in that thread.
-RunCtx *g_run = nullptr;
-Accelerator::Impl *g_launching = nullptr;
-Accelerator::Impl *g_layer_owner = nullptr;   // instance whose control-port layer is in progress
+// Syncs at whole quanta counted from the run's start rather than from time 0, so that where a
+// run's syncs fall (and so what a custom memory target sees) does not depend on when it starts.
+struct RunQuantumKeeper : tlm_utils::tlm_quantumkeeper {
+    sc_core::sc_time base;
+    sc_core::sc_time compute_local_quantum() override {
+        sc_core::sc_time q = tlm::tlm_global_quantum::instance().get();
+        sc_core::sc_time now = sc_core::sc_time_stamp();
+        if (q == sc_core::SC_ZERO_TIME || now < base) return q;
+        return q - (now - base) % q;
+    }
+};
 
-// Thin wrapper: moves the payload to the unit's C exec and annotates its delay.
+// What a transfer on `mem` carries besides the generic payload: its request cycle and the run's
+// DRAM + L2 model. A loosely timed initiator cannot annotate a time before its own, yet request
+// times need not be monotonic (several cores merged); the built-in target times the transfer at
+// this cycle and answers in cycles, so no time is rounded through picoseconds either.
+struct MemCycles : tlm::tlm_extension<MemCycles> {
+    lsmem_model *model = nullptr;
+    double period_ps = 1.0;
+    uint64_t req = 0, end = 0;
+    bool served = false;
+    tlm::tlm_extension_base *clone() const override { return new MemCycles(*this); }
+    void copy_from(const tlm::tlm_extension_base &e) override { *this = static_cast<const MemCycles &>(e); }
+};
+
+// Thin wrapper: moves the payload to the unit's C exec and annotates its delay. `run` is the
+// owning accelerator's run in progress (nullptr between runs).
 struct UnitTLM : sc_core::sc_module {
     tlm_utils::simple_target_socket<UnitTLM> socket;
     int id;
-    UnitTLM(sc_core::sc_module_name n, int unit_id) : sc_module(n), socket("socket"), id(unit_id) {
+    RunCtx *const *run;
+    UnitTLM(sc_core::sc_module_name n, int unit_id, RunCtx *const *owner_run)
+        : sc_module(n), socket("socket"), id(unit_id), run(owner_run) {
         socket.register_b_transport(this, &UnitTLM::b_transport);
     }
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) {
-        if (!g_run || p.get_data_length() != sizeof(lsdp_txn)) {
+        RunCtx *r = *run;
+        if (!r || p.get_data_length() != sizeof(lsdp_txn)) {
             p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
             return;
         }
         lsdp_txn *t = reinterpret_cast<lsdp_txn *>(p.get_data_ptr());
-        lsdp_unit_dispatch(&g_run->units[id], t);
-        delay += sc_core::sc_time(g_run->period_ps * (double)(t->end - t->req), sc_core::SC_PS);
+        lsdp_unit_dispatch(&r->units[id], t);
+        delay += sc_core::sc_time(r->period_ps * (double)(t->end - t->req), sc_core::SC_PS);
         p.set_response_status(tlm::TLM_OK_RESPONSE);
     }
 };
@@ -91,8 +116,10 @@ uint64_t reg64(const uint32_t *r, int lo) { return (uint64_t)r[lo / 4] | (uint64
 struct Accelerator::Impl {
     std::unique_ptr<tlm_utils::simple_initiator_socket<Impl>> to[LSUCODE_NUNITS];
     std::unique_ptr<UnitTLM> units[LSUCODE_NUNITS];
-    tlm_utils::tlm_quantumkeeper qk;
+    RunQuantumKeeper qk;
     tlm::tlm_generic_payload unit_p, mem_p;   // pooled: b_transport is blocking
+    MemCycles *mem_ext;                       // owned by mem_p
+    RunCtx *run = nullptr;                    // the run in progress in this instance
     std::vector<unsigned char> buf;           // data of the current memory transfer
     Accelerator *self;
     RunCtx *requested = nullptr;              // ls_timed_run's run, served by main()
@@ -105,7 +132,7 @@ struct Accelerator::Impl {
     uint32_t regs[LS_TIMED_REG_END / 4] = {};
     std::string error;
     bool irq_level = false;
-    sc_core::sc_event irq_changed, layer_finished;
+    sc_core::sc_event irq_changed;
     Layer *launching_layer = nullptr;         // the layer inside ls_timed_run_opts, for ls_timed_sc_run
     int launch_code = LS_TIMED_ERR_NONE;       // its sequencer's LSTIMED_ERR_*
 
@@ -113,9 +140,11 @@ struct Accelerator::Impl {
         for (int u = 1; u < LSUCODE_NUNITS; u++) {
             std::string name = std::string("to_") + lsucode_unit_name(u);
             to[u].reset(new tlm_utils::simple_initiator_socket<Impl>(name.c_str()));
-            units[u].reset(new UnitTLM(lsucode_unit_name(u), u));
+            units[u].reset(new UnitTLM(lsucode_unit_name(u), u, &run));
             (*to[u]).bind(units[u]->socket);
         }
+        mem_ext = new MemCycles;
+        mem_p.set_extension(mem_ext);
     }
 
     static void port(void *user, lsdp_txn *t) { static_cast<Impl *>(user)->transport(t); }
@@ -123,7 +152,7 @@ struct Accelerator::Impl {
 
     void transport(lsdp_txn *t) {
         // local time of the initiator = the transaction's request cycle (relative to the run start)
-        sc_core::sc_time req = g_run->at(t->req), now = sc_core::sc_time_stamp();
+        sc_core::sc_time req = run->at(t->req), now = sc_core::sc_time_stamp();
         qk.set(req > now ? req - now : sc_core::SC_ZERO_TIME);
         sc_core::sc_time delay = qk.get_local_time();
         unit_p.set_command(tlm::TLM_IGNORE_COMMAND);
@@ -134,15 +163,16 @@ struct Accelerator::Impl {
         unit_p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         (*to[t->unit])->b_transport(unit_p, delay);
         if (unit_p.get_response_status() != tlm::TLM_OK_RESPONSE)
-            g_run->fail(LS_TIMED_ERR_INTERNAL, std::string("TLM error from unit ") + lsucode_unit_name(t->unit));
+            run->fail(LS_TIMED_ERR_INTERNAL, std::string("TLM error from unit ") + lsucode_unit_name(t->unit));
         if (qk.need_sync()) qk.sync();
     }
 
     // The off-chip side of a load or store (called by the memory unit): one generic payload on
-    // `mem`. The transfer completes at the annotated time (plus any time the target waited),
-    // rounded up to a whole cycle; an exact cycle multiple stays exact.
+    // `mem`, with the request cycle in its MemCycles extension. The built-in target answers in
+    // cycles; any other target's annotated time (plus any time it waited) is rounded up to a whole
+    // cycle, an exact cycle multiple staying exact.
     uint64_t mem_access(lsmem_access *a) {
-        RunCtx *r = g_run;
+        RunCtx *r = run;
         sc_core::sc_time req = r->at(a->req), before = sc_core::sc_time_stamp();
         sc_core::sc_time delay = req > before ? req - before : sc_core::SC_ZERO_TIME;
         sc_core::sc_time issued = before + delay;
@@ -157,6 +187,10 @@ struct Accelerator::Impl {
         mem_p.set_byte_enable_length(0);
         mem_p.set_dmi_allowed(false);
         mem_p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        *mem_ext = MemCycles();
+        mem_ext->model = &r->memory()->model;
+        mem_ext->period_ps = r->period_ps;
+        mem_ext->req = a->req;
         self->mem->b_transport(mem_p, delay);
         if (mem_p.is_response_error()) {
             r->fail(LS_TIMED_ERR_MEMORY, std::string("memory port: ") + mem_p.get_response_string() + " for a " +
@@ -165,6 +199,7 @@ struct Accelerator::Impl {
             return a->req;
         }
         if (!a->write && r->layer) lsmem_load_data(a, &r->layer->fmt, buf.data(), r->layer->q, r->layer->k, r->layer->v);
+        if (mem_ext->served) return mem_ext->end;
         sc_core::sc_time end = sc_core::sc_time_stamp() + delay;
         double ps = end > issued ? (end - issued).to_seconds() * 1e12 : 0.0;
         return a->req + (uint64_t)std::ceil((ps - 0.5) / r->period_ps);
@@ -173,7 +208,8 @@ struct Accelerator::Impl {
     // Runs the sequencer in the calling SystemC thread.
     void run_sequencer(RunCtx *r) {
         r->base = sc_core::sc_time_stamp();
-        g_run = r;
+        run = r;
+        qk.base = r->base;
         qk.reset();
         r->seq->port = &Impl::port;
         r->seq->port_user = this;
@@ -184,7 +220,7 @@ struct Accelerator::Impl {
         if (lsseq_run(r->seq) != 0) r->fail(LS_TIMED_ERR_INTERNAL, r->seq->err);
         qk.sync();
         m->port = nullptr;
-        g_run = nullptr;
+        run = nullptr;
     }
 
     void set_irq(bool level) {
@@ -197,9 +233,6 @@ struct Accelerator::Impl {
     void launch() {
         uint32_t *rg = regs;
         rg[LS_TIMED_REG_STATUS / 4] = LS_TIMED_STATUS_BUSY;
-        // the numerics are not reentrant: another instance's layer finishes first
-        while (g_layer_owner) sc_core::wait(g_layer_owner->layer_finished);
-        g_layer_owner = this;
         sc_core::sc_time t0 = sc_core::sc_time_stamp();
         uint64_t cycles = 0;
         int code = LS_TIMED_ERR_CONFIG;
@@ -216,8 +249,6 @@ struct Accelerator::Impl {
         rg[LS_TIMED_REG_ERROR / 4] = (uint32_t)code;
         rg[LS_TIMED_REG_STATUS / 4] = LS_TIMED_STATUS_DONE | (code ? LS_TIMED_STATUS_ERROR : 0u);
         if (rg[LS_TIMED_REG_IRQ_ENABLE / 4] & 1u) set_irq(true);
-        g_layer_owner = nullptr;
-        layer_finished.notify(sc_core::SC_ZERO_TIME);
         self->done.notify(sc_core::SC_ZERO_TIME);
     }
 
@@ -282,13 +313,12 @@ struct Accelerator::Impl {
         ls_timed_options opt;
         ls_timed_options_default(&opt);
         opt.unit_numerics = 1;   // Q/K/V arrive through the memory port during the run
+        opt.sc_host = this;      // the sequencer runs in this thread, its data through this port
         ls_engine_result res;
         ls_timed_result tr;
         launching_layer = &layer;
         launch_code = LS_TIMED_ERR_NONE;
-        g_launching = this;
         int rc = ls_timed_run_opts(&cfg, &p, &in, &opt, &res, &tr, err, sizeof err);
-        g_launching = nullptr;
         launching_layer = nullptr;
         ls_engine_result_free(&res);
         *cycles = tr.cycles;
@@ -398,13 +428,14 @@ BuiltinMemory::BuiltinMemory(sc_core::sc_module_name name, size_t size) : sc_mod
     socket.register_b_transport(this, &BuiltinMemory::b_transport);
 }
 
-// Times the transfer with the current run's DRAM + L2 model (lsmem_model_access, in C) at the
-// request's cycle and annotates the latency; moves the data when `bytes` backs it.
+// Times the transfer with the initiating run's DRAM + L2 model (lsmem_model_access, in C) at its
+// request cycle (the MemCycles extension a lampsim Accelerator attaches) and annotates the
+// latency; moves the data when `bytes` backs it. A payload without the extension is refused.
 void BuiltinMemory::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
-    RunCtx *r = g_run;
+    MemCycles *x = p.get_extension<MemCycles>();
     uint64_t addr = p.get_address(), len = p.get_data_length();
-    if (!r || (!p.is_read() && !p.is_write())) {
+    if (!x || !x->model || (!p.is_read() && !p.is_write())) {
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
@@ -421,10 +452,10 @@ void BuiltinMemory::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &d
     a.write = p.is_write();
     a.addr = addr;
     a.bytes = len;
-    double at_ps = (sc_core::sc_time_stamp() + delay - r->base).to_seconds() * 1e12;
-    a.req = (uint64_t)std::llround(at_ps / r->period_ps);
-    uint64_t end = lsmem_model_access(&r->memory()->model, &a);
-    delay += sc_core::sc_time(r->period_ps * (double)(end - a.req), sc_core::SC_PS);
+    a.req = x->req;
+    x->end = lsmem_model_access(x->model, &a);
+    x->served = true;
+    delay += sc_core::sc_time(x->period_ps * (double)(x->end - a.req), sc_core::SC_PS);
     if (!bytes.empty()) {
         if (a.write) std::memcpy(&bytes[addr], p.get_data_ptr(), len);
         else std::memcpy(p.get_data_ptr(), &bytes[addr], len);
@@ -456,7 +487,7 @@ Top *top = nullptr;
 bool started = false;
 }  // namespace
 
-extern "C" int ls_timed_sc_run(lsseq *s, lsdp_unit *units, double clock_ghz, char *err, size_t errlen)
+extern "C" int ls_timed_sc_run(lsseq *s, lsdp_unit *units, double clock_ghz, void *host, char *err, size_t errlen)
 {
     using lampsim::RunCtx;
     RunCtx run;
@@ -464,9 +495,9 @@ extern "C" int ls_timed_sc_run(lsseq *s, lsdp_unit *units, double clock_ghz, cha
     run.units = units;
     run.period_ps = 1000.0 / clock_ghz;
     try {
-        if (lampsim::g_launching) {
+        if (host) {
             // a layer launched through a control port: run in its thread, data through its port
-            lampsim::Accelerator::Impl *im = lampsim::g_launching;
+            lampsim::Accelerator::Impl *im = static_cast<lampsim::Accelerator::Impl *>(host);
             run.layer = im->launching_layer;
             im->run_sequencer(&run);
             im->launch_code = run.code;
