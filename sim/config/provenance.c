@@ -32,8 +32,8 @@ static const ls_config_provenance table[] = {
     SRC("accelerator.cores", "H100 SXM5: 132 SMs (NVIDIA H100 whitepaper; hw 1)."),
     SRC("accelerator.clock_ghz", "FlashAttention-3 paper (arXiv 2407.08608) App. C.1: H100 clock pinned at 1830 MHz for its figures (hw 1)."),
     SRC("accelerator.warp_size", "CUDA C++ Programming Guide: 32 threads per warp (hw 1)."),
-    SRC("accelerator.max_warps", "H100 whitepaper Table 4: 64 resident warps per SM (hw 1)."),
-    SRC("accelerator.max_ctas", "H100 whitepaper Table 4: 32 resident thread blocks per SM (hw 1)."),
+    SRC("accelerator.max_warps", "H100 whitepaper Tables 3-4, as quoted in hw 1: 64 resident warps per SM."),
+    SRC("accelerator.max_ctas", "H100 whitepaper Tables 3-4, as quoted in hw 1: 32 resident thread blocks per SM."),
     EST("accelerator.interleave_cycles", 0, 32,
         "0 serves whole tile instructions (FlashAttention-3's ping-pong, hw 2.5); 8 is one m16n8k16 mma.sync on a "
         "sub-partition (docs/validation.md); 32 is one m64n64k16 wgmma's issue time (hw 1)."),
@@ -46,12 +46,14 @@ static const ls_config_provenance table[] = {
 
     /* ---------------- tensor unit ---------------- */
     SRC("accelerator.tensor.macs_per_cycle_8bit",
-        "H100 whitepaper Table 3: 1978.9 TFLOP/s dense FP8 = 8192 FLOP (4096 MAC) per clock per SM at 1.83 GHz (hw 1)."),
+        "H100 SXM5: 1978.9 TFLOP/s dense FP8 (glennklockwood.com/garden/processors/h100; hw 1) = 8192 FLOP (4096 MAC) per "
+        "clock per SM at 1.83 GHz."),
     SRC("accelerator.tensor.macs_per_cycle_16bit",
-        "H100 whitepaper Table 3: 989.4 TFLOP/s dense FP16/BF16 with FP32 accumulation = 2048 MAC per clock per SM (hw 1)."),
+        "H100 SXM5: 989.4 TFLOP/s dense FP16/BF16, the same with FP32 accumulation (H100 whitepaper Table 3 via NVIDIA "
+        "forum thread 218102; glennklockwood.com; hw 1) = 2048 MAC per clock per SM."),
     SRC("accelerator.tensor.macs_per_cycle_fp8_wide",
-        "0 = the 8-bit rate: H100 whitepaper Table 3 lists dense FP8 at 1978.9 TFLOP/s with FP32 accumulation too; "
-        "FA3 paper section 2.2: FP8 wgmma runs at twice the FP16 rate (docs/validation.md)."),
+        "0 = the 8-bit rate, 4096 MAC per clock: FA3 paper section 2.2, FP8 wgmma (FP32 accumulation, as FA3's FP8 "
+        "kernels use it) gives twice the FP16 throughput per SM (docs/validation.md)."),
     EST("accelerator.tensor.latency", 12, 128,
         "No end-to-end wgmma latency is published (hw 8); Accel-Sim's A100 config models HMMA.16816 at 12 cycles, an sm_120 "
         "microbenchmark finds ldmatrix's ~33-cycle serial latency comparable to MMA's (florianmattana/sass-king PR #32), "

@@ -377,7 +377,12 @@ static const char DOC_PROV_HEAD[] =
     "\"hw N\" is section N of the project's hardware figures (spec/hardware.md), \"num X\" section X of its\n"
     "numerics specification. One table drives this list, `lampsim config --explain KEY` and\n"
     "`lampsim config --estimates [FILE]` (tab-separated: key, value in FILE, preset value, low, high, node,\n"
-    "reasoning), the input of a one-at-a-time sensitivity analysis (sim/config/provenance.c).\n"
+    "reasoning), the input of a one-at-a-time sensitivity analysis (sim/config/provenance.c):\n"
+    "\n"
+    "```sh\n"
+    "lampsim config --explain accelerator.tensor.latency\n"
+    "lampsim config --estimates configs/lampattention.yaml --set accelerator.tensor.latency=64\n"
+    "```\n"
     "\n"
     "| key | preset value | kind | range | node | source or reasoning |\n|---|---|---|---|---|---|\n";
 
