@@ -117,6 +117,15 @@ grepf "sources estimate" "$(printf 'accelerator.tensor.latency\testimate\t32\t32
 if awk -F'\t' 'NF != 8 { bad = 1 } END { exit !bad }' "$T/src.tsv"; then echo "FAIL: sources: a line without 8 fields"; fail=1; fi
 n_est=$(awk -F'\t' '$2 == "estimate"' "$T/src.tsv" | wc -l); n_rows=$(($(wc -l < "$T/est.tsv") - 1))
 if [ "$n_est" -lt 20 ] || [ "$n_est" != "$n_rows" ]; then echo "FAIL: --estimates lists $n_rows rows, --sources $n_est estimates"; fail=1; fi
+# every end of every range is a configuration a run accepts (one at a time, as a sensitivity analysis sets them)
+tab=$(printf '\t')
+tail -n +2 "$T/est.tsv" | while IFS="$tab" read -r k v p lo hi rest; do
+  for x in "$lo" "$hi"; do
+    "$D" validate -q "$R/configs/lampattention.yaml" --set "$k=$x" > /dev/null 2> "$T/err_range" ||
+      { echo "FAIL: $k=$x (an end of its estimate) is refused:"; cat "$T/err_range"; echo x >> "$T/range_failed"; }
+  done
+done
+if [ -e "$T/range_failed" ]; then fail=1; fi
 "$D" config --estimates "$T/bad.yaml" > "$T/out" 2> "$T/err"
 check "estimates bad file" 2 $?
 if [ -s "$T/out" ]; then echo "FAIL: estimates of a bad file wrote output"; fail=1; fi
