@@ -266,7 +266,11 @@ int ls_config_explain(const char *key, FILE *out, FILE *errs)
         if (!strncmp(s[i].path, key, l) && (l == 0 || s[i].path[l] == '.')) {
             if (!found) fprintf(out, "%s: section with the keys\n", l ? key : "(all)");
             found = 1;
-            fprintf(out, "  %-44s %-16s default %s\n", s[i].path, type_name(&s[i]), s[i].def[0] ? s[i].def : "\"\"");
+            const ls_config_provenance *p = ls_config_provenance_find(s[i].path);
+            char prov[80] = "";
+            if (p && p->kind == LS_CONFIG_PROV_ESTIMATE) snprintf(prov, sizeof prov, "  (estimate %g .. %g)", p->low, p->high);
+            else if (p) snprintf(prov, sizeof prov, "  (source)");
+            fprintf(out, "  %-44s %-16s default %s%s\n", s[i].path, type_name(&s[i]), s[i].def[0] ? s[i].def : "\"\"", prov);
         }
     if (found) return 0;
     char sug[256];

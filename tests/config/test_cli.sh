@@ -101,6 +101,9 @@ if ! cmp -s "$T/config.md" "$R/docs/config.md"; then echo "FAIL: docs/config.md 
 "$D" config --explain accelerator.sfu.latency > "$T/out" 2> "$T/err"
 check "explain estimate" 0 $?
 grepf "explain estimate" "  estimate: 20 in [14, 40] (LampAttention preset): " "$T/out"
+"$D" config --explain accelerator.tensor > "$T/out" 2> "$T/err"
+grepf "explain section provenance" "default 32  (estimate 12 .. 128)" "$T/out"
+grepf "explain section provenance" "default 2048  (source)" "$T/out"
 "$D" config --explain accelerator.energy.sram_read_64b > "$T/out" 2> "$T/err"
 grepf "explain energy node" "  node:    45 nm" "$T/out"
 "$D" config --estimates "$R/configs/h100.yaml" --set accelerator.tensor.latency=64 > "$T/est.tsv" 2> "$T/err"
