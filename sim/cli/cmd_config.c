@@ -1,8 +1,10 @@
 /* lampsim validate FILE... [--set key=value]... [--build]
  * lampsim config --dump [FILE] [--set key=value]... [-o OUT]
- * lampsim config --explain KEY | --list | --docs [OUT] */
+ * lampsim config --explain KEY | --list | --docs [OUT]
+ * lampsim config --estimates [FILE] | --sources [FILE] */
 #include "cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,23 +134,94 @@ out:
     return rc;
 }
 
+/* A number as the shortest text that reads back to it (integers without a fraction). */
+static void num_text(double v, char *buf, size_t len)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        snprintf(buf, len, "%.0f", v);
+        return;
+    }
+    for (int prec = 1; prec <= 17; ++prec) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+}
+
+/* The estimates of the preset valued in cfg, one tab-separated line each (stable columns). */
+static int print_estimates(const ls_config *cfg)
+{
+    size_t n = ls_config_estimates(cfg, NULL, 0);
+    ls_config_estimate *es = calloc(n ? n : 1, sizeof *es);
+    if (!es) return 1;
+    ls_config_estimates(cfg, es, n);
+    printf("key\tvalue\tpreset\tlow\thigh\tnode\treasoning\n");
+    for (size_t i = 0; i < n; ++i) {
+        char v[40], pv[40], lo[40], hi[40];
+        num_text(es[i].value, v, sizeof v);
+        num_text(es[i].def, pv, sizeof pv);
+        num_text(es[i].low, lo, sizeof lo);
+        num_text(es[i].high, hi, sizeof hi);
+        printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", es[i].key, v, pv, lo, hi, es[i].node ? es[i].node : "", es[i].reason);
+    }
+    free(es);
+    return 0;
+}
+
+/* Every provenance entry with its value in cfg: enum, bool and number keys alike. */
+static int print_sources(const ls_config *cfg)
+{
+    size_t n;
+    const ls_config_provenance *p = ls_config_provenance_table(&n);
+    printf("key\tkind\tvalue\tpreset\tlow\thigh\tnode\ttext\n");
+    for (size_t i = 0; i < n; ++i) {
+        const ls_config_schema_entry *e = ls_config_schema_find(p[i].key);
+        char v[64] = "", lo[40] = "", hi[40] = "";
+        double x;
+        if (ls_config_number(cfg, p[i].key, &x) == 0) num_text(x, v, sizeof v);
+        else if (e && e->type == LS_CONFIG_T_BOOL) snprintf(v, sizeof v, "%s", *(const bool *)((const char *)cfg + e->offset) ? "true" : "false");
+        else if (e && e->type == LS_CONFIG_T_ENUM) {
+            int k;
+            memcpy(&k, (const char *)cfg + e->offset, sizeof k);
+            const char *nm = ls_config_enum_name(p[i].key, k);
+            snprintf(v, sizeof v, "%s", nm ? nm : "?");
+        }
+        if (p[i].kind == LS_CONFIG_PROV_ESTIMATE) {
+            num_text(p[i].low, lo, sizeof lo);
+            num_text(p[i].high, hi, sizeof hi);
+        }
+        printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p[i].key, ls_config_prov_kind_name(p[i].kind), v, e ? e->def : "", lo, hi,
+               p[i].node ? p[i].node : "", p[i].text);
+    }
+    return 0;
+}
+
 static void config_usage(FILE *out)
 {
     fputs("usage: lampsim config --dump [FILE] [--set key.path=value]... [-o OUT]\n"
           "       lampsim config --explain KEY\n"
           "       lampsim config --list\n"
           "       lampsim config --docs [OUT]\n"
+          "       lampsim config --estimates [FILE] [--set key.path=value]...\n"
+          "       lampsim config --sources [FILE] [--set key.path=value]...\n"
           "  --dump     print the resolved configuration (the embedded default when FILE is omitted);\n"
           "             -o writes it atomically to OUT instead. Reloading it reproduces the run.\n"
           "  --explain  type, default, allowed values and meaning of a key, or the keys of a section\n"
           "  --list     every key with its type and default\n"
-          "  --docs     the Markdown reference (docs/config.md is exactly this text)\n",
+          "  --docs     the Markdown reference (docs/config.md is exactly this text)\n"
+          "  --estimates  every estimate of the LampAttention preset, tab-separated with a header line:\n"
+          "             key, value (in FILE, or the default), preset value, low, high, node, reasoning\n"
+          "  --sources  every value's provenance, tab-separated: key, kind (source or estimate), value,\n"
+          "             preset value, low, high (empty for sources), node, source or reasoning\n",
           out);
 }
 
 int ls_cli_config(int argc, char **argv)
 {
-    enum { NONE, DUMP, EXPLAIN, LIST, DOCS } action = NONE;
+    enum { NONE, DUMP, EXPLAIN, LIST, DOCS, ESTIMATES, SOURCES } action = NONE;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     int nsets = 0, rc = 0;
     const char *file = NULL, *key = NULL, *outpath = NULL;
@@ -164,6 +237,8 @@ int ls_cli_config(int argc, char **argv)
         if (!strcmp(a, "--dump")) action = DUMP;
         else if (!strcmp(a, "--list")) action = LIST;
         else if (!strcmp(a, "--docs")) action = DOCS;
+        else if (!strcmp(a, "--estimates")) action = ESTIMATES;
+        else if (!strcmp(a, "--sources")) action = SOURCES;
         else if (!strcmp(a, "--explain")) {
             action = EXPLAIN;
             if (i + 1 >= argc) {
@@ -223,6 +298,23 @@ int ls_cli_config(int argc, char **argv)
             fputs(md, stdout);
         }
         free(md);
+        break;
+    }
+    case ESTIMATES:
+    case SOURCES: {
+        ls_config *cfg = malloc(sizeof *cfg);
+        ls_config_diag *d = malloc(sizeof *d);
+        if (!cfg || !d) {
+            rc = 1;
+        } else if (ls_config_load(cfg, file, sets, nsets, d)) {
+            fprintf(stderr, "%s\n", d->message);
+            rc = 2;
+        } else {
+            print_warnings(file ? file : "<embedded default>", d);
+            rc = action == ESTIMATES ? print_estimates(cfg) : print_sources(cfg);
+        }
+        free(cfg);
+        free(d);
         break;
     }
     case DUMP: {

@@ -140,6 +140,46 @@ typedef struct ls_config_schema_entry {
 const ls_config_schema_entry *ls_config_schema(size_t *count);
 const ls_config_schema_entry *ls_config_schema_find(const char *path);
 
+/* ---- provenance of the LampAttention preset's values (sim/config/provenance.c) ----
+ * Every timing and energy value of configs/lampattention.yaml (= the schema defaults of the
+ * accelerator section) and every key the preset sets has one entry: a source (paper and section,
+ * datasheet, microbenchmark, public simulator configuration) or an estimate with a plausible
+ * [low, high] range and one line of reasoning. Energy entries name the process node their value
+ * stands for. tests/config checks that no such key lacks an entry and that low <= default <= high. */
+typedef enum { LS_CONFIG_PROV_SOURCE, LS_CONFIG_PROV_ESTIMATE } ls_config_prov_kind;
+
+typedef struct ls_config_provenance {
+    const char *key;            /* schema path */
+    ls_config_prov_kind kind;
+    double low, high;           /* estimates: the plausible range, inclusive (0, 0 for sources) */
+    const char *node;           /* energy keys: the process node the value stands for; NULL otherwise */
+    const char *text;           /* source: where the value is stated; estimate: one line of reasoning */
+} ls_config_provenance;
+
+const ls_config_provenance *ls_config_provenance_table(size_t *count);
+const ls_config_provenance *ls_config_provenance_find(const char *key);
+const char *ls_config_prov_kind_name(ls_config_prov_kind k);   /* "source", "estimate" */
+
+/* One estimate with the value it has in a configuration: what a one-at-a-time sensitivity
+ * analysis (low / high of every estimate) needs. */
+typedef struct ls_config_estimate {
+    const char *key;
+    double value;               /* in the configuration given (its default when that was NULL) */
+    double def;                 /* the schema default = the LampAttention preset's value */
+    double low, high;
+    bool integer;               /* an integer key: low and high are whole numbers */
+    const char *node, *reason;
+} ls_config_estimate;
+
+/* The estimates in table order, valued in cfg (NULL: the defaults). Writes at most cap entries
+ * and returns how many exist. */
+size_t ls_config_estimates(const ls_config *cfg, ls_config_estimate *out, size_t cap);
+/* The value of a numeric key (int, int64 or number) in cfg; 0, or -1 for another type or key. */
+int ls_config_number(const ls_config *cfg, const char *key, double *value);
+/* "key=value" for ls_config_load's overrides (integers without a fraction); 0, or -1 when the key is
+ * not numeric or the text does not fit. */
+int ls_config_override_text(const char *key, double value, char *buf, size_t len);
+
 /* ---- API ---- */
 /* path NULL: the embedded default (configs/default.yaml compiled in). Overrides are
  * "key.path=value" strings. Returns 0, or -1 with diag filled and cfg left at defaults. */

@@ -251,6 +251,13 @@ int ls_config_explain(const char *key, FILE *out, FILE *errs)
         allowed_text(e, allowed, sizeof allowed);
         fprintf(out, "%s\n  type:    %s\n  default: %s\n  allowed: %s\n  %s\n", e->path, type_name(e),
                 e->def[0] ? e->def : "\"\" (empty)", allowed, e->help);
+        const ls_config_provenance *p = ls_config_provenance_find(key);
+        if (p && p->kind == LS_CONFIG_PROV_ESTIMATE)
+            fprintf(out, "  estimate: %g in [%g, %g] (LampAttention preset): %s\n", strtod(e->def, NULL), p->low, p->high,
+                    p->text);
+        else if (p)
+            fprintf(out, "  source:  %s (LampAttention preset: %s)\n", p->text, e->def);
+        if (p && p->node) fprintf(out, "  node:    %s\n", p->node);
         return 0;
     }
     size_t l = strlen(key);
@@ -259,7 +266,11 @@ int ls_config_explain(const char *key, FILE *out, FILE *errs)
         if (!strncmp(s[i].path, key, l) && (l == 0 || s[i].path[l] == '.')) {
             if (!found) fprintf(out, "%s: section with the keys\n", l ? key : "(all)");
             found = 1;
-            fprintf(out, "  %-44s %-16s default %s\n", s[i].path, type_name(&s[i]), s[i].def[0] ? s[i].def : "\"\"");
+            const ls_config_provenance *p = ls_config_provenance_find(s[i].path);
+            char prov[80] = "";
+            if (p && p->kind == LS_CONFIG_PROV_ESTIMATE) snprintf(prov, sizeof prov, "  (estimate %g .. %g)", p->low, p->high);
+            else if (p) snprintf(prov, sizeof prov, "  (source)");
+            fprintf(out, "  %-44s %-16s default %s%s\n", s[i].path, type_name(&s[i]), s[i].def[0] ? s[i].def : "\"\"", prov);
         }
     if (found) return 0;
     char sug[256];
@@ -358,6 +369,27 @@ static const char DOC_HEAD[] =
     "(`STO`), the LUT is there for modes that use it, and one context's registers fit the register file\n"
     "(for a trace, whose head dimension comes from its file, this last check waits for the file).\n";
 
+static const char DOC_PROV_HEAD[] =
+    "\n## Sources and estimates of the LampAttention preset\n"
+    "\n"
+    "Where each timing and energy value of `configs/lampattention.yaml` (the accelerator defaults above) and\n"
+    "each key the preset sets comes from: a *source* (paper and section, datasheet, microbenchmark, public\n"
+    "simulator configuration) or an *estimate* with a plausible range and one line of reasoning. A figure of\n"
+    "the H100 envelope the preset adopts is a source where a document states it; a property of the\n"
+    "LampAttention design or of the kernel running on it (latencies of units not built yet, contexts,\n"
+    "prefetch depth, K/V sharing) is an estimate. Energies are picojoules per action at the node named.\n"
+    "\"hw N\" is section N of the project's hardware figures (spec/hardware.md), \"num X\" section X of its\n"
+    "numerics specification. One table drives this list, `lampsim config --explain KEY` and\n"
+    "`lampsim config --estimates [FILE]` (tab-separated: key, value in FILE, preset value, low, high, node,\n"
+    "reasoning), the input of a one-at-a-time sensitivity analysis (sim/config/provenance.c):\n"
+    "\n"
+    "```sh\n"
+    "lampsim config --explain accelerator.tensor.latency\n"
+    "lampsim config --estimates configs/lampattention.yaml --set accelerator.tensor.latency=64\n"
+    "```\n"
+    "\n"
+    "| key | preset value | kind | range | node | source or reasoning |\n|---|---|---|---|---|---|\n";
+
 char *ls_config_docs_markdown(void)
 {
     size_t n;
@@ -395,6 +427,27 @@ char *ls_config_docs_markdown(void)
             sb_cell(&b, e->help);
             sb_put(&b, " |\n");
         }
+    }
+    sb_put(&b, DOC_PROV_HEAD);
+    size_t np;
+    const ls_config_provenance *p = ls_config_provenance_table(&np);
+    for (size_t i = 0; i < np; ++i) {
+        const ls_config_schema_entry *e = ls_config_schema_find(p[i].key);
+        char range[96] = "";
+        if (p[i].kind == LS_CONFIG_PROV_ESTIMATE) snprintf(range, sizeof range, "%g .. %g", p[i].low, p[i].high);
+        sb_put(&b, "| `");
+        sb_put(&b, p[i].key);
+        sb_put(&b, "` | `");
+        sb_cell(&b, e ? e->def : "?");
+        sb_put(&b, "` | ");
+        sb_put(&b, ls_config_prov_kind_name(p[i].kind));
+        sb_put(&b, " | ");
+        sb_put(&b, range);
+        sb_put(&b, " | ");
+        sb_cell(&b, p[i].node ? p[i].node : "");
+        sb_put(&b, " | ");
+        sb_cell(&b, p[i].text);
+        sb_put(&b, " |\n");
     }
     return b.p;
 }

@@ -97,6 +97,42 @@ if ls -a "$T" | grep -q '^\.never'; then echo "FAIL: temporary file left behind"
 check "docs" 0 $?
 if ! cmp -s "$T/config.md" "$R/docs/config.md"; then echo "FAIL: docs/config.md is stale (lampsim config --docs docs/config.md)"; fail=1; fi
 
+# provenance of the preset's values: explain, and the machine-readable lists a sensitivity analysis reads
+"$D" config --explain accelerator.sfu.latency > "$T/out" 2> "$T/err"
+check "explain estimate" 0 $?
+grepf "explain estimate" "  estimate: 20 in [14, 40] (LampAttention preset): " "$T/out"
+"$D" config --explain accelerator.tensor > "$T/out" 2> "$T/err"
+grepf "explain section provenance" "default 32  (estimate 12 .. 128)" "$T/out"
+grepf "explain section provenance" "default 2048  (source)" "$T/out"
+"$D" config --explain accelerator.energy.sram_read_64b > "$T/out" 2> "$T/err"
+grepf "explain energy node" "  node:    45 nm" "$T/out"
+"$D" config --estimates "$R/configs/h100.yaml" --set accelerator.tensor.latency=64 > "$T/est.tsv" 2> "$T/err"
+check "estimates" 0 $?
+grepf "estimates header" "$(printf 'key\tvalue\tpreset\tlow\thigh\tnode\treasoning')" "$T/est.tsv"
+grepf "estimates value of FILE" "$(printf 'accelerator.tensor.latency\t64\t32\t12\t128\t\t')" "$T/est.tsv"
+grepf "estimates h100 LUT" "$(printf 'accelerator.lut.lanes\t0\t128\t16\t256\t')" "$T/est.tsv"
+grepf "estimates energy" "$(printf 'accelerator.energy.dram_read_64b\t1300\t1300\t450\t2600\t45 nm')" "$T/est.tsv"
+if awk -F'\t' 'NF != 7 { bad = 1 } END { exit !bad }' "$T/est.tsv"; then echo "FAIL: estimates: a line without 7 fields"; fail=1; fi
+"$D" config --sources > "$T/src.tsv" 2> "$T/err"
+check "sources" 0 $?
+grepf "sources layout" "$(printf 'accelerator.regfile.layout\tsource\tcompact\tcompact\t\t\t\t')" "$T/src.tsv"
+grepf "sources estimate" "$(printf 'accelerator.tensor.latency\testimate\t32\t32\t12\t128\t\t')" "$T/src.tsv"
+if awk -F'\t' 'NF != 8 { bad = 1 } END { exit !bad }' "$T/src.tsv"; then echo "FAIL: sources: a line without 8 fields"; fail=1; fi
+n_est=$(awk -F'\t' '$2 == "estimate"' "$T/src.tsv" | wc -l); n_rows=$(($(wc -l < "$T/est.tsv") - 1))
+if [ "$n_est" -lt 20 ] || [ "$n_est" != "$n_rows" ]; then echo "FAIL: --estimates lists $n_rows rows, --sources $n_est estimates"; fail=1; fi
+# every end of every range is a configuration a run accepts (one at a time, as a sensitivity analysis sets them)
+tab=$(printf '\t')
+tail -n +2 "$T/est.tsv" | while IFS="$tab" read -r k v p lo hi rest; do
+  for x in "$lo" "$hi"; do
+    "$D" validate -q "$R/configs/lampattention.yaml" --set "$k=$x" > /dev/null 2> "$T/err_range" ||
+      { echo "FAIL: $k=$x (an end of its estimate) is refused:"; cat "$T/err_range"; echo x >> "$T/range_failed"; }
+  done
+done
+if [ -e "$T/range_failed" ]; then fail=1; fi
+"$D" config --estimates "$T/bad.yaml" > "$T/out" 2> "$T/err"
+check "estimates bad file" 2 $?
+if [ -s "$T/out" ]; then echo "FAIL: estimates of a bad file wrote output"; fail=1; fi
+
 "$D" config --bogus > "$T/out" 2> "$T/err"
 check "unknown option" 2 $?
 "$D" config > "$T/out" 2> "$T/err"

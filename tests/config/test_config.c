@@ -10,6 +10,7 @@
 #include "check.h"
 #include "config.h"
 #include "workload.h"
+#include "yamltree.h"
 
 static const char *root, *tmp;
 
@@ -394,6 +395,140 @@ static void test_docs(void)
     free(errs);
 }
 
+/* Collects the leaf key paths of a YAML mapping ("accelerator.lut.lanes"). */
+static void leaf_paths(const ls_yamltree_node *m, const char *prefix, char (*out)[256], int *n, int cap)
+{
+    for (int i = 0; m->kind == LS_YAMLTREE_MAP && i + 1 < m->n; i += 2) {
+        char p[256];
+        snprintf(p, sizeof p, "%s%s%s", prefix, prefix[0] ? "." : "", m->kids[i]->text);
+        if (m->kids[i + 1]->kind == LS_YAMLTREE_MAP) leaf_paths(m->kids[i + 1], p, out, n, cap);
+        else if (*n < cap) snprintf(out[(*n)++], 256, "%s", p);
+    }
+}
+
+static int numeric(const ls_config_schema_entry *e)
+{
+    return e->type == LS_CONFIG_T_INT || e->type == LS_CONFIG_T_INT64 || e->type == LS_CONFIG_T_DOUBLE;
+}
+
+/* Every preset value has a source or an estimate whose range holds it (issue 23). */
+static void test_provenance(void)
+{
+    size_t np, ns;
+    const ls_config_provenance *p = ls_config_provenance_table(&np);
+    const ls_config_schema_entry *s = ls_config_schema(&ns);
+    static ls_config def;
+    ls_config_defaults(&def);
+    size_t n_est = 0;
+    for (size_t i = 0; i < np; ++i) {
+        const ls_config_schema_entry *e = ls_config_schema_find(p[i].key);
+        CHECK_MSG(e != NULL, "provenance of %s: no such key", p[i].key);
+        if (!e) continue;
+        for (size_t j = 0; j < i; ++j) CHECK_MSG(strcmp(p[i].key, p[j].key), "%s listed twice", p[i].key);
+        CHECK_MSG(p[i].text && strlen(p[i].text) > 20 && !strpbrk(p[i].text, "\t\n"),
+                  "%s: the source or reasoning must be one line of text", p[i].key);
+        int energy = !strncmp(p[i].key, "accelerator.energy.", 19);
+        CHECK_MSG(energy == (p[i].node != NULL), "%s: energy entries (and only they) name a process node", p[i].key);
+        if (p[i].kind == LS_CONFIG_PROV_ESTIMATE) {
+            n_est++;
+            double v = NAN;
+            CHECK_MSG(numeric(e) && ls_config_number(&def, p[i].key, &v) == 0, "%s: an estimate needs a number", p[i].key);
+            CHECK_MSG(p[i].low <= v && v <= p[i].high, "%s: default %g outside its estimate [%g, %g]", p[i].key, v,
+                      p[i].low, p[i].high);
+            CHECK_MSG(e->min <= p[i].low && p[i].high <= e->max, "%s: range [%g, %g] leaves the allowed %g .. %g", p[i].key,
+                      p[i].low, p[i].high, e->min, e->max);
+            if (e->type != LS_CONFIG_T_DOUBLE)
+                CHECK_MSG(p[i].low == floor(p[i].low) && p[i].high == floor(p[i].high), "%s: integer key, fractional range",
+                          p[i].key);
+            CHECK_MSG(p[i].low < p[i].high, "%s: empty range", p[i].key);
+        } else {
+            CHECK_MSG(p[i].low == 0 && p[i].high == 0, "%s: a source has no range", p[i].key);
+        }
+    }
+    /* no timing or energy value lacks both: every number of the accelerator section... */
+    for (size_t i = 0; i < ns; ++i)
+        if (!strncmp(s[i].path, "accelerator.", 12) && numeric(&s[i]))
+            CHECK_MSG(ls_config_provenance_find(s[i].path) != NULL,
+                      "%s has neither a source nor an estimate (add it to sim/config/provenance.c)", s[i].path);
+    /* ... and every key the preset file sets */
+    FILE *f = fopen(rpath("configs/lampattention.yaml"), "rb");
+    CHECK(f != NULL);
+    static char text[1 << 16];
+    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[len] = 0;
+    ls_yamltree_doc doc;
+    int el, ec;
+    char em[256];
+    CHECK(ls_yamltree_parse(text, len, &doc, &el, &ec, em, sizeof em) == 0);
+    static char keys[256][256];
+    int nk = 0;
+    leaf_paths(doc.root, "", keys, &nk, 256);
+    ls_yamltree_free(&doc);
+    CHECK(nk > 30);
+    for (int i = 0; i < nk; ++i)
+        if (strcmp(keys[i], "accelerator.name"))
+            CHECK_MSG(ls_config_provenance_find(keys[i]) != NULL, "configs/lampattention.yaml sets %s without a source or "
+                      "an estimate", keys[i]);
+    /* the recorded preset value is the preset's: the file resolves to the defaults on every entry */
+    static ls_config pre;
+    CHECK(ls_config_load(&pre, rpath("configs/lampattention.yaml"), NULL, 0, &diag) == 0);
+    for (size_t i = 0; i < np; ++i) {
+        const ls_config_schema_entry *e = ls_config_schema_find(p[i].key);
+        if (e)
+            CHECK_MSG(!memcmp((const char *)&pre + e->offset, (const char *)&def + e->offset, e->size),
+                      "configs/lampattention.yaml's %s differs from the default its provenance describes", p[i].key);
+    }
+    /* the API a sensitivity analysis uses */
+    CHECK(ls_config_estimates(NULL, NULL, 0) == n_est);
+    CHECK(n_est >= 20);
+    static ls_config_estimate es[256];
+    CHECK(ls_config_estimates(NULL, es, 256) == n_est);
+    int seen_tensor = 0;
+    for (size_t i = 0; i < n_est && i < 256; ++i) {
+        CHECK_MSG(es[i].value == es[i].def && es[i].low <= es[i].def && es[i].def <= es[i].high, "%s", es[i].key);
+        char ov[300];
+        CHECK(ls_config_override_text(es[i].key, es[i].high, ov, sizeof ov) == 0);
+        const char *ovs[1] = {ov};
+        CHECK_MSG(ls_config_load(&pre, rpath("configs/lampattention.yaml"), ovs, 1, &diag) == 0, "%s: %s", ov, diag.message);
+        double v = NAN;
+        CHECK(ls_config_number(&pre, es[i].key, &v) == 0 && v == es[i].high);
+        if (!strcmp(es[i].key, "accelerator.tensor.latency")) {
+            seen_tensor = 1;
+            CHECK(es[i].integer && es[i].def == 32);
+            static ls_config_estimate one[256];
+            ls_config_estimates(&pre, one, 256);
+            CHECK(one[i].value == es[i].high && one[i].def == 32);
+        }
+    }
+    CHECK(seen_tensor);
+    char ov[64];
+    CHECK(ls_config_override_text("accelerator.energy.lut_lookup", 0.1, ov, sizeof ov) == 0);
+    CHECK(!strcmp(ov, "accelerator.energy.lut_lookup=0.1"));
+    CHECK(ls_config_override_text("accelerator.tensor.latency", 2.5, ov, sizeof ov) == -1);
+    CHECK(ls_config_override_text("accelerator.regfile.layout", 1, ov, sizeof ov) == -1);
+    CHECK(ls_config_override_text("accelerator.tensor.latency", 64, ov, 8) == -1);
+    /* docs/config.md lists every entry, and --explain prints it */
+    char *md = ls_config_docs_markdown();
+    const char *sec = md ? strstr(md, "## Sources and estimates of the LampAttention preset") : NULL;
+    CHECK(sec != NULL);
+    for (size_t i = 0; sec && i < np; ++i) {
+        char k[300];
+        snprintf(k, sizeof k, "| `%s` |", p[i].key);
+        CHECK_MSG(strstr(sec, k) != NULL, "%s missing from the sources section of docs/config.md", p[i].key);
+    }
+    free(md);
+    char *out = NULL;
+    size_t olen = 0;
+    FILE *fo = open_memstream(&out, &olen);
+    CHECK(ls_config_explain("accelerator.tensor.latency", fo, stderr) == 0);
+    CHECK(ls_config_explain("accelerator.energy.int_mul_8", fo, stderr) == 0);
+    fclose(fo);
+    CHECK(strstr(out, "  estimate: 32 in [12, 128] (LampAttention preset): No end-to-end wgmma latency") != NULL);
+    CHECK(strstr(out, "  source:  Horowitz") != NULL && strstr(out, "  node:    45 nm\n") != NULL);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -411,5 +546,6 @@ int main(int argc, char **argv)
     test_overrides();
     test_roundtrip();
     test_docs();
+    test_provenance();
     CHECK_DONE();
 }

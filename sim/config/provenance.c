@@ -1,0 +1,278 @@
+/* Where each value of the LampAttention preset comes from: one entry per key, a source or an
+ * estimate with its range (config.h, "provenance").
+ *
+ * A table beside the schema rather than fields in it: the schema says what a key means and which
+ * values are allowed for every preset, while this says why the LampAttention preset holds the
+ * value it holds (configs/h100.yaml and the validation presets set other values, sourced in
+ * docs/validation.md). tests/config binds the two tables both ways: every key here exists, and no
+ * timing or energy key of the schema, nor any key configs/lampattention.yaml sets, lacks an entry.
+ *
+ * Rule: a figure of the H100 envelope the preset adopts by design (hardware.md 7.1/7.2) is a
+ * source when a document states it; a property of the LampAttention design or of the kernel
+ * running on it (latencies of units that do not exist yet, contexts, prefetch depth, sharing) is an
+ * estimate. Energies are per action at 45 nm (Horowitz, ISSCC 2014) unless the node says otherwise.
+ * Short citations: "hw N" = ../shared/spec/hardware.md section N, "num X" = numerics.md section X. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+#define SRC(k, t) {k, LS_CONFIG_PROV_SOURCE, 0, 0, NULL, t}
+#define EST(k, lo, hi, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, NULL, t}
+#define ESRC(k, node, t) {k, LS_CONFIG_PROV_SOURCE, 0, 0, node, t}
+#define EEST(k, lo, hi, node, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, node, t}
+
+#define HOROWITZ "Horowitz, Computing's energy problem, ISSCC 2014, 45 nm 0.9 V (as tabulated in stillwater-sc universal generic_45nm.hpp; hw 5)"
+#define LUO "Luo et al., Benchmarking and Dissecting the Nvidia Hopper GPU Architecture, arXiv 2402.13499, load latencies measured on an H800 PCIe (quoted in hw 1)"
+
+static const ls_config_provenance table[] = {
+    /* ---------------- the core envelope (H100 SXM5, hw 1 and 7.1) ---------------- */
+    SRC("accelerator.cores", "H100 SXM5: 132 SMs (NVIDIA H100 whitepaper; hw 1)."),
+    SRC("accelerator.clock_ghz", "FlashAttention-3 paper (arXiv 2407.08608) App. C.1: H100 clock pinned at 1830 MHz for its figures (hw 1)."),
+    SRC("accelerator.warp_size", "CUDA C++ Programming Guide: 32 threads per warp (hw 1)."),
+    SRC("accelerator.max_warps", "H100 whitepaper Tables 3-4, as quoted in hw 1: 64 resident warps per SM."),
+    SRC("accelerator.max_ctas", "H100 whitepaper Tables 3-4, as quoted in hw 1: 32 resident thread blocks per SM."),
+    EST("accelerator.interleave_cycles", 0, 32,
+        "0 serves whole tile instructions (FlashAttention-3's ping-pong, hw 2.5); 8 is one m16n8k16 mma.sync on a "
+        "sub-partition (docs/validation.md); 32 is one m64n64k16 wgmma's issue time (hw 1)."),
+    EST("accelerator.launch_cycles", 0, 9000,
+        "A design-space study compares steady-state throughput (preset header); 9000 cycles (4.9 us) is the launch cost "
+        "calibrated on the H100 validation points (docs/validation.md), not a measured figure."),
+    EST("accelerator.item_setup_cycles", 0, 2000,
+        "A hardware work queue can start an item at once; 2000 cycles is FA3's thread-block start-up calibrated on H100 "
+        "(docs/validation.md), the upper end for a software-managed start."),
+
+    /* ---------------- tensor unit ---------------- */
+    SRC("accelerator.tensor.macs_per_cycle_8bit",
+        "H100 SXM5: 1978.9 TFLOP/s dense FP8 (glennklockwood.com/garden/processors/h100; hw 1) = 8192 FLOP (4096 MAC) per "
+        "clock per SM at 1.83 GHz."),
+    SRC("accelerator.tensor.macs_per_cycle_16bit",
+        "H100 SXM5: 989.4 TFLOP/s dense FP16/BF16, the same with FP32 accumulation (H100 whitepaper Table 3 via NVIDIA "
+        "forum thread 218102; glennklockwood.com; hw 1) = 2048 MAC per clock per SM."),
+    SRC("accelerator.tensor.macs_per_cycle_fp8_wide",
+        "0 = the 8-bit rate, 4096 MAC per clock: FA3 paper section 2.2, FP8 wgmma (FP32 accumulation, as FA3's FP8 "
+        "kernels use it) gives twice the FP16 throughput per SM (docs/validation.md)."),
+    EST("accelerator.tensor.latency", 12, 128,
+        "No end-to-end wgmma latency is published (hw 8); Accel-Sim's A100 config models HMMA.16816 at 12 cycles, an sm_120 "
+        "microbenchmark finds ldmatrix's ~33-cycle serial latency comparable to MMA's (florianmattana/sass-king PR #32), "
+        "and 128 is one m64n256k16 wgmma's issue time (hw 1)."),
+    SRC("accelerator.tensor.promote_interval",
+        "DeepSeek-V3 report section 3.5.2: Hopper FP8 MMA partial sums are promoted to FP32 every 128 products along K "
+        "(hw 1)."),
+
+    /* ---------------- exponential units ---------------- */
+    EST("accelerator.lut.lanes", 16, 256,
+        "hw 7.2 proposes 128 lookups per clock (8x the MUFU rate, the FP32 lane count) and a sweep of 16 to 256; no "
+        "LampAttention hardware exists to measure."),
+    EST("accelerator.lut.latency", 1, 4,
+        "A 256 x 8-bit table reads in one clock (AMD UG573 block RAM without output registers; small ASIC ROM at 1-2 GHz, "
+        "hw 3); each pipeline register on index or output adds one (UG573), 4 with index formation and routing."),
+    SRC("accelerator.lut.entries",
+        "The LUT is indexed by the 8-bit ue5m3 low-precision shift (LampAttention paper, num A.2): 2^8 = 256 entries."),
+    SRC("accelerator.sfu.lanes",
+        "FlashAttention-3 paper footnote 5 and CUDA C++ Programming Guide: 16 MUFU (exp2) operations per clock per SM "
+        "on H100 (hw 1)."),
+    EST("accelerator.sfu.latency", 14, 40,
+        "Accel-Sim's tested SM90_H100 and SM80_A100 configs (trace.config) model SFU ops at 23 cycles; 14 for a shallower "
+        "dedicated unit, 40 for ex2 plus the dependent log2(e) scaling and range fix-up."),
+
+    /* ---------------- vector unit and recompute scheduler ---------------- */
+    SRC("accelerator.vector.lanes", "H100: 128 FP32 lanes per SM (CUDA C++ Programming Guide; hw 1)."),
+    SRC("accelerator.vector.latency",
+        "Accel-Sim tested config SM90_H100 (accel-sim/accel-sim-framework, gpu-simulator/configs/tested-cfgs/"
+        "SM90_H100/trace.config): FP32 ('sp') latency 4 cycles."),
+    EST("accelerator.scheduler.sort_latency", 3, 16,
+        "Sorting N_k = 4 threats takes a 5-comparator network of depth 3 (Knuth, TAOCP vol. 3, 5.3.4) plus a cycle to "
+        "write the order; 16 if one comparator serves the compare-exchanges in sequence."),
+    EST("accelerator.scheduler.subset_latency", 4, 64,
+        "Per candidate sub-block: its cost checked against the 32 queries' budgets; 16 is a 2-wide comparator, 4 an 8-wide "
+        "one, 64 a sequential walk over the 2^N_k = 16 subsets for each candidate."),
+
+    /* ---------------- register file ---------------- */
+    SRC("accelerator.regfile.registers", "H100: 65,536 32-bit registers per SM (H100 whitepaper; FA3 paper Table 1; hw 1)."),
+    SRC("accelerator.regfile.subpartitions", "cuda_occupancy.h: cudaOccSubPartitionsPerMultiprocessor = 4 (hw 1, 4)."),
+    SRC("accelerator.regfile.max_regs_per_thread", "H100 whitepaper Table 4: at most 255 registers per thread (hw 1)."),
+    SRC("accelerator.regfile.alloc_granularity", "cuda_occupancy.h: registers allocated per warp in units of 256 (hw 1, 4)."),
+    SRC("accelerator.regfile.layout",
+        "LampAttention paper's compact layout (num D.3): 4 x 8-bit logits per register plus room for one 16-bit sub-block."),
+    EST("accelerator.regfile.max_contexts", 1, 4,
+        "Resident query blocks per core: FA2 keeps 2 thread blocks per SM at d 128 and FA3 one block of 2-3 consumer "
+        "warpgroups (hw 2.5); above 2 the registers bind at the preset tile."),
+
+    /* ---------------- memory ---------------- */
+    SRC("accelerator.memory.bandwidth_gbps", "H100 SXM5: 3.35 TB/s HBM3 (FA3 paper Table 1; NVIDIA spec table; hw 1)."),
+    SRC("accelerator.memory.latency", "HBM load latency 479 cycles: " LUO "."),
+    SRC("accelerator.memory.buffer_kib", "H100: up to 228 KiB shared memory per SM (FA3 paper Table 1; hw 1)."),
+    SRC("accelerator.memory.buffer_bytes_per_cycle",
+        "FA3 paper footnote 4: 128 B per clock per SM shared-memory bandwidth (32 banks x 4 B; hw 1)."),
+    SRC("accelerator.memory.buffer_latency", "Shared-memory load latency 29 cycles: " LUO "."),
+    EST("accelerator.memory.pipeline_stages", 1, 4,
+        "FA3's sm90 kernel keeps kStages = 2 K/V stages (hopper/flash_fwd_launch_template.h, hw 2.5); 1 is no prefetch, 4 "
+        "what the 228 KiB buffer holds at small tiles."),
+    SRC("accelerator.memory.l2_mib", "H100: 50 MiB L2 (FA3 paper Table 1; hw 1)."),
+    SRC("accelerator.memory.l2_bandwidth_gbps", "H100: about 12 TB/s L2 bandwidth (FA3 paper Table 1; hw 1)."),
+    SRC("accelerator.memory.l2_latency", "L2 load latency 263 cycles: " LUO "."),
+    EST("accelerator.memory.operand_read_rows", 32, 128,
+        "Rows sharing one operand read: 32 for per-warp ldmatrix (FA2's sm80 kernel), 64 for one wgmma warpgroup (FA3, "
+        "hw 1), 128 for a whole context reading each K/V fragment once."),
+    EST("accelerator.memory.kv_shared_contexts", 1, 2,
+        "1: independent contexts that each load their K/V (preset header); 2: FA3's block of consumer warpgroups sharing "
+        "the producer's loads (hw 2.5). Must divide regfile.max_contexts."),
+
+    /* ---------------- instruction issue (not modelled in the preset: issue.per_cycle 0) ---------------- */
+    EST("accelerator.issue.per_cycle", 0, 4,
+        "0: a tile-instruction accelerator whose issue never binds; 4: H100's four warp schedulers, one instruction each per "
+        "cycle (CUDA C++ Programming Guide, compute capability 9.0)."),
+    SRC("accelerator.issue.tensor_macs_per_instr", "PTX ISA: mma.sync.m16n8k16 = 16 x 8 x 16 = 2048 multiply-adds."),
+    SRC("accelerator.issue.sfu_ops_per_instr", "One MUFU operation per lane of a 32-thread warp instruction (PTX ISA ex2.approx)."),
+    EST("accelerator.issue.lut_ops_per_instr", 32, 128,
+        "One lookup per lane of a warp instruction, as the MUFU; a 128-lane LUT could take a warpgroup's 128 per "
+        "instruction."),
+    SRC("accelerator.issue.vector_ops_per_instr", "One FP32 operation per lane of a 32-thread warp instruction (PTX ISA)."),
+    SRC("accelerator.issue.operand_bytes_per_instr", "PTX ISA: ldmatrix.x4 loads 4 x (8 x 8) 16-bit elements = 512 bytes."),
+
+    /* ---------------- energy per action ---------------- */
+    ESRC("accelerator.energy.int_add_8", "45 nm", HOROWITZ ": 8-bit add 0.03 pJ."),
+    ESRC("accelerator.energy.int_add_16", "45 nm", HOROWITZ ": 16-bit add 0.05 pJ."),
+    ESRC("accelerator.energy.int_add_32", "45 nm", HOROWITZ ": 32-bit add 0.1 pJ."),
+    ESRC("accelerator.energy.int_mul_8", "45 nm", HOROWITZ ": 8-bit multiply 0.2 pJ."),
+    ESRC("accelerator.energy.int_mul_32", "45 nm", HOROWITZ ": 32-bit multiply 3.1 pJ."),
+    EEST("accelerator.energy.fp8_add", 0.05, 0.4, "45 nm",
+         "Not in Horowitz (0.2 is stillwater-sc's guess, hw 5): a 4-bit-mantissa align and add, between an 8-bit integer "
+         "add (0.03) and an FP16 add (0.4)."),
+    EEST("accelerator.energy.fp8_mul", 0.1, 1.1, "45 nm",
+         "Not in Horowitz (0.5 is stillwater-sc's guess, hw 5): a 4 x 4-bit mantissa product is smaller than an 8-bit "
+         "integer multiply (0.2); at most an FP16 multiply (1.1)."),
+    ESRC("accelerator.energy.fp_add_16", "45 nm", HOROWITZ ": FP16 add 0.4 pJ."),
+    ESRC("accelerator.energy.fp_add_32", "45 nm", HOROWITZ ": FP32 add 0.9 pJ."),
+    ESRC("accelerator.energy.fp_mul_16", "45 nm", HOROWITZ ": FP16 multiply 1.1 pJ."),
+    ESRC("accelerator.energy.fp_mul_32", "45 nm", HOROWITZ ": FP32 multiply 3.7 pJ."),
+    EEST("accelerator.energy.fma_16", 1.1, 1.5, "45 nm",
+         "Not in Horowitz (1.4 is stillwater-sc's guess, hw 5): at least an FP16 multiply (1.1), at most multiply plus add "
+         "(1.5)."),
+    EEST("accelerator.energy.fma_32", 3.7, 4.6, "45 nm",
+         "Not in Horowitz (4.5 is stillwater-sc's guess, hw 5): at least an FP32 multiply (3.7), at most multiply plus add "
+         "(4.6)."),
+    EEST("accelerator.energy.lut_lookup", 0.1, 1.0, "45 nm",
+         "ConSmax's LUT softmax unit draws 0.16 pJ per clock at 16 nm (hw 3), about 3x more at 45 nm; a 2-Kbit table read "
+         "is at most a tenth of an 8 KB SRAM 64-bit read (10 pJ)."),
+    EEST("accelerator.energy.sfu_exp", 2, 10, "45 nm",
+         "A MUFU exp2 is a table plus quadratic interpolation in fixed point (hw 3), about an FP32 multiply (3.7, hw 7.2); "
+         "2 for a lean unit, 10 with the table read and the scaling multiply."),
+    EEST("accelerator.energy.regfile_access", 0.5, 5, "45 nm",
+         "About 1 pJ per 32-bit access of a small register file at 45 nm (hw 5, stillwater-sc); a 64K-register file read "
+         "per bank is closer to half an 8 KB SRAM 64-bit read (5 pJ)."),
+    EEST("accelerator.energy.sram_read_64b", 10, 50, "45 nm",
+         "Horowitz 45 nm: 10 pJ per 64-bit read of an 8 KB SRAM (hw 5); the 228 KiB buffer's longer wires cost more (his "
+         "larger arrays, not re-read: hw 8)."),
+    EEST("accelerator.energy.l2_word", 25, 200, "45 nm",
+         "Dally, MICRO-52 keynote (2019, node not stated; hw 5): 50 pJ per 32-bit word from the last-level cache; a 50 MiB "
+         "L2 and its network at 45 nm may cost a few times more."),
+    EEST("accelerator.energy.dram_read_64b", 450, 2600, "45 nm (DDR-class interface)",
+         "Horowitz 45 nm: 1.3-2.6 nJ per 64-bit DRAM read (hw 5); HBM3E at about 7 pJ/bit (hw 5, low confidence) gives "
+         "450."),
+
+    /* ---------------- algorithm settings the preset states (the paper's) ---------------- */
+    SRC("algorithm.mode", "LampAttention paper (arXiv 2609.39361): look-ahead mixed precision with stages 1 and 2 (num D)."),
+    SRC("algorithm.arithmetic", "The paper's hardware formats (e4m3 with 448 saturation, ue5m3 LUT; num A.2)."),
+    SRC("algorithm.b_q",
+        "b_q x N_q = 128 in the paper (num D.1); the split 32 x 4 is FA2's 4-warp forward configuration for d 128 (num D.1, "
+        "hw 2.5)."),
+    SRC("algorithm.n_q", "b_q x N_q = 128 in the paper (num D.1); 4 warps as FA2's forward kernel for d 128 (hw 2.5)."),
+    SRC("algorithm.b_k", "Paper: b_k x N_k = 64 with N_k = 4, so b_k = 16 (num D.1)."),
+    SRC("algorithm.n_k", "Paper: N_k = 4 sub-blocks per key tile (num D.1)."),
+    SRC("algorithm.tau", "Paper: the tables are at tau = 0.5 (num D.1)."),
+    SRC("algorithm.delta", "Paper: safety margin delta = 2^-8 (App. C also 2^-4; num D.1)."),
+    SRC("algorithm.stage1", "Paper: stage 1 (safety-margin check) enabled in the main results (num D.2)."),
+    SRC("algorithm.stage2", "Paper: stage 2 (block-LAMP knapsack) enabled in the main results (num D.2)."),
+};
+
+const ls_config_provenance *ls_config_provenance_table(size_t *count)
+{
+    if (count) *count = sizeof table / sizeof table[0];
+    return table;
+}
+
+const ls_config_provenance *ls_config_provenance_find(const char *key)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
+        if (!strcmp(table[i].key, key)) return &table[i];
+    return NULL;
+}
+
+const char *ls_config_prov_kind_name(ls_config_prov_kind k) { return k == LS_CONFIG_PROV_ESTIMATE ? "estimate" : "source"; }
+
+int ls_config_number(const ls_config *cfg, const char *key, double *value)
+{
+    const ls_config_schema_entry *e = ls_config_schema_find(key);
+    if (!e) return -1;
+    const char *f = (const char *)cfg + e->offset;
+    switch (e->type) {
+    case LS_CONFIG_T_INT: {
+        int v;
+        memcpy(&v, f, sizeof v);
+        *value = v;
+        return 0;
+    }
+    case LS_CONFIG_T_INT64: {
+        int64_t v;
+        memcpy(&v, f, sizeof v);
+        *value = (double)v;
+        return 0;
+    }
+    case LS_CONFIG_T_DOUBLE:
+        memcpy(value, f, sizeof *value);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+size_t ls_config_estimates(const ls_config *cfg, ls_config_estimate *out, size_t cap)
+{
+    ls_config *defaults = malloc(sizeof *defaults);   /* the preset's values (= schema defaults), no YAML */
+    if (defaults) ls_config_defaults(defaults);
+    const ls_config *c = cfg ? cfg : defaults;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
+        const ls_config_provenance *p = &table[i];
+        if (p->kind != LS_CONFIG_PROV_ESTIMATE) continue;
+        if (n < cap) {
+            const ls_config_schema_entry *e = ls_config_schema_find(p->key);
+            ls_config_estimate *o = &out[n];
+            o->key = p->key;
+            o->value = o->def = NAN;
+            if (c) (void)ls_config_number(c, p->key, &o->value);
+            if (defaults) (void)ls_config_number(defaults, p->key, &o->def);
+            o->low = p->low;
+            o->high = p->high;
+            o->integer = e && e->type != LS_CONFIG_T_DOUBLE;
+            o->node = p->node;
+            o->reason = p->text;
+        }
+        n++;
+    }
+    free(defaults);
+    return n;
+}
+
+int ls_config_override_text(const char *key, double value, char *buf, size_t len)
+{
+    const ls_config_schema_entry *e = ls_config_schema_find(key);
+    if (!e || !isfinite(value)) return -1;
+    int w;
+    if (e->type == LS_CONFIG_T_INT || e->type == LS_CONFIG_T_INT64) {
+        if (value != floor(value)) return -1;
+        w = snprintf(buf, len, "%s=%.0f", key, value);
+    } else if (e->type == LS_CONFIG_T_DOUBLE) {
+        for (int prec = 1; prec <= 17; ++prec) {   /* the shortest text that reads back to value */
+            w = snprintf(buf, len, "%s=%.*g", key, prec, value);
+            if (w > 0 && (size_t)w < len && strtod(buf + strlen(key) + 1, NULL) == value) break;
+        }
+    } else {
+        return -1;
+    }
+    return w < 0 || (size_t)w >= len ? -1 : 0;
+}
