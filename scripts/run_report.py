@@ -25,6 +25,7 @@ UNITS = {
     "cycles": "cycles", "time_us": "µs", "tflops_effective": "TFLOP/s", "slow_path.cycles": "cycles",
     "slow_path.tiles": "warp-tiles", "accuracy.kl_mean": "nats", "accuracy.kl_max": "nats",
     "occupancy.regs_per_warp": "registers", "occupancy.regs_per_context": "registers",
+    "occupancy.regs_per_thread": "registers", "occupancy.buffer_kib_per_block": "KiB",
     "occupancy.prefetch_depth": "K/V tiles", "occupancy.cores_used": "cores", "occupancy.cores": "cores",
     "memory.kv_tile_loads": "loads", "memory.kv_loads_shared": "loads", "workload.max_abs_logit": "logit",
     "tiles.executed": "tiles", "tiles.masked_skipped": "tiles", "tiles.hp_subblocks_hist": "tiles",
@@ -36,7 +37,7 @@ UNITS = {
 SUFFIX_UNITS = [("_rate", "%"), ("_rate_stage1", "%"), ("_rate_stage2", "%"), ("_uj", "µJ"),
                 ("register_utilisation", "%"), ("contexts_per_core.mean", "contexts"),
                 ("contexts_per_core.max", "contexts"), ("contexts_per_core.limit", "contexts"),
-                ("contexts_per_core.register_fit", "contexts")]
+                ("contexts_per_core.register_fit", "contexts"), ("contexts_per_core.buffer_fit", "contexts")]
 PERCENT = "%"
 
 

@@ -2,6 +2,7 @@
  * lslamp_block, as the golden engine uses them) and the exponential pass helpers. */
 #include "lsdp.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,9 +157,10 @@ int lsdp_unmasked_geometry(const lsdp_ctx *x, int wi, uint32_t mask)
 uint64_t lsdp_slow_mask(lsdp_ctx *x)
 {
     uint64_t m = 0;
-    if (x->sh->slow_enabled)
+    const lsdp_layout_rule *r = &x->sh->layout;
+    if (r->slow_path)
         for (int wi = 0; wi < x->sh->n_q; wi++)
-            if ((x->run >> wi & 1) && lsdp_popc(x->w[wi].pre | x->w[wi].post) >= 2) m |= 1ull << wi;
+            if ((x->run >> wi & 1) && lsdp_popc(x->w[wi].pre | x->w[wi].post) > r->hp_slots) m |= 1ull << wi;
     x->slow = m;
     return m;
 }
@@ -166,4 +168,67 @@ uint64_t lsdp_slow_mask(lsdp_ctx *x)
 void lsdp_exps(const lslamp_cfg *c, lsdp_warp *w, bool hp_pass, uint32_t hp, lslamp_events *ev, bool *above)
 {
     *above |= lslamp_tile_exps(c, &w->io, &w->ws, w->active, hp, hp_pass ? LSLAMP_PASS_HP : LSLAMP_PASS_LP, ev);
+}
+
+/* Step 9 and the bookkeeping lslamp_warp_tile does after the selection, for one warp. */
+void lsdp_commit_warp(lsdp_ctx *x, int wi)
+{
+    const lsdp_shape *sh = x->sh;
+    const lslamp_cfg *c = sh->cfg;
+    lsdp_warp *w = &x->w[wi];
+    lslamp_ws *ws = &w->ws;
+    lsdp_item_stats *st = x->stats;
+    int bq = c->b_q;
+    uint32_t hpsel = w->pre | w->post;
+    uint8_t n_hp = (uint8_t)lsdp_popc(hpsel);
+    w->cnt.logits_hp_stage1 = lsdp_count_rows(c, &w->io, w->pre);
+    w->cnt.logits_hp_stage2 = lsdp_count_rows(c, &w->io, w->post);
+    if (w->above) w->flags |= LSLAMP_REC_ABOVE_ONE;
+    uint64_t uf = 0;
+    for (int i = 0; i < c->bc; i++) {
+        const float *y = w->io.Y + (long)i * w->io.ldy;
+        const double *e = ws->E + (long)i * bq;
+        for (int j = 0; j < bq; j++) uf += (y[j] != -INFINITY) & (e[j] == 0.0);
+    }
+    st->ev.exp_underflows += uf;
+    if (sh->accuracy) {
+        float *Eout = x->Ebuf + (size_t)x->kt * sh->bc * sh->br + wi * bq;
+        for (int i = 0; i < c->bc; i++)
+            for (int j = 0; j < bq; j++) Eout[(long)i * sh->br + j] = (float)ws->E[(long)i * bq + j];
+        memcpy(x->muh + (size_t)x->kt * sh->br + wi * bq, ws->mu_hat, (size_t)bq * sizeof(float));
+    }
+    lslamp_update(c, &w->io, &w->st, ws->mu_hat, ws->E, ws->lambda, ws->alpha);
+    st->executed++;
+    x->hist[n_hp]++;
+    st->stage1 += (uint64_t)lsdp_popc(w->pre);
+    st->stage2 += (uint64_t)lsdp_popc(w->post);
+    st->sub_active += (uint64_t)w->cnt.subblocks_active;
+    st->logits_unmasked += (uint64_t)w->cnt.logits_unmasked;
+    st->logits_hp1 += (uint64_t)w->cnt.logits_hp_stage1;
+    st->logits_hp2 += (uint64_t)w->cnt.logits_hp_stage2;
+    if (x->rec) {
+        lslamp_tile_record *r = &x->rec[(size_t)wi * sh->nkt + x->kt];
+        r->stage1_mask = (uint16_t)w->pre;
+        r->stage2_mask = (uint16_t)w->post;
+        r->n_hp = n_hp;
+        r->flags = w->flags;
+    }
+}
+
+/* Timing only: the statistics commit_warp keeps, from the geometry (the synthesised selection
+ * has pre = active or 0 and no stage 2), so tiles.* and recompute.* equal a full run's. Events
+ * and records need the data and are not kept. */
+void lsdp_commit_geometry(lsdp_ctx *x, int wi)
+{
+    lsdp_warp *w = &x->w[wi];
+    lsdp_item_stats *st = x->stats;
+    uint32_t all = x->sh->n_k >= 32 ? 0xFFFFFFFFu : ((1u << x->sh->n_k) - 1u);
+    st->executed++;
+    x->hist[lsdp_popc(w->pre | w->post)]++;
+    st->stage1 += (uint64_t)lsdp_popc(w->pre);
+    st->stage2 += (uint64_t)lsdp_popc(w->post);
+    st->sub_active += (uint64_t)lsdp_popc(w->active);
+    st->logits_unmasked += (uint64_t)lsdp_unmasked_geometry(x, wi, all);
+    st->logits_hp1 += (uint64_t)lsdp_unmasked_geometry(x, wi, w->pre);
+    st->logits_hp2 += (uint64_t)lsdp_unmasked_geometry(x, wi, w->post);
 }

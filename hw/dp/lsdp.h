@@ -33,6 +33,15 @@ typedef struct {
     bool above;
 } lsdp_warp;
 
+/* The register layout's rule as the datapath applies it, from the register plan (hw/regfile owns
+ * it): a warp whose HP sub-blocks of a tile exceed hp_slots takes the slow path, sequential 16-bit
+ * passes of slow_pass sub-blocks. */
+typedef struct {
+    bool slow_path;          /* the layout has one (compact) */
+    int hp_slots;            /* HP sub-blocks a warp holds at once */
+    int slow_pass;           /* sub-blocks per pass */
+} lsdp_layout_rule;
+
 /* Shape and inputs shared by all contexts of a run. */
 typedef struct {
     const lslamp_cfg *cfg;
@@ -43,7 +52,7 @@ typedef struct {
     int b_q, n_q, b_k, n_k, br, bc, nqb, nkt;
     uint64_t seed;
     bool accuracy;
-    bool slow_enabled;       /* compact layout: >= 2 HP sub-blocks take the slow path */
+    lsdp_layout_rule layout; /* the register layout's slow-path rule */
     /* Timing-only replay: the units skip the arithmetic and take each (warp, tile)'s selection
      * from these records of an earlier run with the same numerics ([items][n_q][nkt]). */
     const lslamp_tile_record *replay;
@@ -97,12 +106,17 @@ uint32_t lsdp_active_geometry(const lsdp_ctx *x, int wi);
 /* Unmasked (query, key) pairs of warp wi in the sub-blocks of `mask` of the current tile, from
  * the mask geometry alone (what lslamp_count_rows counts on the masked logits). */
 int lsdp_unmasked_geometry(const lsdp_ctx *x, int wi, uint32_t mask);
-/* Decide the slow path for the current tile (compact layout, >= 2 HP sub-blocks). */
+/* Decide the slow path for the current tile (sh->layout: more HP sub-blocks than slots). */
 uint64_t lsdp_slow_mask(lsdp_ctx *x);
 /* Exponentials of the active sub-blocks selected by `which` (hp: sub-blocks in hp mask; else the
  * LP ones), as lslamp_warp_tile's exponential pass does (inactive sub-blocks zeroed by the LP
  * pass, which also narrows mu_hat for LP shifts first). */
 void lsdp_exps(const lslamp_cfg *c, lsdp_warp *w, bool hp_pass, uint32_t hp, lslamp_events *ev, bool *above);
+/* The statistics and records of warp wi's tile once its P.V update is issued: step 9 on the data
+ * and the bookkeeping lslamp_warp_tile does after the selection (commit), or, timing only, the
+ * same tile and recompute counts from the geometry (commit_geometry). */
+void lsdp_commit_warp(lsdp_ctx *x, int wi);
+void lsdp_commit_geometry(lsdp_ctx *x, int wi);
 static inline int lsdp_count_rows(const lslamp_cfg *c, const lslamp_tile_io *io, uint32_t mask)
 {
     return lslamp_count_rows(c, io, mask);
@@ -224,7 +238,9 @@ typedef struct {
     int buf_bpc, buf_latency;
     int interleave;                  /* cycles: slice size on the compute units (0 = whole instructions) */
     int operand_rows;                /* query rows sharing one buffer read of a K/V tile (0 = reads not timed) */
-    bool q_operand_reads;            /* the Q fragment is re-read from the buffer for every key tile */
+    bool q_in_buffer;                /* the Q block lives in the buffer: its fragment is re-read for every key tile */
+    bool o_in_buffer;                /* the fp32 O accumulator lives in the buffer: every P.V reads and writes it */
+    double pv_lp_rate;               /* P.V of LP (8-bit) P sub-blocks: its rate as a fraction of tensor_macs8 */
     bool whole_tiles;                /* masked warps / sub-blocks of a computed tile cost as much as the rest */
     int kv_group;                    /* resident contexts forming one block: shared K/V loads, start and retire together */
     bool v_transpose;                /* V tiles are transposed in the buffer after their load (port read + write) */

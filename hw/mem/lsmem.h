@@ -64,8 +64,6 @@ void lsmem_store_data(const lsmem_access *a, const lsfp_format *fmt, const float
 uint64_t lsmem_tile_bytes(const lsdp_shape *sh, int kt);
 uint64_t lsmem_q_bytes(const lsdp_ctx *x);
 uint64_t lsmem_o_bytes(const lsdp_ctx *x);
-/* Prefetch depth: pipeline_stages bounded by what the buffer holds per resident context. */
-int lsmem_prefetch_depth(const lsdp_shape *sh, double buffer_bytes, int contexts, int stages);
 void lsmem_exec(lsdp_unit *u, lsdp_txn *t);   /* u->impl is the lsmem_state; u->core the buffer ports */
 #ifdef __cplusplus
 }

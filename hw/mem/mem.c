@@ -54,15 +54,6 @@ uint64_t lsmem_tile_bytes(const lsdp_shape *sh, int kt)
 uint64_t lsmem_q_bytes(const lsdp_ctx *x) { return (uint64_t)x->nqv * x->sh->dim * x->sh->elem_bytes; }
 uint64_t lsmem_o_bytes(const lsdp_ctx *x) { return (uint64_t)x->nqv * x->sh->dim * x->sh->out_bytes; }
 
-int lsmem_prefetch_depth(const lsdp_shape *sh, double buffer_bytes, int contexts, int stages)
-{
-    double per = buffer_bytes / (contexts > 0 ? contexts : 1);
-    double tile = (double)lsmem_tile_bytes(sh, 0);
-    int fit = (int)floor(per / tile);
-    int dpt = stages < fit ? stages : fit;
-    return dpt < 1 ? 1 : dpt;
-}
-
 /* The element range and address of a context's transfer (load of key tile kt for LSMEM_KV). */
 static lsmem_access access_of(const lsmem_map *map, const lsdp_ctx *x, lsmem_region r, int kt, uint64_t req)
 {
@@ -97,8 +88,9 @@ static uint64_t channel(lsdp_unit_state *ch, uint64_t req, uint64_t bytes, doubl
 
 /* Bytes the matrix instruction t reads from the on-chip buffer into the tensor unit's operand
  * registers: each group of operand_read_rows query rows reads the K (or V) tile once; HP
- * recomputes read their own sub-blocks per warp; with q_operand_reads every reading warp also
- * re-reads its Q fragment (FlashAttention-2's sm80 kernels keep Q in shared memory). */
+ * recomputes read their own sub-blocks per warp; with Q in the buffer (regfile.q_placement) every
+ * reading warp also re-reads its Q fragment (FlashAttention-2's sm80 kernels keep Q in shared
+ * memory); with O in the buffer (o_placement) every P.V reads and writes its warps' fp32 O rows. */
 static uint64_t operand_bytes(const lsdp_hw *hw, const lsdp_txn *t)
 {
     const lsdp_ctx *x = t->ctx;
@@ -108,7 +100,7 @@ static uint64_t operand_bytes(const lsdp_hw *hw, const lsdp_txn *t)
     uint64_t row = d * eb;                       /* one key / value / query row */
     int nkeys = sh->seq_k - x->kt * sh->bc;
     if (nkeys > sh->bc) nkeys = sh->bc;
-    uint64_t warps = 0, subblocks = 0, readers = 0;
+    uint64_t warps = 0, subblocks = 0, readers = 0, updating;
     for (int wi = 0; wi < sh->n_q; wi++) {
         if (!(x->run >> wi & 1)) continue;
         const lsdp_warp *w = &x->w[wi];
@@ -128,12 +120,15 @@ static uint64_t operand_bytes(const lsdp_hw *hw, const lsdp_txn *t)
         subblocks += (uint64_t)lsdp_popc(sel);
         readers += sel != 0;
     }
+    updating = warps;   /* the warps whose O a P.V updates */
     if (t->op == LSUCODE_OP_QK_LP || t->op == LSUCODE_OP_QK_HP || t->op == LSUCODE_OP_PV)
         warps += lsdp_masked_padding(hw, x).warps;   /* whole tiles: every warp of the block reads */
     uint64_t rows = (uint64_t)hw->operand_rows;
     uint64_t kv = warps ? lsdp_ceil_div(warps * bq, rows) * (uint64_t)nkeys * row : subblocks * (uint64_t)sh->b_k * row;
-    uint64_t q = hw->q_operand_reads && t->op != LSUCODE_OP_PV && t->op != LSUCODE_OP_SLOWPV ? (warps + readers) * bq * row : 0;
-    return kv + q;
+    bool pv = t->op == LSUCODE_OP_PV || t->op == LSUCODE_OP_SLOWPV;
+    uint64_t q = hw->q_in_buffer && !pv ? (warps + readers) * bq * row : 0;
+    uint64_t o = hw->o_in_buffer && pv ? 2 * updating * bq * d * 4 : 0;   /* read and write back, fp32 */
+    return kv + q + o;
 }
 
 /* The L2 key of a K/V tile read at addr, or -1 if addr is not the start of a K/V tile. */

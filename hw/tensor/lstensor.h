@@ -1,6 +1,7 @@
 /* hw/tensor — matrix unit: logit tiles in 8-bit (e4m3) or 16-bit (e4m11) accumulate mode, HP
  * recomputes, and the P.V update (fp32 accumulation). Throughput in MACs per cycle per mode,
- * pipeline latency; the disruptive slow path runs in 16-bit passes of floor(n_k/2)+1 sub-blocks. */
+ * pipeline latency; the slow path runs in sequential 16-bit passes of the register plan's size
+ * (sh->layout, hw/regfile). */
 #ifndef LAMPSIM_HW_TENSOR_H
 #define LAMPSIM_HW_TENSOR_H
 #include "lsdp.h"

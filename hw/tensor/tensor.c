@@ -12,69 +12,6 @@ uint64_t lstensor_cycles(const lsdp_hw *hw, uint64_t macs8, uint64_t macs16, int
     return (uint64_t)ceil(c - 1e-9);
 }
 
-/* Step 9 and the bookkeeping lslamp_warp_tile does after the selection, for one warp. */
-static void commit_warp(lsdp_ctx *x, int wi)
-{
-    const lsdp_shape *sh = x->sh;
-    const lslamp_cfg *c = sh->cfg;
-    lsdp_warp *w = &x->w[wi];
-    lslamp_ws *ws = &w->ws;
-    lsdp_item_stats *st = x->stats;
-    int bq = c->b_q;
-    uint32_t hpsel = w->pre | w->post;
-    uint8_t n_hp = (uint8_t)lsdp_popc(hpsel);
-    w->cnt.logits_hp_stage1 = lsdp_count_rows(c, &w->io, w->pre);
-    w->cnt.logits_hp_stage2 = lsdp_count_rows(c, &w->io, w->post);
-    if (w->above) w->flags |= LSLAMP_REC_ABOVE_ONE;
-    uint64_t uf = 0;
-    for (int i = 0; i < c->bc; i++) {
-        const float *y = w->io.Y + (long)i * w->io.ldy;
-        const double *e = ws->E + (long)i * bq;
-        for (int j = 0; j < bq; j++) uf += (y[j] != -INFINITY) & (e[j] == 0.0);
-    }
-    st->ev.exp_underflows += uf;
-    if (sh->accuracy) {
-        float *Eout = x->Ebuf + (size_t)x->kt * sh->bc * sh->br + wi * bq;
-        for (int i = 0; i < c->bc; i++)
-            for (int j = 0; j < bq; j++) Eout[(long)i * sh->br + j] = (float)ws->E[(long)i * bq + j];
-        memcpy(x->muh + (size_t)x->kt * sh->br + wi * bq, ws->mu_hat, (size_t)bq * sizeof(float));
-    }
-    lslamp_update(c, &w->io, &w->st, ws->mu_hat, ws->E, ws->lambda, ws->alpha);
-    st->executed++;
-    x->hist[n_hp]++;
-    st->stage1 += (uint64_t)lsdp_popc(w->pre);
-    st->stage2 += (uint64_t)lsdp_popc(w->post);
-    st->sub_active += (uint64_t)w->cnt.subblocks_active;
-    st->logits_unmasked += (uint64_t)w->cnt.logits_unmasked;
-    st->logits_hp1 += (uint64_t)w->cnt.logits_hp_stage1;
-    st->logits_hp2 += (uint64_t)w->cnt.logits_hp_stage2;
-    if (x->rec) {
-        lslamp_tile_record *r = &x->rec[(size_t)wi * sh->nkt + x->kt];
-        r->stage1_mask = (uint16_t)w->pre;
-        r->stage2_mask = (uint16_t)w->post;
-        r->n_hp = n_hp;
-        r->flags = w->flags;
-    }
-}
-
-/* Timing only: the statistics commit_warp keeps, from the geometry (the synthesised selection
- * has pre = active or 0 and no stage 2), so tiles.* and recompute.* equal a full run's. Events
- * and records need the data and are not kept. */
-static void commit_geometry(lsdp_ctx *x, int wi)
-{
-    lsdp_warp *w = &x->w[wi];
-    lsdp_item_stats *st = x->stats;
-    uint32_t all = x->sh->n_k >= 32 ? 0xFFFFFFFFu : ((1u << x->sh->n_k) - 1u);
-    st->executed++;
-    x->hist[lsdp_popc(w->pre | w->post)]++;
-    st->stage1 += (uint64_t)lsdp_popc(w->pre);
-    st->stage2 += (uint64_t)lsdp_popc(w->post);
-    st->sub_active += (uint64_t)lsdp_popc(w->active);
-    st->logits_unmasked += (uint64_t)lsdp_unmasked_geometry(x, wi, all);
-    st->logits_hp1 += (uint64_t)lsdp_unmasked_geometry(x, wi, w->pre);
-    st->logits_hp2 += (uint64_t)lsdp_unmasked_geometry(x, wi, w->post);
-}
-
 void lstensor_exec(lsdp_unit *u, lsdp_txn *t)
 {
     lsdp_ctx *x = t->ctx;
@@ -83,7 +20,7 @@ void lstensor_exec(lsdp_unit *u, lsdp_txn *t)
     const lsdp_hw *hw = u->hw;
     lsdp_unit_state *us = &u->core[t->core];
     uint64_t sub_macs = (uint64_t)sh->b_k * sh->b_q * sh->dim;
-    uint64_t m8 = 0, m16 = 0, extra = 0;
+    uint64_t m8 = 0, m16 = 0, extra = 0, m8_slow = 0;   /* m8_slow: 8-bit MACs of slower-rate LP P.V, as 8-bit-rate time */
     lslamp_events *ev = &x->stats->ev;
     switch (t->op) {
     case LSUCODE_OP_QK_LP:
@@ -149,27 +86,32 @@ void lstensor_exec(lsdp_unit *u, lsdp_txn *t)
     case LSUCODE_OP_PV:
     case LSUCODE_OP_SLOWPV: {
         bool slow = t->op == LSUCODE_OP_SLOWPV;
-        uint64_t passes = 0;
+        uint64_t passes = 0, lp = 0;
         for (int wi = 0; wi < sh->n_q; wi++) {
             if (!(x->run >> wi & 1) || ((x->slow >> wi & 1) != slow)) continue;
             lsdp_warp *w = &x->w[wi];
             uint32_t hp = w->hp | w->pre | w->post | w->rest;
             int nact = lsdp_popc(w->active), nhp = lsdp_popc(w->active & hp);
             if (slow) {
-                int chunk = c->n_k / 2 + 1;
-                passes += (uint64_t)((nact + chunk - 1) / chunk);
+                int pass = sh->layout.slow_pass > 0 ? sh->layout.slow_pass : 1;
+                passes += (uint64_t)((nact + pass - 1) / pass);
                 m16 += (uint64_t)nact * sub_macs;
             } else {
                 m16 += (uint64_t)nhp * sub_macs;
-                m8 += (uint64_t)(nact - nhp) * sub_macs;
+                lp += (uint64_t)(nact - nhp) * sub_macs;
             }
-            if (!lsdp_no_data(sh)) commit_warp(x, wi);
-            else if (sh->synth != LSDP_SYNTH_OFF) commit_geometry(x, wi);
+            if (!lsdp_no_data(sh)) lsdp_commit_warp(x, wi);
+            else if (sh->synth != LSDP_SYNTH_OFF) lsdp_commit_geometry(x, wi);
         }
         if (!slow) {   /* whole tiles: the masked sub-blocks in the tile's precision */
             uint64_t pad = lsdp_masked_padding(hw, x).subblocks * sub_macs;
-            if (lsdp_tile_hp(x)) m16 += pad; else m8 += pad;
+            if (lsdp_tile_hp(x)) m16 += pad; else lp += pad;
         }
+        /* LP P sub-blocks (ue5m3) against V at a fraction of the 8-bit rate (accelerator.tensor.
+         * pv_lp_rate: 1 with an 8 x 16-bit product, 0.5 on the preset at the 16-bit rate): as the
+         * 8-bit MACs that take the same time */
+        m8 += lp;
+        if (hw->pv_lp_rate > 0 && hw->pv_lp_rate < 1) m8_slow = (uint64_t)ceil((double)lp / hw->pv_lp_rate) - lp;
         /* each sequential pass drains the pipeline before the next reuses the HP space */
         if (slow && passes) extra = passes * (uint64_t)hw->tensor_latency;
         t->slow = slow;
@@ -178,7 +120,7 @@ void lstensor_exec(lsdp_unit *u, lsdp_txn *t)
     default:
         break;
     }
-    uint64_t busy = (m8 || m16) ? lstensor_cycles(hw, m8, m16, sh->dim) + extra : 0;
+    uint64_t busy = (m8 || m16) ? lstensor_cycles(hw, m8 + m8_slow, m16, sh->dim) + extra : 0;
     lsdp_unit_serve(us, t, busy, (uint64_t)hw->tensor_latency, m8 + m16);
     t->work_hp = m16;
 }

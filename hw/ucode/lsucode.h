@@ -4,6 +4,8 @@
 #define LAMPSIM_HW_UCODE_H
 #include <stddef.h>
 
+#include "lsreglayout.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,8 +28,11 @@ typedef enum {
 typedef enum { LSUCODE_R_Q, LSUCODE_R_KV, LSUCODE_R_Y, LSUCODE_R_M, LSUCODE_R_SEL, LSUCODE_R_E, LSUCODE_R_ST, LSUCODE_R_O, LSUCODE_NREGIONS } lsucode_region;
 const char *lsucode_region_name(int r);
 
-/* How the logit tile is held in registers (.ylayout directive). */
-typedef enum { LSUCODE_Y_CONFIG, LSUCODE_Y_FULL, LSUCODE_Y_COMPACT, LSUCODE_Y_LP } lsucode_ylayout;
+/* How the logit tile is held in registers (.ylayout directive): a layout of hw/regfile's table
+ * (lsregfile_layout), or LSUCODE_Y_CONFIG: accelerator.regfile.layout. */
+enum { LSUCODE_Y_CONFIG = -1 };
+/* The layout a program runs with: its .ylayout, or the configured one for `.ylayout config`. */
+static inline int lsucode_layout(int ylayout, int configured) { return ylayout == LSUCODE_Y_CONFIG ? configured : ylayout; }
 
 #define LSUCODE_MAX_OPS 6
 typedef struct {
@@ -41,7 +46,7 @@ typedef struct {
 typedef struct {
     char name[64];          /* .program */
     char file[256];         /* source name used in messages */
-    lsucode_ylayout ylayout;
+    int ylayout;            /* lsregfile_layout or LSUCODE_Y_CONFIG */
     lsucode_instr *code;
     int n;
 } lsucode_program;

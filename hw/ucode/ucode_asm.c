@@ -127,6 +127,7 @@ int lsucode_assemble(const char *text, const char *name, lsucode_program *p, cha
     memset(p, 0, sizeof *p);
     snprintf(p->file, sizeof p->file, "%s", name ? name : "<program>");
     snprintf(p->name, sizeof p->name, "unnamed");
+    p->ylayout = LSUCODE_Y_CONFIG;   /* no .ylayout: the configured layout */
     const char *file = p->file;
     int cap = 64, nl = 0, nf = 0, lcap = 16, fcap = 16;
     p->code = calloc((size_t)cap, sizeof *p->code);
@@ -185,11 +186,15 @@ int lsucode_assemble(const char *text, const char *name, lsucode_program *p, cha
                 if (!valid_ident(rest)) { rc = errf(err, errlen, file, line, NULL, ".program needs a name"); goto done; }
                 snprintf(p->name, sizeof p->name, "%s", rest);
             } else if (!strcmp(mn, ".ylayout")) {
-                if (!strcmp(rest, "config")) p->ylayout = LSUCODE_Y_CONFIG;
-                else if (!strcmp(rest, "full")) p->ylayout = LSUCODE_Y_FULL;
-                else if (!strcmp(rest, "compact")) p->ylayout = LSUCODE_Y_COMPACT;
-                else if (!strcmp(rest, "lp")) p->ylayout = LSUCODE_Y_LP;
-                else { rc = errf(err, errlen, file, line, NULL, ".ylayout must be config, full, compact or lp (got '%s')", rest); goto done; }
+                int l = strcmp(rest, "config") ? lsregfile_layout_parse(rest) : LSUCODE_Y_CONFIG;
+                if (l == -1 && strcmp(rest, "config")) {
+                    char names[128] = "config";
+                    for (int k = 0; k < LSREGFILE_NLAYOUTS; k++)
+                        snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", lsregfile_layout_name(k));
+                    rc = errf(err, errlen, file, line, NULL, ".ylayout must be one of %s (got '%s')", names, rest);
+                    goto done;
+                }
+                p->ylayout = l;
             } else {
                 rc = errf(err, errlen, file, line, NULL, "unknown directive '%s' (expected .program or .ylayout)", mn);
                 goto done;

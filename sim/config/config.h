@@ -26,7 +26,6 @@
 #define LS_CONFIG_PATH_MAX 1024
 
 /* ---- enumerations of the configuration's own choices (order = the schema's names) ---- */
-typedef enum { LS_CONFIG_LAYOUT_COMPACT, LS_CONFIG_LAYOUT_FULL } ls_config_layout;
 typedef enum { LS_CONFIG_DTYPE_FP32, LS_CONFIG_DTYPE_BF16, LS_CONFIG_DTYPE_FP16 } ls_config_dtype;
 typedef enum { LS_CONFIG_GEN_GAUSSIAN, LS_CONFIG_GEN_QKNORM, LS_CONFIG_GEN_TRACE } ls_config_generator;
 
@@ -54,15 +53,18 @@ typedef struct ls_config_accelerator {
     int item_setup_cycles;              /* fixed latency between a slot taking an item and its first instruction */
     struct { int per_cycle, tensor_macs_per_instr, sfu_ops_per_instr, lut_ops_per_instr, vector_ops_per_instr,
              operand_bytes_per_instr; } issue;   /* the cores' instruction issue (0 per cycle: not modelled) */
-    struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, macs_per_cycle_fp8_wide, latency, promote_interval; } tensor;
+    struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, macs_per_cycle_fp8_wide, latency, promote_interval;
+             double pv_lp_rate; } tensor;
     struct { int lanes, latency, entries; } lut;
     ls_config_unit sfu, vector;
     struct { int sort_latency, subset_latency; } scheduler;
     struct { int registers, subpartitions, max_regs_per_thread, alloc_granularity;
-             ls_config_layout layout; int max_contexts; } regfile;
+             int layout;                        /* lsregfile_layout (hw/regfile/lsreglayout.h) */
+             int q_placement, o_placement;      /* lsregfile_place of the Q block and the fp32 O accumulator */
+             int max_contexts; } regfile;
     struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
              int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
-             int operand_read_rows; bool q_operand_reads; int kv_shared_contexts; bool v_transpose; } memory;
+             int operand_read_rows; int kv_shared_contexts; bool v_transpose; } memory;
     ls_config_energy energy;
 } ls_config_accelerator;
 

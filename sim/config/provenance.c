@@ -58,6 +58,9 @@ static const ls_config_provenance table[] = {
         "No end-to-end wgmma latency is published (hw 8); Accel-Sim's A100 config models HMMA.16816 at 12 cycles, an sm_120 "
         "microbenchmark finds ldmatrix's ~33-cycle serial latency comparable to MMA's (florianmattana/sass-king PR #32), "
         "and 128 is one m64n256k16 wgmma's issue time (hw 1)."),
+    EST("accelerator.tensor.pv_lp_rate", 0.5, 1,
+        "No rate is published for a ue5m3 x bf16 product: 1 assumes the LampAttention array multiplies 8 x 16 bits at "
+        "the 8-bit rate, 0.5 is the 16-bit rate an H100-class tensor core gives it (not an FP8 MMA; hw 1)."),
     SRC("accelerator.tensor.promote_interval",
         "DeepSeek-V3 report section 3.5.2: Hopper FP8 MMA partial sums are promoted to FP32 every 128 products along K "
         "(hw 1)."),

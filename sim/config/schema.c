@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "lsreglayout.h"
 
 #define F(field) offsetof(ls_config, field), sizeof(((ls_config *)0)->field)
 #define BIG 1e300
@@ -23,7 +24,6 @@ static const char *const tie_names[] = {"worst_query", "lexicographic", NULL};
 static const char *const disr_names[] = {"flagged_only", "full_tile_hp", NULL};
 static const char *const above_names[] = {"keep", "raise", NULL};
 static const char *const state_names[] = {"fp32", "fp64", NULL};
-static const char *const layout_names[] = {"compact", "full", NULL};
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", NULL};
 static const char *const gen_names[] = {"gaussian", "qknorm", "trace", NULL};
 static const char *const opfmt_names[] = {"input", "e4m3", NULL};
@@ -79,6 +79,13 @@ static const ls_config_schema_entry schema[] = {
       "Tensor-core multiply-accumulates per cycle per core with 8-bit operands and wide (16/32-bit) accumulation, "
       "the rate of the 16-bit instructions when algorithm.operand_format is e4m3 (H100 FP8 wgmma with FP32 "
       "accumulation: 4096). 0: macs_per_cycle_8bit."),
+    D("accelerator.tensor.pv_lp_rate", accelerator.tensor.pv_lp_rate, "1", 0.0625, 1,
+      "Rate of the P.V products of low-precision sub-blocks, as a fraction of macs_per_cycle_8bit: P in "
+      "algorithm.lp_exp_format (ue5m3, the LUT's 8-bit output) times V in the operand format (algorithm.operand_format: "
+      "the workload dtype, bf16 in the preset), accumulated in fp32. 1: at the 8-bit rate, an array with an 8 x 16-bit "
+      "product (the paper gives no rate; lampsim's rule since its first timed model); 0.5 on the preset: at "
+      "macs_per_cycle_16bit, as a ue5m3 x bf16 product is not an FP8 MMA and runs as a 16-bit MMA on an H100-class "
+      "tensor core (hardware.md 1). HP sub-blocks (ue5m11 x V) and the slow path run at the 16-bit rate either way."),
     I("accelerator.tensor.latency", accelerator.tensor.latency, "32", 0, 1e6,
       "Pipeline fill latency of one tensor-core MMA in cycles; also the drain of each sequential pass of the compact "
       "layout's slow path."),
@@ -127,21 +134,41 @@ static const ls_config_schema_entry schema[] = {
       "Largest register allocation per thread."),
     I("accelerator.regfile.alloc_granularity", accelerator.regfile.alloc_granularity, "256", 1, 65536,
       "Registers are allocated per warp in multiples of this."),
-    EN("accelerator.regfile.layout", accelerator.regfile.layout, "compact", layout_names,
-       "Logit register layout: `compact` packs 4 x 8-bit per register plus room for one 16-bit sub-block "
-       "(disruptive tiles take a sequential 16-bit branch); `full` keeps every sub-block's 16-bit slot."),
+    EN("accelerator.regfile.layout", accelerator.regfile.layout, "compact", lsregfile_layout_names,
+       "Logit register layout (hw/regfile's table): `compact` packs four 8-bit logits per register plus room for one "
+       "16-bit sub-block (a warp with two or more HP sub-blocks takes the sequential 16-bit slow path); `full` keeps "
+       "every sub-block's 16-bit slot; `fp32` holds every logit in its own fp32 register (no packing, no slow path: "
+       "the fp32 score accumulators of the paper's 75 % footprint comparison). A layout that pays a slow path and "
+       "saves no registers at the tile (compact at n_k <= 2) is flagged (occupancy.layout_dominated_by)."),
+    EN("accelerator.regfile.q_placement", accelerator.regfile.q_placement, "registers", lsregfile_place_names,
+       "Where a context's Q block lives: `registers` (a 16-bit fragment, b_q x d / 2 registers per warp: Hopper "
+       "wgmma's RS mode, hardware.md 1) or `buffer` (b_q x n_q x d x operand bytes per context counted against "
+       "memory.buffer_kib: wgmma's SS mode reads A from shared memory as FlashAttention-3 does, and FlashAttention-2's "
+       "sm80 kernels keep Q in shared memory; the fragment is then re-read from the buffer for every key tile, timed "
+       "with memory.operand_read_rows > 0). hardware.md 7.2 does not specify it; registers is lampsim's default."),
+    EN("accelerator.regfile.o_placement", accelerator.regfile.o_placement, "registers", lsregfile_place_names,
+       "Where a context's O accumulator lives, in fp32 (the format the numerics accumulate; algorithm.state_precision "
+       "fp64 is a numerics reference and is charged as fp32): `registers` (b_q x d per warp, d / 2 per thread of a "
+       "64-row warpgroup, hardware.md 4) or `buffer` (b_q x n_q x d x 4 bytes per context counted against "
+       "memory.buffer_kib; every P.V update reads and writes its warps' O rows through the buffer port, timed with "
+       "memory.operand_read_rows > 0). hardware.md 7.2's packed 8-bit O partials (d / 8 registers per thread) are "
+       "not offered: the numerics do not model 8-bit partial sums of P.V, and 7.2 gives the promoted fp32 sums no home."),
     I("accelerator.regfile.max_contexts", accelerator.regfile.max_contexts, "2", 1, 1024,
       "Query thread blocks whose state can be resident in the register file of one core at once."),
     D("accelerator.memory.bandwidth_gbps", accelerator.memory.bandwidth_gbps, "3350", 1e-3, 1e9,
       "Off-chip (HBM) bandwidth of the whole chip in GB/s."),
     I("accelerator.memory.latency", accelerator.memory.latency, "479", 0, 1e7, "Off-chip load latency in cycles."),
     D("accelerator.memory.buffer_kib", accelerator.memory.buffer_kib, "228", 1e-3, 1e9,
-      "On-chip buffer (shared memory) per core for Q/K/V tiles, KiB."),
+      "On-chip buffer (shared memory) per core, KiB. Each resident block keeps pipeline_stages K/V tiles (shared by "
+      "the contexts of a block, kv_shared_contexts) and its contexts' Q blocks and O accumulators where "
+      "regfile.q_placement / o_placement put them; the blocks that fit bound the resident contexts "
+      "(occupancy.limited_by: buffer)."),
     I("accelerator.memory.buffer_bytes_per_cycle", accelerator.memory.buffer_bytes_per_cycle, "128", 1, 1 << 24,
       "On-chip buffer bandwidth per core, bytes per cycle: tile fills and (with operand_read_rows) operand reads share it."),
     I("accelerator.memory.buffer_latency", accelerator.memory.buffer_latency, "29", 0, 1e6, "On-chip buffer load latency in cycles."),
     I("accelerator.memory.pipeline_stages", accelerator.memory.pipeline_stages, "2", 1, 64,
-      "K/V tiles in flight (circular buffer stages)."),
+      "K/V tiles in flight per block (circular buffer stages; FlashAttention-3 kStages = 2 on sm90, hardware.md 2.5). "
+      "They count against buffer_kib; only a block that cannot hold them all runs with fewer (occupancy.prefetch_depth)."),
     D("accelerator.memory.l2_mib", accelerator.memory.l2_mib, "50", 0, 1e9, "L2 cache size in MiB (0 = none)."),
     D("accelerator.memory.l2_bandwidth_gbps", accelerator.memory.l2_bandwidth_gbps, "12000", 0, 1e9, "L2 bandwidth of the chip in GB/s."),
     I("accelerator.memory.l2_latency", accelerator.memory.l2_latency, "263", 0, 1e7, "L2 load latency in cycles."),
@@ -150,9 +177,6 @@ static const ls_config_schema_entry schema[] = {
       "registers (64: one wgmma warpgroup; the rows of one warp for mma.sync kernels that load every fragment per "
       "warp). The reads use the buffer port (buffer_bytes_per_cycle) together with the fills. 0: operand reads are "
       "not timed."),
-    B("accelerator.memory.q_operand_reads", accelerator.memory.q_operand_reads, "false",
-      "The Q fragment is re-read from the buffer for every key tile (FlashAttention-2's sm80 kernels keep Q in shared "
-      "memory); false: Q stays in registers. Only with operand_read_rows > 0."),
     I("accelerator.memory.kv_shared_contexts", accelerator.memory.kv_shared_contexts, "1", 1, 64,
       "Resident contexts of one core that form a block (a GPU thread block: FlashAttention-3's consumer "
       "warpgroups): they take consecutive work items together, retire together, and load each K/V tile once into "

@@ -366,8 +366,11 @@ static const char DOC_HEAD[] =
     "\n"
     "`validate` (and `run`, before generating any data) also makes the checks that need the\n"
     "configuration only: the timed model's microprogram exists, assembles and stores its output\n"
-    "(`STO`), the LUT is there for modes that use it, and one context's registers fit the register file\n"
-    "(for a trace, whose head dimension comes from its file, this last check waits for the file).\n";
+    "(`STO`), the LUT is there for modes that use it, and one context fits the register file and one block\n"
+    "the on-chip buffer (hw/regfile's resident plan; for a trace, whose head dimension comes from its file,\n"
+    "this last check waits for the file). Registers per thread and contexts per core of every layout and\n"
+    "Q placement at the preset and the study's tiles, with the limit that binds: docs/architecture.md,\n"
+    "\"The register and buffer plan\".\n";
 
 static const char DOC_PROV_HEAD[] =
     "\n## Sources and estimates of the LampAttention preset\n"

@@ -33,8 +33,7 @@ int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
     }
     bool stores = false;
     for (int i = 0; i < prog.n; i++) stores |= prog.code[i].op == LSUCODE_OP_STO;
-    lsucode_ylayout yl = prog.ylayout;
-    if (yl == LSUCODE_Y_CONFIG) yl = ac->regfile.layout == LS_CONFIG_LAYOUT_FULL ? LSUCODE_Y_FULL : LSUCODE_Y_COMPACT;
+    int ylayout = prog.ylayout;
     lsucode_program_free(&prog);
     if (!stores) {
         snprintf(err, errlen, "timed.program: %s never stores O (no STO instruction): it would simulate no work",
@@ -48,12 +47,13 @@ int ls_run_check(const ls_config *cfg, char *err, size_t errlen)
     }
     /* a trace's head dimension is known only from its file: checked when it is loaded */
     if (cfg->workload.generator == LS_CONFIG_GEN_TRACE) return 0;
-    lsregfile_params rp = {ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
-                           ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
-                           ac->regfile.max_contexts, 0, 0};
-    ls_engine_logit_bits(&ep, &rp.lp_bits, &rp.hp_bits);
+    const ls_config_workload *w = &cfg->workload;
+    long long items = (long long)w->batch * w->heads_q * ((w->seq_q + ep.b_q * ep.n_q - 1) / (ep.b_q * ep.n_q));
+    lsregfile_params rp;
+    lsregfile_tile rt;
+    ls_timed_plan_inputs(cfg, &ep, ylayout, w->dim, w->seq_k, items, &rp, &rt);
     lsregfile_alloc ra;
-    if (lsregfile_plan(&rp, yl, ep.b_q, ep.n_q, ep.b_k, ep.n_k, cfg->workload.dim, &ra, e, sizeof e)) {
+    if (lsregfile_plan(&rp, &rt, &ra, e, sizeof e)) {
         snprintf(err, errlen, "accelerator.regfile: %s", e);
         return 2;
     }

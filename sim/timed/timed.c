@@ -142,7 +142,8 @@ typedef struct {
     size_t errlen;
     /* program and register plan */
     lsucode_program prog;
-    lsucode_ylayout yl;
+    lsregfile_params rp;           /* the resident plan's inputs and result (hw/regfile) */
+    lsregfile_tile rt;
     lsregfile_alloc ra;
     int kvg;                       /* contexts per K/V-sharing block */
     /* numerics */
@@ -202,16 +203,6 @@ static void item_done(void *user, lsdp_ctx *x)
     if (t->opt->progress && !t->golden) t->opt->progress(t->opt->progress_user, t->items_done, t->nitems);
 }
 
-static const char *layout_name(lsucode_ylayout y)
-{
-    switch (y) {
-    case LSUCODE_Y_FULL: return "full";
-    case LSUCODE_Y_COMPACT: return "compact";
-    case LSUCODE_Y_LP: return "lp";
-    default: return "config";
-    }
-}
-
 static double now_s(void)
 {
     struct timespec t;
@@ -230,32 +221,43 @@ static int assemble_program(timed_run *t, const char *pname)
         rc = lsucode_assemble(text, file, &t->prog, t->err, t->errlen);
     }
     if (rc != 0) return -1;
-    t->yl = t->prog.ylayout;
-    if (t->yl == LSUCODE_Y_CONFIG) t->yl = t->ac->regfile.layout == LS_CONFIG_LAYOUT_FULL ? LSUCODE_Y_FULL : LSUCODE_Y_COMPACT;
     snprintf(t->tr->program, sizeof t->tr->program, "%s", t->prog.name);
     snprintf(t->tr->program_file, sizeof t->tr->program_file, "%s", t->prog.file);
-    snprintf(t->tr->layout, sizeof t->tr->layout, "%s", layout_name(t->yl));
     return 0;
 }
 
-/* Resident contexts per core: what the register file holds, in whole K/V-sharing blocks. */
-static int plan_registers(timed_run *t)
+void ls_timed_plan_inputs(const ls_config *cfg, const ls_engine_params *ep, int ylayout, int dim, int seq_k,
+                          long long items, lsregfile_params *rp, lsregfile_tile *rt)
 {
-    const ls_config_accelerator *ac = t->ac;
-    const ls_engine_params *ep = t->ep;
-    lsregfile_params rp = { ac->regfile.registers, ac->regfile.subpartitions, ac->regfile.max_regs_per_thread,
-                            ac->regfile.alloc_granularity, ac->warp_size, ac->max_warps, ac->max_ctas,
-                            ac->regfile.max_contexts, 0, 0 };
-    ls_engine_logit_bits(ep, &rp.lp_bits, &rp.hp_bits);   /* the formats' widths (bad names fail below) */
-    char rerr[256];
-    if (lsregfile_plan(&rp, t->yl, ep->b_q, ep->n_q, ep->b_k, ep->n_k, t->in->dim, &t->ra, rerr, sizeof rerr) != 0)
-        return run_fail(t, "register file: %s", rerr);
-    /* contexts that share K/V loads are resident as whole blocks */
-    t->kvg = ac->memory.kv_shared_contexts;
-    if (t->ra.limit < t->kvg)
-        return run_fail(t, "register file: a block of accelerator.memory.kv_shared_contexts = %d contexts does not fit "
-                        "(at most %d resident)", t->kvg, t->ra.limit);
-    t->ra.limit -= t->ra.limit % t->kvg;
+    const ls_config_accelerator *ac = &cfg->accelerator;
+    *rp = (lsregfile_params){ .registers = ac->regfile.registers, .subpartitions = ac->regfile.subpartitions,
+                              .max_regs_per_thread = ac->regfile.max_regs_per_thread,
+                              .alloc_granularity = ac->regfile.alloc_granularity, .warp_size = ac->warp_size,
+                              .max_warps = ac->max_warps, .max_ctas = ac->max_ctas,
+                              .max_contexts = ac->regfile.max_contexts,
+                              .layout = lsucode_layout(ylayout, ac->regfile.layout),
+                              .q_place = ac->regfile.q_placement, .o_place = ac->regfile.o_placement,
+                              .buffer_bytes = ac->memory.buffer_kib * 1024.0, .stages = ac->memory.pipeline_stages,
+                              .kv_group = ac->memory.kv_shared_contexts, .cores = ac->cores };
+    ls_engine_logit_bits(ep, &rp->lp_bits, &rp->hp_bits);   /* the formats' widths (bad names fail elsewhere) */
+    int eb = cfg->workload.dtype == LS_CONFIG_DTYPE_FP32 ? 4 : 2;
+    if (cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3) eb = 1;
+    *rt = (lsregfile_tile){ .b_q = ep->b_q, .n_q = ep->n_q, .b_k = ep->b_k, .n_k = ep->n_k, .d = dim, .seq_k = seq_k,
+                            .elem_bytes = eb, .items = items };
+}
+
+/* Resident contexts per core and the K/V stages of a block: hw/regfile's plan (registers, buffer,
+ * max_contexts, work), in whole K/V-sharing blocks. */
+static int plan_resident(timed_run *t)
+{
+    const ls_attn_inputs *in = t->in;
+    long long items = (long long)in->batch * in->heads_q * ((in->seq_q + t->ep->b_q * t->ep->n_q - 1) / (t->ep->b_q * t->ep->n_q));
+    ls_timed_plan_inputs(t->cfg, t->ep, t->prog.ylayout, in->dim, in->seq_k, items, &t->rp, &t->rt);
+    snprintf(t->tr->layout, sizeof t->tr->layout, "%s", lsregfile_layout_name(t->rp.layout));
+    char rerr[320];
+    if (lsregfile_plan(&t->rp, &t->rt, &t->ra, rerr, sizeof rerr) != 0) return run_fail(t, "register file: %s", rerr);
+    t->kvg = t->ac->memory.kv_shared_contexts;
+    t->depth = t->ra.depth;
     return 0;
 }
 
@@ -341,7 +343,7 @@ static void build_shape(timed_run *t)
     sh->accuracy = ep->compute_reference && !t->replay && t->synth == LSDP_SYNTH_OFF;
     sh->replay = t->cached ? g_cache.recs : NULL;   /* golden first: set when the engine has run */
     sh->synth = t->synth;
-    sh->slow_enabled = t->yl == LSUCODE_Y_COMPACT;
+    sh->layout = lsregfile_rule(&t->rp, &t->rt);
     sh->out_bytes = t->cfg->workload.dtype == LS_CONFIG_DTYPE_FP32 ? 4 : 2;
     sh->elem_bytes = t->cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3 ? 1 : sh->out_bytes;
 }
@@ -373,7 +375,9 @@ static void hw_from_config(const ls_config_accelerator *ac, bool fp8_operands, l
     hw->interleave = ac->interleave_cycles;
     hw->whole_tiles = !ac->skip_masked;
     hw->operand_rows = ac->memory.operand_read_rows;
-    hw->q_operand_reads = ac->memory.q_operand_reads;
+    hw->q_in_buffer = ac->regfile.q_placement == LSREGFILE_IN_BUFFER;
+    hw->o_in_buffer = ac->regfile.o_placement == LSREGFILE_IN_BUFFER;
+    hw->pv_lp_rate = ac->tensor.pv_lp_rate;
     hw->kv_group = ac->memory.kv_shared_contexts;
     hw->v_transpose = ac->memory.v_transpose;
     hw->launch_cycles = (uint64_t)ac->launch_cycles;
@@ -605,6 +609,12 @@ static void timed_figures(timed_run *t)
     for (int k = 0; k < LS_TIMED_NSTALLS; k++) tr->stalls[k] = s->stalls[k];
     tr->occupancy.limit = t->ra.limit;
     tr->occupancy.fit = t->ra.fit;
+    tr->occupancy.buffer_fit = t->ra.buffer_fit;
+    snprintf(tr->occupancy.limited_by, sizeof tr->occupancy.limited_by, "%s", lsregfile_bound_name(t->ra.limited_by));
+    snprintf(tr->occupancy.dominated_by, sizeof tr->occupancy.dominated_by, "%s",
+             t->ra.dominated_by >= 0 ? lsregfile_layout_name(t->ra.dominated_by) : "");
+    tr->occupancy.buffer_kib_per_block = t->ra.buffer_per_block / 1024.0;
+    tr->occupancy.regs_per_thread = t->ra.per_thread;
     tr->occupancy.max = s->max_resident;
     tr->occupancy.mean = denom > 0 ? (double)s->slot_busy_cycles / denom : 0.0;
     tr->occupancy.register_utilisation = tr->occupancy.mean * t->ra.per_context / (double)ac->regfile.registers;
@@ -651,16 +661,13 @@ static int timed_stages(timed_run *t)
                         "use --golden for the other modes", ls_engine_mode_name(ep->mode));
     _Static_assert(LSDP_MAX_WARPS == 64, "ls_engine_check_inputs bounds n_q by 64 warps");
     if (ls_engine_check_inputs(ep, in, t->err, t->errlen) != 0) return -1;
-    if (assemble_program(t, pname) != 0 || plan_registers(t) != 0 || plan_numerics(t) != 0) return -1;
+    if (assemble_program(t, pname) != 0 || plan_resident(t) != 0 || plan_numerics(t) != 0) return -1;
     build_shape(t);
     long long nitems_all = (long long)in->batch * in->heads_q * ((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
     hw_from_config(t->ac, t->cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3, nitems_all, &t->hw);
     if (check_feasible(t) != 0 || (t->golden && golden_numerics(t) != 0) || alloc_buffers(t) != 0 ||
         build_units(t) != 0)
         return -1;
-    /* a block's contexts share its K/V stages in the buffer */
-    t->depth = lsmem_prefetch_depth(&t->sh, t->ac->memory.buffer_kib * 1024.0, t->ra.limit / t->kvg,
-                                    t->ac->memory.pipeline_stages);
     if (run_sequencer(t) != 0) return -1;
     merge_numerics(t);
     timed_figures(t);
@@ -724,13 +731,18 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
     ls_fields_double(fs, "occupancy.contexts_per_core.mean", tr->occupancy.mean);
     ls_fields_int(fs, "occupancy.contexts_per_core.max", tr->occupancy.max);
     ls_fields_int(fs, "occupancy.contexts_per_core.register_fit", tr->occupancy.fit);
+    ls_fields_int(fs, "occupancy.contexts_per_core.buffer_fit", tr->occupancy.buffer_fit);
+    ls_fields_string(fs, "occupancy.limited_by", tr->occupancy.limited_by);
     ls_fields_double(fs, "occupancy.register_utilisation", tr->occupancy.register_utilisation);
     ls_fields_int(fs, "occupancy.regs_per_warp", tr->occupancy.regs_per_warp);
     ls_fields_int(fs, "occupancy.regs_per_context", tr->occupancy.regs_per_context);
+    ls_fields_int(fs, "occupancy.regs_per_thread", tr->occupancy.regs_per_thread);
+    ls_fields_double(fs, "occupancy.buffer_kib_per_block", tr->occupancy.buffer_kib_per_block);
     ls_fields_int(fs, "occupancy.prefetch_depth", tr->occupancy.prefetch_depth);
     ls_fields_int(fs, "occupancy.cores_used", tr->occupancy.cores_used);
     ls_fields_int(fs, "occupancy.cores", tr->occupancy.cores);
     ls_fields_string(fs, "occupancy.layout", tr->layout);
+    ls_fields_string(fs, "occupancy.layout_dominated_by", tr->occupancy.dominated_by);
     ls_fields_string(fs, "occupancy.program", tr->program);
     ls_fields_uint(fs, "slow_path.tiles", tr->slow_tiles);
     ls_fields_uint(fs, "slow_path.cycles", tr->slow_cycles);
@@ -767,10 +779,14 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
                 tr->units[u].chip_wide ? " (one per chip)" : "");
     fprintf(out, "  stalls (context-cycles):");
     for (int k = 0; k < LS_TIMED_NSTALLS; k++) fprintf(out, " %s %llu", lsseq_stall_name(k), (unsigned long long)tr->stalls[k]);
-    fprintf(out, "\n  occupancy: %.2f mean / %d max / %d limit contexts per core (registers fit %d), "
-            "register utilisation %.1f%%, %d regs/warp, prefetch depth %d\n",
-            tr->occupancy.mean, tr->occupancy.max, tr->occupancy.limit, tr->occupancy.fit,
-            100.0 * tr->occupancy.register_utilisation, tr->occupancy.regs_per_warp, tr->occupancy.prefetch_depth);
+    fprintf(out, "\n  occupancy: %.2f mean / %d max / %d limit contexts per core (limited by %s; registers fit %d, "
+            "buffer %d), register utilisation %.1f%%, %d regs/warp, prefetch depth %d\n",
+            tr->occupancy.mean, tr->occupancy.max, tr->occupancy.limit, tr->occupancy.limited_by, tr->occupancy.fit,
+            tr->occupancy.buffer_fit, 100.0 * tr->occupancy.register_utilisation, tr->occupancy.regs_per_warp,
+            tr->occupancy.prefetch_depth);
+    if (tr->occupancy.dominated_by[0])
+        fprintf(out, "  warning: layout %s saves no registers at this tile (%d regs/thread) and still pays the slow "
+                "path: %s dominates it\n", tr->layout, tr->occupancy.regs_per_thread, tr->occupancy.dominated_by);
     fprintf(out, "  slow path: %llu warp-tiles, %llu cycles\n", (unsigned long long)tr->slow_tiles,
             (unsigned long long)tr->slow_cycles);
     if (tr->issue_modelled)

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "engine.h"
 #include "fields.h"
+#include "lsregfile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,12 +78,16 @@ typedef struct ls_timed_result {
     int nunits;
     uint64_t stalls[LS_TIMED_NSTALLS];          /* context-cycles, by cause */
     struct {
-        int limit;                              /* resident contexts per core allowed (config and registers) */
+        int limit;                              /* resident contexts per core: min(fit, buffer_fit, max_contexts, work) */
         int fit;                                /* contexts the register file alone would hold */
+        int buffer_fit;                         /* contexts the on-chip buffer alone would hold */
+        char limited_by[16];                    /* registers, buffer, max_contexts or work (hw/regfile) */
+        char dominated_by[16];                  /* a layout that needs no more registers and has no slow path, or "" */
+        double buffer_kib_per_block;            /* Q / O placed in the buffer and the K/V stages of one block */
         double mean;                            /* time-weighted resident contexts per used core */
         int max;
         double register_utilisation;            /* allocated / total registers, time-weighted */
-        int regs_per_warp, regs_per_context, prefetch_depth, cores, cores_used;
+        int regs_per_warp, regs_per_context, regs_per_thread, prefetch_depth, cores, cores_used;
     } occupancy;
     uint64_t slow_tiles, slow_cycles;
     uint64_t kv_tile_loads;                     /* K/V tile loads sent to memory */
@@ -112,6 +117,11 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
                       const ls_timed_options *opt, ls_engine_result *res, ls_timed_result *tr,
                       char *err, size_t errlen);
 void ls_timed_result_free(ls_timed_result *tr);
+/* The resident plan's inputs (hw/regfile) from the configuration: the layout a program with
+ * `ylayout` runs with (lsucode_layout), Q / O placement, the register file, the buffer and the run's
+ * `items` query blocks (0: no work bound). The timed model and ls_run_check plan from these alone. */
+void ls_timed_plan_inputs(const ls_config *cfg, const ls_engine_params *ep, int ylayout, int dim, int seq_k,
+                          long long items, lsregfile_params *rp, lsregfile_tile *rt);
 /* cycles, time_us, tflops_effective, units.<name>.*, stalls.<cause>, occupancy.*, slow_path.*,
  * energy.* (deterministic; no wall time). */
 void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr);

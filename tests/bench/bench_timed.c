@@ -71,7 +71,7 @@ int main(int argc, char **argv)
         ls_timed_result tr;
         if (ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &t, &tr, err, sizeof err) != 0) { fprintf(stderr, "%s\n", err); return 1; }
         ls_engine_result_free(&t);
-        c.cfg.accelerator.regfile.layout = LS_CONFIG_LAYOUT_FULL;
+        c.cfg.accelerator.regfile.layout = LSREGFILE_FULL;
         double t0 = now();
         if (ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, &t, &tr, err, sizeof err) != 0) { fprintf(stderr, "%s\n", err); return 1; }
         double t1 = now();

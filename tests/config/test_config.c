@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "lsreglayout.h"
 #include "workload.h"
 #include "yamltree.h"
 
@@ -86,7 +87,7 @@ static void test_defaults(void)
     CHECK(def.algorithm.b_k == 16 && def.algorithm.n_k == 4 && def.algorithm.tau == 0.5);
     CHECK(def.algorithm.delta == 0.00390625 && def.algorithm.stage1 && def.algorithm.stage2);
     CHECK(def.algorithm.chunk_k == 1 && def.algorithm.threads == 1 && def.algorithm.lamp_code_tau == 1.5);
-    CHECK(def.accelerator.regfile.registers == 65536 && def.accelerator.regfile.layout == LS_CONFIG_LAYOUT_COMPACT);
+    CHECK(def.accelerator.regfile.registers == 65536 && def.accelerator.regfile.layout == LSREGFILE_COMPACT);
     CHECK(def.workload.generator == LS_CONFIG_GEN_QKNORM && def.workload.dim == 128 && def.workload.seq_k == 512);
     CHECK(!strcmp(ls_config_enum_name("algorithm.mu_lp_shift", LSLAMP_MU_RNE), "rne_e4m3"));
     CHECK(cfg.workload.seed == -1); /* -1: the top-level seed */
@@ -103,7 +104,7 @@ static void test_presets(void)
     }
     CHECK(ls_config_load(&cfg, rpath("configs/h100.yaml"), NULL, 0, &diag) == 0);
     CHECK(!strcmp(cfg.accelerator.name, "h100") && cfg.accelerator.lut.lanes == 0);
-    CHECK(cfg.accelerator.regfile.layout == LS_CONFIG_LAYOUT_FULL && cfg.algorithm.mode == LS_ENGINE_MODE_FA2_16BIT);
+    CHECK(cfg.accelerator.regfile.layout == LSREGFILE_FULL && cfg.algorithm.mode == LS_ENGINE_MODE_FA2_16BIT);
     CHECK(cfg.accelerator.sfu.lanes == 16); /* inherited */
     CHECK(ls_config_load(&cfg, rpath("configs/examples/sweep_tau.yaml"), NULL, 0, &diag) == 0);
     CHECK(cfg.algorithm.tau == 0.25 && cfg.workload.heads_q == 4 && cfg.workload.heads_kv == 1);

@@ -1,5 +1,5 @@
 /* Interleaving of contexts (accelerator.interleave_cycles) and timed operand reads from the on-chip
- * buffer (accelerator.memory.operand_read_rows, q_operand_reads), on one core:
+ * buffer (accelerator.memory.operand_read_rows, regfile.q_placement), on one core:
  *  1. slicing conserves work: every unit's busy cycles, operations and work are the same with
  *     whole-instruction service and with 8-cycle slices, and O is bit-identical;
  *  2. with one resident context there is nobody to take turns with: cycles within 1 %;
@@ -85,9 +85,9 @@ static void operand_reads(void)
 {
     /* 2 query blocks x 16 key tiles, bf16 operands */
     const int d = 64, warps = 4, bq = 32, bc = 64, eb = 2, tiles = 2 * (1024 / bc);
-    const char *cfgs[3][2] = { { "accelerator.memory.operand_read_rows=0", "accelerator.memory.q_operand_reads=false" },
-                               { "accelerator.memory.operand_read_rows=32", "accelerator.memory.q_operand_reads=true" },
-                               { "accelerator.memory.operand_read_rows=128", "accelerator.memory.q_operand_reads=false" } };
+    const char *cfgs[3][2] = { { "accelerator.memory.operand_read_rows=0", "accelerator.regfile.q_placement=registers" },
+                               { "accelerator.memory.operand_read_rows=32", "accelerator.regfile.q_placement=buffer" },
+                               { "accelerator.memory.operand_read_rows=128", "accelerator.regfile.q_placement=registers" } };
     outcome o[3];
     for (int i = 0; i < 3; i++) {
         const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", cfgs[i][0], cfgs[i][1] };
@@ -122,7 +122,7 @@ static void operand_reads(void)
 static void systemc_equal(void)
 {
     const char *ov[] = { FA2, "accelerator.regfile.max_contexts=2", "accelerator.interleave_cycles=8",
-                         "accelerator.memory.operand_read_rows=32", "accelerator.memory.q_operand_reads=true",
+                         "accelerator.memory.operand_read_rows=32", "accelerator.regfile.q_placement=buffer",
                          "workload.causal=true" };
     outcome a, b;
     CHECK(run(ov, N(ov), 0, &a) == 0);

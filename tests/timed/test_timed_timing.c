@@ -39,7 +39,9 @@ static void occupancy(void)
                            "accelerator.regfile.max_contexts=4" };
     for (int i = 0; i < 3; i++) {
         const char *ov[] = { BASE, "workload.seq_q=512", "workload.seq_k=512", "workload.causal=false",
-                             "algorithm.mode=pure_8bit", "accelerator.regfile.registers=262144", ctx[i] };
+                             "algorithm.mode=pure_8bit", "accelerator.regfile.registers=262144",
+                             /* 4 x (2 stages x 32 KiB K/V) must fit the buffer too */
+                             "accelerator.memory.buffer_kib=256", ctx[i] };
         ls_timed_result tr;
         CHECK(run(ov, (int)(sizeof ov / sizeof ov[0]), &tr, NULL, NULL, NULL) == 0);
         cyc[i] = tr.cycles;
@@ -95,7 +97,7 @@ static void bound(void)
     int sq = 512, sk = 1024, d = 128, bq = 32, nq = 4, bk = 16, nk = 4, macs16 = 2048;
     const char *ov[] = { BASE, "workload.seq_q=512", "workload.seq_k=1024", "workload.causal=false",
                          "workload.dim=128", "algorithm.mode=fa2_16bit", "accelerator.regfile.registers=262144",
-                         "accelerator.regfile.max_contexts=4" };
+                         "accelerator.memory.buffer_kib=256", "accelerator.regfile.max_contexts=4" };
     ls_timed_result tr;
     uint64_t executed = 0;
     CHECK(run(ov, (int)(sizeof ov / sizeof ov[0]), &tr, NULL, NULL, &executed) == 0);

@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* The hardware units' C models without SystemC: the shared timing rule, tensor throughput,
- * register allocation by layout and occupancy, prefetch depth, the assembler (shipped programs,
+ * register allocation by layout and occupancy, the assembler (shipped programs,
  * errors with file:line and instruction), and the timed report fields (grouped order,
  * deterministic). */
 #include <stdio.h>
@@ -39,41 +39,50 @@ static void timing_rule(void)
 
 static void regfile(void)
 {
-    lsregfile_params p = { 65536, 4, 255, 256, 32, 64, 32, 16, 0, 0 };
+    /* the layouts' logit tiles and the plan's register figures (the plan's buffer, limits and
+     * refusals: test_regfile_plan.c) */
+    lsregfile_params p = { .registers = 65536, .subpartitions = 4, .max_regs_per_thread = 255, .alloc_granularity = 256,
+                           .warp_size = 32, .max_warps = 64, .max_ctas = 32, .max_contexts = 16,
+                           .layout = LSREGFILE_COMPACT, .buffer_bytes = 228 * 1024.0, .stages = 2, .kv_group = 1 };
+    lsregfile_tile t = { .b_q = 32, .n_q = 4, .b_k = 16, .n_k = 4, .d = 128, .seq_k = 4096, .elem_bytes = 2 };
     lsregfile_alloc a;
-    char err[256];
+    char err[320];
     /* b_q 32, n_q 4, b_k 16, n_k 4, d 128 (D.3): logit tile 16 (LP) + 8 (one HP sub-block) regs/thread */
-    CHECK(lsregfile_y_regs(LSUCODE_Y_LP, 32, 16, 4) == 512);
-    CHECK(lsregfile_y_regs(LSUCODE_Y_COMPACT, 32, 16, 4) == 768);
-    CHECK(lsregfile_y_regs(LSUCODE_Y_FULL, 32, 16, 4) == 1024);
+    CHECK(lsregfile_y_regs(LSREGFILE_LP, 32, 16, 4) == 512);
+    CHECK(lsregfile_y_regs(LSREGFILE_COMPACT, 32, 16, 4) == 768);
+    CHECK(lsregfile_y_regs(LSREGFILE_FULL, 32, 16, 4) == 1024);
+    CHECK(lsregfile_y_regs(LSREGFILE_FP32, 32, 16, 4) == 2048);
     /* the widths of the configured formats: 4-bit LP logits pack 8 per register, 12-bit HP ones 2 */
-    CHECK(lsregfile_y_regs_bits(LSUCODE_Y_LP, 32, 16, 4, 4, 12) == 256);
-    CHECK(lsregfile_y_regs_bits(LSUCODE_Y_COMPACT, 32, 16, 4, 4, 12) == 256 + 256);
-    CHECK(lsregfile_y_regs_bits(LSUCODE_Y_COMPACT, 32, 16, 4, 8, 16) == lsregfile_y_regs(LSUCODE_Y_COMPACT, 32, 16, 4));
-    CHECK(lsregfile_y_regs_bits(LSUCODE_Y_FULL, 32, 16, 4, 7, 32) == 2048);
-    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
+    CHECK(lsregfile_y_regs_bits(LSREGFILE_LP, 32, 16, 4, 4, 12) == 256);
+    CHECK(lsregfile_y_regs_bits(LSREGFILE_COMPACT, 32, 16, 4, 4, 12) == 256 + 256);
+    CHECK(lsregfile_y_regs_bits(LSREGFILE_COMPACT, 32, 16, 4, 8, 16) == lsregfile_y_regs(LSREGFILE_COMPACT, 32, 16, 4));
+    CHECK(lsregfile_y_regs_bits(LSREGFILE_FULL, 32, 16, 4, 7, 32) == 2048);
+    CHECK(lsregfile_y_regs_bits(LSREGFILE_FP32, 32, 16, 4, 4, 12) == 2048);   /* fp32 whatever the formats */
+    CHECK(lsregfile_plan(&p, &t, &a, err, sizeof err) == 0);
     CHECK(a.per_warp == 7168 && a.per_context == 4 * 7168 && a.fit == 2 && a.limit == 2);
-    CHECK(lsregfile_plan(&p, LSUCODE_Y_FULL, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0);
+    p.layout = LSREGFILE_FULL;
+    CHECK(lsregfile_plan(&p, &t, &a, err, sizeof err) == 0);
     CHECK(a.per_warp == 7424 && a.fit == 2);
     p.registers = 86016;            /* 3 compact contexts, 2 full ones */
-    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.fit == 3);
-    CHECK(lsregfile_plan(&p, LSUCODE_Y_FULL, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.fit == 2);
+    p.layout = LSREGFILE_COMPACT;
+    CHECK(lsregfile_plan(&p, &t, &a, err, sizeof err) == 0 && a.fit == 3);
+    p.layout = LSREGFILE_FULL;
+    CHECK(lsregfile_plan(&p, &t, &a, err, sizeof err) == 0 && a.fit == 2);
     p.max_contexts = 1;
-    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) == 0 && a.limit == 1);
+    p.layout = LSREGFILE_COMPACT;
+    CHECK(lsregfile_plan(&p, &t, &a, err, sizeof err) == 0 && a.limit == 1);
     /* d = 512 needs 512 fp32 O registers per thread: refused */
-    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 512, &a, err, sizeof err) != 0);
+    t.d = 512;
+    CHECK(lsregfile_plan(&p, &t, &a, err, sizeof err) != 0);
     CHECK(strstr(err, "max_regs_per_thread") != NULL);
+    t.d = 128;
     p.registers = 4096;
-    CHECK(lsregfile_plan(&p, LSUCODE_Y_COMPACT, 32, 4, 16, 4, 128, &a, err, sizeof err) != 0);
+    CHECK(lsregfile_plan(&p, &t, &a, err, sizeof err) != 0);
     CHECK(strstr(err, "no context fits") != NULL);
-    /* prefetch depth: 228 KiB for 2 contexts, 32 KiB bf16 tiles -> min(stages, 3) */
     lsdp_shape sh;
     memset(&sh, 0, sizeof sh);
     sh.seq_k = 4096; sh.bc = 64; sh.dim = 128; sh.elem_bytes = 2;
     CHECK(lsmem_tile_bytes(&sh, 0) == 32768);
-    CHECK(lsmem_prefetch_depth(&sh, 228 * 1024.0, 2, 2) == 2);
-    CHECK(lsmem_prefetch_depth(&sh, 228 * 1024.0, 2, 8) == 3);
-    CHECK(lsmem_prefetch_depth(&sh, 16 * 1024.0, 2, 8) == 1);
 }
 
 /* The address map and the built-in off-chip model seen from the memory port: K/V tiles found by
