@@ -52,7 +52,7 @@ sanitize: deps
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(BUILD)-asan -LE long --output-on-failure -j $(JOBS)
 
 bench: deps
-	@scripts/install-deps.sh bench
+	@scripts/install-deps.sh --optional bench
 	@$(MAKE) configure
 	@cmake --build $(BUILD) -j $(JOBS) --target bench
 
