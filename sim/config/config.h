@@ -154,6 +154,10 @@ int ls_config_load_all(ls_config *cfg, const char *path, const char *const *over
  * (NULL: the current directory). */
 int ls_config_load_string(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
                           const char *const *overrides, int n_overrides, ls_config_diag *diag);
+/* ls_config_load_string reporting every problem, as ls_config_load_all. */
+int ls_config_load_string_all(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
+                              const char *const *overrides, int n_overrides, ls_config_diag *diag,
+                              void (*problem)(const char *message, void *ud), void *ud);
 /* Only the schema defaults (no YAML). */
 void ls_config_defaults(ls_config *cfg);
 /* Writes the resolved configuration as YAML; reloading it yields an identical config. */

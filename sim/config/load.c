@@ -45,13 +45,14 @@ typedef struct {
     void *problem_ud;
 } ctx;
 
-/* After a problem: stop at the first one, or (ls_config_load_all) note it and go on. */
-#define STOP_OR_GO_ON(c, rc) \
-    do {                      \
+/* After a problem, inside a loop: stop at the first one, or (ls_config_load_all) note it and go
+ * on with the next item (a plain block: `continue` inside do-while(0) would not reach the loop). */
+#define STOP_OR_GO_ON(c, rc)          \
+    {                                 \
         if (!(c)->problem) return -1; \
-        (rc) = -1;            \
-        continue;             \
-    } while (0)
+        (rc) = -1;                    \
+        continue;                     \
+    }
 
 static const char DEFAULT_FILE[] = "(default)";
 
@@ -1045,6 +1046,14 @@ int ls_config_load_string(ls_config *cfg, const char *text, size_t len, const ch
                           const char *const *overrides, int n_overrides, ls_config_diag *diag)
 {
     return load_common(cfg, NULL, text, len, name ? name : "<string>", base_dir, overrides, n_overrides, diag, NULL, NULL);
+}
+
+int ls_config_load_string_all(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
+                              const char *const *overrides, int n_overrides, ls_config_diag *diag,
+                              void (*problem)(const char *message, void *ud), void *ud)
+{
+    return load_common(cfg, NULL, text, len, name ? name : "<string>", base_dir, overrides, n_overrides, diag, problem,
+                       ud);
 }
 
 void ls_config_free(ls_config *cfg)

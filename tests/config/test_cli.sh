@@ -39,6 +39,11 @@ grepf "validate includes and --set" "$T/bad3.yaml:5:3: workload.seq_qq: unknown 
 grepf "validate includes and --set" "$T/inc.yaml:2:7: seed: expected an integer" "$T/err"
 grepf "validate includes and --set" "--set algorithm.tau=7: algorithm.tau: expected a finite number in [0, 1], got 7 (out of range)" "$T/err"
 grepf "validate includes and --set" "$T/inc.yaml: 6 problems" "$T/err"
+printf 'include: [{a: 1}, bad3.yaml]\n' > "$T/incmap.yaml"
+"$D" validate "$T/incmap.yaml" > "$T/out" 2> "$T/err"
+check "validate a mapping among includes" 2 $?
+grepf "validate a mapping among includes" "$T/incmap.yaml:1:11: include: expected a file name, got a mapping" "$T/err"
+grepf "validate a mapping among includes" "$T/incmap.yaml: 4 problems" "$T/err"
 # the checks between keys, all of them, once the values are valid
 "$D" validate "$R/configs/default.yaml" --set algorithm.b_q=64 --set algorithm.n_q=32 --set workload.heads_kv=3 > "$T/out" 2> "$T/err"
 check "validate cross-field checks" 2 $?
