@@ -55,6 +55,9 @@ group_test=(
   "python3-yaml|pymod yaml|PyYAML for /usr/bin/python3 (scripts/validate_*.py read points.yaml)"
   "python3-matplotlib|pymod matplotlib|matplotlib for /usr/bin/python3 (sweep plots, report.html figures)"
   "python3-torch|pymod torch|PyTorch for /usr/bin/python3 (python/lampsim tests, the tiny model)"
+  "python3-pip|pymod pip|pip for /usr/bin/python3 (docs_install: pip install .)"
+  "python3-setuptools|pymod setuptools|setuptools for /usr/bin/python3 (pip install --no-build-isolation .)"
+  "python3-wheel|pymod wheel|wheel for /usr/bin/python3 (pip install --no-build-isolation .)"
   "bible-kjv|have bible|the King James text reader /usr/bin/bible (the tiny model's held-out text)"
   "bible-kjv-text|have bible && bible -f Gen1:1 >/dev/null 2>&1|the King James text itself"
   "parallel|gnu_parallel|GNU parallel (scripts/parallel_sweep.sh)"
@@ -69,6 +72,8 @@ group_long=(
   "libclang-rt-14-dev|libfuzzer|clang's libFuzzer runtime"
   "slurm-wlm|have slurmctld && have sbatch|Slurm (the single-node sweep test)"
   "munge|have munged|MUNGE (Slurm's authentication)"
+  "git|have git|git (docs_plain_cmake copies the tracked files of a checkout)"
+  "python3-venv|pymod ensurepip|venv with pip for /usr/bin/python3 (docs_plain_cmake: pip install . in a venv)"
 )
 
 mode=install

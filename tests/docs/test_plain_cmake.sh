@@ -15,8 +15,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 # the tracked files and the new untracked ones (what a commit of this tree would hold)
 mkdir -p "$tmp/src" "$tmp/home" "$tmp/elsewhere"
-(cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -C "$tmp/src" -xf - ||
-  fail "cannot copy the source"
+if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+  (cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -C "$tmp/src" -xf - ||
+    fail "cannot copy the source"
+else  # an unpacked release: everything but build trees
+  tar -C "$repo" --exclude='./build*' --exclude='./out' -cf - . | tar -C "$tmp/src" -xf - || fail "cannot copy the source"
+fi
 as_user=()
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   chown -R nobody "$tmp"
