@@ -55,7 +55,7 @@ group_test=(
   "python3-yaml|pymod yaml|PyYAML for /usr/bin/python3 (scripts/validate_*.py read points.yaml)"
   "python3-matplotlib|pymod matplotlib|matplotlib for /usr/bin/python3 (sweep plots, report.html figures)"
   "python3-torch|pymod torch|PyTorch for /usr/bin/python3 (python/lampsim tests, the tiny model)"
-  "python3-pip|pymod pip|pip for /usr/bin/python3 (docs_install: pip install .)"
+  "python3-pip|pymod pip|pip for /usr/bin/python3 (python_pip_install: pip install .)"
   "python3-setuptools|pymod setuptools|setuptools for /usr/bin/python3 (pip install --no-build-isolation .)"
   "python3-wheel|pymod wheel|wheel for /usr/bin/python3 (pip install --no-build-isolation .)"
   "bible-kjv|have bible|the King James text reader /usr/bin/bible (the tiny model's held-out text)"
