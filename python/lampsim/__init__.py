@@ -7,11 +7,17 @@
     with lampsim.patch_sdpa(mode="lamp"):                            # models calling F.scaled_dot_product_attention
         model(ids)
 
-The engine is liblampsim.so (built with lampsim; found in ../../build or through $LAMPSIM_LIB).
+The engine is liblampsim.so: $LAMPSIM_LIB, the copy `pip install .` puts in the package, the one `make
+install` installed, or the repository's build/ (see _lib.py).
 See docs/models.md.
 """
 from ._lib import LampsimError, version
 from .attention import MODES, attention, head_rates
 from .patch import patch_modules, patch_sdpa
 
-__all__ = ["attention", "head_rates", "patch_modules", "patch_sdpa", "LampsimError", "MODES", "version"]
+# The release of the liblampsim.so in use (version() adds its git revision): CMakeLists.txt's
+# project(VERSION), as in `lampsim --version` and pip's metadata.
+__version__ = version().split(" ")[0]
+
+__all__ = ["attention", "head_rates", "patch_modules", "patch_sdpa", "LampsimError", "MODES", "version",
+           "__version__"]

@@ -9,15 +9,28 @@ import numpy as np
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def _installed_library():
+    """The liblampsim.so `make install` put beside this package (it writes _installed.py), or None."""
+    try:
+        from ._installed import LIBRARY
+    except ImportError:
+        return None
+    return LIBRARY
+
+
 def _find_library():
-    """$LAMPSIM_LIB, else the repository's build directory, else the system's library path."""
+    """$LAMPSIM_LIB, else a copy inside the package (`pip install .`), else the one `make install`
+    installed with it, else the repository's build directory, else the system's library path."""
     candidates = [os.environ.get("LAMPSIM_LIB"),
+                  os.path.join(_HERE, "liblampsim.so"),
+                  _installed_library(),
                   os.path.join(_HERE, "..", "..", "build", "liblampsim.so"),
                   ctypes.util.find_library("lampsim")]
     for c in candidates:
         if c and (os.path.exists(c) or not os.path.isabs(c)):
             return c
-    raise ImportError("liblampsim.so not found: build lampsim (`make build`) or set LAMPSIM_LIB to its path")
+    raise ImportError("liblampsim.so not found: build lampsim (`make build`), install it (`make install` or "
+                      "`pip install .`) or set LAMPSIM_LIB to its path")
 
 
 _lib = ctypes.CDLL(_find_library())

@@ -13,7 +13,7 @@ def kjv_bytes():
         out = subprocess.run(["bible", "-f", "Gen1:1-Rev22:21"], check=True, capture_output=True).stdout
     except FileNotFoundError:
         raise SystemExit("the King James text needs the Debian packages bible-kjv and bible-kjv-text "
-                         "(scripts/install-deps.sh installs them)")
+                         "(scripts/install-deps.sh test installs them)")
     lines = [re.sub(rb"^[0-9A-Za-z]+[0-9]+:[0-9]+ ", b"", ln) for ln in out.splitlines() if ln.strip()]
     return b"\n".join(lines) + b"\n"
 

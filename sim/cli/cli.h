@@ -1,5 +1,12 @@
 /* Subcommands of the lampsim CLI. Each takes (argc, argv) with argv[0] the subcommand's name and
- * returns the process exit code: 0 success, 1 run failure, 2 bad usage or bad input. */
+ * returns the process exit code (docs/quickstart.md, "Exit status"):
+ *   0    success
+ *   1    run-time failure: the input was valid but the work failed (a write, a sweep point,
+ *        the plotting script, out of memory)
+ *   2    usage or input error, found before any work: unknown command or option, missing or
+ *        extra argument, a bad configuration, sweep or model file (file:line:col), an output
+ *        directory refused; nothing is written
+ *   130  sweep run interrupted (SIGINT, SIGTERM; re-running resumes) */
 #ifndef LAMPSIM_CLI_CLI_H
 #define LAMPSIM_CLI_CLI_H
 
@@ -14,5 +21,8 @@ int ls_cli_compare(int argc, char **argv);    /* cmd_compare.c */
 
 /* Shared by the commands: 1 if dir/name is a regular file. */
 int ls_cli_is_file(const char *dir, const char *name);
+/* cli_util.c: "CMD: unknown WHAT 'ARG'; did you mean 'X'?" on stderr, X the nearest of the
+ * NULL-terminated known (only ARG's part before '=' is compared); returns 2. */
+int ls_cli_unknown(const char *cmd, const char *what, const char *arg, const char *const *known);
 
 #endif

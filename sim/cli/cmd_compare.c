@@ -236,7 +236,11 @@ int ls_cli_compare(int argc, char **argv)
             free(rows);
             return 0;
         }
-        if (d[0] == '-') { fprintf(stderr, "lampsim compare: unknown option '%s'\n", d); rc = 2; break; }
+        if (d[0] == '-') {
+            static const char *const known[] = {"--csv", "--baseline", "--help", NULL};
+            rc = ls_cli_unknown("lampsim compare", "option", d, known);
+            break;
+        }
         rc = add_rows(&rows, &n, &cap, d, &axes, &naxes);
     }
     int b = 0; /* the baseline row */

@@ -19,13 +19,21 @@ static void print_warnings(const char *name, const ls_config_diag *d)
     for (int i = 0; i < d->n_warnings; ++i) fprintf(stderr, "%s: warning: %s\n", name, d->warnings[i]);
 }
 
+/* ls_config_load_all's problem callback: one line on stderr each, counted. */
+static void print_problem(const char *message, void *ud)
+{
+    fprintf(stderr, "%s\n", message);
+    ++*(int *)ud;
+}
+
 static void validate_usage(FILE *out)
 {
     fputs("usage: lampsim validate FILE... [--set key.path=value]... [--build] [--quiet]\n"
           "  Loads each configuration (includes, workload files and overrides applied) and reports\n"
-          "  every problem as file:line:column: key: message, then what a run would check before\n"
-          "  generating data (microprogram, register fit). --build also generates or loads the\n"
-          "  workload (trace files, QK-norm bound) and prints its summary.\n"
+          "  every problem, one line each, as file:line:column: key: message (checks between keys\n"
+          "  once every value is valid), then what a run would check before generating data\n"
+          "  (microprogram, register fit). --build also generates or loads the workload (trace\n"
+          "  files, QK-norm bound) and prints its summary.\n"
           "  Exit code 0 when every file is valid, 2 otherwise.\n",
           out);
 }
@@ -77,9 +85,8 @@ int ls_cli_validate(int argc, char **argv)
             validate_usage(stdout);
             goto out;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "lampsim validate: unknown option '%s'\n", argv[i]);
-            validate_usage(stderr);
-            rc = 2;
+            static const char *const known[] = {"--set", "--build", "--quiet", "--help", NULL};
+            rc = ls_cli_unknown("lampsim validate", "option", argv[i], known);
             goto out;
         } else files[nfiles++] = argv[i];
     }
@@ -97,8 +104,10 @@ int ls_cli_validate(int argc, char **argv)
             rc = 1;
             break;
         }
-        if (ls_config_load(cfg, files[f], sets, nsets, d)) {
-            fprintf(stderr, "%s\n", d->message);
+        int nproblems = 0;
+        if (ls_config_load_all(cfg, files[f], sets, nsets, d, print_problem, &nproblems)) {
+            if (!nproblems) fprintf(stderr, "%s\n", d->message); /* (out of memory) */
+            if (nproblems > 1) fprintf(stderr, "%s: %d problems\n", files[f], nproblems);
             rc = 2;
         } else {
             print_warnings(files[f], d);
@@ -258,9 +267,9 @@ int ls_cli_config(int argc, char **argv)
             config_usage(stdout);
             goto out;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "lampsim config: unknown option '%s'\n", a);
-            config_usage(stderr);
-            rc = 2;
+            static const char *const known[] = {"--dump", "--explain", "--list", "--docs", "--set", "-o", "--output",
+                                                "--help", NULL};
+            rc = ls_cli_unknown("lampsim config", "option", a, known);
             goto out;
         } else if (!file) {
             file = a;

@@ -374,7 +374,11 @@ static int parse_opts(int argc, char **argv, fp_opts *o)
             else o->chunk = (long)v;
             i++;
             continue;
-        } else if (s[0] == '-' && s[1] == '-') return fail("unknown option", s);
+        } else if (s[0] == '-' && s[1] == '-') {
+            static const char *const known[] = {"--json", "--rounding", "--overflow", "--acc", "--model", "--order",
+                                                "--a", "--b", "--seed", "--chunk", "--help", NULL};
+            return ls_cli_unknown("lampsim fp", "option", s, known);
+        }
         if (slot) {
             if (i + 1 >= argc) return fail("missing value after", s);
             *slot = argv[++i];
@@ -401,7 +405,10 @@ int ls_cli_fp(int argc, char **argv)
         else if (!strcmp(op, "table")) rc = op_table(&o);
         else if (!strcmp(op, "lut")) rc = op_lut(&o);
         else if (!strcmp(op, "dot")) rc = op_dot(&o);
-        else rc = fail("unknown operation", op);
+        else {
+            static const char *const ops[] = {"round", "encode", "decode", "table", "lut", "dot", NULL};
+            rc = ls_cli_unknown("lampsim fp", "operation", op, ops);
+        }
     }
     free(o.pos);
     return rc;

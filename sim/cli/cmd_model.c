@@ -73,9 +73,9 @@ int ls_cli_model(int argc, char **argv)
             free(sets);
             return 0;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "lampsim model: unknown option '%s'\n", a);
+            static const char *const known[] = {"--set", "-o", "--force", "--quiet", "--help", NULL};
             free(sets);
-            return 2;
+            return ls_cli_unknown("lampsim model", "option", a, known);
         } else if (file) {
             fprintf(stderr, "lampsim model: one model file at most ('%s' and '%s')\n", file, a);
             free(sets);

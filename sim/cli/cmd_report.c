@@ -121,8 +121,11 @@ int ls_cli_report(int argc, char **argv)
                  "  writes DIR/report.html (tables and embedded figures, self-contained) for a run directory\n"
                  "  (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv and DIR/figures/)");
             return 0;
-        } else if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "lampsim report: unexpected argument '%s'\n", argv[i]);
+        } else if (argv[i][0] == '-') {
+            static const char *const known[] = {"--python", "--help", NULL};
+            return ls_cli_unknown("lampsim report", "option", argv[i], known);
+        } else if (dir) {
+            fprintf(stderr, "lampsim report: one directory at most ('%s' and '%s')\n", dir, argv[i]);
             return 2;
         } else dir = argv[i];
     }

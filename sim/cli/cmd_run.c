@@ -67,8 +67,10 @@ int ls_cli_run(int argc, char **argv)
             run_usage(stdout);
             goto out;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "lampsim run: unknown option '%s'\n", a);
-            rc = 2;
+            static const char *const known[] = {"--set", "-o", "--force", "--save-o", "--save-records", "--golden",
+                                                "--quiet", "--progress", "--no-progress", "--progress-every",
+                                                "--help", NULL};
+            rc = ls_cli_unknown("lampsim run", "option", a, known);
             goto out;
         } else if (config_path) {
             fprintf(stderr, "lampsim run: one configuration file at most ('%s' and '%s')\n", config_path, a);

@@ -89,7 +89,11 @@ static int sweep_expand(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(argv[i], "--count")) count = 1;
-        else if (argv[i][0] == '-' || file) {
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { sweep_usage(stdout); return 0; }
+        else if (argv[i][0] == '-' && strcmp(argv[i], "--shard")) {
+            static const char *const known[] = {"--shard", "--count", "--help", NULL};
+            return ls_cli_unknown("lampsim sweep expand", "option", argv[i], known);
+        } else if (argv[i][0] == '-' || file) {
             fprintf(stderr, "lampsim sweep expand: unexpected argument '%s'\n", argv[i]);
             return 2;
         } else file = argv[i];
@@ -106,6 +110,16 @@ static int sweep_expand(int argc, char **argv)
             if (sn <= 0 || p % sn == si) ls_sweep_manifest_line(&sw, &sw.points[p], stdout);
     ls_sweep_free(&sw);
     return fflush(stdout) ? 1 : 0;
+}
+
+/* The options of `sweep run` that take a value (given last, without one, they are "missing a value"). */
+static const char *const k_run_value_opts[] = {"-j", "-o", "--shard", "--point", "--progress-every", NULL};
+
+static int has_value_option(const char *a, const char *const *opts)
+{
+    for (int i = 0; opts[i]; i++)
+        if (!strcmp(a, opts[i])) return 1;
+    return 0;
 }
 
 static int sweep_run(int argc, char **argv)
@@ -157,7 +171,12 @@ static int sweep_run(int argc, char **argv)
         }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o.quiet = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { sweep_usage(stdout); rc = 0; goto out; }
-        else if (a[0] == '-' || file) {
+        else if (a[0] == '-' && !has_value_option(a, k_run_value_opts)) {
+            static const char *const known[] = {"-j", "-o", "--shard", "--point", "--no-reuse", "--progress", "--no-progress",
+                                                "--progress-every", "--quiet", "--help", NULL};
+            rc = ls_cli_unknown("lampsim sweep run", "option", a, known);
+            goto out;
+        } else if (a[0] == '-' || file) {
             fprintf(stderr, "lampsim sweep run: unexpected argument '%s'%s\n", a, a[0] == '-' && !has ? " (missing value?)" : "");
             goto out;
         } else file = a;
@@ -187,7 +206,11 @@ static int sweep_merge(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) outp = argv[++i];
         else if (!strcmp(argv[i], "--strict")) strict = 1;
-        else if (argv[i][0] == '-' || dir) {
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { sweep_usage(stdout); return 0; }
+        else if (argv[i][0] == '-' && strcmp(argv[i], "-o")) {
+            static const char *const known[] = {"-o", "--strict", "--help", NULL};
+            return ls_cli_unknown("lampsim sweep merge", "option", argv[i], known);
+        } else if (argv[i][0] == '-' || dir) {
             fprintf(stderr, "lampsim sweep merge: unexpected argument '%s'\n", argv[i]);
             return 2;
         } else dir = argv[i];
@@ -225,6 +248,6 @@ int ls_cli_sweep(int argc, char **argv)
     if (!strcmp(argv[1], "expand")) return sweep_expand(argc - 1, argv + 1);
     if (!strcmp(argv[1], "run")) return sweep_run(argc - 1, argv + 1);
     if (!strcmp(argv[1], "merge")) return sweep_merge(argc - 1, argv + 1);
-    fprintf(stderr, "lampsim sweep: unknown subcommand '%s' (expand, run, merge)\n", argv[1]);
-    return 2;
+    static const char *const subs[] = {"expand", "run", "merge", NULL};
+    return ls_cli_unknown("lampsim sweep", "subcommand", argv[1], subs);
 }

@@ -27,7 +27,44 @@ static void usage(FILE *out)
     fprintf(out, "usage: lampsim [--version] <command> [args]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
         fprintf(out, "  %-10s %s\n", k_commands[i].name, k_commands[i].summary);
-    fprintf(out, "\n'lampsim <command> --help' describes a command.\n");
+    fprintf(out, "\n'lampsim help <command>' (or 'lampsim <command> --help') describes a command.\n"
+                 "Exit status: 0 success, 1 run-time failure, 2 usage or input error (nothing written),\n"
+                 "130 interrupted sweep.\n");
+}
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+        if (!strcmp(name, k_commands[i].name)) return &k_commands[i];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    const char *names[sizeof k_commands / sizeof k_commands[0] + 3];
+    size_t n = 0;
+    for (; n < sizeof k_commands / sizeof k_commands[0]; n++) names[n] = k_commands[n].name;
+    names[n++] = "help";
+    names[n++] = "version";
+    names[n] = NULL;
+    return ls_cli_unknown("lampsim", "command", name, names);
+}
+
+/* `lampsim help CMD [SUB]`: CMD's own --help (lampsim help sweep run: `sweep run --help`). */
+static int help(int argc, char **argv)
+{
+    if (argc < 1) {
+        usage(stdout);
+        return 0;
+    }
+    const command *c = find_command(argv[0]);
+    if (!c) return unknown_command(argv[0]);
+    char *args[8];
+    int n = 0;
+    for (int i = 0; i < argc && n < 6; i++) args[n++] = argv[i];
+    args[n++] = "--help";
+    args[n] = NULL;
+    return c->run(n, args);
 }
 
 int main(int argc, char **argv)
@@ -37,13 +74,16 @@ int main(int argc, char **argv)
         printf("lampsim %s (git %s)\n", LAMPSIM_VERSION, LAMPSIM_GIT_REV);
         return 0;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return 0;
     }
-    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-        if (!strcmp(argv[1], k_commands[i].name)) return k_commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "lampsim: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return 2;
+    if (!strcmp(argv[1], "help")) return help(argc - 2, argv + 2);
+    const command *c = find_command(argv[1]);
+    if (c) return c->run(argc - 1, argv + 1);
+    if (argv[1][0] == '-') {
+        static const char *const opts[] = {"--version", "--help", NULL};
+        return ls_cli_unknown("lampsim", "option", argv[1], opts);
+    }
+    return unknown_command(argv[1]);
 }

@@ -186,10 +186,20 @@ int ls_config_override_text(const char *key, double value, char *buf, size_t len
 /* path NULL: the embedded default (configs/default.yaml compiled in). Overrides are
  * "key.path=value" strings. Returns 0, or -1 with diag filled and cfg left at defaults. */
 int ls_config_load(ls_config *cfg, const char *path, const char *const *overrides, int n_overrides, ls_config_diag *diag);
+/* Like ls_config_load, but every problem is reported, not only the first: problem(message, ud) is
+ * called for each ("file:line:col: key.path: what"), in the order the files and --set overrides
+ * are applied; diag holds the first. The checks between keys (b_q * n_q, heads_kv | heads_q, ...)
+ * run, all of them, once every value is valid. Returns 0 or -1 (`lampsim validate`). */
+int ls_config_load_all(ls_config *cfg, const char *path, const char *const *overrides, int n_overrides,
+                       ls_config_diag *diag, void (*problem)(const char *message, void *ud), void *ud);
 /* Same from a YAML text; name is used in messages and relative paths resolve against base_dir
  * (NULL: the current directory). */
 int ls_config_load_string(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
                           const char *const *overrides, int n_overrides, ls_config_diag *diag);
+/* ls_config_load_string reporting every problem, as ls_config_load_all. */
+int ls_config_load_string_all(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
+                              const char *const *overrides, int n_overrides, ls_config_diag *diag,
+                              void (*problem)(const char *message, void *ud), void *ud);
 /* Only the schema defaults (no YAML). */
 void ls_config_defaults(ls_config *cfg);
 /* Writes the resolved configuration as YAML; reloading it yields an identical config. */

@@ -16,6 +16,7 @@
 #include "lslamp.h"
 #include "io.h"
 #include "lampsim_version.h"
+#include "suggest.h"
 #include "yamltree.h"
 
 #define MAX_INCLUDE_DEPTH 16
@@ -39,7 +40,19 @@ typedef struct {
     int depth;
     char file_version[LS_CONFIG_NAME_MAX];
     int failed;
+    /* ls_config_load_all: every problem goes to problem(), and loading goes on past it */
+    void (*problem)(const char *message, void *ud);
+    void *problem_ud;
 } ctx;
+
+/* After a problem, inside a loop: stop at the first one, or (ls_config_load_all) note it and go
+ * on with the next item (a plain block: `continue` inside do-while(0) would not reach the loop). */
+#define STOP_OR_GO_ON(c, rc)          \
+    {                                 \
+        if (!(c)->problem) return -1; \
+        (rc) = -1;                    \
+        continue;                     \
+    }
 
 static const char DEFAULT_FILE[] = "(default)";
 
@@ -47,9 +60,9 @@ static const char DEFAULT_FILE[] = "(default)";
 
 static void diag_set(ctx *c, const char *file, int line, int col, const char *key, const char *fmt, ...)
 {
-    if (c->failed) return;
+    if (c->failed && !c->problem) return;
+    ls_config_diag later, *d = c->failed ? &later : c->diag; /* the diag keeps the first */
     c->failed = 1;
-    ls_config_diag *d = c->diag;
     char what[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -64,6 +77,7 @@ static void diag_set(ctx *c, const char *file, int line, int col, const char *ke
     else snprintf(where, sizeof where, "%s", file ? file : "");
     if (key && *key) ls_io_err(d->message, sizeof d->message, "%s: %s: %s", where, key, what);
     else ls_io_err(d->message, sizeof d->message, "%s: %s", where, what);
+    if (c->problem) c->problem(d->message, c->problem_ud);
 }
 
 static void diag_warn(ctx *c, const char *fmt, ...)
@@ -90,27 +104,6 @@ static const char *keep_name(ctx *c, const char *name)
 }
 
 /* ---------------- did you mean ---------------- */
-
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 200 || lb > 200) return 1000;
-    size_t row[201];
-    for (size_t j = 0; j <= lb; ++j) row[j] = j;
-    for (size_t i = 1; i <= la; ++i) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; ++j) {
-            size_t cur = row[j];
-            size_t best = prev + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            prev = cur;
-        }
-    }
-    return row[lb];
-}
 
 static const char *last_component(const char *p)
 {
@@ -141,7 +134,7 @@ int ls_config_suggest(const char *path, char *out, size_t outlen)
         char buf[256];
         snprintf(buf, sizeof buf, "%s", s[i].path);
         for (;;) {
-            size_t dd = edit_distance(path, buf);
+            size_t dd = ls_suggest_distance(path, buf);
             if (dd < best) {
                 best = dd;
                 snprintf(cand, sizeof cand, "%s", buf);
@@ -172,21 +165,9 @@ int ls_config_suggest(const char *path, char *out, size_t outlen)
 
 static int suggest_enum(const char *const *names, const char *v, char *out, size_t outlen)
 {
-    size_t best = (size_t)-1;
-    const char *bn = NULL;
-    for (int i = 0; names[i]; ++i) {
-        size_t d = edit_distance(v, names[i]);
-        if (d < best) {
-            best = d;
-            bn = names[i];
-        }
-    }
-    size_t lim = strlen(v) / 3 > 2 ? strlen(v) / 3 : 2;
-    if (bn && best <= lim) {
-        snprintf(out, outlen, "%s", bn);
-        return 1;
-    }
-    return 0;
+    const char *bn = ls_suggest_nearest(v, names);
+    if (bn) snprintf(out, outlen, "%s", bn);
+    return bn != NULL;
 }
 
 /* ---------------- values ---------------- */
@@ -529,14 +510,14 @@ static int apply_file(ctx *c, const char *path, const char *disp_from, int line,
 static int apply_includes(ctx *c, const ls_yamltree_node *v, const char *disp, const char *base_dir)
 {
     const ls_yamltree_node *items[64];
-    int n = 0;
+    int n = 0, rc = 0;
     if (v->kind == LS_YAMLTREE_SCALAR) items[n++] = v;
     else if (v->kind == LS_YAMLTREE_SEQ) {
         for (int i = 0; i < v->n; ++i) {
             if (v->kids[i]->kind != LS_YAMLTREE_SCALAR) {
                 diag_set(c, disp, v->kids[i]->line, v->kids[i]->col, "include", "expected a file name, got a %s",
                          v->kids[i]->kind == LS_YAMLTREE_MAP ? "mapping" : v->kids[i]->kind == LS_YAMLTREE_SEQ ? "sequence" : "empty value");
-                return -1;
+                STOP_OR_GO_ON(c, rc);
             }
             if (n == 64) {
                 diag_set(c, disp, v->kids[i]->line, v->kids[i]->col, "include", "more than 64 includes");
@@ -554,22 +535,23 @@ static int apply_includes(ctx *c, const ls_yamltree_node *v, const char *disp, c
         if (items[i]->text[0] == '/') snprintf(p, sizeof p, "%s", items[i]->text);
         else snprintf(p, sizeof p, "%s/%s", base_dir, items[i]->text);
         ls_config_path_normalize(p);
-        if (apply_file(c, p, disp, items[i]->line, items[i]->col)) return -1;
+        if (apply_file(c, p, disp, items[i]->line, items[i]->col)) STOP_OR_GO_ON(c, rc);
     }
-    return 0;
+    return rc;
 }
 
 static int apply_root(ctx *c, const ls_yamltree_node *root, const char *disp, const char *base_dir)
 {
     /* include: first, whatever its position */
+    int rc = 0;
     for (int i = 0; i < root->n; i += 2)
         if (!strcmp(root->kids[i]->text, "include")) {
-            if (apply_includes(c, root->kids[i + 1], disp, base_dir)) return -1;
+            if (apply_includes(c, root->kids[i + 1], disp, base_dir)) STOP_OR_GO_ON(c, rc);
         }
     for (int i = 0; i < root->n; i += 2)
         if (!strcmp(root->kids[i]->text, "version") && root->kids[i + 1]->kind == LS_YAMLTREE_SCALAR)
             snprintf(c->file_version, sizeof c->file_version, "%s", root->kids[i + 1]->text);
-    return apply_map(c, root, "", disp, base_dir, 0);
+    return apply_map(c, root, "", disp, base_dir, 0) ? -1 : rc;
 }
 
 /* Reads, parses and applies one config file (a top-level file or an include). */
@@ -655,6 +637,7 @@ static int wrong_kind_of_file(ctx *c, const ls_yamltree_node *root, const ls_yam
 
 static int apply_map(ctx *c, const ls_yamltree_node *map, const char *prefix, const char *disp, const char *base_dir, int in_wl_file)
 {
+    int rc = 0;
     for (int i = 2; i < map->n; i += 2)
         for (int j = 0; j < i; j += 2)
             if (!strcmp(map->kids[i]->text, map->kids[j]->text)) {
@@ -663,7 +646,9 @@ static int apply_map(ctx *c, const ls_yamltree_node *map, const char *prefix, co
                 else snprintf(path, sizeof path, "%s", map->kids[i]->text);
                 diag_set(c, disp, map->kids[i]->line, map->kids[i]->col, path,
                          "duplicate key (first defined at line %d, column %d)", map->kids[j]->line, map->kids[j]->col);
-                return -1;
+                if (!c->problem) return -1;
+                rc = -1;
+                break;
             }
     /* workload.file first */
     if (!strcmp(prefix, "workload")) {
@@ -672,14 +657,15 @@ static int apply_map(ctx *c, const ls_yamltree_node *map, const char *prefix, co
             if (strcmp(k->text, "file")) continue;
             if (in_wl_file) {
                 diag_set(c, disp, k->line, k->col, "workload.file", "a workload file cannot name another workload file");
-                return -1;
+                STOP_OR_GO_ON(c, rc);
             }
             const ls_config_schema_entry *e = ls_config_schema_find("workload.file");
-            if (set_from_text(c, e, v->kind, v->text ? v->text : "", v->quoted, disp, v->line, v->col, base_dir)) return -1;
+            if (set_from_text(c, e, v->kind, v->text ? v->text : "", v->quoted, disp, v->line, v->col, base_dir))
+                STOP_OR_GO_ON(c, rc);
             if (c->cfg->workload.file[0]) {
                 char p[LS_CONFIG_PATH_MAX];
                 snprintf(p, sizeof p, "%s", c->cfg->workload.file);
-                if (apply_workload_file(c, p, disp, v->line, v->col)) return -1;
+                if (apply_workload_file(c, p, disp, v->line, v->col)) STOP_OR_GO_ON(c, rc);
             }
         }
     }
@@ -693,13 +679,14 @@ static int apply_map(ctx *c, const ls_yamltree_node *map, const char *prefix, co
         if (!*prefix && !strcmp(k->text, "version")) { /* informational, see finish() */
             if (v->kind == LS_YAMLTREE_MAP || v->kind == LS_YAMLTREE_SEQ) {
                 diag_set(c, disp, v->line, v->col, "version", "expected a string, got a %s", v->kind == LS_YAMLTREE_MAP ? "mapping" : "sequence");
-                return -1;
+                STOP_OR_GO_ON(c, rc);
             }
             continue;
         }
         const ls_config_schema_entry *e = ls_config_schema_find(path);
         if (e) {
-            if (set_from_text(c, e, v->kind, v->text ? v->text : "", v->quoted, disp, v->line, v->col, base_dir)) return -1;
+            if (set_from_text(c, e, v->kind, v->text ? v->text : "", v->quoted, disp, v->line, v->col, base_dir))
+                STOP_OR_GO_ON(c, rc);
             size_t idx = (size_t)(e - c->schema);
             c->locs[idx].file = disp;
             c->locs[idx].line = v->line;
@@ -711,11 +698,12 @@ static int apply_map(ctx *c, const ls_yamltree_node *map, const char *prefix, co
             if (v->kind != LS_YAMLTREE_MAP) {
                 diag_set(c, disp, v->line, v->col, path, "is a section; expected a mapping of its keys, got a %s",
                          v->kind == LS_YAMLTREE_SEQ ? "sequence" : "scalar");
-                return -1;
+                STOP_OR_GO_ON(c, rc);
             }
-            if (apply_map(c, v, path, disp, base_dir, in_wl_file)) return -1;
+            if (apply_map(c, v, path, disp, base_dir, in_wl_file)) STOP_OR_GO_ON(c, rc);
             continue;
         }
+        /* a sweep or workload file: one message for the file, not one per key */
         if (!*prefix && wrong_kind_of_file(c, map, k, disp)) return -1;
         char sug[256];
         if (in_wl_file && !strncmp(path, "workload.", 9) && ls_config_suggest(path, sug, sizeof sug))
@@ -724,9 +712,9 @@ static int apply_map(ctx *c, const ls_yamltree_node *map, const char *prefix, co
             diag_set(c, disp, k->line, k->col, path, "unknown key; did you mean '%s'?", sug);
         else
             diag_set(c, disp, k->line, k->col, path, "unknown key");
-        return -1;
+        STOP_OR_GO_ON(c, rc);
     }
-    return 0;
+    return rc;
 }
 
 /* ---------------- overrides ---------------- */
@@ -835,8 +823,16 @@ static int check_formats(ctx *c)
     return 0;
 }
 
+/* A cross-field check failed: stop, or (ls_config_load_all) note it and run the others. */
+#define FAILED_CHECK(c, rc)           \
+    do {                              \
+        if (!(c)->problem) return -1; \
+        (rc) = -1;                    \
+    } while (0)
+
 static int check(ctx *c)
 {
+    int rc = 0;
     ls_config *g = c->cfg;
     ls_engine_params *a = &g->algorithm;
     ls_config_workload *w = &g->workload;
@@ -844,12 +840,12 @@ static int check(ctx *c)
         err_at(c, later(c, "algorithm.n_q", "algorithm.b_q"),
                "query thread block b_q * n_q = %d * %d = %ld exceeds the limit of 1024 queries", a->b_q, a->n_q,
                (long)a->b_q * a->n_q);
-        return -1;
+        FAILED_CHECK(c, rc);
     }
     if ((long)a->b_k * a->n_k > 1024) {
         err_at(c, later(c, "algorithm.n_k", "algorithm.b_k"),
                "key tile b_k * n_k = %d * %d = %ld exceeds the limit of 1024 keys", a->b_k, a->n_k, (long)a->b_k * a->n_k);
-        return -1;
+        FAILED_CHECK(c, rc);
     }
     if (g->timed.timing_only) {
         /* the selection must not depend on the data, and there must be a timed model to run */
@@ -859,57 +855,57 @@ static int check(ctx *c)
                    "mode %s %s", ls_config_enum_name("algorithm.mode", a->mode),
                    a->mode == LS_ENGINE_MODE_LAMP || a->mode == LS_ENGINE_MODE_LAMP_CODE || a->mode == LS_ENGINE_MODE_RANDOM
                        ? "selects sub-blocks from the data" : "does not run on the timed model");
-            return -1;
+            FAILED_CHECK(c, rc);
         }
         if (a->above_one == LSLAMP_ABOVE_RAISE) {
             err_at(c, later(c, "timed.timing_only", "algorithm.above_one"),
                    "timed.timing_only cannot time algorithm.above_one = raise (its cost depends on the data)");
-            return -1;
+            FAILED_CHECK(c, rc);
         }
         if (!g->timed.enabled) {
             err_at(c, later(c, "timed.timing_only", "timed.enabled"),
                    "timed.timing_only needs the timed model (timed.enabled true, no --golden)");
-            return -1;
+            FAILED_CHECK(c, rc);
         }
     }
     if (a->operand_format == LS_ENGINE_OPFMT_E4M3 && !g->timed.timing_only) {
         err_at(c, later(c, "algorithm.operand_format", "timed.timing_only"),
                "algorithm.operand_format e4m3 is timing only: set timed.timing_only: true (the numerics model 16-bit "
                "or fp32 inputs, not FP8 ones)");
-        return -1;
+        FAILED_CHECK(c, rc);
     }
     if (g->accelerator.regfile.max_contexts % g->accelerator.memory.kv_shared_contexts != 0) {
         err_at(c, later(c, "accelerator.memory.kv_shared_contexts", "accelerator.regfile.max_contexts"),
                "kv_shared_contexts = %d does not divide regfile.max_contexts = %d (resident contexts form whole blocks)",
                g->accelerator.memory.kv_shared_contexts, g->accelerator.regfile.max_contexts);
-        return -1;
+        FAILED_CHECK(c, rc);
     }
-    if (check_formats(c) != 0) return -1;
+    if (check_formats(c) != 0) FAILED_CHECK(c, rc);
     if (w->generator != LS_CONFIG_GEN_TRACE && w->dim % a->chunk_k != 0) {
         err_at(c, later(c, "algorithm.chunk_k", "workload.dim"), "chunk_k = %d does not divide workload.dim = %d",
                a->chunk_k, w->dim);
-        return -1;
+        FAILED_CHECK(c, rc);
     }
     if (w->generator != LS_CONFIG_GEN_TRACE) {
         if (w->heads_q % w->heads_kv != 0) {
             err_at(c, later(c, "workload.heads_kv", "workload.heads_q"),
                    "heads_kv = %d does not divide heads_q = %d (grouped-query attention needs heads_q = k * heads_kv)",
                    w->heads_kv, w->heads_q);
-            return -1;
+            FAILED_CHECK(c, rc);
         }
         if (w->causal && w->seq_q > w->seq_k) {
             err_at(c, later(c, "workload.seq_q", "workload.seq_k"),
                    "causal attention needs seq_q <= seq_k (got seq_q = %d, seq_k = %d): the first queries would see no key",
                    w->seq_q, w->seq_k);
-            return -1;
+            FAILED_CHECK(c, rc);
         }
         if (w->generator == LS_CONFIG_GEN_QKNORM && w->rope.enabled && w->dim % 2) {
             err_at(c, "workload.dim", "rotary embeddings need an even head dimension, got %d", w->dim);
-            return -1;
+            FAILED_CHECK(c, rc);
         }
         if (w->generator == LS_CONFIG_GEN_QKNORM && w->sinks.count > w->seq_k) {
             err_at(c, "workload.sinks.count", "%d sink keys but only seq_k = %d keys", w->sinks.count, w->seq_k);
-            return -1;
+            FAILED_CHECK(c, rc);
         }
         double nq = (double)w->batch * w->heads_q * w->seq_q * w->dim;
         double nk = (double)w->batch * w->heads_kv * w->seq_k * w->dim;
@@ -917,25 +913,25 @@ static int check(ctx *c)
             const char *which = nq >= nk ? "workload.seq_q" : "workload.seq_k";
             err_at(c, which, "%s tensor of %.0f elements exceeds workload.max_elements = %lld", nq >= nk ? "Q" : "K/V",
                    nq >= nk ? nq : nk, (long long)w->max_elements);
-            return -1;
+            FAILED_CHECK(c, rc);
         }
     } else {
         int have_npy = w->trace.q[0] || w->trace.k[0] || w->trace.v[0];
         if (have_npy && w->trace.safetensors[0]) {
             err_at(c, "workload.trace.safetensors", "give either trace.q/k/v (.npy) or trace.safetensors, not both");
-            return -1;
+            FAILED_CHECK(c, rc);
         }
         if (!have_npy && !w->trace.safetensors[0]) {
             err_at(c, "workload.generator", "generator trace needs trace.q, trace.k and trace.v (.npy) or trace.safetensors");
-            return -1;
+            FAILED_CHECK(c, rc);
         }
         if (have_npy && (!w->trace.q[0] || !w->trace.k[0] || !w->trace.v[0])) {
             const char *missing = !w->trace.q[0] ? "workload.trace.q" : !w->trace.k[0] ? "workload.trace.k" : "workload.trace.v";
             err_at(c, "workload.generator", "generator trace with .npy files needs %s too", missing);
-            return -1;
+            FAILED_CHECK(c, rc);
         }
     }
-    return 0;
+    return rc;
 }
 
 /* ---------------- entry points ---------------- */
@@ -974,7 +970,8 @@ static int finish(ctx *c)
 }
 
 static int load_common(ls_config *cfg, const char *path, const char *text, size_t len, const char *name,
-                       const char *base_dir, const char *const *overrides, int n_overrides, ls_config_diag *diag)
+                       const char *base_dir, const char *const *overrides, int n_overrides, ls_config_diag *diag,
+                       void (*problem)(const char *message, void *ud), void *ud)
 {
     ls_config_diag local;
     if (!diag) diag = &local;
@@ -984,6 +981,8 @@ static int load_common(ls_config *cfg, const char *path, const char *text, size_
     memset(&c, 0, sizeof c);
     c.cfg = cfg;
     c.diag = diag;
+    c.problem = problem;
+    c.problem_ud = ud;
     c.schema = ls_config_schema(&c.nschema);
     c.locs = calloc(c.nschema, sizeof *c.locs);
     if (!c.locs) {
@@ -1007,8 +1006,8 @@ static int load_common(ls_config *cfg, const char *path, const char *text, size_
             ls_yamltree_free(&doc);
         }
     }
-    for (int i = 0; !rc && i < n_overrides; ++i)
-        if (overrides[i]) rc = apply_override(&c, overrides[i], i);
+    for (int i = 0; (!rc || problem) && i < n_overrides; ++i)
+        if (overrides[i] && apply_override(&c, overrides[i], i)) rc = -1;
     if (!rc) rc = finish(&c);
     else c.failed = 1;
     free(c.locs);
@@ -1028,15 +1027,33 @@ int ls_config_load(ls_config *cfg, const char *path, const char *const *override
 {
     if (!path) {
         const char *t = ls_config_default_yaml;
-        return load_common(cfg, NULL, t, strlen(t), "<embedded default>", NULL, overrides, n_overrides, diag);
+        return load_common(cfg, NULL, t, strlen(t), "<embedded default>", NULL, overrides, n_overrides, diag, NULL, NULL);
     }
-    return load_common(cfg, path, NULL, 0, NULL, NULL, overrides, n_overrides, diag);
+    return load_common(cfg, path, NULL, 0, NULL, NULL, overrides, n_overrides, diag, NULL, NULL);
+}
+
+int ls_config_load_all(ls_config *cfg, const char *path, const char *const *overrides, int n_overrides,
+                       ls_config_diag *diag, void (*problem)(const char *message, void *ud), void *ud)
+{
+    if (!path) {
+        const char *t = ls_config_default_yaml;
+        return load_common(cfg, NULL, t, strlen(t), "<embedded default>", NULL, overrides, n_overrides, diag, problem, ud);
+    }
+    return load_common(cfg, path, NULL, 0, NULL, NULL, overrides, n_overrides, diag, problem, ud);
 }
 
 int ls_config_load_string(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
                           const char *const *overrides, int n_overrides, ls_config_diag *diag)
 {
-    return load_common(cfg, NULL, text, len, name ? name : "<string>", base_dir, overrides, n_overrides, diag);
+    return load_common(cfg, NULL, text, len, name ? name : "<string>", base_dir, overrides, n_overrides, diag, NULL, NULL);
+}
+
+int ls_config_load_string_all(ls_config *cfg, const char *text, size_t len, const char *name, const char *base_dir,
+                              const char *const *overrides, int n_overrides, ls_config_diag *diag,
+                              void (*problem)(const char *message, void *ud), void *ud)
+{
+    return load_common(cfg, NULL, text, len, name ? name : "<string>", base_dir, overrides, n_overrides, diag, problem,
+                       ud);
 }
 
 void ls_config_free(ls_config *cfg)

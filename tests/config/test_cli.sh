@@ -21,6 +21,34 @@ printf 'algorithm:\n  tua: 0.3\n' > "$T/bad.yaml"
 check "validate bad" 2 $?
 grepf "validate bad" "$T/bad.yaml:2:3: algorithm.tua: unknown key; did you mean 'algorithm.tau'?" "$T/err"
 
+# every problem in one pass: three bad keys in one file (two of them in an included file's
+# parent after a bad include), a bad --set, each as file:line:col, then the count
+printf 'algorithm:\n  tua: 0.25\n  b_q: abc\nworkload:\n  seq_qq: 128\n  dim: 64\n' > "$T/bad3.yaml"
+"$D" validate "$T/bad3.yaml" > "$T/out" 2> "$T/err"
+check "validate three bad keys" 2 $?
+grepf "validate three bad keys" "$T/bad3.yaml:2:3: algorithm.tua: unknown key; did you mean 'algorithm.tau'?" "$T/err"
+grepf "validate three bad keys" "$T/bad3.yaml:3:8: algorithm.b_q: expected an integer in [1, 1024], got abc" "$T/err"
+grepf "validate three bad keys" "$T/bad3.yaml:5:3: workload.seq_qq: unknown key; did you mean 'workload.seq_q'?" "$T/err"
+grepf "validate three bad keys" "$T/bad3.yaml: 3 problems" "$T/err"
+[ "$(wc -l < "$T/err")" -eq 4 ] || { echo "FAIL: validate three bad keys: $(wc -l < "$T/err") lines, expected 4"; cat "$T/err"; fail=1; }
+printf 'include: [missing.yaml, bad3.yaml]\nseed: x\n' > "$T/inc.yaml"
+"$D" validate "$T/inc.yaml" --set algorithm.tau=7 > "$T/out" 2> "$T/err"
+check "validate includes and --set" 2 $?
+grepf "validate includes and --set" "$T/inc.yaml:1:11: include: cannot open included file" "$T/err"
+grepf "validate includes and --set" "$T/bad3.yaml:5:3: workload.seq_qq: unknown key" "$T/err"
+grepf "validate includes and --set" "$T/inc.yaml:2:7: seed: expected an integer" "$T/err"
+grepf "validate includes and --set" "--set algorithm.tau=7: algorithm.tau: expected a finite number in [0, 1], got 7 (out of range)" "$T/err"
+grepf "validate includes and --set" "$T/inc.yaml: 6 problems" "$T/err"
+printf 'include: [{a: 1}, bad3.yaml]\n' > "$T/incmap.yaml"
+"$D" validate "$T/incmap.yaml" > "$T/out" 2> "$T/err"
+check "validate a mapping among includes" 2 $?
+grepf "validate a mapping among includes" "$T/incmap.yaml:1:11: include: expected a file name, got a mapping" "$T/err"
+grepf "validate a mapping among includes" "$T/incmap.yaml: 4 problems" "$T/err"
+# the checks between keys, all of them, once the values are valid
+"$D" validate "$R/configs/default.yaml" --set algorithm.b_q=64 --set algorithm.n_q=32 --set workload.heads_kv=3 > "$T/out" 2> "$T/err"
+check "validate cross-field checks" 2 $?
+grepf "validate cross-field checks" "exceeds the limit of 1024 queries" "$T/err"
+grepf "validate cross-field checks" "heads_kv = 3 does not divide heads_q" "$T/err"
 "$D" validate "$R/configs/default.yaml" --set algorithm.tau=7 > "$T/out" 2> "$T/err"
 check "validate --set" 2 $?
 grepf "validate --set" "--set algorithm.tau=7: algorithm.tau: expected a finite number in [0, 1], got 7 (out of range)" "$T/err"

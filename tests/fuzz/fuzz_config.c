@@ -18,6 +18,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const char ls_config_default_yaml[] = "";
 #endif
 
+/* ls_config_load_string_all's problem callback: counts, and keeps the first message. */
+typedef struct {
+    int n;
+    char first[sizeof ((ls_config_diag *)0)->message];
+} problems;
+
+static void note_problem(const char *message, void *ud)
+{
+    problems *p = ud;
+    if (!p->n++) snprintf(p->first, sizeof p->first, "%s", message);
+}
+
+/* Reporting every problem agrees with stopping at the first: the same verdict, the same first
+ * message, at least one problem exactly when loading fails. */
+static void check_load_all(const uint8_t *data, size_t size, const char *base, const char *const *ovs, int novs)
+{
+    static ls_config cfg;
+    static ls_config_diag first, all;
+    static problems p;
+    memset(&p, 0, sizeof p);
+    int rc1 = ls_config_load_string(&cfg, (const char *)data, size, "fuzz.yaml", base, ovs, novs, &first);
+    int rc2 = ls_config_load_string_all(&cfg, (const char *)data, size, "fuzz.yaml", base, ovs, novs, &all, note_problem, &p);
+    if (rc1 != rc2 || (rc1 != 0) != (p.n > 0) || (rc1 && (strcmp(first.message, all.message) ||
+                                                          strcmp(first.message, p.first)))) {
+        fprintf(stderr, "load_all disagrees with load: rc %d vs %d, %d problems\nfirst: %s\nall:   %s\ncb:    %s\n",
+                rc1, rc2, p.n, first.message, all.message, p.first);
+        abort();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static ls_config cfg, cfg2;
@@ -32,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ov[n] = '\0';
     const char *ovs[1] = {ov};
     const char *base = fuzz_base_dir();
-    (void)ls_config_load_string(&cfg, (const char *)data, size, "fuzz.yaml", base, ovs, 1, &diag);
+    check_load_all(data, size, base, ovs, 1);
     if (ls_config_load_string(&cfg, (const char *)data, size, "fuzz.yaml", base, NULL, 0, &diag) != 0) return 0;
     /* valid: the resolved dump must reload to the same configuration */
     char *buf = NULL;

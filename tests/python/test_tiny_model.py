@@ -16,6 +16,9 @@ except ImportError:  # python3-torch missing: skip (ctest SKIP_RETURN_CODE)
     print("skipped: no torch")
     sys.exit(77)
 import torch.nn.functional as F
+if shutil.which("bible") is None:  # the held-out text's reader: skip, as for torch
+    print("skipped: no /usr/bin/bible (Debian packages bible-kjv, bible-kjv-text: scripts/install-deps.sh test)")
+    sys.exit(77)
 
 from checks import ROOT, check, done  # noqa: E402
 import lampsim  # noqa: E402
