@@ -52,21 +52,20 @@ check "[ $ncyc -ge 10 ]" "the points differ in cycles ($ncyc distinct values of 
 "$lampsim" sweep run rev.yaml -j 2 -o rev2 --quiet
 "$lampsim" sweep run fwd.yaml -j 1 -o nr1 --no-reuse --quiet
 "$lampsim" sweep run rev.yaml -j 2 -o nr2 --no-reuse --quiet
-# killed mid-way, then resumed (with reuse: the resumed worker starts on another point than an
-# uninterrupted one would)
-"$lampsim" sweep run fwd.yaml -j 1 -o killed --no-progress 2>/dev/null &
-pid=$!
-for _ in $(seq 1 1500); do [ "$(ls killed/points/*/DONE 2>/dev/null | wc -l)" -ge 7 ] && break; sleep 0.02; done
-kill -KILL $pid; { wait $pid; } 2>/dev/null
-k=$(ls killed/points/*/DONE 2>/dev/null | wc -l)
-check "[ $k -ge 1 ] && [ $k -lt 20 ]" "SIGKILL mid-way keeps part of the sweep ($k of 20 done)"
-"$lampsim" sweep run fwd.yaml -j 1 -o killed --quiet
-# the same again without reuse
-"$lampsim" sweep run fwd.yaml -j 1 -o killed_nr --no-reuse --no-progress 2>/dev/null &
-pid=$!
-for _ in $(seq 1 1500); do [ "$(ls killed_nr/points/*/DONE 2>/dev/null | wc -l)" -ge 5 ] && break; sleep 0.02; done
-kill -KILL $pid; { wait $pid; } 2>/dev/null
-"$lampsim" sweep run fwd.yaml -j 1 -o killed_nr --no-reuse --quiet
+# killed (SIGKILL) once AFTER points are done, then resumed; with reuse the resumed worker starts
+# on another point than an uninterrupted one would
+kill_and_resume() {   # kill_and_resume DIR AFTER [sweep run options]
+  local d=$1 after=$2; shift 2
+  "$lampsim" sweep run fwd.yaml -j 1 -o "$d" --no-progress "$@" 2>/dev/null &
+  local pid=$!
+  for _ in $(seq 1 1500); do [ "$(ls "$d"/points/*/DONE 2>/dev/null | wc -l)" -ge "$after" ] && break; sleep 0.02; done
+  kill -KILL $pid; { wait $pid; } 2>/dev/null
+  local k=$(ls "$d"/points/*/DONE 2>/dev/null | wc -l)
+  check "[ $k -ge 1 ] && [ $k -lt 20 ]" "$d: SIGKILL mid-way keeps part of the sweep ($k of 20 done)"
+  "$lampsim" sweep run fwd.yaml -j 1 -o "$d" --quiet "$@"
+}
+kill_and_resume killed 7
+kill_and_resume killed_nr 5 --no-reuse
 
 for d in rev1 fwd2 rev2 nr1 nr2 killed killed_nr; do
   bad=0
