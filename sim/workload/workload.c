@@ -334,7 +334,8 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
             ls_io_err(err, errlen, "workload.heads_kv: %d does not divide heads_q = %d", w->heads_kv, w->heads_q);
             return -1;
         }
-        rc = ls_workload_synthetic(w, seed, out, info, err, errlen);
+        rc = w->generator == LS_CONFIG_GEN_HEADS ? ls_workload_heads(w, seed, out, err, errlen)
+                                                 : ls_workload_synthetic(w, seed, out, info, err, errlen);
     }
     if (rc) return -1;
     info->batch = out->batch;
