@@ -81,7 +81,8 @@ typedef struct ls_config_workload {
     struct { int count; double strength; } sinks;
     /* heads generator: per-query-head knobs as lists of numbers (one number: every head) */
     struct { char scale[LS_CONFIG_PATH_MAX], bias[LS_CONFIG_PATH_MAX], sink[LS_CONFIG_PATH_MAX],
-             recency[LS_CONFIG_PATH_MAX], decay[LS_CONFIG_PATH_MAX]; bool qk_norm; } heads;
+             recency[LS_CONFIG_PATH_MAX], decay[LS_CONFIG_PATH_MAX], jitter[LS_CONFIG_PATH_MAX];
+             bool qk_norm; } heads;
     int64_t max_elements;               /* per operand tensor */
     struct { char q[LS_CONFIG_PATH_MAX], k[LS_CONFIG_PATH_MAX], v[LS_CONFIG_PATH_MAX], safetensors[LS_CONFIG_PATH_MAX];
              char q_name[LS_CONFIG_NAME_MAX], k_name[LS_CONFIG_NAME_MAX], v_name[LS_CONFIG_NAME_MAX]; } trace;

@@ -328,6 +328,8 @@ static const ls_config_schema_entry schema[] = {
     S("workload.heads.recency", workload.heads.recency, "0",
       "heads: per-head logit bonus of a key at distance 0 from the query, decaying with the distance (heads.decay)."),
     S("workload.heads.decay", workload.heads.decay, "16", "heads: per-head decay length of the recency bonus, in tokens (> 0)."),
+    S("workload.heads.jitter", workload.heads.jitter, "0",
+      "heads: per-head relative spread of the recency bonus from query to query (standard deviation, >= 0)."),
     B("workload.heads.qk_norm", workload.heads.qk_norm, "false",
       "heads: give every query and key the same norm in the random part (QK-norm: bounded logits) instead of Gaussian norms."),
     I64("workload.max_elements", workload.max_elements, "1073741824", 1, 1099511627776.0,

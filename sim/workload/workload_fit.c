@@ -62,10 +62,12 @@ static int for_rows(const ls_attn_inputs *in, int h, row_fn f, void *user)
 }
 
 typedef struct {
-    int sinks, tmax;
-    double *sum, *cnt;          /* profile over distance t < tmax (non-sink keys) */
+    int sinks, tmax, window;
+    double *sum, *cnt;          /* pass 1: mean logit at distance t < tmax (non-sink keys) */
     const ls_wheads_knobs *k;   /* pass 2: the fitted mean model */
     const double *kern;         /* K(t) at the fitted decay */
+    double *vsum, *vcnt;        /* pass 2: variance about the row's far mean at distance t < window */
+    double *r;                  /* a row's residuals */
     double sink_sum, sink_cnt, var_sum, var_cnt;
 } fit_acc;
 
@@ -78,28 +80,33 @@ static void profile_row(void *user, const double *l, int n, int pos)
     }
 }
 
-static double mean_model(const fit_acc *a, int t) { return a->k->bias + a->k->recency * a->kern[t < a->tmax ? t : a->tmax - 1]; }
+static double mean_model(const fit_acc *a, int t) { return a->k->bias + a->k->recency * (t < a->tmax ? a->kern[t] : 0.0); }
 
+/* Residuals about the mean model: the sink's bonus, the far keys' spread (scale) and the extra spread
+ * of the near keys (jitter), all within a row so that a row's own offset does not count. */
 static void residual_row(void *user, const double *l, int n, int pos)
 {
     fit_acc *a = user;
     double s = 0, ss = 0;
     int m = 0;
     for (int j = 0; j < n; ++j) {
-        int t = pos - j;
-        double r = l[j] - mean_model(a, t < 0 ? 0 : t);
-        if (j < a->sinks) {
-            a->sink_sum += r, a->sink_cnt += 1;
-            continue;
-        }
-        s += r, ss += r * r, ++m;
+        int t = pos - j < 0 ? 0 : pos - j;
+        a->r[j] = l[j] - mean_model(a, t);
+        if (j < a->sinks) a->sink_sum += a->r[j], a->sink_cnt += 1;
+        else if (t >= a->window) s += a->r[j], ss += a->r[j] * a->r[j], ++m;
     }
-    if (m >= 2) a->var_sum += (ss - s * s / m) / (m - 1), a->var_cnt += 1;
+    if (m < 2) return;
+    double mean = s / m;
+    a->var_sum += (ss - s * mean) / (m - 1), a->var_cnt += 1;
+    for (int j = a->sinks; j < n; ++j) {
+        int t = pos - j;
+        if (t >= 0 && t < a->window) a->vsum[t] += (a->r[j] - mean) * (a->r[j] - mean), a->vcnt[t] += 1;
+    }
 }
 
 int ls_wfit_head(const ls_attn_inputs *in, int h, int sinks, ls_wheads_knobs *k, char *err, size_t errlen)
 {
-    const int SK = in->seq_k, P = ls_wheads_pairs(in->dim < LS_WHEADS_MIN_DIM ? LS_WHEADS_MIN_DIM : in->dim);
+    const int SK = in->seq_k;
     fit_acc a = {.sinks = sinks, .tmax = SK};
     a.sum = calloc((size_t)SK, sizeof *a.sum);
     a.cnt = calloc((size_t)SK, sizeof *a.cnt);
@@ -126,7 +133,7 @@ int ls_wfit_head(const ls_attn_inputs *in, int h, int sinks, ls_wheads_knobs *k,
         double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
         for (int t = 0; t < tmax; ++t) {
             if (!a.cnt[t]) continue;
-            double w = a.cnt[t], x = kern[t] = ls_wheads_kernel(P, L, t), y = a.sum[t] / a.cnt[t];
+            double w = a.cnt[t], x = kern[t] = ls_wheads_kernel(L, t), y = a.sum[t] / a.cnt[t];
             sw += w, sx += w * x, sy += w * y, sxx += w * x * x, sxy += w * x * y, syy += w * y * y;
         }
         double vx = sxx - sx * sx / sw, cxy = sxy - sx * sy / sw;
@@ -140,16 +147,29 @@ int ls_wfit_head(const ls_attn_inputs *in, int h, int sinks, ls_wheads_knobs *k,
     }
     a.k = &kb;
     a.kern = best_kern;
-    if (for_rows(in, h, residual_row, &a)) {
+    a.window = ls_wheads_window(kb.decay);
+    a.vsum = calloc((size_t)a.window, sizeof *a.vsum);
+    a.vcnt = calloc((size_t)a.window, sizeof *a.vcnt);
+    a.r = malloc((size_t)SK * sizeof *a.r);
+    if (!a.vsum || !a.vcnt || !a.r || for_rows(in, h, residual_row, &a)) {
         ls_io_err(err, errlen, "workload fit: out of memory");
         goto done;
     }
     kb.sink = a.sink_cnt ? a.sink_sum / a.sink_cnt : 0;
-    kb.scale = a.var_cnt ? sqrt(a.var_sum / a.var_cnt) : 0;
+    double v_far = a.var_cnt ? a.var_sum / a.var_cnt : 0;
+    kb.scale = sqrt(v_far);
+    /* near-key variance in excess of the far keys' = (jitter recency K(t))^2: least squares over t */
+    double num = 0, den = 0;
+    for (int t = 0; t < a.window && t < tmax; ++t) {
+        if (a.vcnt[t] < 8) continue;
+        double c2 = kb.recency * kb.recency * best_kern[t] * best_kern[t];
+        num += a.vcnt[t] * (a.vsum[t] / a.vcnt[t] - v_far) * c2, den += a.vcnt[t] * c2 * c2;
+    }
+    kb.jitter = den > 0 && num > 0 ? sqrt(num / den) : 0;
     *k = kb;
     rc = 0;
 done:
-    free(a.sum), free(a.cnt), free(kern), free(best_kern);
+    free(a.sum), free(a.cnt), free(a.vsum), free(a.vcnt), free(a.r), free(kern), free(best_kern);
     return rc;
 }
 
@@ -239,6 +259,7 @@ int ls_wfit_write(const ls_wfit_sums *s, const ls_config_workload *base, const c
     put_list(f, "sink", s->k, s->n, offsetof(ls_wheads_knobs, sink));
     put_list(f, "recency", s->k, s->n, offsetof(ls_wheads_knobs, recency));
     put_list(f, "decay", s->k, s->n, offsetof(ls_wheads_knobs, decay));
+    put_list(f, "jitter", s->k, s->n, offsetof(ls_wheads_knobs, jitter));
     if (fclose(f) || rename(tmp, path)) {
         remove(tmp);
         ls_io_err(err, errlen, "%s: write failed", path);
