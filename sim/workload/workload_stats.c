@@ -73,6 +73,49 @@ static void measure_row(const double *l, int n, const ls_wstats_opts *o, int bc,
     }
 }
 
+typedef struct {
+    long active, hp;
+} stage1_count;
+
+/* Stage 1 (numerics.md D.2 steps 2-4) on one warp's float64 logits l[r * ldl + j], rows seeing nv[r] keys:
+ * per key tile, threats T = max_r (m_r - mu_r), sub-blocks by descending T (stable), each kept unless
+ * some row fails mu_hat > m + |mu_hat| delta, an HP one raising mu_hat; mu <- mu_hat after the tile. */
+static void stage1_warp(const double *l, int ldl, const int *nv, int nr, const ls_engine_params *p, stage1_count *c)
+{
+    const int bk = p->b_k, nk = p->n_k, bc = bk * nk;
+    double mu[1024], m[16][1024], T[16];
+    int order[16], nmax = 0;
+    for (int r = 0; r < nr; ++r) mu[r] = -INFINITY, nmax = nv[r] > nmax ? nv[r] : nmax;
+    for (int j0 = 0; j0 < nmax; j0 += bc) {
+        for (int th = 0; th < nk; ++th) {
+            T[th] = -INFINITY;
+            bool any = false;
+            for (int r = 0; r < nr; ++r) {
+                double x = -INFINITY;
+                for (int j = j0 + th * bk; j < j0 + (th + 1) * bk && j < nv[r]; ++j) x = l[(size_t)r * ldl + j] > x ? l[(size_t)r * ldl + j] : x;
+                m[th][r] = x;
+                if (x == -INFINITY) continue;
+                any = true;
+                double t = mu[r] == -INFINITY ? INFINITY : x - mu[r];
+                T[th] = t > T[th] ? t : T[th];
+            }
+            c->active += any;
+            int q = th;   /* insertion sort, descending, stable */
+            while (q > 0 && T[order[q - 1]] < T[th]) order[q] = order[q - 1], --q;
+            order[q] = th;
+        }
+        for (int k = 0; k < nk; ++k) {
+            int th = order[k];
+            bool pass = true;
+            for (int r = 0; r < nr && pass; ++r)
+                if (m[th][r] > -INFINITY && !keeps_max(mu[r], m[th][r], p->delta)) pass = false;
+            if (pass) continue;
+            c->hp++;
+            for (int r = 0; r < nr; ++r) mu[r] = m[th][r] > mu[r] ? m[th][r] : mu[r];
+        }
+    }
+}
+
 static int run_engine(const ls_attn_inputs *in, int b, int h, const ls_engine_params *p, int rows, ls_wstats_head *out,
                       char *err, size_t errlen)
 {
@@ -115,7 +158,8 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
     double work = (double)in->batch * SQ * (double)SK * D;
     int stride = o->row_budget > 0 && work > o->row_budget ? (int)ceil(work / o->row_budget) : 1;
     if (stride > SQ) stride = SQ;
-    double *l = malloc((size_t)SK * sizeof *l);
+    const int bq = p->b_q;
+    double *l = malloc((size_t)SK * bq * sizeof *l);
     if (!l) {
         ls_io_err(err, errlen, "workload stats: out of memory");
         return -1;
@@ -126,14 +170,30 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
         ls_wstats_head *out = &heads[h];
         memset(out, 0, sizeof *out);
         sums s = {0};
+        stage1_count st = {0};
         for (int b = 0; b < in->batch; ++b) {
             const float *kb = in->k + ((size_t)b * in->heads_kv + h / group) * SK * D;
-            for (int i = SQ - 1; i >= 0; i -= stride) {   /* from the last row: it is always measured */
-                int n = visible(in, i);
-                if (n == 0) continue;
-                lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + i) * D, kb, D, n, D, l);
-                for (int j = 0; j < n; ++j) l[j] *= inv;
-                measure_row(l, n, o, bc, bk, p->delta, &s);
+            if (stride > 1) {
+                for (int i = SQ - 1; i >= 0; i -= stride) {   /* from the last row: it is always measured */
+                    int n = visible(in, i);
+                    if (!n) continue;
+                    lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + i) * D, kb, D, n, D, l);
+                    for (int j = 0; j < n; ++j) l[j] *= inv;
+                    measure_row(l, n, o, bc, bk, p->delta, &s);
+                }
+                continue;
+            }
+            for (int w0 = 0; w0 < SQ; w0 += bq) {   /* warps as the engine forms them */
+                int nr = SQ - w0 < bq ? SQ - w0 : bq, nv[1024];
+                for (int r = 0; r < nr; ++r) {
+                    double *lr = l + (size_t)r * SK;
+                    nv[r] = visible(in, w0 + r);
+                    if (!nv[r]) continue;
+                    lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + w0 + r) * D, kb, D, nv[r], D, lr);
+                    for (int j = 0; j < nv[r]; ++j) lr[j] *= inv;
+                    measure_row(lr, nv[r], o, bc, bk, p->delta, &s);
+                }
+                stage1_warp(l, SK, nv, nr, p, &st);
             }
         }
         *out = (ls_wstats_head){.layer = layer, .head = h, .kv_head = h / group, .rows = s.rows, .row_stride = stride,
@@ -147,6 +207,7 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
         out->logit_std = s.std / r;
         out->raise_tile = s.tiles ? (double)s.tiles_raised / s.tiles : NAN;
         out->raise_sub = s.subs ? (double)s.subs_raised / s.subs : NAN;
+        out->stage1_exact = stride == 1 && st.active ? (double)st.hp / st.active : NAN;
         if (!o->lamp) {
             out->stage1_rate = out->stage2_rate = out->subblock_rate = out->disruptive_rate = NAN;
             continue;
@@ -167,7 +228,7 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
 
 #define WSTATS_FIELDS(X) \
     X(entropy) X(top1) X(sink_mass) X(local_mass) X(logit_span) X(max_abs_logit) X(logit_std) X(raise_tile) \
-    X(raise_sub) X(stage1_rate) X(stage2_rate) X(subblock_rate) X(disruptive_rate)
+    X(raise_sub) X(stage1_exact) X(stage1_rate) X(stage2_rate) X(subblock_rate) X(disruptive_rate)
 
 void ls_wstats_csv(FILE *out, const ls_wstats_head *h, int n, bool with_header)
 {

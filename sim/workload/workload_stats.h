@@ -40,6 +40,10 @@ typedef struct ls_wstats_head {
      * earlier tiles (the first tile of each row always does) */
     double raise_tile;
     double raise_sub;       /* the same per sub-block of b_k keys */
+    /* stage 1 itself on the float64 logits (warps of b_q rows, sub-blocks by descending threat, one
+     * decision per warp and sub-block, numerics.md D.2 step 4): the share of active sub-blocks it sends
+     * to HP. Against stage1_rate it shows what e4m3 rounding adds. NAN when rows were subsampled. */
+    double stage1_exact;
     /* the engine at the configured algorithm (NAN without lamp): sub-block rates of stage 1, of
      * stage 2 and of both, and the share of disruptive tiles (>= 2 HP sub-blocks) */
     double stage1_rate, stage2_rate, subblock_rate, disruptive_rate;

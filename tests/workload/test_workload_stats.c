@@ -120,6 +120,17 @@ static void test_fit_recovers(void)
         CHECK_MSG(fabs(k.decay - t->decay) < 0.15 * t->decay, "head %d decay %g", h, k.decay);
         CHECK_MSG(fabs(k.jitter - t->jitter) < 0.2, "head %d jitter %g", h, k.jitter);
     }
+    /* stage1_exact is stage 1 on the exact logits: the engine gives the same with a wide LP accumulator */
+    ls_engine_params p = params();
+    snprintf(p.formats[LSLAMP_FMT_LP], sizeof p.formats[0], "e4m11");
+    snprintf(p.formats[LSLAMP_FMT_HP], sizeof p.formats[0], "fp32");
+    ls_wstats_opts o = ls_wstats_default_opts();
+    o.heads = 2;
+    ls_wstats_head hs[2];
+    CHECK(ls_wstats_measure(&in, 0, &p, &o, hs, err, sizeof err) == 2);
+    for (int h = 0; h < 2; ++h)
+        CHECK_MSG(fabs(hs[h].stage1_exact - hs[h].stage1_rate) < 0.01, "head %d: exact %g, engine %g", h,
+                  hs[h].stage1_exact, hs[h].stage1_rate);
     ls_attn_inputs_release(&in);
     /* a knob list of the wrong length names its key */
     const char *bad = "workload:\n  generator: heads\n  heads_q: 4\n  heads_kv: 2\n  heads:\n    sink: \"1 2 3\"\n";
