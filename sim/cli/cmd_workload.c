@@ -2,6 +2,7 @@
  * and the `heads` generator's knobs fitted to traces (sim/workload/workload_fit.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,8 +148,10 @@ int ls_cli_workload(int argc, char **argv)
         else if (!strcmp(a, "--sink") || !strcmp(a, "--local") || !strcmp(a, "--heads") || !strcmp(a, "--engine-rows") ||
                  !strcmp(a, "--row-budget")) {
             double x = strtod(argv[++i], &end);
-            if (!*argv[i] || *end || x < 0 || x > 1e15 || (strcmp(a, "--row-budget") && x > INT_MAX)) {
-                fprintf(stderr, "lampsim workload %s: %s: expected a non-negative number, got '%s'\n", sub, a, argv[i]);
+            double lo = !strcmp(a, "--sink") || !strcmp(a, "--local") ? 1 : 0;
+            if (!*argv[i] || *end || x < lo || x > 1e15 || (strcmp(a, "--row-budget") && (x > INT_MAX || x != floor(x)))) {
+                fprintf(stderr, "lampsim workload %s: %s: expected a%s number >= %g, got '%s'\n", sub, a,
+                        strcmp(a, "--row-budget") ? "n integer" : "", lo, argv[i]);
                 rc = 2;
                 goto out;
             }
@@ -175,8 +178,11 @@ int ls_cli_workload(int argc, char **argv)
     ls_config *cfg = malloc(sizeof *cfg);
     ls_wfit_sums *fs = fit ? ls_wfit_sums_new() : NULL;
     FILE *csv = stdout;
+    char tmp_path[PATH_MAX + 8] = "";
     if (!cfg || (fit && !fs)) { rc = 1; goto done; }
-    if (!fit && out_path && !(csv = fopen(out_path, "w"))) {
+    /* written whole or not at all: a temporary renamed at the end */
+    if (!fit && out_path) snprintf(tmp_path, sizeof tmp_path, "%s.tmp", out_path);
+    if (!fit && out_path && !(csv = fopen(tmp_path, "w"))) {
         fprintf(stderr, "lampsim workload stats: %s: cannot write\n", out_path);
         csv = NULL;
         rc = 2;
@@ -228,9 +234,16 @@ int ls_cli_workload(int argc, char **argv)
     }
     if (fit && nrun > 0 && !rc) ls_config_free(&first);
 done:
-    if (csv && csv != stdout && fclose(csv) && !rc) {
-        fprintf(stderr, "lampsim workload stats: %s: write failed\n", out_path);
-        rc = 2;
+    if (csv && csv != stdout) {
+        if (fclose(csv) && !rc) {
+            fprintf(stderr, "lampsim workload stats: %s: write failed\n", out_path);
+            rc = 2;
+        }
+        if (!rc && rename(tmp_path, out_path)) {
+            fprintf(stderr, "lampsim workload stats: %s: cannot write\n", out_path);
+            rc = 2;
+        }
+        if (rc) remove(tmp_path);
     }
     ls_wfit_sums_free(fs);
     free(cfg);
