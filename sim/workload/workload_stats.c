@@ -159,7 +159,7 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
     int stride = o->row_budget > 0 && work > o->row_budget ? (int)ceil(work / o->row_budget) : 1;
     if (stride > SQ) stride = SQ;
     const int bq = p->b_q;
-    double *l = malloc((size_t)SK * bq * sizeof *l);
+    double *l = malloc((size_t)SK * (stride == 1 ? bq : 1) * sizeof *l);   /* a warp of rows, or one row */
     if (!l) {
         ls_io_err(err, errlen, "workload stats: out of memory");
         return -1;
