@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "workload_internal.h"
 #include "lsfp.h"
 
 struct ls_wfit_sums {
@@ -31,14 +32,6 @@ const ls_wheads_knobs *ls_wfit_knobs(const ls_wfit_sums *s, int *n)
     return s->n ? s->k : NULL;
 }
 
-/* Keys query row i sees. */
-static int visible(const ls_attn_inputs *in, int i)
-{
-    if (!in->causal) return in->seq_k;
-    int n = i + (in->seq_k - in->seq_q) + 1;
-    return n < 0 ? 0 : n > in->seq_k ? in->seq_k : n;
-}
-
 /* Calls f(row logits, visible keys, query position) for the sampled rows of head h. */
 typedef void (*row_fn)(void *user, const double *l, int n, int pos);
 
@@ -50,7 +43,7 @@ static int for_rows(const ls_attn_inputs *in, int h, row_fn f, void *user)
     if (!l) return -1;
     for (int b = 0; b < in->batch; ++b)
         for (int i = SQ - 1; i >= 0; i -= stride) {
-            int n = visible(in, i);
+            int n = ls_workload_visible_keys(in, i);
             if (!n) continue;
             lsfp_dot_rows_f64(in->q + (((size_t)b * in->heads_q + h) * SQ + i) * D,
                               in->k + ((size_t)b * in->heads_kv + h / group) * SK * D, D, n, D, l);

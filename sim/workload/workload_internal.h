@@ -13,4 +13,6 @@ int ls_workload_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_i
  * subsampled beyond 2^28 multiply-adds (*sampled). screened: through the fp32 screen (same result,
  * bit for bit); else every pair in float64 (the definition). */
 double ls_workload_max_logit(const ls_attn_inputs *in, bool screened, bool *sampled);
+/* Keys query row i sees (bottom-right aligned causal mask): keys 0 .. n-1. */
+int ls_workload_visible_keys(const ls_attn_inputs *in, int i);
 #endif

@@ -5,19 +5,12 @@
 #include <string.h>
 
 #include "io.h"
+#include "workload_internal.h"
 #include "lsfp.h"
 
 ls_wstats_opts ls_wstats_default_opts(void)
 {
     return (ls_wstats_opts){.sink_keys = 1, .local_keys = 16, .row_budget = 134217728.0, .lamp = true};
-}
-
-/* Keys query row i sees (bottom-right aligned causal mask). */
-static int visible(const ls_attn_inputs *in, int i)
-{
-    if (!in->causal) return in->seq_k;
-    int n = i + (in->seq_k - in->seq_q) + 1;
-    return n < 0 ? 0 : n > in->seq_k ? in->seq_k : n;
 }
 
 /* stage 1's test in float64: does a block whose maximum is m leave the running maximum mu alone? */
@@ -175,7 +168,7 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
             const float *kb = in->k + ((size_t)b * in->heads_kv + h / group) * SK * D;
             if (stride > 1) {
                 for (int i = SQ - 1; i >= 0; i -= stride) {   /* from the last row: it is always measured */
-                    int n = visible(in, i);
+                    int n = ls_workload_visible_keys(in, i);
                     if (!n) continue;
                     lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + i) * D, kb, D, n, D, l);
                     for (int j = 0; j < n; ++j) l[j] *= inv;
@@ -187,7 +180,7 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
                 int nr = SQ - w0 < bq ? SQ - w0 : bq, nv[1024];
                 for (int r = 0; r < nr; ++r) {
                     double *lr = l + (size_t)r * SK;
-                    nv[r] = visible(in, w0 + r);
+                    nv[r] = ls_workload_visible_keys(in, w0 + r);
                     if (!nv[r]) continue;
                     lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + w0 + r) * D, kb, D, nv[r], D, lr);
                     for (int j = 0; j < nv[r]; ++j) lr[j] *= inv;
