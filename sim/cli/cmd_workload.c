@@ -60,6 +60,7 @@ static int expand_inputs(char **args, int n, input **out, int *nout)
         int is_model = m && (!strcmp(base, "model.yaml") || !ls_model_load(m, path, err, sizeof err));
         if (is_model && !strcmp(base, "model.yaml") && ls_model_load(m, path, err, sizeof err)) {
             fprintf(stderr, "lampsim workload: %s\n", err);
+            ls_model_free(m);
             free(m), free(v);
             return 2;
         }
@@ -71,19 +72,23 @@ static int expand_inputs(char **args, int n, input **out, int *nout)
             }
             if (k == cap) {
                 input *w = realloc(v, (cap *= 2) * sizeof *v);
-                if (!w) { free(v); return 1; }
+                if (!w) {
+                    if (m) ls_model_free(m);
+                    free(m), free(v);
+                    return 1;
+                }
                 v = w;
             }
             if (!realpath(p, v[k].path)) {
                 fprintf(stderr, "lampsim workload: %s: cannot open\n", p);
-                if (is_model) ls_model_free(m);
+                if (m) ls_model_free(m);
                 free(m), free(v);
                 return 2;
             }
             v[k].layer = is_model ? l : k;
             k++;
         }
-        if (is_model) ls_model_free(m);
+        if (m) ls_model_free(m);   /* also what a failed parse left */
         free(m);
     }
     *out = v;
