@@ -6,6 +6,7 @@
         model(ids)
     with lampsim.patch_sdpa(mode="lamp"):                            # models calling F.scaled_dot_product_attention
         model(ids)
+    rows = lampsim.workload_stats(q, k, v, causal=True)                # per-head attention statistics
 
 The engine is liblampsim.so: $LAMPSIM_LIB, the copy `pip install .` puts in the package, the one `make
 install` installed, or the repository's build/ (see _lib.py).
@@ -14,10 +15,11 @@ See docs/models.md.
 from ._lib import LampsimError, version
 from .attention import MODES, attention, head_rates
 from .patch import patch_modules, patch_sdpa
+from .workload import workload_stats
 
 # The release of the liblampsim.so in use (version() adds its git revision): CMakeLists.txt's
 # project(VERSION), as in `lampsim --version` and pip's metadata.
 __version__ = version().split(" ")[0]
 
 __all__ = ["attention", "head_rates", "patch_modules", "patch_sdpa", "LampsimError", "MODES", "version",
-           "__version__"]
+           "__version__", "workload_stats"]

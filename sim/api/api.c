@@ -13,6 +13,7 @@
 #include "lampsim_version.h"
 #include "report.h"
 #include "run.h"
+#include "workload_stats.h"
 
 struct ls_api_ctx {
     ls_config cfg;
@@ -154,6 +155,35 @@ int ls_api_attention(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, 
     }
     ls_engine_result_free(&r);
     return rc;
+}
+
+int ls_api_workload_stats(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k, int dim,
+                          int causal, const float *q, const float *k, const float *v, int sink_keys, int local_keys,
+                          int engine_rows, int lamp, char **csv, char *err, size_t errlen)
+{
+    *csv = NULL;
+    int rc = check_shape(batch, heads_q, heads_kv, seq_q, seq_k, dim, err, errlen);
+    if (rc) return rc;
+    if (sink_keys < 1 || local_keys < 1 || engine_rows < 0) {
+        snprintf(err, errlen, "sink_keys and local_keys must be >= 1, engine_rows >= 0");
+        return 2;
+    }
+    ls_attn_inputs in = {.batch = batch, .heads_q = heads_q, .heads_kv = heads_kv, .seq_q = seq_q,
+                         .seq_k = seq_k, .dim = dim, .causal = causal != 0, .q = (float *)q, .k = (float *)k,
+                         .v = (float *)v};
+    ls_wstats_opts o = ls_wstats_default_opts();
+    o.sink_keys = sink_keys, o.local_keys = local_keys, o.engine_rows = engine_rows, o.lamp = lamp != 0;
+    ls_wstats_head *h = calloc((size_t)heads_q, sizeof *h);
+    size_t len = 0;
+    FILE *f = NULL;
+    if (!h || ls_wstats_measure(&in, 0, &c->ep, &o, h, err, errlen) < 0 || !(f = open_memstream(csv, &len))) {
+        if (!h || !f) snprintf(err, errlen, "out of memory");
+        free(h);
+        return 1;
+    }
+    ls_wstats_csv(f, h, heads_q, true);
+    free(h);
+    return fclose(f) ? 1 : 0;
 }
 
 void ls_api_free(void *p) { free(p); }

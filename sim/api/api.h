@@ -46,6 +46,13 @@ LS_API int ls_api_attention(const ls_api_ctx *c, int batch, int heads_q, int hea
                     int causal, const float *q, const float *k, const float *v, float *o, int flags,
                     char **stats_json, int32_t **records, size_t *n_records, int geometry[3], char *err,
                     size_t errlen);
+/* `lampsim workload stats` of q, k, v (shapes as ls_api_attention) with the context's algorithm:
+ * *csv receives the per-head CSV (header + one line per head; malloc'ed, ls_api_free). sink_keys,
+ * local_keys >= 1; engine_rows 0 = all rows; lamp 0 = statistics only. Returns 0, 2 for bad input,
+ * 1 for a failure, with a message in err. */
+LS_API int ls_api_workload_stats(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k,
+                                 int dim, int causal, const float *q, const float *k, const float *v, int sink_keys,
+                                 int local_keys, int engine_rows, int lamp, char **csv, char *err, size_t errlen);
 LS_API void ls_api_free(void *p);
 LS_API const char *ls_api_version(void);
 

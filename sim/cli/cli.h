@@ -18,6 +18,7 @@ int ls_cli_model(int argc, char **argv);      /* cmd_model.c */
 int ls_cli_sweep(int argc, char **argv);      /* cmd_sweep.c: expand | run | merge */
 int ls_cli_report(int argc, char **argv);     /* cmd_report.c */
 int ls_cli_compare(int argc, char **argv);    /* cmd_compare.c */
+int ls_cli_workload(int argc, char **argv);   /* cmd_workload.c: stats | fit */
 
 /* Shared by the commands: 1 if dir/name is a regular file. */
 int ls_cli_is_file(const char *dir, const char *name);

@@ -27,7 +27,7 @@
 
 /* ---- enumerations of the configuration's own choices (order = the schema's names) ---- */
 typedef enum { LS_CONFIG_DTYPE_FP32, LS_CONFIG_DTYPE_BF16, LS_CONFIG_DTYPE_FP16 } ls_config_dtype;
-typedef enum { LS_CONFIG_GEN_GAUSSIAN, LS_CONFIG_GEN_QKNORM, LS_CONFIG_GEN_TRACE } ls_config_generator;
+typedef enum { LS_CONFIG_GEN_GAUSSIAN, LS_CONFIG_GEN_QKNORM, LS_CONFIG_GEN_TRACE, LS_CONFIG_GEN_HEADS } ls_config_generator;
 
 typedef struct ls_config_unit {
     int lanes;    /* operations issued per cycle per core */
@@ -81,6 +81,10 @@ typedef struct ls_config_workload {
     struct { double gain, gain_spread; bool enforce_bound; } qknorm;
     struct { bool enabled; double base; } rope;
     struct { int count; double strength; } sinks;
+    /* heads generator: per-query-head knobs as lists of numbers (one number: every head) */
+    struct { char scale[LS_CONFIG_PATH_MAX], bias[LS_CONFIG_PATH_MAX], sink[LS_CONFIG_PATH_MAX],
+             recency[LS_CONFIG_PATH_MAX], decay[LS_CONFIG_PATH_MAX], jitter[LS_CONFIG_PATH_MAX];
+             bool qk_norm; } heads;
     int64_t max_elements;               /* per operand tensor */
     struct { char q[LS_CONFIG_PATH_MAX], k[LS_CONFIG_PATH_MAX], v[LS_CONFIG_PATH_MAX], safetensors[LS_CONFIG_PATH_MAX];
              char q_name[LS_CONFIG_NAME_MAX], k_name[LS_CONFIG_NAME_MAX], v_name[LS_CONFIG_NAME_MAX]; } trace;

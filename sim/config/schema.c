@@ -25,7 +25,7 @@ static const char *const disr_names[] = {"flagged_only", "full_tile_hp", NULL};
 static const char *const above_names[] = {"keep", "raise", NULL};
 static const char *const state_names[] = {"fp32", "fp64", NULL};
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", NULL};
-static const char *const gen_names[] = {"gaussian", "qknorm", "trace", NULL};
+static const char *const gen_names[] = {"gaussian", "qknorm", "trace", "heads", NULL};
 static const char *const opfmt_names[] = {"input", "e4m3", NULL};
 
 #define FMT_NAMES "Names: e4m3, e4m11, ue5m3s, ue5m3x, ue5m11s, ue5m11x, bf16, fp16, fp32, ps<m> (m = 1..23: fp32 range, m " \
@@ -322,7 +322,8 @@ static const ls_config_schema_entry schema[] = {
     B("workload.causal", workload.causal, "true", "Causal mask, bottom-right aligned: query i sees key j iff j <= i + seq_k - seq_q."),
     EN("workload.dtype", workload.dtype, "bf16", dtype_names, "Operand dtype: Q, K, V are rounded (RNE) to it before the run."),
     EN("workload.generator", workload.generator, "qknorm", gen_names,
-       "`gaussian` (i.i.d. normal), `qknorm` (RMS-normalised rows x per-channel gains, RoPE, sinks), `trace` (files)."),
+       "`gaussian` (i.i.d. normal), `qknorm` (RMS-normalised rows x per-channel gains, RoPE, sinks), `trace` (files), "
+       "`heads` (per-head logit scale, bias, sink, recency; `lampsim workload fit` fits it to traces)."),
     I64("workload.seed", workload.seed, "-1", -1, 9007199254740991.0, "Generator seed; -1 = the top-level seed."),
     D("workload.std", workload.std, "1", 0, 1e6, "Standard deviation of Q and K (gaussian) or of the pre-norm rows (qknorm)."),
     D("workload.v_std", workload.v_std, "1", 0, 1e6, "Standard deviation of V (synthetic generators)."),
@@ -344,6 +345,17 @@ static const ls_config_schema_entry schema[] = {
     D("workload.sinks.strength", workload.sinks.strength, "0.5", 0, 1e6,
       "qknorm: weight of the sink direction in every query (the sink keys are that direction plus a little noise); "
       "0.5 gives the sink about a quarter of the attention mass at the default gain."),
+    S("workload.heads.scale", workload.heads.scale, "1",
+      "heads: per-query-head standard deviation of the random part of the logits (list, one number per head or one for all)."),
+    S("workload.heads.bias", workload.heads.bias, "0", "heads: per-head mean logit (shifts every logit of the head; softmax-invariant)."),
+    S("workload.heads.sink", workload.heads.sink, "0", "heads: per-head logit bonus of the sink keys (keys 0 .. sinks.count - 1)."),
+    S("workload.heads.recency", workload.heads.recency, "0",
+      "heads: per-head logit bonus of a key at distance 0 from the query, decaying with the distance (heads.decay)."),
+    S("workload.heads.decay", workload.heads.decay, "16", "heads: per-head decay length of the recency bonus, in tokens (> 0)."),
+    S("workload.heads.jitter", workload.heads.jitter, "0",
+      "heads: per-head relative spread of the recency bonus from query to query (standard deviation, >= 0)."),
+    B("workload.heads.qk_norm", workload.heads.qk_norm, "false",
+      "heads: give every query and key the same norm in the random part (QK-norm: bounded logits) instead of Gaussian norms."),
     I64("workload.max_elements", workload.max_elements, "1073741824", 1, 1099511627776.0,
         "Largest accepted Q, K or V tensor in elements (guards against accidental huge runs). Raised above this "
         "default, a run first prints the workload size and an estimated run time."),

@@ -132,8 +132,7 @@ static scan_plan plan_scan(const ls_attn_inputs *in)
     return p;
 }
 
-/* Keys query row i sees. */
-static int visible_keys(const ls_attn_inputs *in, int i)
+int ls_workload_visible_keys(const ls_attn_inputs *in, int i)
 {
     int jmax = in->causal ? i + (in->seq_k - in->seq_q) : in->seq_k - 1;
     if (jmax > in->seq_k - 1) jmax = in->seq_k - 1;
@@ -155,7 +154,7 @@ static double max_logit_full(const ls_attn_inputs *in, scan_plan pl)
             for (int i0 = 0; i0 < SQ; i0 += QB * stride) {
                 int nq = 0, jmax[QB], jtop = -1;
                 for (int i = i0; i < SQ && nq < QB; i += stride, ++nq) {
-                    jmax[nq] = visible_keys(in, i) - 1;
+                    jmax[nq] = ls_workload_visible_keys(in, i) - 1;
                     if (jmax[nq] > jtop) jtop = jmax[nq];
                 }
                 const float *q = in->q + (((size_t)b * in->heads_q + h) * SQ + i0) * D;
@@ -205,7 +204,7 @@ static double max_logit_screened(const ls_attn_inputs *in, scan_plan pl)
     double *dots = malloc((size_t)SK * sizeof *dots);
     double best = -1;
     if (!rowmax || !packed || !cols || !dots) goto done;
-    for (int m = 0; m < pl.rows; ++m) cols[m] = visible_keys(in, m * pl.stride);
+    for (int m = 0; m < pl.rows; ++m) cols[m] = ls_workload_visible_keys(in, m * pl.stride);
     size_t r = 0;
     float top = 0;
     long packed_kv = -1;
@@ -334,7 +333,8 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
             ls_io_err(err, errlen, "workload.heads_kv: %d does not divide heads_q = %d", w->heads_kv, w->heads_q);
             return -1;
         }
-        rc = ls_workload_synthetic(w, seed, out, info, err, errlen);
+        rc = w->generator == LS_CONFIG_GEN_HEADS ? ls_workload_heads(w, seed, out, err, errlen)
+                                                 : ls_workload_synthetic(w, seed, out, info, err, errlen);
     }
     if (rc) return -1;
     info->batch = out->batch;

@@ -1,0 +1,260 @@
+/* `lampsim workload stats|fit`: attention statistics of workloads and traces (sim/workload/workload_stats.h),
+ * and the `heads` generator's knobs fitted to traces (sim/workload/workload_fit.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "config.h"
+#include "model.h"
+#include "workload.h"
+#include "workload_fit.h"
+#include "workload_stats.h"
+
+static void workload_usage(FILE *out)
+{
+    fputs("usage: lampsim workload stats [INPUT...] [--config CONFIG] [--set K=V]... [-o FILE.csv] [--sink S] [--local W]\n"
+          "                              [--heads N] [--engine-rows R] [--row-budget MACS] [--no-lamp]\n"
+          "       lampsim workload fit INPUT... -o FITTED.yaml [--config CONFIG] [--set K=V]... [--name NAME]\n"
+          "  INPUT          a workload YAML (synthetic, or a trace as written by scripts/dump_qkv.py), a model\n"
+          "                 description with per-layer traces (DIR/model.yaml of eval_ppl.py --dump-traces), or\n"
+          "                 such a DIR; none: the configuration's own workload. Each trace is one layer.\n"
+          "  --config C     accelerator and algorithm (tile b_q n_q b_k n_k, tau, delta; default: embedded)\n"
+          "  --set K=V      override a configuration key (repeatable), e.g. algorithm.delta=0.0625\n"
+          "  -o FILE        stats: the CSV (default stdout, summary on stderr); fit: the workload YAML\n"
+          "  --sink S       sink = keys 0 .. S-1 (default 1);  --local W  local = last W keys (default 16)\n"
+          "  --heads N      first N query heads only;  --engine-rows R  LAMP rates from the last R rows per head\n"
+          "  --row-budget M float64 multiply-adds per head for the statistics (default 2^27; rows subsampled beyond)\n"
+          "  --no-lamp      statistics only (no engine run)\n",
+          out);
+}
+
+typedef struct {
+    char path[PATH_MAX];
+    int layer;
+} input;
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Expands INPUT arguments into workload files, one per layer: model descriptions give their traces. */
+static int expand_inputs(char **args, int n, input **out, int *nout)
+{
+    int cap = 16, k = 0;
+    input *v = malloc(cap * sizeof *v);
+    if (!v) return 1;
+    for (int a = 0; a < n; ++a) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s%s", args[a], is_dir(args[a]) ? "/model.yaml" : "");
+        ls_model *m = calloc(1, sizeof *m);
+        char err[1024];
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        int is_model = m && (!strcmp(base, "model.yaml") || !ls_model_load(m, path, err, sizeof err));
+        if (is_model && !strcmp(base, "model.yaml") && ls_model_load(m, path, err, sizeof err)) {
+            fprintf(stderr, "lampsim workload: %s\n", err);
+            ls_model_free(m);
+            free(m), free(v);
+            return 2;
+        }
+        for (int l = 0; l < (is_model ? m->layers : 1); ++l) {
+            const char *p = is_model ? m->traces[l] : path;
+            if (is_model && !p) {
+                fprintf(stderr, "lampsim workload: %s: layer %d has no trace; skipped\n", path, l);
+                continue;
+            }
+            if (k == cap) {
+                input *w = realloc(v, (cap *= 2) * sizeof *v);
+                if (!w) {
+                    if (m) ls_model_free(m);
+                    free(m), free(v);
+                    return 1;
+                }
+                v = w;
+            }
+            if (!realpath(p, v[k].path)) {
+                fprintf(stderr, "lampsim workload: %s: cannot open\n", p);
+                if (m) ls_model_free(m);
+                free(m), free(v);
+                return 2;
+            }
+            v[k].layer = is_model ? l : k;
+            k++;
+        }
+        if (m) ls_model_free(m);   /* also what a failed parse left */
+        free(m);
+    }
+    *out = v;
+    *nout = k;
+    return 0;
+}
+
+/* The configuration with the workload of one input (NULL: its own). */
+static int load_for(ls_config *cfg, const char *config_path, const char **sets, int nsets, const char *workload)
+{
+    const char **all = calloc((size_t)nsets + 2, sizeof *all);
+    char wset[PATH_MAX + 32];
+    if (!all) return 1;
+    int n = 0;
+    if (workload) {
+        snprintf(wset, sizeof wset, "workload.file=%s", workload);
+        all[n++] = wset;
+    }
+    for (int i = 0; i < nsets; ++i) all[n++] = sets[i];
+    ls_config_diag *diag = malloc(sizeof *diag);
+    int rc = !diag ? 1 : ls_config_load(cfg, config_path, all, n, diag) ? 2 : 0;
+    if (rc == 2) fprintf(stderr, "%s\n", diag->message);
+    free(diag);
+    free(all);
+    return rc;
+}
+
+int ls_cli_workload(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        workload_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *sub = argv[1];
+    bool fit = !strcmp(sub, "fit");
+    if (!fit && strcmp(sub, "stats")) {
+        fprintf(stderr, "lampsim workload: unknown subcommand '%s' (stats, fit)\n", sub);
+        return 2;
+    }
+    ls_wstats_opts opts = ls_wstats_default_opts();
+    const char *config_path = NULL, *out_path = NULL, *name = NULL;
+    const char **sets = calloc((size_t)argc, sizeof *sets);
+    char **inputs = calloc((size_t)argc, sizeof *inputs);
+    int nsets = 0, ninputs = 0, rc = 0;
+    if (!sets || !inputs) return 1;
+    for (int i = 2; i < argc; ++i) {
+        const char *a = argv[i];
+        bool has = i + 1 < argc;
+        char *end = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            workload_usage(stdout);
+            goto out;
+        } else if (!strcmp(a, "--no-lamp")) opts.lamp = false;
+        else if (a[0] == '-' && a[1] && !has) {
+            fprintf(stderr, "lampsim workload %s: unknown option or missing value: '%s'\n", sub, a);
+            rc = 2;
+            goto out;
+        } else if (!strcmp(a, "--config")) config_path = argv[++i];
+        else if (!strcmp(a, "--set")) sets[nsets++] = argv[++i];
+        else if (!strcmp(a, "-o")) out_path = argv[++i];
+        else if (!strcmp(a, "--name")) name = argv[++i];
+        else if (!strcmp(a, "--sink") || !strcmp(a, "--local") || !strcmp(a, "--heads") || !strcmp(a, "--engine-rows") ||
+                 !strcmp(a, "--row-budget")) {
+            double x = strtod(argv[++i], &end);
+            double lo = !strcmp(a, "--sink") || !strcmp(a, "--local") ? 1 : 0;
+            if (!*argv[i] || *end || x < lo || x > 1e15 || (strcmp(a, "--row-budget") && (x > INT_MAX || x != floor(x)))) {
+                fprintf(stderr, "lampsim workload %s: %s: expected a%s number >= %g, got '%s'\n", sub, a,
+                        strcmp(a, "--row-budget") ? "n integer" : "", lo, argv[i]);
+                rc = 2;
+                goto out;
+            }
+            if (!strcmp(a, "--sink")) opts.sink_keys = (int)x;
+            else if (!strcmp(a, "--local")) opts.local_keys = (int)x;
+            else if (!strcmp(a, "--heads")) opts.heads = (int)x;
+            else if (!strcmp(a, "--engine-rows")) opts.engine_rows = (int)x;
+            else opts.row_budget = x;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "lampsim workload %s: unknown option '%s'\n", sub, a);
+            rc = 2;
+            goto out;
+        } else inputs[ninputs++] = argv[i];
+    }
+    if (fit && (!ninputs || !out_path)) {
+        fprintf(stderr, "lampsim workload fit: give one or more traces and -o FITTED.yaml\n");
+        rc = 2;
+        goto out;
+    }
+    input *in = NULL;
+    int nin = 0;
+    if ((rc = expand_inputs(inputs, ninputs, &in, &nin))) goto out;
+    int nrun = ninputs ? nin : 1;
+    ls_config *cfg = malloc(sizeof *cfg);
+    ls_wfit_sums *fs = fit ? ls_wfit_sums_new() : NULL;
+    FILE *csv = stdout;
+    char tmp_path[PATH_MAX + 8] = "";
+    if (!cfg || (fit && !fs)) { rc = 1; goto done; }
+    /* written whole or not at all: a temporary renamed at the end */
+    if (!fit && out_path) snprintf(tmp_path, sizeof tmp_path, "%s.tmp", out_path);
+    if (!fit && out_path && !(csv = fopen(tmp_path, "w"))) {
+        fprintf(stderr, "lampsim workload stats: %s: cannot write\n", out_path);
+        csv = NULL;
+        rc = 2;
+        goto done;
+    }
+    ls_config first;
+    for (int r = 0; r < nrun && !rc; ++r) {
+        if ((rc = load_for(cfg, config_path, sets, nsets, ninputs ? in[r].path : NULL))) break;
+        ls_attn_inputs ai;
+        ls_workload_info info;
+        char err[2048] = "";
+        if (ls_workload_build(cfg, NULL, &ai, &info, err, sizeof err)) {
+            fprintf(stderr, "lampsim workload %s: %s\n", sub, err);
+            ls_config_free(cfg);
+            rc = 2;
+            break;
+        }
+        int layer = ninputs ? in[r].layer : 0;
+        if (fit) {
+            if (!r) first = *cfg;
+            if (ls_wfit_accumulate(fs, &ai, layer, err, sizeof err)) {
+                fprintf(stderr, "lampsim workload fit: %s: %s\n", ninputs ? in[r].path : "workload", err);
+                rc = 2;
+            }
+        } else {
+            int nh = opts.heads > 0 && opts.heads < ai.heads_q ? opts.heads : ai.heads_q;
+            ls_wstats_head *h = calloc((size_t)nh, sizeof *h);
+            int n = h ? ls_wstats_measure(&ai, layer, &cfg->algorithm, &opts, h, err, sizeof err) : -1;
+            if (n < 0) {
+                fprintf(stderr, "lampsim workload stats: %s\n", h ? err : "out of memory");
+                rc = 1;
+            } else {
+                ls_wstats_csv(csv, h, n, r == 0);
+                char label[LS_CONFIG_NAME_MAX + 32];
+                snprintf(label, sizeof label, "%s (layer %d)", info.name, layer);
+                ls_wstats_summary(stderr, label, h, n);
+            }
+            free(h);
+        }
+        ls_attn_inputs_release(&ai);
+        if (!fit || r) ls_config_free(cfg);
+    }
+    if (fit && !rc) {
+        char err[2048] = "";
+        if (ls_wfit_write(fs, &first.workload, name, out_path, err, sizeof err)) {
+            fprintf(stderr, "lampsim workload fit: %s\n", err);
+            rc = 2;
+        } else fprintf(stderr, "wrote %s\n", out_path);
+    }
+    if (fit && nrun > 0 && !rc) ls_config_free(&first);
+done:
+    if (csv && csv != stdout) {
+        if (fclose(csv) && !rc) {
+            fprintf(stderr, "lampsim workload stats: %s: write failed\n", out_path);
+            rc = 2;
+        }
+        if (!rc && rename(tmp_path, out_path)) {
+            fprintf(stderr, "lampsim workload stats: %s: cannot write\n", out_path);
+            rc = 2;
+        }
+        if (rc) remove(tmp_path);
+    }
+    ls_wfit_sums_free(fs);
+    free(cfg);
+    free(in);
+out:
+    free(sets);
+    free(inputs);
+    return rc;
+}

@@ -1,0 +1,196 @@
+/* The `heads` generator (workload_heads.h): each logit component lives in its own channels of Q and K,
+ *   channel 0:          bias     (q: bias sqrt(d),  k: 1)
+ *   channel 1:          sink     (q: sink sqrt(d),  k: 1 for the sink keys, else 0)
+ *   next d_u channels:  recency  (k_j: a random unit vector u_j, its identity; q_i: sqrt(d) sum_t
+ *                                 recency K(t; decay) (1 + jitter x_it) u_{i-t} over the window, so q.k / sqrt(d) has mean
+ *                                 recency K(i - j) and, from the cross terms, variance sum_t (recency K)^2 / d_u)
+ *   the rest (d_r):     random   (q: s sqrt(d / d_r) g, k: g', g and g' standard normal rows, s^2 = scale^2
+ *                                 minus the cross terms' variance; QK-norm: both rescaled to norm sqrt(d_r);
+ *                                 RoPE: rotated by position)
+ * so q.k / sqrt(d) follows the model. Keys are shared by a KV head's query heads (GQA); every knob lives
+ * in the queries, so each query head has its own. Streams keyed by (seed, tensor, batch, head). */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io.h"
+#include "prng.h"
+#include "workload_heads.h"
+#include "workload_internal.h"
+
+enum { TAG_HQ = 21, TAG_HK = 22, TAG_HV = 23 };
+
+int ls_wheads_identity_dims(int dim) { return 2 * ((dim - 2) / 4); }
+
+int ls_wheads_window(double decay)
+{
+    double w = ceil(6.0 * decay);
+    return w < 1 ? 1 : w > LS_WHEADS_MAX_WINDOW ? LS_WHEADS_MAX_WINDOW : (int)w;
+}
+
+double ls_wheads_kernel(double decay, int t)
+{
+    return t >= 0 && t < ls_wheads_window(decay) ? ls_prng_det_exp(-(double)t / decay) : 0.0;
+}
+
+int ls_wheads_parse(const char *key, const char *text, int n, double lo, double hi, double *out, char *err, size_t errlen)
+{
+    int k = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p && (isspace((unsigned char)*p) || *p == ',')) ++p;
+        if (!*p) break;
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || !(x >= lo && x <= hi)) {
+            ls_io_err(err, errlen, "%s: value %d ('%.24s') is not a number in [%g, %g]", key, k + 1, p, lo, hi);
+            return -1;
+        }
+        if (k < n) out[k] = x;
+        ++k;
+        p = end;
+    }
+    if (k == 1)
+        for (int i = 1; i < n; ++i) out[i] = out[0];
+    else if (k != n) {
+        ls_io_err(err, errlen, "%s: %d values for %d query heads (give one per head, or one for all)", key, k, n);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    float *q, *k, *v;
+} heads_owner;
+
+static void heads_release(ls_attn_inputs *in)
+{
+    heads_owner *o = in->owner;
+    if (o) free(o->q), free(o->k), free(o->v), free(o);
+    in->q = in->k = in->v = NULL;
+    in->owner = NULL;
+    in->release = NULL;
+}
+
+/* RoPE on the random channels x[0 .. dr): half-split pairs (t, t + dr/2), frequency base^(-2t/dr). */
+static void rope_random(double *x, int dr, double base, double pos)
+{
+    int half = dr / 2;
+    for (int t = 0; t < half; ++t) {
+        double s, c, a = x[t], b = x[t + half];
+        ls_prng_det_sincos(pos * ls_prng_det_exp(-(2.0 * t / dr) * ls_prng_det_log(base)), &s, &c);
+        x[t] = a * c - b * s;
+        x[t + half] = a * s + b * c;
+    }
+}
+
+static void set_norm(double *x, int n, double norm)
+{
+    double ss = 0;
+    for (int i = 0; i < n; ++i) ss += x[i] * x[i];
+    if (ss > 0)
+        for (int i = 0; i < n; ++i) x[i] *= norm / sqrt(ss);
+}
+
+int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs *out, char *err, size_t errlen)
+{
+    const int B = w->batch, HQ = w->heads_q, HK = w->heads_kv, SQ = w->seq_q, SK = w->seq_k, D = w->dim;
+    const int DU = ls_wheads_identity_dims(D), DR = D - 2 - DU, R0 = 2 + DU, group = HQ / HK;
+    if (D < LS_WHEADS_MIN_DIM || D % 2) {
+        ls_io_err(err, errlen, "workload.dim: the heads generator needs an even head dimension >= %d (got %d)",
+                  LS_WHEADS_MIN_DIM, D);
+        return -1;
+    }
+    ls_wheads_knobs *kn = calloc((size_t)HQ, sizeof *kn);
+    double *tmp = malloc((size_t)HQ * sizeof *tmp);
+    if (!kn || !tmp) {
+        free(kn), free(tmp);
+        ls_io_err(err, errlen, "out of memory");
+        return -1;
+    }
+    struct { const char *key, *text; double lo, hi; size_t off; } lists[] = {
+        {"workload.heads.scale", w->heads.scale, 0, 1e4, offsetof(ls_wheads_knobs, scale)},
+        {"workload.heads.bias", w->heads.bias, -1e4, 1e4, offsetof(ls_wheads_knobs, bias)},
+        {"workload.heads.sink", w->heads.sink, -1e4, 1e4, offsetof(ls_wheads_knobs, sink)},
+        {"workload.heads.recency", w->heads.recency, -1e4, 1e4, offsetof(ls_wheads_knobs, recency)},
+        {"workload.heads.decay", w->heads.decay, 1e-3, 1e9, offsetof(ls_wheads_knobs, decay)},
+        {"workload.heads.jitter", w->heads.jitter, 0, 1e4, offsetof(ls_wheads_knobs, jitter)},
+    };
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; ++l) {
+        if (ls_wheads_parse(lists[l].key, lists[l].text, HQ, lists[l].lo, lists[l].hi, tmp, err, errlen)) {
+            free(kn), free(tmp);
+            return -1;
+        }
+        for (int h = 0; h < HQ; ++h) *(double *)((char *)&kn[h] + lists[l].off) = tmp[h];
+    }
+    free(tmp);
+    size_t nq = (size_t)B * HQ * SQ * D, nk = (size_t)B * HK * SK * D;
+    heads_owner *o = calloc(1, sizeof *o);
+    double *row = malloc((size_t)D * sizeof *row), c[LS_WHEADS_MAX_WINDOW], x[LS_WHEADS_MAX_WINDOW];
+    if (o) o->q = malloc(nq * sizeof(float)), o->k = malloc(nk * sizeof(float)), o->v = malloc(nk * sizeof(float));
+    if (!o || !o->q || !o->k || !o->v || !row) {
+        if (o) free(o->q), free(o->k), free(o->v), free(o);
+        free(kn), free(row);
+        ls_io_err(err, errlen, "out of memory for Q/K/V (%zu + 2 x %zu floats)", nq, nk);
+        return -1;
+    }
+    const double sd = sqrt((double)D);
+    const int off = SK - SQ;   /* query i sits at position i + SK - SQ */
+    ls_prng r;
+    for (int b = 0; b < B; ++b) {
+        for (int g = 0; g < HK; ++g) {
+            ls_prng_stream(&r, (uint64_t)seed, TAG_HK, (uint64_t)b, (uint64_t)g);
+            for (int j = 0; j < SK; ++j) {
+                row[0] = 1.0;
+                row[1] = j < w->sinks.count ? 1.0 : 0.0;
+                ls_prng_normals(&r, row + 2, (size_t)DU);
+                set_norm(row + 2, DU, 1.0);
+                ls_prng_normals(&r, row + R0, (size_t)DR);
+                if (w->heads.qk_norm) set_norm(row + R0, DR, sqrt((double)DR));
+                if (w->rope.enabled) rope_random(row + R0, DR, w->rope.base, j);
+                float *dst = o->k + (((size_t)b * HK + g) * SK + j) * D;
+                for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
+            }
+            ls_prng_stream(&r, (uint64_t)seed, TAG_HV, (uint64_t)b, (uint64_t)g);
+            float *vd = o->v + ((size_t)b * HK + g) * SK * D;
+            for (int j = 0; j < SK; ++j) {
+                ls_prng_normals(&r, row, (size_t)D);
+                for (int t = 0; t < D; ++t) vd[(size_t)j * D + t] = (float)(w->v_std * row[t]);
+            }
+        }
+        for (int h = 0; h < HQ; ++h) {
+            const ls_wheads_knobs *k = &kn[h];
+            const int W = ls_wheads_window(k->decay);
+            double cross = 0;
+            for (int t = 0; t < W; ++t)
+                c[t] = k->recency * ls_wheads_kernel(k->decay, t), cross += c[t] * c[t] * (1 + k->jitter * k->jitter) / DU;
+            double s2 = k->scale * k->scale - cross, rs = s2 > 0 ? sqrt(s2) : 0;
+            const float *kb = o->k + ((size_t)b * HK + h / group) * SK * D;
+            ls_prng_stream(&r, (uint64_t)seed, TAG_HQ, (uint64_t)b, (uint64_t)h);
+            for (int i = 0; i < SQ; ++i) {
+                int pos = i + off;
+                row[0] = k->bias * sd;
+                row[1] = k->sink * sd;
+                for (int t = 0; t < DU; ++t) row[2 + t] = 0;
+                ls_prng_normals(&r, x, (size_t)W);
+                for (int t = 0; t < W && pos - t >= 0; ++t) {
+                    if (pos - t >= SK) continue;
+                    const float *u = kb + (size_t)(pos - t) * D + 2;
+                    double a = c[t] * (1.0 + k->jitter * x[t]) * sd;
+                    for (int e = 0; e < DU; ++e) row[2 + e] += a * u[e];
+                }
+                ls_prng_normals(&r, row + R0, (size_t)DR);
+                if (w->heads.qk_norm) set_norm(row + R0, DR, sqrt((double)DR));
+                if (w->rope.enabled) rope_random(row + R0, DR, w->rope.base, pos);
+                for (int t = R0; t < D; ++t) row[t] *= rs * sqrt((double)D / DR);
+                float *dst = o->q + (((size_t)b * HQ + h) * SQ + i) * D;
+                for (int t = 0; t < D; ++t) dst[t] = (float)(row[t] * w->sharpness);
+            }
+        }
+    }
+    free(kn), free(row);
+    *out = (ls_attn_inputs){.batch = B, .heads_q = HQ, .heads_kv = HK, .seq_q = SQ, .seq_k = SK, .dim = D,
+                            .causal = w->causal, .q = o->q, .k = o->k, .v = o->v, .owner = o, .release = heads_release};
+    return 0;
+}

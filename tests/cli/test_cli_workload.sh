@@ -1,0 +1,52 @@
+#!/bin/bash
+# lampsim workload stats / fit from the command line: CSV shape, a fit and its stats, bad input
+# (exit 2, a message, no output file left behind).
+L="$1"; R="$2"; T="$3"
+rm -rf "$T"; mkdir -p "$T"
+fail=0
+check() { if [ "$2" != "$3" ]; then echo "FAIL: $1: got '$2', expected '$3'"; fail=1; else echo "ok: $1"; fi; }
+"$L" workload stats "$R/workloads/gaussian_small.yaml" -o "$T/g.csv" 2> "$T/err"
+check "stats exit" $? 0
+check "stats header" "$(head -1 "$T/g.csv" | cut -d, -f1-8)" "layer,head,kv_head,rows,row_stride,engine_rows,entropy,top1"
+check "stats rows" "$(wc -l < "$T/g.csv")" 3
+grep -q "gaussian-small (layer 0): 2 head(s)" "$T/err"; check "stats summary" $? 0
+# i.i.d. Gaussian logits at d 128: nearly uniform rows, no sink, no locality
+check "gaussian entropy > 0.8" "$(awk -F, 'NR>1 && $7 > 0.8' "$T/g.csv" | wc -l)" 2
+cat > "$T/gt.yaml" <<'Y'
+name: gt
+generator: heads
+heads_q: 2
+heads_kv: 1
+seq_q: 256
+seq_k: 256
+dim: 64
+dtype: fp32
+heads:
+  scale: "1 2"
+  sink: "5 0"
+  recency: "0 4"
+  decay: "8"
+Y
+"$L" workload fit "$T/gt.yaml" -o "$T/fit.yaml" 2> "$T/err"
+check "fit exit" $? 0
+grep -q "^generator: heads" "$T/fit.yaml"; check "fit writes a heads workload" $? 0
+"$L" workload stats "$T/fit.yaml" --no-lamp -o "$T/f.csv" 2> "$T/err"
+check "stats of the fit" $? 0
+# head 0: sink bonus 5 logits -> key 0 holds ~0.47 of the mass; head 1: recency -> over half on the last 16 keys
+check "sink head" "$(awk -F, 'NR==2 && $9 > 0.4 && $10 < 0.3' "$T/f.csv" | wc -l)" 1
+check "local head" "$(awk -F, 'NR==3 && $9 < 0.1 && $10 > 0.5' "$T/f.csv" | wc -l)" 1
+"$L" workload stats "$T/missing.yaml" -o "$T/x.csv" 2> "$T/err"
+check "missing input exit" $? 2
+check "missing input: no output" "$(ls "$T" | grep -c '^x.csv')" 0
+printf 'generator: heads\nheads_q: 4\nheads_kv: 2\nheads:\n  sink: "1 2 3"\n' > "$T/bad.yaml"
+"$L" workload stats "$T/bad.yaml" -o "$T/x.csv" 2> "$T/err"
+check "bad knob list exit" $? 2
+grep -q "workload.heads.sink: 3 values for 4 query heads" "$T/err"; check "bad knob list message" $? 0
+check "bad knob list: no output" "$(ls "$T" | grep -c '^x.csv')" 0
+"$L" workload stats --sink 0 "$T/gt.yaml" > /dev/null 2> "$T/err"
+check "--sink 0 exit" $? 2
+"$L" workload fit "$T/gt.yaml" 2> "$T/err"
+check "fit without -o" $? 2
+"$L" workload frobnicate 2> "$T/err"
+check "unknown subcommand" $? 2
+exit $fail
