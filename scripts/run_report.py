@@ -1,6 +1,6 @@
 """The run report's field table for `lampsim report RUN_DIR` (imported by plot_sweep.py): the fields
 of one report.csv grouped (run, workload, numerics, accuracy, cycles, units, stalls, occupancy,
-energy, memory, configuration), each with its unit; unit utilisation as one table with both
+energy, memory, cycle stack, configuration), each with its unit; unit utilisation as one table with both
 denominators (the cores that got work, and every core of the chip)."""
 import html
 import math
@@ -17,6 +17,7 @@ GROUPS = [
     ("Occupancy", ("occupancy.", "slow_path."), ""),
     ("Energy", ("energy.",), "estimate from operation counts"),
     ("Memory", ("memory.",), ""),
+    ("Cycle stack", ("cycle_stack.", "balance."), "where the cycles go: each stack sums to the run's cycles (docs/reports.md)"),
     ("Configuration", ("config.",), "the resolved configuration"),
 ]
 
@@ -32,7 +33,8 @@ UNITS = {
     "recompute.stage1_subblocks": "sub-blocks", "recompute.stage2_subblocks": "sub-blocks",
     "recompute.subblocks_active": "sub-blocks", "accuracy.rows": "rows", "accuracy.kl_inf_count": "rows",
     "accuracy.argmax_flip_rate": "%", "events.o_nonfinite": "elements", "workload.seq_q": "tokens",
-    "workload.seq_k": "tokens",
+    "workload.seq_k": "tokens", "cycle_stack.bottleneck": "", "balance.items": "items", "balance.slots": "slots",
+    "balance.waves": "waves", "balance.wave_efficiency": "%", "balance.imbalance": "",
 }
 SUFFIX_UNITS = [("_rate", "%"), ("_rate_stage1", "%"), ("_rate_stage2", "%"), ("_uj", "µJ"),
                 ("register_utilisation", "%"), ("contexts_per_core.mean", "contexts"),
@@ -46,6 +48,8 @@ def unit_of(field):
         return UNITS[field]
     if field.startswith("stalls."):
         return "context-cycles"
+    if field.startswith("cycle_stack.") or field.startswith("balance."):
+        return "cycles"
     if field.startswith("events."):
         return "events"
     for suf, u in SUFFIX_UNITS:
