@@ -15,7 +15,8 @@ GROUPS = [
     ("Units", ("units.",), ""),
     ("Stalls", ("stalls.",), "context-cycles a resident context waited, by cause"),
     ("Occupancy", ("occupancy.", "slow_path."), ""),
-    ("Energy", ("energy.",), "estimate from operation counts"),
+    ("Energy", ("energy.",), "estimate from operation counts at 7 nm (docs/reports.md)"),
+    ("Area and power", ("area.", "power.", "efficiency."), "at 7 nm: area table x instances, leakage x time (docs/reports.md)"),
     ("Memory", ("memory.",), ""),
     ("Cycle stack", ("cycle_stack.", "balance."), "where the cycles go: each stack sums to the run's cycles (docs/reports.md)"),
     ("Configuration", ("config.",), "the resolved configuration"),
@@ -34,7 +35,8 @@ UNITS = {
     "recompute.subblocks_active": "sub-blocks", "accuracy.rows": "rows", "accuracy.kl_inf_count": "rows",
     "accuracy.argmax_flip_rate": "%", "events.o_nonfinite": "elements", "workload.seq_q": "tokens",
     "workload.seq_k": "tokens", "cycle_stack.bottleneck": "", "balance.items": "items", "balance.slots": "slots",
-    "balance.waves": "waves", "balance.wave_efficiency": "%", "balance.imbalance": "",
+    "balance.waves": "waves", "balance.wave_efficiency": "%", "balance.imbalance": "", "area.node": "",
+    "efficiency.tflops_per_mm2": "TFLOP/s/mm²", "efficiency.tflops_per_w": "TFLOP/s/W",
 }
 SUFFIX_UNITS = [("_rate", "%"), ("_rate_stage1", "%"), ("_rate_stage2", "%"), ("_uj", "µJ"),
                 ("register_utilisation", "%"), ("contexts_per_core.mean", "contexts"),
@@ -48,6 +50,10 @@ def unit_of(field):
         return UNITS[field]
     if field.startswith("stalls."):
         return "context-cycles"
+    if field.startswith("area.") and field.endswith("_mm2"):
+        return "mm²"
+    if field.startswith("power.") and field.endswith("_w"):
+        return "W"
     if field.startswith("cycle_stack.") or field.startswith("balance."):
         return "cycles"
     if field.startswith("events."):

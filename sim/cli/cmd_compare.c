@@ -148,6 +148,12 @@ static const ccol k_cols[] = {
     {"recompute.subblock_rate", "recompute (%)", "recompute_rate", "%.2f", 100, 0, NULL, 0},
     {"accuracy.kl_mean", "KL mean (nats)", "kl_mean_nats", "%.3e", 1, 0, NULL, 0},
     {"accuracy.o_rel_fro_err", "O rel err (1)", "o_rel_fro_err", "%.3e", 1, 0, NULL, 0},
+    /* cost at 7 nm (docs/reports.md, "Area and power") */
+    {"area.total_mm2", "area (mm2)", "area_mm2", "%.2f", 1, 0, NULL, 0},
+    {"power.average_w", "power (W)", "power_w", "%.2f", 1, 0, NULL, 0},
+    {"energy.per_token_uj", "uJ per token", "energy_per_token_uj", "%.4f", 1, 0, NULL, 0},
+    {"efficiency.tflops_per_mm2", "TFLOP/s per mm2", "tflops_per_mm2", "%.4f", 1, 0, NULL, 0},
+    {"efficiency.tflops_per_w", "TFLOP/s per W", "tflops_per_w", "%.3f", 1, 0, NULL, 0},
     /* the cycle stack of the cores with work (docs/reports.md): each row's parts sum to its cycles */
     {"cycle_stack.working_cores.launch", "launch", "stack_launch_cycles", "%.0f", 1, 0, NULL, 1},
     {"cycle_stack.working_cores.busy", "busy", "stack_busy_cycles", "%.0f", 1, 0, NULL, 1},
@@ -212,7 +218,8 @@ static void compare_usage(FILE *out)
           "  labelled by the configuration keys that differ between the runs; columns (present when the\n"
           "  reports have them): mode, cycles, time (us), speedup (x) and energy (x) against the baseline,\n"
           "  energy (uJ), tensor utilisation (%), disruptive and recompute rates (%), KL mean (nats),\n"
-          "  O relative error; then each run's cycle stack side by side (launch, bottleneck busy, stalls by\n"
+          "  O relative error, area (mm2), average power (W), energy per token (uJ, leakage included),\n"
+          "  TFLOP/s per mm2 and per W; then each run's cycle stack side by side (launch, bottleneck busy, stalls by\n"
           "  cause, tail, idle cores; cycles and % of the run) and the share of the last wave's slots used\n"
           "  --baseline DIR  the run the ratios are taken against (default: the first row); listed first\n"
           "  --csv           CSV: label, directory, then the columns (rates as fractions)\n",
