@@ -800,6 +800,9 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
     ls_fields_double(fs, "energy.leakage_uj", tr->energy_leakage_uj);
     ls_fields_double(fs, "energy.layer_uj", tr->energy_layer_uj);
     ls_fields_double(fs, "energy.per_token_uj", tr->energy_per_token_uj);
+    ls_fields_uint(fs, "memory.kv_tile_loads", tr->kv_tile_loads);
+    ls_fields_uint(fs, "memory.kv_loads_shared", tr->kv_loads_shared);
+    if (tr->issue_modelled) ls_fields_uint(fs, "issue.bound_cycles", tr->issue_bound_cycles);
     ls_fields_string(fs, "area.node", "7 nm");
     ls_fields_double(fs, "area.total_mm2", tr->area.total_mm2);
     ls_fields_double(fs, "area.core_mm2", tr->area.core_mm2);
@@ -816,9 +819,6 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
     }
     ls_fields_double(fs, "efficiency.tflops_per_mm2", tr->tflops_per_mm2);
     ls_fields_double(fs, "efficiency.tflops_per_w", tr->tflops_per_w);
-    ls_fields_uint(fs, "memory.kv_tile_loads", tr->kv_tile_loads);
-    ls_fields_uint(fs, "memory.kv_loads_shared", tr->kv_loads_shared);
-    if (tr->issue_modelled) ls_fields_uint(fs, "issue.bound_cycles", tr->issue_bound_cycles);
     ls_stack_report_fields(fs, &tr->stack);
 }
 

@@ -134,7 +134,7 @@ void ls_timed_result_free(ls_timed_result *tr);
 void ls_timed_plan_inputs(const ls_config *cfg, const ls_engine_params *ep, int ylayout, int dim, int seq_k,
                           long long items, lsregfile_params *rp, lsregfile_tile *rt);
 /* cycles, time_us, tflops_effective, units.<name>.*, stalls.<cause>, occupancy.*, slow_path.*,
- * energy.*, area.*, power.*, efficiency.*, memory.*, issue.*, then cycle_stack.* and balance.*
+ * energy.*, memory.*, issue.*, then area.*, power.*, efficiency.*, cycle_stack.* and balance.*
  * (deterministic; no wall time). */
 void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr);
 void ls_timed_summary(FILE *out, const ls_timed_result *tr);
