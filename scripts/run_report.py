@@ -120,6 +120,33 @@ def units_table(header, row):
     return "\n".join(out)
 
 
+STACK_CATS = ["launch", "busy", "dependency", "unit_busy", "memory", "scheduler", "slow_path", "other", "tail", "idle"]
+STACK_COLOURS = ["#999999", "#1f77b4", "#ff7f0e", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcbd22",
+                 "#dddddd"]
+
+
+def stack_bars(row):
+    """The cycle stacks (all cores, cores with work) as stacked bars, each as wide as the run's cycles."""
+    cyc = _num(row.get("cycles", ""))
+    if not cyc or math.isnan(cyc) or "cycle_stack.chip.busy" not in row:
+        return ""
+    out = ["<p>Each bar is the run's %d cycles; busy = the bottleneck unit (%s) (docs/reports.md).</p>" % (
+        cyc, html.escape(row.get("cycle_stack.bottleneck", "")))]
+    for part, title in (("working_cores", "cores with work"), ("chip", "all cores")):
+        segs = []
+        for cat, col in zip(STACK_CATS, STACK_COLOURS):
+            v = _num(row.get("cycle_stack.%s.%s" % (part, cat), ""))
+            if v and not math.isnan(v) and v > 0:
+                segs.append("<div title='%s: %d cycles (%.1f%%)' style='width:%.3f%%;background:%s;height:1.4em;"
+                            "display:inline-block'></div>" % (cat, v, 100 * v / cyc, 100 * v / cyc, col))
+        out.append("<div style='margin:0.3em 0'><span style='display:inline-block;width:9em'>%s</span>"
+                   "<div style='display:inline-block;width:70%%;white-space:nowrap;border:1px solid #888'>%s</div></div>"
+                   % (title, "".join(segs)))
+    out.append("<p>" + " ".join("<span style='background:%s'>&nbsp;&nbsp;</span> %s" % (c, k)
+                                for k, c in zip(STACK_CATS, STACK_COLOURS)) + "</p>")
+    return "\n".join(out)
+
+
 def run_report_html(header, row):
     """The grouped field tables of one run (HTML fragment)."""
     by = {}
@@ -136,6 +163,8 @@ def run_report_html(header, row):
         if title == "Units":
             parts.append(units_table(header, row))
             continue
+        if title == "Cycle stack":
+            parts.append(stack_bars(row))
         parts.append("<table><tr><th>field</th><th>value</th><th>unit</th></tr>")
         for h in fields:
             u = unit_of(h)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # `lampsim compare` shows runs' cycle stacks side by side: the preset and FA2-16 on it, and a
 # 4-core many-wave run; in the CSV every row's stack columns sum to its cycles, and the table
-# prints the stack block (docs/reports.md, "Cycle stack").
+# prints the stack block, and the run report draws the stacks as bars (docs/reports.md, "Cycle stack").
 set -euo pipefail
 LAMPSIM=$1
 T=$(mktemp -d)
@@ -35,4 +35,8 @@ for part in ("chip", "working_cores"):
     assert s == r["cycles"], (sys.argv[1], part, s, r["cycles"])
 PY
 done
+# the run report draws both stacks as bars, one segment per non-zero category
+"$LAMPSIM" report "$T/lamp" >/dev/null 2>&1
+grep -q "Each bar is the run's [0-9]* cycles" "$T/lamp/report.html" || { echo "no stack bars in report.html"; exit 1; }
+[ "$(grep -o "title='busy:" "$T/lamp/report.html" | wc -l)" -eq 2 ] || { echo "expected two busy segments"; exit 1; }
 echo "stack compare: ok"
