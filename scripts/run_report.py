@@ -1,6 +1,6 @@
 """The run report's field table for `lampsim report RUN_DIR` (imported by plot_sweep.py): the fields
 of one report.csv grouped (run, workload, numerics, accuracy, cycles, units, stalls, occupancy,
-energy, memory, configuration), each with its unit; unit utilisation as one table with both
+energy, memory, cycle stack, configuration), each with its unit; unit utilisation as one table with both
 denominators (the cores that got work, and every core of the chip)."""
 import html
 import math
@@ -15,8 +15,10 @@ GROUPS = [
     ("Units", ("units.",), ""),
     ("Stalls", ("stalls.",), "context-cycles a resident context waited, by cause"),
     ("Occupancy", ("occupancy.", "slow_path."), ""),
-    ("Energy", ("energy.",), "estimate from operation counts"),
+    ("Energy", ("energy.",), "estimate from operation counts at 7 nm (docs/reports.md)"),
+    ("Area and power", ("area.", "power.", "efficiency."), "at 7 nm: area table x instances, leakage x time (docs/reports.md)"),
     ("Memory", ("memory.",), ""),
+    ("Cycle stack", ("cycle_stack.", "balance."), "where the cycles go: each stack sums to the run's cycles (docs/reports.md)"),
     ("Configuration", ("config.",), "the resolved configuration"),
 ]
 
@@ -32,7 +34,9 @@ UNITS = {
     "recompute.stage1_subblocks": "sub-blocks", "recompute.stage2_subblocks": "sub-blocks",
     "recompute.subblocks_active": "sub-blocks", "accuracy.rows": "rows", "accuracy.kl_inf_count": "rows",
     "accuracy.argmax_flip_rate": "%", "events.o_nonfinite": "elements", "workload.seq_q": "tokens",
-    "workload.seq_k": "tokens",
+    "workload.seq_k": "tokens", "cycle_stack.bottleneck": "", "balance.items": "items", "balance.slots": "slots",
+    "balance.waves": "waves", "balance.wave_efficiency": "%", "balance.imbalance": "", "area.node": "",
+    "efficiency.tflops_per_mm2": "TFLOP/s/mm²", "efficiency.tflops_per_w": "TFLOP/s/W",
 }
 SUFFIX_UNITS = [("_rate", "%"), ("_rate_stage1", "%"), ("_rate_stage2", "%"), ("_uj", "µJ"),
                 ("register_utilisation", "%"), ("contexts_per_core.mean", "contexts"),
@@ -46,6 +50,12 @@ def unit_of(field):
         return UNITS[field]
     if field.startswith("stalls."):
         return "context-cycles"
+    if field.startswith("area.") and field.endswith("_mm2"):
+        return "mm²"
+    if field.startswith("power.") and field.endswith("_w"):
+        return "W"
+    if field.startswith("cycle_stack.") or field.startswith("balance."):
+        return "cycles"
     if field.startswith("events."):
         return "events"
     for suf, u in SUFFIX_UNITS:
@@ -110,6 +120,33 @@ def units_table(header, row):
     return "\n".join(out)
 
 
+STACK_CATS = ["launch", "busy", "dependency", "unit_busy", "memory", "scheduler", "slow_path", "other", "tail", "idle"]
+STACK_COLOURS = ["#999999", "#1f77b4", "#ff7f0e", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcbd22",
+                 "#dddddd"]
+
+
+def stack_bars(row):
+    """The cycle stacks (all cores, cores with work) as stacked bars, each as wide as the run's cycles."""
+    cyc = _num(row.get("cycles", ""))
+    if not cyc or math.isnan(cyc) or "cycle_stack.chip.busy" not in row:
+        return ""
+    out = ["<p>Each bar is the run's %d cycles; busy = the bottleneck unit (%s) (docs/reports.md).</p>" % (
+        cyc, html.escape(row.get("cycle_stack.bottleneck", "")))]
+    for part, title in (("working_cores", "cores with work"), ("chip", "all cores")):
+        segs = []
+        for cat, col in zip(STACK_CATS, STACK_COLOURS):
+            v = _num(row.get("cycle_stack.%s.%s" % (part, cat), ""))
+            if v and not math.isnan(v) and v > 0:
+                segs.append("<div title='%s: %d cycles (%.1f%%)' style='width:%.3f%%;background:%s;height:1.4em;"
+                            "display:inline-block'></div>" % (cat, v, 100 * v / cyc, 100 * v / cyc, col))
+        out.append("<div style='margin:0.3em 0'><span style='display:inline-block;width:9em'>%s</span>"
+                   "<div style='display:inline-block;width:70%%;white-space:nowrap;border:1px solid #888'>%s</div></div>"
+                   % (title, "".join(segs)))
+    out.append("<p>" + " ".join("<span style='background:%s'>&nbsp;&nbsp;</span> %s" % (c, k)
+                                for k, c in zip(STACK_CATS, STACK_COLOURS)) + "</p>")
+    return "\n".join(out)
+
+
 def run_report_html(header, row):
     """The grouped field tables of one run (HTML fragment)."""
     by = {}
@@ -126,6 +163,8 @@ def run_report_html(header, row):
         if title == "Units":
             parts.append(units_table(header, row))
             continue
+        if title == "Cycle stack":
+            parts.append(stack_bars(row))
         parts.append("<table><tr><th>field</th><th>value</th><th>unit</th></tr>")
         for h in fields:
             u = unit_of(h)

@@ -66,3 +66,10 @@ int lsregfile_slow_pass(int layout, int b_q, int b_k, int n_k, int lp_bits, int 
     int pass = lsregfile_y_regs_bits(layout, b_q, b_k, n_k, lp_bits, hp_bits) / sub;
     return pass < 1 ? 1 : pass;
 }
+
+int lsregfile_logit_bits(int layout, bool hp)
+{
+    if (layout < 0 || layout >= LSREGFILE_NLAYOUTS) return 32;
+    if (rows[layout].tile_bits == BITS_32) return 32;
+    return hp || rows[layout].tile_bits == BITS_HP ? 16 : 8;
+}

@@ -41,6 +41,10 @@ int lsregfile_hp_slots(int layout, int n_k);
 /* Sub-blocks per sequential 16-bit pass of the slow path: as many HP sub-blocks as the layout's
  * logit registers hold (compact with 8 / 16-bit logits: n_k / 2 + 1); 0 without a slow path. */
 int lsregfile_slow_pass(int layout, int b_q, int b_k, int n_k, int lp_bits, int hp_bits);
+/* Bits one low-precision (hp false) or high-precision logit is held in (8 / 16-bit design): the packing
+ * the register-file port does (4, 2 or 1 logits per 32-bit register) and so the accesses and the
+ * pack / unpack network a layout costs (sim/timed/timed_area.h). */
+int lsregfile_logit_bits(int layout, bool hp);
 #ifdef __cplusplus
 }
 #endif

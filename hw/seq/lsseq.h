@@ -52,6 +52,7 @@ typedef struct {
     uint64_t slot_busy_cycles;   /* sum over slots of resident time */
     int cores_used, max_resident;
     uint64_t *core_end;          /* [cores] */
+    uint64_t *core_stalls;       /* [cores][LSSEQ_NSTALLS]: stalls by core (they sum to stalls) */
     /* internal */
     lsseq_slot *slots;
     int nslots, next_item;

@@ -314,6 +314,13 @@ static void record_slice(lsseq_pending *pp, int k, const lsdp_txn *t)
     }
 }
 
+/* A context waited n cycles for cause k: counted chip-wide and for its core (the cycle stack). */
+static void add_stall(lsseq *s, const lsseq_slot *sl, int k, uint64_t n)
+{
+    s->stalls[k] += n;
+    s->core_stalls[(size_t)sl->core * LSSEQ_NSTALLS + (size_t)k] += n;
+}
+
 /* Send the first transaction of part k (behaviour + the first slice of its timing). */
 static void send_part(lsseq *s, lsseq_slot *sl, const lsucode_instr *in, int k, uint64_t req)
 {
@@ -324,7 +331,7 @@ static void send_part(lsseq *s, lsseq_slot *sl, const lsucode_instr *in, int k, 
     pp->sent[k] = true;
     if (k == 0) {
         pp->issue = t.start;
-        if (t.start > req) s->stalls[LSSEQ_STALL_UNIT_BUSY] += t.start - req;
+        if (t.start > req) add_stall(s, sl, LSSEQ_STALL_UNIT_BUSY, t.start - req);
     }
     record_slice(pp, k, &t);
 }
@@ -411,7 +418,7 @@ static int continue_instruction(lsseq *s, lsseq_slot *sl)
     t.instrs = pp->instrs[k];
     t.slice = slice_of(s, in->op, parts[in->op][k].unit);
     send(s, sl, in->op, parts[in->op][k].unit, k, pp->next[k], 0, &t);
-    if (k == 0 && t.start > t.req) s->stalls[LSSEQ_STALL_UNIT_BUSY] += t.start - t.req;
+    if (k == 0 && t.start > t.req) add_stall(s, sl, LSSEQ_STALL_UNIT_BUSY, t.start - t.req);
     if (t.start > pp->issue) pp->issue = t.start;
     record_slice(pp, k, &t);
     start_ready_parts(s, sl, in);
@@ -428,7 +435,7 @@ static int step(lsseq *s, lsseq_slot *sl)
         snprintf(s->err, sizeof s->err, "%.100s:%d: the program does not terminate (%llu instructions of one context without END)", s->prog->file, in->line, (unsigned long long)sl->steps - 1);
         return -1;
     }
-    if (sl->ready_cause >= 0) s->stalls[sl->ready_cause] += sl->ready_stall;
+    if (sl->ready_cause >= 0) add_stall(s, sl, sl->ready_cause, sl->ready_stall);
     s->instructions++;
     s->op_count[in->op]++;
     if (in->op == LSUCODE_OP_END) {
@@ -468,6 +475,7 @@ int lsseq_run(lsseq *s)
     s->slots = calloc((size_t)s->nslots, sizeof *s->slots);
     s->heap = malloc((size_t)s->nslots * sizeof(int));
     s->core_end = calloc((size_t)hw->cores, sizeof(uint64_t));
+    s->core_stalls = calloc((size_t)hw->cores * LSSEQ_NSTALLS, sizeof(uint64_t));
     int g = hw->kv_group > 1 ? hw->kv_group : 1;
     if (s->contexts_per_core % g != 0) {
         snprintf(s->err, sizeof s->err, "%d resident contexts per core do not form whole blocks of %d", s->contexts_per_core, g);
@@ -480,7 +488,7 @@ int lsseq_run(lsseq *s)
         s->blocks[b].ready = calloc((size_t)s->sh->nkt, sizeof(uint64_t));
         if (!s->blocks[b].head || !s->blocks[b].ready) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
     }
-    if (!s->slots || !s->heap || !s->core_end || (s->nblocks && !s->blocks)) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
+    if (!s->slots || !s->heap || !s->core_end || !s->core_stalls || (s->nblocks && !s->blocks)) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
     for (int c = 0; c < hw->cores; c++)
         for (int k = 0; k < s->contexts_per_core; k++) {
             lsseq_slot *sl = &s->slots[c * s->contexts_per_core + k];
@@ -524,5 +532,7 @@ void lsseq_free(lsseq *s)
     free(s->slots);
     free(s->heap);
     free(s->core_end);
+    free(s->core_stalls);
+    s->core_stalls = NULL;
     s->slots = NULL; s->heap = NULL; s->core_end = NULL; s->blocks = NULL; s->nblocks = 0;
 }

@@ -134,30 +134,81 @@ typedef struct {
     double scale;
     int ratio; /* 1: baseline / row (speedup), 2: row / baseline */
     const char *of; /* the field a ratio is taken of */
+    int stack;      /* 1: a cycle-stack column, printed in the second table (cycles and % of the run) */
 } ccol;
 
 static const ccol k_cols[] = {
-    {"cycles", "cycles", "cycles", "%.0f", 1, 0, NULL},
-    {"time_us", "time (us)", "time_us", "%.3f", 1, 0, NULL},
-    {NULL, "speedup (x)", "speedup_x", "%.3f", 1, 1, "cycles"},
-    {"energy.total_uj", "energy (uJ)", "energy_uj", "%.3f", 1, 0, NULL},
-    {NULL, "energy (x)", "energy_x", "%.3f", 1, 2, "energy.total_uj"},
-    {"units.tensor.utilisation", "tensor util (%)", "tensor_utilisation", "%.2f", 100, 0, NULL},
-    {"tiles.disruptive_rate", "disruptive (%)", "disruptive_rate", "%.2f", 100, 0, NULL},
-    {"recompute.subblock_rate", "recompute (%)", "recompute_rate", "%.2f", 100, 0, NULL},
-    {"accuracy.kl_mean", "KL mean (nats)", "kl_mean_nats", "%.3e", 1, 0, NULL},
-    {"accuracy.o_rel_fro_err", "O rel err (1)", "o_rel_fro_err", "%.3e", 1, 0, NULL},
+    {"cycles", "cycles", "cycles", "%.0f", 1, 0, NULL, 0},
+    {"time_us", "time (us)", "time_us", "%.3f", 1, 0, NULL, 0},
+    {NULL, "speedup (x)", "speedup_x", "%.3f", 1, 1, "cycles", 0},
+    {"energy.total_uj", "energy (uJ)", "energy_uj", "%.3f", 1, 0, NULL, 0},
+    {NULL, "energy (x)", "energy_x", "%.3f", 1, 2, "energy.total_uj", 0},
+    {"units.tensor.utilisation", "tensor util (%)", "tensor_utilisation", "%.2f", 100, 0, NULL, 0},
+    {"tiles.disruptive_rate", "disruptive (%)", "disruptive_rate", "%.2f", 100, 0, NULL, 0},
+    {"recompute.subblock_rate", "recompute (%)", "recompute_rate", "%.2f", 100, 0, NULL, 0},
+    {"accuracy.kl_mean", "KL mean (nats)", "kl_mean_nats", "%.3e", 1, 0, NULL, 0},
+    {"accuracy.o_rel_fro_err", "O rel err (1)", "o_rel_fro_err", "%.3e", 1, 0, NULL, 0},
+    /* cost at 7 nm (docs/reports.md, "Area and power") */
+    {"area.total_mm2", "area (mm2)", "area_mm2", "%.2f", 1, 0, NULL, 0},
+    {"power.average_w", "power (W)", "power_w", "%.2f", 1, 0, NULL, 0},
+    {"energy.per_token_uj", "uJ per token", "energy_per_token_uj", "%.4f", 1, 0, NULL, 0},
+    {"efficiency.tflops_per_mm2", "TFLOP/s per mm2", "tflops_per_mm2", "%.4f", 1, 0, NULL, 0},
+    {"efficiency.tflops_per_w", "TFLOP/s per W", "tflops_per_w", "%.3f", 1, 0, NULL, 0},
+    /* the cycle stack of the cores with work (docs/reports.md): each row's parts sum to its cycles */
+    {"cycle_stack.working_cores.launch", "launch", "stack_launch_cycles", "%.0f", 1, 0, NULL, 1},
+    {"cycle_stack.working_cores.busy", "busy", "stack_busy_cycles", "%.0f", 1, 0, NULL, 1},
+    {"cycle_stack.working_cores.dependency", "dependency", "stack_dependency_cycles", "%.0f", 1, 0, NULL, 1},
+    {"cycle_stack.working_cores.unit_busy", "unit_busy", "stack_unit_busy_cycles", "%.0f", 1, 0, NULL, 1},
+    {"cycle_stack.working_cores.memory", "memory", "stack_memory_cycles", "%.0f", 1, 0, NULL, 1},
+    {"cycle_stack.working_cores.scheduler", "scheduler", "stack_scheduler_cycles", "%.0f", 1, 0, NULL, 1},
+    {"cycle_stack.working_cores.slow_path", "slow_path", "stack_slow_path_cycles", "%.0f", 1, 0, NULL, 1},
+    {"cycle_stack.working_cores.other", "other", "stack_other_cycles", "%.0f", 1, 0, NULL, 1},
+    {"cycle_stack.working_cores.tail", "tail", "stack_tail_cycles", "%.0f", 1, 0, NULL, 1},
+    {"cycle_stack.chip.idle", "idle cores", "stack_chip_idle_cycles", "%.0f", 1, 0, NULL, 1},
+    {"balance.wave_efficiency", "waves used (%)", "wave_efficiency", "%.1f", 100, 0, NULL, 1},
 };
 #define NCOLS (int)(sizeof k_cols / sizeof k_cols[0])
 
 /* A table column is as wide as its header, at least 10 (a %.3e value). */
 static int colw(const ccol *k) { return strlen(k->head) > 10 ? (int)strlen(k->head) : 10; }
+/* A stack column holds "cycles (pp.p%)". */
+static int stackw(const ccol *k) { return strlen(k->head) > 14 ? (int)strlen(k->head) : 14; }
 
 static double cell(const crow *c, const crow *base, const ccol *k)
 {
     if (!k->ratio) return num(c, k->field);
     double a = num(c, k->of), b = num(base, k->of);
     return k->ratio == 1 ? b / a : a / b;
+}
+
+/* The second table: each run's cycle stack side by side, cycles and their share of the run's. */
+static void print_stacks(const crow *rows, int n, int w, const int *show)
+{
+    int any = 0;
+    for (int k = 0; k < NCOLS; k++) any |= k_cols[k].stack && show[k];
+    if (!any) return;
+    printf("\ncycle stack: cycles (%% of the run) on the cores with work, bottleneck unit's busy cycles first;\n"
+           "each row sums to its cycles; idle cores over the whole chip (docs/reports.md)\n");
+    printf("%-*s  %-10s", w, "run", "bottleneck");
+    for (int k = 0; k < NCOLS; k++)
+        if (k_cols[k].stack && show[k]) printf("  %*s", stackw(&k_cols[k]), k_cols[k].head);
+    putchar('\n');
+    for (int i = 0; i < n; i++) {
+        const crow *c = &rows[i];
+        const char *b = col(c, "cycle_stack.bottleneck");
+        double cyc = num(c, "cycles");
+        printf("%-*s  %-10s", w, c->label, b && *b ? b : "-");
+        for (int k = 0; k < NCOLS; k++) {
+            if (!k_cols[k].stack || !show[k]) continue;
+            double x = num(c, k_cols[k].field);
+            char v[64];
+            if (isnan(x)) snprintf(v, sizeof v, "-");
+            else if (k_cols[k].scale != 1) snprintf(v, sizeof v, k_cols[k].fmt, x * k_cols[k].scale);
+            else snprintf(v, sizeof v, "%.0f (%4.1f%%)", x, cyc > 0 ? 100.0 * x / cyc : 0.0);
+            printf("  %*s", stackw(&k_cols[k]), v);
+        }
+        putchar('\n');
+    }
 }
 
 static void compare_usage(FILE *out)
@@ -167,7 +218,9 @@ static void compare_usage(FILE *out)
           "  labelled by the configuration keys that differ between the runs; columns (present when the\n"
           "  reports have them): mode, cycles, time (us), speedup (x) and energy (x) against the baseline,\n"
           "  energy (uJ), tensor utilisation (%), disruptive and recompute rates (%), KL mean (nats),\n"
-          "  O relative error\n"
+          "  O relative error, area (mm2), average power (W), energy per token (uJ, leakage included),\n"
+          "  TFLOP/s per mm2 and per W; then each run's cycle stack side by side (launch, bottleneck busy, stalls by\n"
+          "  cause, tail, idle cores; cycles and % of the run) and the share of the last wave's slots used\n"
           "  --baseline DIR  the run the ratios are taken against (default: the first row); listed first\n"
           "  --csv           CSV: label, directory, then the columns (rates as fractions)\n",
           out);
@@ -278,7 +331,7 @@ int ls_cli_compare(int argc, char **argv)
         if (csv) printf("run,dir,mode");
         else printf("%-*s  %-10s", w, "run", "mode");
         for (int k = 0; k < NCOLS; k++)
-            if (show[k]) {
+            if (show[k] && (csv || !k_cols[k].stack)) {
                 if (csv) printf(",%s", k_cols[k].csv);
                 else printf("  %*s", colw(&k_cols[k]), k_cols[k].head);
             }
@@ -292,7 +345,7 @@ int ls_cli_compare(int argc, char **argv)
                 printf("\",\"%s\",%s", c->dir, mode ? mode : "");
             } else printf("%-*s  %-10s", w, c->label, mode ? mode : "-");
             for (int k = 0; k < NCOLS; k++) {
-                if (!show[k]) continue;
+                if (!show[k] || (!csv && k_cols[k].stack)) continue;
                 double x = cell(c, &rows[0], &k_cols[k]);
                 if (csv) {
                     if (!isnan(x)) printf(",%.17g", x);
@@ -307,6 +360,7 @@ int ls_cli_compare(int argc, char **argv)
             putchar('\n');
         }
         if (!csv) printf("ratios against %s (%s)\n", rows[0].label, rows[0].dir);
+        if (!csv) print_stacks(rows, n, w, show);
     }
     for (int i = 0; i < n; i++) {
         free(rows[i].label);

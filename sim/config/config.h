@@ -39,7 +39,22 @@ typedef struct ls_config_energy {
     double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
     double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
     double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b;
+    double node_scale;                  /* on-chip energies x this: from the table's 45 nm to the area model's node */
 } ls_config_energy;
+
+/* The area table (square micrometres per instance at the area model's node, 7 nm; sim/timed/timed_area.h) and
+ * leakage per square millimetre: with the energy table, the Accelergy-style cost model of the accelerator. */
+typedef struct ls_config_area {
+    double mac_8bit_um2, mac_16bit_um2;         /* one MAC lane of the 8-bit / 16-bit tensor datapath */
+    double lut_bit_um2;                         /* one bit of LUT storage */
+    int lut_output_bits;                        /* bits of one LUT entry */
+    double sfu_lane_um2, vector_lane_um2, scheduler_um2;
+    double regfile_bit_um2;                     /* one register-file bit with 2 ports (1R1W banks) */
+    int regfile_ports;                          /* ports per bank: the bit grows as (ports / 2)^2 */
+    double pack_lane_um2;                       /* byte-granular pack/unpack of one 32-bit register lane */
+    double sram_bit_um2, l2_bit_um2;            /* one bit of the on-chip buffer / of L2, macro level */
+    double leak_logic_mw_per_mm2, leak_sram_mw_per_mm2;
+} ls_config_area;
 
 typedef struct ls_config_accelerator {
     char name[LS_CONFIG_NAME_MAX];
@@ -66,6 +81,7 @@ typedef struct ls_config_accelerator {
              int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
              int operand_read_rows; int kv_shared_contexts; bool v_transpose; } memory;
     ls_config_energy energy;
+    ls_config_area area;
 } ls_config_accelerator;
 
 typedef struct ls_config_workload {
@@ -158,7 +174,7 @@ typedef struct ls_config_provenance {
     const char *key;            /* schema path */
     ls_config_prov_kind kind;
     double low, high;           /* estimates: the plausible range, inclusive (0, 0 for sources) */
-    const char *node;           /* energy keys: the process node the value stands for; NULL otherwise */
+    const char *node;           /* energy and area keys: the process node the value stands for; NULL otherwise */
     const char *text;           /* source: where the value is stated; estimate: one line of reasoning */
 } ls_config_provenance;
 

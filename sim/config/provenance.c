@@ -10,7 +10,8 @@
  * Rule: a figure of the H100 envelope the preset adopts by design (hardware.md 7.1/7.2) is a
  * source when a document states it; a property of the LampAttention design or of the kernel
  * running on it (latencies of units that do not exist yet, contexts, prefetch depth, sharing) is an
- * estimate. Energies are per action at 45 nm (Horowitz, ISSCC 2014) unless the node says otherwise.
+ * estimate. Energies are per action at 45 nm (Horowitz, ISSCC 2014) unless the node says otherwise; energy.node_scale
+ * brings them to the 7 nm node at which the area table (accelerator.area.*) is stated.
  * Short citations: "hw N" = ../shared/spec/hardware.md section N, "num X" = numerics.md section X. */
 #include <math.h>
 #include <stdio.h>
@@ -176,6 +177,62 @@ static const ls_config_provenance table[] = {
     EEST("accelerator.energy.dram_read_64b", 450, 2600, "45 nm (DDR-class interface)",
          "Horowitz 45 nm: 1.3-2.6 nJ per 64-bit DRAM read (hw 5); HBM3E at about 7 pJ/bit (hw 5, low confidence) gives "
          "450."),
+
+    EEST("accelerator.energy.node_scale", 0.1, 0.35, "45 nm -> 7 nm",
+         "Stillmaker and Baas, Scaling equations ... from 180 nm to 7 nm (Integration 58, 2017) fit energy per operation "
+         "down to 7 nm, the node their fits reach; hw 5 quotes a 32-bit register access at ~1 pJ (45 nm) and ~0.2 pJ "
+         "(5 nm): 0.2, with 0.1 for a lower supply and 0.35 for wire-dominated SRAM reads that scale less."),
+
+    /* ---------------- area and leakage at 7 nm (docs/reports.md, "Area and power") ----------------
+     * 45 nm logic areas are scaled by 0.06 [0.04, 0.1]: (CPP x MMP) from about 160 x 160 nm at 45 nm to 57 x 40 nm
+     * at TSMC N7 gives 0.09, TSMC N7's ~91 MTr/mm2 against ~3-4 at 45 nm gives 0.04; SRAM uses the published
+     * 7 nm bit cell instead. */
+    EEST("accelerator.area.mac_8bit_um2", 25, 150, "7 nm",
+         "An e4m3 product is a 4 x 4-bit mantissa multiply (smaller than an 8-bit integer multiply, a few hundred um2 at "
+         "45 nm) plus its share of a wide adder tree; ~1000 um2 at 45 nm x 0.06 = 60. 25 if the tree is shared with the "
+         "16-bit array, 150 with fp32 accumulation per lane."),
+    EEST("accelerator.area.mac_16bit_um2", 120, 500, "7 nm",
+         "An FP16 multiply plus an fp32 add is several thousand um2 at 45 nm (Horowitz's area table, recalled, not "
+         "re-read here); a tensor core's adder tree amortises alignment: ~4000 um2 x 0.06 = 250; 120 to 500 over "
+         "the tree's sharing and the 0.04-0.1 scaling."),
+    EEST("accelerator.area.lut_bit_um2", 0.05, 0.6, "7 nm",
+         "A latch-based table bit at 7 nm is ~0.2-0.3 um2 (a standard-cell latch and its read mux), a ROM bit ~0.05; "
+         "0.6 with per-lane read ports. ConSmax's whole LUT softmax unit is 0.0008 mm2 at 16 nm (hw 3)."),
+    EEST("accelerator.area.lut_output_bits", 8, 32,
+         "7 nm", "The table returns the exponential of a ue5m3 shift: 8 bits if it is stored as ue5m3 or e4m3, 16 as "
+         "bf16 or fp16 (the preset: the P.V operand is 16-bit), 32 as fp32."),
+    EEST("accelerator.area.sfu_lane_um2", 300, 1500, "7 nm",
+         "A MUFU exp2 lane is a table plus quadratic interpolation in fixed point (hw 3), about an FP32 multiply and add "
+         "with a small ROM: ~10000 um2 at 45 nm x 0.06 = 600; 300 for a lean unit, 1500 with range reduction."),
+    EEST("accelerator.area.vector_lane_um2", 350, 1200, "7 nm",
+         "An FP32 FMA lane, about an FP32 multiply plus add (~12000 um2 at 45 nm, recalled) x 0.06 = 700; 350 to 1200 "
+         "over the scaling range and operand latches."),
+    EEST("accelerator.area.scheduler_um2", 500, 10000, "7 nm",
+         "The sort network of n_k = 4 threats is 5 compare-exchanges (Knuth 5.3.4), the subset check 16 comparators "
+         "and the budgets 32 x 16-bit registers: ~3000 gates, ~2000 um2 at 7 nm; 10000 with queues for 4 warps."),
+    EEST("accelerator.area.regfile_bit_um2", 0.07, 0.3, "7 nm",
+         "TSMC N7's high-density 6T cell is 0.027 um2 (Chang et al., ISSCC 2017 12.1, via WikiChip); a 1R1W 8T "
+         "register-file cell is about twice it and banks of 256-bit words reach ~45 % array efficiency: 0.12; 0.3 for "
+         "latch-based banks."),
+    EEST("accelerator.area.regfile_ports", 2, 4, "7 nm",
+         "GPU register files are banks of 1R1W SRAM behind operand collectors (2 ports); 4 for a 2R2W bank that feeds "
+         "a tensor unit without collectors."),
+    EEST("accelerator.area.pack_lane_um2", 30, 300, "7 nm",
+         "Byte-granular extract and insert for one 32-bit lane: 32 4:1 multiplexers each way plus the 16-bit "
+         "sub-block's path, ~150 gates at ~0.3-0.6 um2 each at 7 nm; like CUDA's SIMD byte intrinsics (hw 4)."),
+    EEST("accelerator.area.sram_bit_um2", 0.03, 0.07, "7 nm",
+         "TSMC N7's high-density 6T bit cell is 0.027 um2 (Chang et al., ISSCC 2017 12.1, via WikiChip); a macro with "
+         "sense amplifiers, decoders and redundancy reaches ~60 % array efficiency: 0.045; 0.03 for large arrays, 0.07 "
+         "for the wide high-bandwidth banks of a 128 B/clock buffer."),
+    EEST("accelerator.area.l2_bit_um2", 0.035, 0.09, "7 nm",
+         "The same 0.027 um2 cell (ISSCC 2017) plus tags, ECC (12.5 %) and the L2's share of the crossbar: 0.055; 0.09 "
+         "with a wide network."),
+    EEST("accelerator.area.leak_logic_mw_per_mm2", 10, 150, "7 nm",
+         "Not published per mm2 for a foundry's 7 nm: an H100-class die (814 mm2, 700 W) draws ~0.86 W/mm2 in all, "
+         "leakage being 10-30 % of it at temperature; 50 mW/mm2 for high-Vt cells at nominal voltage."),
+    EEST("accelerator.area.leak_sram_mw_per_mm2", 5, 80, "7 nm",
+         "SRAM arrays use high-Vt cells and retention biasing: below logic per mm2, 20 mW/mm2; 80 hot without "
+         "biasing."),
 
     /* ---------------- algorithm settings the preset states (the paper's) ---------------- */
     SRC("algorithm.mode", "LampAttention paper (arXiv 2609.39361): look-ahead mixed precision with stages 1 and 2 (num D)."),

@@ -203,6 +203,49 @@ static const ls_config_schema_entry schema[] = {
     PJ("accelerator.energy.sram_read_64b", accelerator.energy.sram_read_64b, "10", "64-bit read from an 8 KB SRAM."),
     PJ("accelerator.energy.l2_word", accelerator.energy.l2_word, "50", "32-bit word from the last-level cache."),
     PJ("accelerator.energy.dram_read_64b", accelerator.energy.dram_read_64b, "1300", "64-bit DRAM read (1300-2600 quoted)."),
+    D("accelerator.energy.node_scale", accelerator.energy.node_scale, "0.2", 0, 10,
+      "Factor on every on-chip energy per action above (all but dram_read_64b, an interface figure) that brings the "
+      "45 nm table to the area model's 7 nm node (docs/reports.md, \"Area and power\"); 1 prices at 45 nm."),
+    D("accelerator.area.mac_8bit_um2", accelerator.area.mac_8bit_um2, "60", 0, 1e9,
+      "Area in square micrometres at 7 nm of one MAC lane of the 8-bit (e4m3) tensor datapath, its share of the "
+      "accumulation included; the tensor unit holds tensor.macs_per_cycle_8bit of them."),
+    D("accelerator.area.mac_16bit_um2", accelerator.area.mac_16bit_um2, "250", 0, 1e9,
+      "Area in square micrometres at 7 nm of one MAC lane of the 16-bit tensor datapath (fp32 accumulation); the "
+      "tensor unit holds tensor.macs_per_cycle_16bit of them, beside the 8-bit datapath."),
+    D("accelerator.area.lut_bit_um2", accelerator.area.lut_bit_um2, "0.25", 0, 1e9,
+      "Area in square micrometres at 7 nm of one bit of the exponential LUT; every lane has its own table of "
+      "lut.entries x area.lut_output_bits bits."),
+    I("accelerator.area.lut_output_bits", accelerator.area.lut_output_bits, "16", 1, 64,
+      "Bits of one LUT entry (the exponential it returns)."),
+    D("accelerator.area.sfu_lane_um2", accelerator.area.sfu_lane_um2, "600", 0, 1e9,
+      "Area in square micrometres at 7 nm of one SFU (exp2) lane; sfu.lanes of them per core."),
+    D("accelerator.area.vector_lane_um2", accelerator.area.vector_lane_um2, "700", 0, 1e9,
+      "Area in square micrometres at 7 nm of one FP32 vector lane (an FMA with its operand latches); vector.lanes "
+      "of them per core."),
+    D("accelerator.area.scheduler_um2", accelerator.area.scheduler_um2, "2000", 0, 1e9,
+      "Area in square micrometres at 7 nm of one core's recompute scheduler: the sort network over n_k threats, the "
+      "subset comparators and the per-query budget registers."),
+    D("accelerator.area.regfile_bit_um2", accelerator.area.regfile_bit_um2, "0.12", 0, 1e9,
+      "Area in square micrometres at 7 nm of one register-file bit in banks of 2 ports (1R1W), periphery included; "
+      "regfile.registers x 32 bits per core."),
+    I("accelerator.area.regfile_ports", accelerator.area.regfile_ports, "2", 1, 16,
+      "Ports of one register-file bank; a bit's area grows as (ports / 2)^2 (each port adds a word line and a bit "
+      "line)."),
+    D("accelerator.area.pack_lane_um2", accelerator.area.pack_lane_um2, "100", 0, 1e9,
+      "Area in square micrometres at 7 nm of the byte-granular pack / unpack network of one 32-bit register lane "
+      "(warp_size x subpartitions lanes per core), which the compact layout's 8-bit logits need; full (16-bit "
+      "halves) costs a third of it, fp32 nothing."),
+    D("accelerator.area.sram_bit_um2", accelerator.area.sram_bit_um2, "0.045", 0, 1e9,
+      "Area in square micrometres at 7 nm of one bit of the on-chip buffer (memory.buffer_kib), macro level: bit "
+      "cell and periphery."),
+    D("accelerator.area.l2_bit_um2", accelerator.area.l2_bit_um2, "0.055", 0, 1e9,
+      "Area in square micrometres at 7 nm of one bit of L2 (memory.l2_mib), tags, ECC and its share of the "
+      "network included."),
+    D("accelerator.area.leak_logic_mw_per_mm2", accelerator.area.leak_logic_mw_per_mm2, "50", 0, 1e9,
+      "Leakage of logic (tensor, LUT, SFU, vector, scheduler, pack network) in milliwatts per square millimetre at "
+      "7 nm; it leaks on every core for the whole run, idle or not."),
+    D("accelerator.area.leak_sram_mw_per_mm2", accelerator.area.leak_sram_mw_per_mm2, "20", 0, 1e9,
+      "Leakage of SRAM arrays (register file, buffer, L2) in milliwatts per square millimetre at 7 nm."),
 
     /* ---------------- algorithm ---------------- */
     EN("algorithm.mode", algorithm.mode, "lamp", mode_names,

@@ -133,7 +133,7 @@ void ls_sweep_manifest_free(ls_sweep_manifest *m);
 /* ---- objective (sweep_best.c) ---- */
 /* The metrics an objective may name: NULL-terminated report column names, the timed model's first. */
 extern const char *const ls_sweep_best_metrics[];
-#define LS_SWEEP_N_TIMED_METRICS 5
+#define LS_SWEEP_N_TIMED_METRICS 11
 /* True when metric comes from the timed model (cycles, time, energy). */
 bool ls_sweep_best_metric_timed(const char *metric);
 /* Moves point p's overrides into sw's infeasible points with the reason (1: out of memory). */

@@ -588,6 +588,45 @@ static void unit_statistics(timed_run *t)
     }
 }
 
+/* The cycle stack (timed_stack.h): the bottleneck is the per-core unit with the most busy cycles
+ * chip-wide (the first in report order on a tie). */
+static void cycle_stack(timed_run *t)
+{
+    static const int ids[] = { LSUCODE_TENSOR, LSUCODE_LUT, LSUCODE_SFU, LSUCODE_VECTOR, LSUCODE_SCHED, LSUCODE_MEM };
+    ls_timed_result *tr = t->tr;
+    const lsseq *s = &t->s;
+    int cores = t->hw.cores, best = 0;
+    for (int k = 1; k < (int)(sizeof ids / sizeof ids[0]); k++)   /* units[0..5] are these, in this order */
+        if (tr->units[k].busy_cycles > tr->units[best].busy_cycles) best = k;
+    uint64_t *busy = calloc((size_t)(cores > 0 ? cores : 1), sizeof *busy);
+    if (!busy) return;   /* out of memory: the stack stays empty (all zero) */
+    for (int c = 0; c < cores; c++) busy[c] = t->units[ids[best]].core[c].busy;
+    int resident = t->ra.fit < t->ra.buffer_fit ? t->ra.fit : t->ra.buffer_fit;
+    if (t->ra.hw_limit < resident) resident = t->ra.hw_limit;
+    ls_stack_inputs in = { .cycles = s->cycles, .cores = cores, .cores_configured = t->ac->cores, .launch_cycles = t->hw.launch_cycles,
+                           .core_end = s->core_end, .core_busy = busy, .core_stalls = s->core_stalls,
+                           .items = s->items, .contexts_per_core = resident };
+    ls_stack_build(&in, tr->units[best].name, &tr->stack);
+    free(busy);
+}
+
+/* Area, leakage and power: the chip of the configuration, powered for the layer's time. */
+static void cost_figures(timed_run *t)
+{
+    ls_timed_result *tr = t->tr;
+    ls_area_of(t->ac, t->rp.layout, &tr->area);
+    double s = tr->time_us * 1e-6;
+    tr->power.dynamic_w = s > 0 ? tr->energy_uj.total * 1e-6 / s : 0.0;
+    tr->power.leakage_w = tr->area.leakage_w;
+    tr->power.average_w = tr->power.dynamic_w + tr->power.leakage_w;
+    tr->energy_leakage_uj = tr->area.leakage_w * tr->time_us;
+    tr->energy_layer_uj = tr->energy_uj.total + tr->energy_leakage_uj;
+    double tokens = (double)t->in->batch * t->in->seq_q;
+    tr->energy_per_token_uj = tokens > 0 ? tr->energy_layer_uj / tokens : 0.0;
+    tr->tflops_per_mm2 = tr->area.total_mm2 > 0 ? tr->tflops_effective / tr->area.total_mm2 : 0.0;
+    tr->tflops_per_w = tr->power.average_w > 0 ? tr->tflops_effective / tr->power.average_w : 0.0;
+}
+
 /* Cycles, throughput, stalls, occupancy, memory and energy figures of the finished run. */
 static void timed_figures(timed_run *t)
 {
@@ -630,8 +669,10 @@ static void timed_figures(timed_run *t)
     tr->instructions = s->instructions;
     tr->transactions = s->transactions;
     ls_timed_actions acts;
-    ls_timed_count_actions(s, &t->mem, t->hw.operand_rows > 0, in->dim, t->sh.bc, &acts);
+    ls_timed_count_actions(s, &t->mem, t->hw.operand_rows > 0, in->dim, t->sh.bc, t->rp.layout, &acts);
     ls_timed_energy_of(&ac->energy, &acts, &tr->energy_uj);
+    cost_figures(t);
+    cycle_stack(t);
 }
 
 /* The one cleanup path: everything timed_run owns, whatever stage the run reached. */
@@ -756,9 +797,29 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
     ls_fields_double(fs, "energy.buffer_uj", tr->energy_uj.buffer);
     ls_fields_double(fs, "energy.l2_uj", tr->energy_uj.l2);
     ls_fields_double(fs, "energy.dram_uj", tr->energy_uj.dram);
+    ls_fields_double(fs, "energy.leakage_uj", tr->energy_leakage_uj);
+    ls_fields_double(fs, "energy.layer_uj", tr->energy_layer_uj);
+    ls_fields_double(fs, "energy.per_token_uj", tr->energy_per_token_uj);
     ls_fields_uint(fs, "memory.kv_tile_loads", tr->kv_tile_loads);
     ls_fields_uint(fs, "memory.kv_loads_shared", tr->kv_loads_shared);
     if (tr->issue_modelled) ls_fields_uint(fs, "issue.bound_cycles", tr->issue_bound_cycles);
+    ls_fields_string(fs, "area.node", "7 nm");
+    ls_fields_double(fs, "area.total_mm2", tr->area.total_mm2);
+    ls_fields_double(fs, "area.core_mm2", tr->area.core_mm2);
+    for (int k = 0; k < LS_AREA_N; k++) {
+        snprintf(n, sizeof n, "area.%s_mm2", tr->area.c[k].name);
+        ls_fields_double(fs, n, tr->area.c[k].mm2);
+    }
+    ls_fields_double(fs, "power.average_w", tr->power.average_w);
+    ls_fields_double(fs, "power.dynamic_w", tr->power.dynamic_w);
+    ls_fields_double(fs, "power.leakage_w", tr->power.leakage_w);
+    for (int k = 0; k < LS_AREA_N; k++) {
+        snprintf(n, sizeof n, "power.leakage.%s_w", tr->area.c[k].name);
+        ls_fields_double(fs, n, tr->area.c[k].leakage_w);
+    }
+    ls_fields_double(fs, "efficiency.tflops_per_mm2", tr->tflops_per_mm2);
+    ls_fields_double(fs, "efficiency.tflops_per_w", tr->tflops_per_w);
+    ls_stack_report_fields(fs, &tr->stack);
 }
 
 void ls_timed_summary(FILE *out, const ls_timed_result *tr)
@@ -795,6 +856,32 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
     fprintf(out, "  energy: %.3f uJ (tensor %.3f, lut %.4f, sfu %.3f, vector %.3f, regfile %.3f, buffer %.3f, l2 %.3f, dram %.3f)\n",
             tr->energy_uj.total, tr->energy_uj.tensor, tr->energy_uj.lut, tr->energy_uj.sfu, tr->energy_uj.vector,
             tr->energy_uj.regfile, tr->energy_uj.buffer, tr->energy_uj.l2, tr->energy_uj.dram);
+    const ls_area *ar = &tr->area;
+    fprintf(out, "  area at 7 nm: %.2f mm2 (%.4f per core x %d + L2 %.2f); per core: tensor %.4f, lut %.4f, sfu %.4f, "
+            "vector %.4f, scheduler %.4f, regfile %.4f, pack %.4f, buffer %.4f\n", ar->total_mm2, ar->core_mm2,
+            tr->occupancy.cores, ar->c[LS_AREA_L2].mm2, ar->c[LS_AREA_TENSOR].mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_LUT].mm2 / tr->occupancy.cores, ar->c[LS_AREA_SFU].mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_VECTOR].mm2 / tr->occupancy.cores, ar->c[LS_AREA_SCHEDULER].mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_REGFILE].mm2 / tr->occupancy.cores, ar->c[LS_AREA_PACK].mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_BUFFER].mm2 / tr->occupancy.cores);
+    fprintf(out, "  power: %.1f W average (dynamic %.1f, leakage %.1f); energy %.3f uJ with leakage, %.4f uJ per token; "
+            "%.4f TFLOP/s per mm2, %.3f TFLOP/s per W\n", tr->power.average_w, tr->power.dynamic_w, tr->power.leakage_w,
+            tr->energy_layer_uj, tr->energy_per_token_uj, tr->tflops_per_mm2, tr->tflops_per_w);
+    const ls_stack *st = &tr->stack;
+    for (int w = 0; w < 2; w++) {
+        const uint64_t *v = w ? st->working : st->chip;
+        fprintf(out, "  cycle stack, %s (cycles; sums to %llu):", w ? "cores with work" : "all cores",
+                (unsigned long long)tr->cycles);
+        for (int k = 0; k < LS_STACK_NCATS; k++)
+            if (v[k])
+                fprintf(out, " %s%s%s%s %llu", ls_stack_cat_name(k), k == LS_STACK_BUSY ? " (" : "",
+                        k == LS_STACK_BUSY ? st->bottleneck : "", k == LS_STACK_BUSY ? ")" : "", (unsigned long long)v[k]);
+        fputc('\n', out);
+    }
+    fprintf(out, "  balance: %lld items on %lld slots (%d cores x %lld contexts) = %.2f waves, wave efficiency %.1f%%, "
+            "core ends %llu..%llu (tail %llu cycles)\n", st->items, st->slots, st->cores, st->cores ? st->slots / st->cores : 0,
+            st->waves, 100.0 * st->wave_efficiency, (unsigned long long)st->end_min, (unsigned long long)st->end_max,
+            (unsigned long long)st->tail_cycles);
     fprintf(out, "  simulation: %.3g simulated cycles/s, %llu instructions, %llu transactions\n",
             tr->cycles_per_second, (unsigned long long)tr->instructions, (unsigned long long)tr->transactions);
 }

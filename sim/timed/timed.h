@@ -14,6 +14,8 @@
 #include "engine.h"
 #include "fields.h"
 #include "lsregfile.h"
+#include "timed_area.h"
+#include "timed_stack.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,6 +97,15 @@ typedef struct ls_timed_result {
     bool issue_modelled;                        /* accelerator.issue.per_cycle > 0: units.issue.* and issue.* */
     uint64_t issue_bound_cycles;                /* cycles unit slices were lengthened waiting for issue slots */
     ls_timed_energy energy_uj;
+    ls_stack stack;                             /* where the cycles go (timed_stack.h) */
+    ls_area area;                               /* area and leakage at 7 nm (timed_area.h) */
+    struct {
+        double dynamic_w, leakage_w, average_w; /* energy_uj.total / time; area.leakage_w; their sum */
+    } power;
+    double energy_leakage_uj;                   /* leakage x time */
+    double energy_layer_uj;                     /* dynamic + leakage: the layer's energy */
+    double energy_per_token_uj;                 /* ... per query token (batch x seq_q) */
+    double tflops_per_mm2, tflops_per_w;        /* tflops_effective / area.total_mm2, / power.average_w */
     uint64_t instructions, transactions;
     /* host-dependent (run_info.json, summary): never in the deterministic report */
     double wall_seconds, cycles_per_second;
@@ -123,7 +134,8 @@ void ls_timed_result_free(ls_timed_result *tr);
 void ls_timed_plan_inputs(const ls_config *cfg, const ls_engine_params *ep, int ylayout, int dim, int seq_k,
                           long long items, lsregfile_params *rp, lsregfile_tile *rt);
 /* cycles, time_us, tflops_effective, units.<name>.*, stalls.<cause>, occupancy.*, slow_path.*,
- * energy.* (deterministic; no wall time). */
+ * energy.*, memory.*, issue.*, then area.*, power.*, efficiency.*, cycle_stack.* and balance.*
+ * (deterministic; no wall time). */
 void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr);
 void ls_timed_summary(FILE *out, const ls_timed_result *tr);
 

@@ -2,7 +2,7 @@
 #include "timed_energy.h"
 
 void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand_reads_timed, int dim, int bc,
-                            ls_timed_actions *a)
+                            int layout, ls_timed_actions *a)
 {
     const uint64_t (*w)[3] = (const uint64_t (*)[3])s->op_work, (*wh)[3] = (const uint64_t (*)[3])s->op_work_hp;
     a->qk_lp_macs = (double)w[LSUCODE_OP_QK_LP][0];
@@ -14,8 +14,11 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
     a->vector_ops = (double)(w[LSUCODE_OP_INIT][0] + w[LSUCODE_OP_SMAX][0] + w[LSUCODE_OP_NORM][0] + w[LSUCODE_OP_RAISE][0] +
                              w[LSUCODE_OP_FIN][0]);
     a->sched_tests = (double)(w[LSUCODE_OP_SORT][0] + w[LSUCODE_OP_SEL1][0] + w[LSUCODE_OP_SEL2][0]);
-    /* register file: one write per logit and exponential, operands of vector ops, O read+write per P.V */
-    a->regfile_accesses = (a->qk_lp_macs + a->hp_fmas) / dim + a->lut_lookups + a->sfu_ops + 2.0 * a->vector_ops +
+    /* register file: the logits' writes, packed as the layout holds them (compact: four 8-bit logits per
+     * 32-bit access, full two, fp32 one), one per exponential, operands of vector ops, O read+write per P.V */
+    double lp_per_access = 32.0 / lsregfile_logit_bits(layout, false), hp_per_access = 32.0 / lsregfile_logit_bits(layout, true);
+    a->regfile_accesses = a->qk_lp_macs / dim / lp_per_access + a->hp_fmas / dim / hp_per_access + a->lut_lookups + a->sfu_ops +
+                          2.0 * a->vector_ops +
                           2.0 * (a->pv_lp_macs + a->pv_hp_macs) / (double)bc;
     /* fills are written once and read once; when operand reads are timed they are counted instead */
     double buf_reads = operand_reads_timed ? (double)mem->operand_bytes : (double)mem->buf_bytes;
@@ -28,14 +31,15 @@ void ls_timed_energy_of(const ls_config_energy *e, const ls_timed_actions *a, ls
 {
     double pj_tensor = a->qk_lp_macs * (e->fp8_mul + e->fp8_add) + a->hp_fmas * e->fma_16 +
                        a->pv_lp_macs * (e->fp8_mul + e->fp_add_32) + a->pv_hp_macs * (e->fp_mul_16 + e->fp_add_32);
-    out->tensor = pj_tensor * 1e-6;
-    out->lut = a->lut_lookups * e->lut_lookup * 1e-6;
-    out->sfu = a->sfu_ops * e->sfu_exp * 1e-6;
-    out->vector = a->vector_ops * e->fp_add_32 * 1e-6;
-    out->scheduler = a->sched_tests * e->fp_add_16 * 1e-6;
-    out->regfile = a->regfile_accesses * e->regfile_access * 1e-6;
-    out->buffer = a->buffer_words64 * e->sram_read_64b * 1e-6;
-    out->l2 = a->l2_words * e->l2_word * 1e-6;
+    double k = e->node_scale * 1e-6;   /* pJ at 45 nm -> uJ at the area model's node */
+    out->tensor = pj_tensor * k;
+    out->lut = a->lut_lookups * e->lut_lookup * k;
+    out->sfu = a->sfu_ops * e->sfu_exp * k;
+    out->vector = a->vector_ops * e->fp_add_32 * k;
+    out->scheduler = a->sched_tests * e->fp_add_16 * k;
+    out->regfile = a->regfile_accesses * e->regfile_access * k;
+    out->buffer = a->buffer_words64 * e->sram_read_64b * k;
+    out->l2 = a->l2_words * e->l2_word * k;
     out->dram = a->dram_words64 * e->dram_read_64b * 1e-6;
     out->total = out->tensor + out->lut + out->sfu + out->vector + out->scheduler + out->regfile + out->buffer +
                  out->l2 + out->dram;

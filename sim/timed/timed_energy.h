@@ -6,6 +6,7 @@
 #define LAMPSIM_SIM_TIMED_ENERGY_H
 #include "config.h"
 #include "lsmem.h"
+#include "lsreglayout.h"
 #include "lsseq.h"
 #include "timed.h"
 
@@ -26,10 +27,12 @@ typedef struct {
 } ls_timed_actions;
 
 /* The action counts of a finished run: the sequencer's per-operation work, the memory unit's
- * byte counts; dim and bc (key columns per tile) size the register-file traffic. */
+ * byte counts; dim and bc (key columns per tile) size the register-file traffic, and the layout
+ * (lsregfile_layout) how many logits one 32-bit register access moves. */
 void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand_reads_timed, int dim, int bc,
-                            ls_timed_actions *a);
+                            int layout, ls_timed_actions *a);
 
-/* Per-action energies x action counts, in microjoules per component and in total. */
+/* Per-action energies x action counts, in microjoules per component and in total; every on-chip
+ * energy is scaled by e->node_scale (45 nm table -> the area model's 7 nm), DRAM is not. */
 void ls_timed_energy_of(const ls_config_energy *e, const ls_timed_actions *a, ls_timed_energy *out);
 #endif

@@ -428,8 +428,8 @@ static void test_provenance(void)
         for (size_t j = 0; j < i; ++j) CHECK_MSG(strcmp(p[i].key, p[j].key), "%s listed twice", p[i].key);
         CHECK_MSG(p[i].text && strlen(p[i].text) > 20 && !strpbrk(p[i].text, "\t\n"),
                   "%s: the source or reasoning must be one line of text", p[i].key);
-        int energy = !strncmp(p[i].key, "accelerator.energy.", 19);
-        CHECK_MSG(energy == (p[i].node != NULL), "%s: energy entries (and only they) name a process node", p[i].key);
+        int energy = !strncmp(p[i].key, "accelerator.energy.", 19) || !strncmp(p[i].key, "accelerator.area.", 17);
+        CHECK_MSG(energy == (p[i].node != NULL), "%s: energy and area entries (and only they) name a process node", p[i].key);
         if (p[i].kind == LS_CONFIG_PROV_ESTIMATE) {
             n_est++;
             double v = NAN;
