@@ -320,6 +320,9 @@ float lsfp_truncate_to(const lsfp_format *f, float x)
     if (isnan(x) || isinf(x)) return x;
     double r = round_magnitude(f, fabs((double)x), LSFP_RND_RTZ, NULL);
     if (r > (double)f->max_finite) r = f->max_finite;
+    /* a _nosub format reads its subnormal codes as zero: a value narrowed below the smallest
+     * normal is zero there too, as lsfp_round flushes it (not a subnormal the format cannot hold) */
+    if (!f->subnormals && r < (double)f->min_normal) r = 0.0;
     return signbit(x) ? -(float)r : (float)r;
 }
 
