@@ -655,16 +655,15 @@ static int wrong_kind_of_file(ctx *c, const ls_yamltree_node *root, const ls_yam
 
 static int apply_map(ctx *c, const ls_yamltree_node *map, const char *prefix, const char *disp, const char *base_dir, int in_wl_file)
 {
-    for (int i = 2; i < map->n; i += 2)
-        for (int j = 0; j < i; j += 2)
-            if (!strcmp(map->kids[i]->text, map->kids[j]->text)) {
-                char path[512];
-                if (*prefix) snprintf(path, sizeof path, "%s.%s", prefix, map->kids[i]->text);
-                else snprintf(path, sizeof path, "%s", map->kids[i]->text);
-                diag_set(c, disp, map->kids[i]->line, map->kids[i]->col, path,
-                         "duplicate key (first defined at line %d, column %d)", map->kids[j]->line, map->kids[j]->col);
-                return -1;
-            }
+    int j, i = ls_yamltree_duplicate_key(map, &j);
+    if (i >= 0) {
+        char path[512];
+        if (*prefix) snprintf(path, sizeof path, "%s.%s", prefix, map->kids[i]->text);
+        else snprintf(path, sizeof path, "%s", map->kids[i]->text);
+        diag_set(c, disp, map->kids[i]->line, map->kids[i]->col, path,
+                 "duplicate key (first defined at line %d, column %d)", map->kids[j]->line, map->kids[j]->col);
+        return -1;
+    }
     /* workload.file first */
     if (!strcmp(prefix, "workload")) {
         for (int i = 0; i < map->n; i += 2) {
