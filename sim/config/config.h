@@ -139,6 +139,8 @@ typedef struct ls_config_schema_entry {
 
 const ls_config_schema_entry *ls_config_schema(size_t *count);
 const ls_config_schema_entry *ls_config_schema_find(const char *path);
+/* Closest schema key or section to path (the "did you mean"); 1 when a suggestion was written. */
+int ls_config_suggest(const char *path, char *out, size_t outlen);
 
 /* ---- API ---- */
 /* path NULL: the embedded default (configs/default.yaml compiled in). Overrides are
