@@ -173,3 +173,16 @@ fail:
     ls_atomic_dir_abort(ad);
     return -1;
 }
+
+void ls_atomic_dir_name_final(const ls_atomic_dir *ad, char *msg, size_t len)
+{
+    if (!ad || !ad->tmp_path || !ad->final_path || !msg) return;
+    char *at = strstr(msg, ad->tmp_path);
+    if (!at) return;
+    size_t tl = strlen(ad->tmp_path);
+    char *rest = strdup(at + tl);
+    if (!rest) return;
+    size_t head = (size_t)(at - msg);
+    snprintf(at, len - head, "%s%s", ad->final_path, rest);
+    free(rest);
+}

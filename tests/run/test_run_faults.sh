@@ -15,6 +15,10 @@ cp -r "$tmp/a" "$tmp/a.before"
 check "[ $rc -eq 1 ] && grep -q 'File too large' '$tmp/err'" "a failing write exits 1 and names the error (rc $rc): $(cat "$tmp/err")"
 check "diff -r '$tmp/a.before' '$tmp/a' >/dev/null" "the old run directory is untouched: $(diff -r "$tmp/a.before" "$tmp/a" 2>&1 | head -3)"
 check "[ -z \"\$(ls -A '$tmp' | grep '^\.')\" ]" "no temporary directory left next to it: $(ls -A "$tmp")"
+# a failing O.npy write names the error (strerror) and the destination, not the removed temporary
+( trap '' XFSZ; ulimit -f 4; "$lampsim" run "${small[@]}" --golden --save-o -o "$tmp/b" ) 2> "$tmp/err"; rc=$?
+check "[ $rc -eq 1 ] && grep -qF '$tmp/b/O.npy: write failed: File too large' '$tmp/err' && ! grep -q '\.b\.run\.' '$tmp/err'" \
+  "--save-o on a full disk: errno text and the destination's path (rc $rc): $(cat "$tmp/err")"
 # the same run without the limit replaces it whole
 "$lampsim" run "${small[@]}" --set seed=2 -o "$tmp/a" --force
 check "grep -q '^seed: 2' '$tmp/a/config.resolved.yaml' && grep -q '\"seed\": 2' '$tmp/a/report.json'" "--force replaces the run directory"
