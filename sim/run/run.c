@@ -175,6 +175,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     if (o->out_dir) {
         int rc = ls_atomic_dir_open(&od, o->out_dir, o->force, err, errlen);
         if (rc) return rc;
+        (void)ls_atomic_dir_remove_on_signals(&od);   /* no .r.run.XXXXXX left by an interrupted run */
     }
     if (!o->quiet && ls_run_estimate_wanted(cfg)) ls_run_estimate(cfg, stderr);
     ls_run_progress prog;

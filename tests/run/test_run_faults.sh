@@ -23,6 +23,20 @@ check "[ $rc -eq 1 ] && grep -qF '$tmp/b/O.npy: write failed: File too large' '$
 "$lampsim" run "${small[@]}" --set seed=2 -o "$tmp/a" --force
 check "grep -q '^seed: 2' '$tmp/a/config.resolved.yaml' && grep -q '\"seed\": 2' '$tmp/a/report.json'" "--force replaces the run directory"
 
+# SIGINT, SIGTERM, SIGHUP during a run: it dies of the signal (128 + n) and leaves no .NAME.run.XXXXXX
+# temporary next to the destination (issue #25 D9). Job control, so a background job gets SIGINT.
+set -m
+mkdir "$tmp/sig"
+for sig in INT TERM HUP; do
+  "$lampsim" run --golden --set workload.seq_q=4096 --set workload.seq_k=4096 --quiet -o "$tmp/sig/r_$sig" 2>/dev/null &
+  pid=$!
+  for _ in $(seq 1 100); do ls -A "$tmp/sig" | grep -q "^\.r_$sig\.run\." && break; sleep 0.02; done
+  sleep 0.3
+  kill -$sig $pid
+  { wait $pid; } 2>/dev/null; rc=$?
+  check "[ $rc -ge 129 ] && [ -z \"\$(ls -A '$tmp/sig')\" ]" "SIG$sig mid-run: rc $rc, nothing left behind: $(ls -A "$tmp/sig")"
+done
+set +m
 # a run that fails after starting (its trace file is missing) creates no -o directory
 "$lampsim" run "${small[@]}" --set workload.generator=trace --set workload.trace.q=/nonexistent/q.npy \
   --set workload.trace.k=/nonexistent/k.npy --set workload.trace.v=/nonexistent/v.npy -o "$tmp/never/run" 2> "$tmp/err"; rc=$?
