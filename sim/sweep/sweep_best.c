@@ -110,9 +110,12 @@ int ls_sweep_objective_read(const char *dir, ls_sweep_objective *ob, char *err, 
         if (!strcmp(tok, "minimise") || !strcmp(tok, "maximise")) {
             ob->maximise = tok[1] == 'a';
             tok = strtok_r(NULL, "\t", &save);
-            if (!tok || strlen(tok) >= sizeof ob->metric) rc = 2;
+            bool known = false;
+            for (int i = 0; tok && ls_sweep_best_metrics[i]; i++) known |= !strcmp(tok, ls_sweep_best_metrics[i]);
+            if (ob->metric[0] || !known || strtok_r(NULL, "\t", &save)) rc = 2;   /* one known metric, once */
             else snprintf(ob->metric, sizeof ob->metric, "%s", tok);
         } else if (!strcmp(tok, "per")) {
+            if (ob->nper) rc = 2;
             while ((tok = strtok_r(NULL, "\t", &save)) && !rc) {
                 char **np = realloc(ob->per, (size_t)(ob->nper + 1) * sizeof *np);
                 if (!np || !(np[ob->nper] = strdup(tok))) {
@@ -127,7 +130,10 @@ int ls_sweep_objective_read(const char *dir, ls_sweep_objective *ob, char *err, 
         else if (strcmp(tok, "over")) rc = 2;
     }
     if (!rc && !ob->metric[0]) rc = 2;
-    if (rc == 2) snprintf(err, errlen, "%s: line %d: malformed objective file", path, line);
+    if (rc == 2)
+        snprintf(err, errlen, "%s: line %d: malformed objective file (expected minimise|maximise METRIC with a known "
+                 "metric, once, then over/per axis keys and infeasible lines; rerun `lampsim sweep run` to rewrite it)",
+                 path, line);
     if (rc == 1) snprintf(err, errlen, "out of memory");
     if (rc) ls_sweep_objective_free(ob);
     else ob->set = true;
