@@ -79,6 +79,8 @@ start=$(date +%s%N)
 "$lampsim" run --set workload.file="$(dirname "${BASH_SOURCE[0]}")/../../workloads/gemma3_like_decode.yaml" -o "$tmp/regs" 2> "$tmp/err"; rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "[ $rc -eq 2 ] && grep -q '416 registers' '$tmp/err' && [ $ms -lt 1500 ] && [ ! -e '$tmp/regs' ]" "a warp that does not fit: exit 2 in ${ms} ms, nothing written (rc $rc): $(cat "$tmp/err")"
+"$lampsim" run "${small[@]}" --set timed.program="$tmp" 2> "$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'is a directory, not a microprogram file' '$tmp/err'" "timed.program naming a directory says so, not 'empty program' (rc $rc): $(cat "$tmp/err")"
 printf '  END\n' > "$tmp/end.lasm"
 "$lampsim" run "${small[@]}" --set timed.program="$tmp/end.lasm" 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'never stores O' '$tmp/err'" "a program of only END is refused, not 0 cycles (rc $rc)"

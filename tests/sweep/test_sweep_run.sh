@@ -114,6 +114,9 @@ check "[ $rc -eq 0 ] && [ \$(wc -l < part.csv) -eq 4 ] && [ \$(grep -c 'missing 
 check "[ $rc -eq 1 ]" "--strict exits 1 on missing points"
 "$lampsim" sweep merge sep1 -o part2.csv 2>/dev/null
 check "cmp -s part.csv part2.csv && [ -z \"\$(ls -a | grep '^\.part2')\" ]" "merge -o writes the same CSV atomically"
+# compare on a half-finished sweep says points are missing (it listed the finished ones silently)
+"$lampsim" compare sep1 > cmp_part 2> cmp_err; rc=$?
+check "[ $rc -eq 0 ] && grep -q 'sep1: 5 of 8 points not finished' cmp_err" "compare on a partial sweep names the missing points (rc $rc): $(cat cmp_err)"
 # a strict merge that fails leaves the output file as it was (it replaced it with the partial merge)
 "$lampsim" sweep merge ref -o strict.csv 2>/dev/null
 "$lampsim" sweep merge sep1 --strict -o strict.csv 2> serr; rc=$?
