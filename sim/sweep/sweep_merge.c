@@ -137,7 +137,9 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
         char *end = NULL;
         p->index = tok ? (int)strtol(tok, &end, 10) : -1;
         tok = strtok_r(NULL, "\t", &save);
-        if (!tok || !end || *end || strlen(tok) >= sizeof p->id) {
+        /* an id is LS_SWEEP_ID_LEN hex digits: it is written into the CSV as it is */
+        size_t idl = tok ? strspn(tok, "0123456789abcdef") : 0;
+        if (!tok || !end || *end || idl != LS_SWEEP_ID_LEN || tok[idl]) {
             snprintf(err, errlen, "%s: line %d: malformed manifest line", path, np);
             rc = 2;
             goto out;
