@@ -188,7 +188,8 @@ static const ls_config_schema_entry schema[] = {
        "`hardware`: native formats (448 saturation, subnormals, LUT underflow); `paper`: the paper's simulation "
        "(fp32 exponent range, mantissa rounding only)."),
     EN("algorithm.acc_model", algorithm.acc_model, "auto", accm_names,
-       "Accumulation model of the low-precision dot products: `paper` (round after every product, fmaf then round), "
+       "Accumulation model of the logit dot products, both the low-precision (lp_format) and the high-precision "
+       "(hp_format) accumulator, in either arithmetic: `paper` (round after every product, fmaf then round), "
        "`exact` (single rounding), `auto` (paper with arithmetic: paper, exact otherwise)."),
     EN("algorithm.operand_format", algorithm.operand_format, "input", opfmt_names,
        "Format of Q, K and V in memory and in the tensor unit's operands: `input` (the workload dtype: fp32 4 bytes, "
