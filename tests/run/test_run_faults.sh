@@ -69,7 +69,15 @@ check "[ $rc -eq 2 ] && grep -q 'not a directory' '$tmp/err'" "an output path na
 # a run with workload.max_elements raised above its default is told its size and a time estimate
 est=(--set workload.seq_q=512 --set workload.seq_k=512 --golden)
 "$lampsim" run "${est[@]}" --set workload.max_elements=2147483648 > /dev/null 2> "$tmp/err"; rc=$?
-check "[ $rc -eq 0 ] && grep -q 'max_elements is raised to 2147483648: Q has 131072 elements.*estimated run time ~[0-9]' '$tmp/err'" "raised max_elements: size and time estimate on stderr (rc $rc): $(cat "$tmp/err")"
+check "[ $rc -eq 0 ] && grep -q 'max_elements is raised to 2147483648 (max_work to 274877906944): Q has 131072 elements.*estimated run time ~[0-9]' '$tmp/err'" "raised max_elements: size and time estimate on stderr (rc $rc): $(cat "$tmp/err")"
+# an enormous but legal run (65536^2 tokens, 8 heads: 2.2e12 multiply-adds) is refused at once above
+# workload.max_work (it just ran); raised, it is told its size and estimated time first (issue #25)
+start=$(date +%s%N)
+"$lampsim" run --golden --set workload.seq_q=65536 --set workload.seq_k=65536 --set workload.heads_q=8 --set workload.heads_kv=8 -o "$tmp/huge" 2> "$tmp/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "[ $rc -eq 2 ] && grep -q 'multiply-adds of Q.K^T exceed workload.max_work = 274877906944' '$tmp/err' && [ $ms -lt 1500 ] && [ ! -e '$tmp/huge' ]" "a 2.2e12 multiply-add run: refused in ${ms} ms (rc $rc): $(cat "$tmp/err")"
+"$lampsim" run "${est[@]}" --set workload.max_work=300000000000 > /dev/null 2> "$tmp/err"; rc=$?
+check "[ $rc -eq 0 ] && grep -q 'max_work to 300000000000).*multiply-adds.*estimated run time ~[0-9]' '$tmp/err'" "raised max_work: size and time estimate on stderr (rc $rc): $(cat "$tmp/err")"
 "$lampsim" run "${est[@]}" > /dev/null 2> "$tmp/err"
 check "! grep -q 'estimated' '$tmp/err'" "no estimate at the default guard"
 
