@@ -168,7 +168,10 @@ int lsfp_format_parse(const char *name, lsfp_format *out, unsigned *given, char 
             p++;
             bool neg = *p == '-';
             if (neg) p++;
+            if (g & LSFP_GIVEN_BIAS) return parse_fail(err, errlen, name, "_b<bias> given twice");
             bias = parse_small(&p);
+            if (isdigit((unsigned char)*p) || bias > 254)   /* |bias| past fp32's exponents for any width */
+                return parse_fail(err, errlen, name, "bias out of range (the exponents must stay within float32's)");
             if (neg) bias = -bias;
             g |= LSFP_GIVEN_BIAS;
             continue;
@@ -179,6 +182,10 @@ int lsfp_format_parse(const char *name, lsfp_format *out, unsigned *given, char 
         for (k = 0; k < nr; k++) {
             size_t l = strlen(rules[k].s);
             if (!strncmp(p, rules[k].s, l) && (p[l] == '_' || p[l] == '\0')) {
+                /* one special-value rule, each suffix once: e4m3_ocp_ieee has no meaning to pick */
+                if (rules[k].sp < 0 ? !subn : (g & LSFP_GIVEN_SPECIAL) != 0)
+                    return parse_fail(err, errlen, name, rules[k].sp < 0 ? "_nosub given twice"
+                                      : "conflicting or repeated special-value suffixes (one of _ocp, _ieee, _finite)");
                 if (rules[k].sp < 0) subn = false;
                 else { sp = (lsfp_special)rules[k].sp; g |= LSFP_GIVEN_SPECIAL; }
                 p += l;
@@ -320,6 +327,9 @@ float lsfp_truncate_to(const lsfp_format *f, float x)
     if (isnan(x) || isinf(x)) return x;
     double r = round_magnitude(f, fabs((double)x), LSFP_RND_RTZ, NULL);
     if (r > (double)f->max_finite) r = f->max_finite;
+    /* a _nosub format reads its subnormal codes as zero: a value narrowed below the smallest
+     * normal is zero there too, as lsfp_round flushes it (not a subnormal the format cannot hold) */
+    if (!f->subnormals && r < (double)f->min_normal) r = 0.0;
     return signbit(x) ? -(float)r : (float)r;
 }
 

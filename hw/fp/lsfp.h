@@ -141,7 +141,8 @@ bool lsfp_has_nan(const lsfp_format *f);
 uint32_t lsfp_nan_code(const lsfp_format *f);
 
 /* Truncate a value toward zero onto another format's grid (e4m11 running max -> e4m3 shift base,
- * numerics.md A.3); no saturation counting (the running max is always in range). */
+ * numerics.md A.3); no saturation counting (the running max is always in range). A format without
+ * subnormals (_nosub) flushes what falls below its smallest normal to zero, as lsfp_round does. */
 float lsfp_truncate_to(const lsfp_format *f, float x);
 
 /* ---- Array rounding (branch-free, AVX2 when the CPU has it; identical results). ---- */

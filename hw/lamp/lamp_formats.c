@@ -82,9 +82,15 @@ int lslamp_formats_resolve(const char names[][LSLAMP_FMT_NAME_MAX], lslamp_arith
             /* a derived format: the accumulator asked for it */
             return bad(acc_role, which, err, errlen, "%s; name algorithm.%s explicitly", why, lslamp_fmt_knob[r]);
         }
-        if (!shift && !(f->max_finite >= 1.0f))
-            return bad(r, which, err, errlen, "%s cannot hold 1.0, the exponential of the row maximum (largest "
-                       "value %s)", f->name, f->max_finite > 0 ? "below 1" : "0");
+        /* 1.0 itself, not only the range: a grid such as ue2m1_b-3 (0, 8, 16, ...) reaches past 1
+         * but turns the row maximum's exponential into something else */
+        float one = lsfp_decode(f, lsfp_encode(f, 1.0f));
+        if (!shift && one != 1.0f) {
+            char got[64];
+            if (!(f->max_finite >= 1.0f)) snprintf(got, sizeof got, "largest value %s", f->max_finite > 0 ? "below 1" : "0");
+            else snprintf(got, sizeof got, "1.0 rounds to %g", (double)one);
+            return bad(r, which, err, errlen, "%s cannot hold 1.0, the exponential of the row maximum (%s)", f->name, got);
+        }
     }
     /* Named formats keep their own names; derived ones equal to a named format take its name. */
     for (int r = LSLAMP_FMT_LP_SHIFT; r < LSLAMP_FMT_COUNT; r++)

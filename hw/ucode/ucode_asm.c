@@ -3,10 +3,12 @@
 #include "lsucode.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const unit_names[LSUCODE_NUNITS] = { "sequencer", "memory", "tensor", "lut", "sfu", "vector",
                                                     "scheduler", "regfile" };
@@ -281,7 +283,17 @@ int lsucode_assemble_file(const char *path, lsucode_program *p, char *err, size_
 {
     memset(p, 0, sizeof *p);
     FILE *f = fopen(path, "rb");
-    if (!f) { if (err && errlen) snprintf(err, errlen, "%s: cannot open microprogram", path); return -1; }
+    if (!f) {
+        if (err && errlen) snprintf(err, errlen, "%s: cannot open microprogram: %s", path, strerror(errno));
+        return -1;
+    }
+    /* a directory opens for reading on Linux and reads as nothing ("empty program" would mislead) */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        if (err && errlen) snprintf(err, errlen, "%s: is a directory, not a microprogram file", path);
+        return -1;
+    }
     size_t cap = 4096, n = 0;
     char *t = malloc(cap);
     while (t) {

@@ -42,6 +42,7 @@ _lib.ls_api_close.argtypes = [ctypes.c_void_p]
 _lib.ls_api_config_yaml.restype = ctypes.c_void_p
 _lib.ls_api_config_yaml.argtypes = [ctypes.c_void_p]
 _lib.ls_api_is_key.argtypes = [ctypes.c_char_p]
+_lib.ls_api_suggest_key.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
 _lib.ls_api_attention.argtypes = [ctypes.c_void_p] + [ctypes.c_int] * 7 + [_c_float_p] * 4 + [
     ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
     ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]
@@ -62,6 +63,12 @@ def version():
 
 def is_key(key):
     return bool(_lib.ls_api_is_key(key.encode()))
+
+
+def suggest_key(key):
+    """The closest configuration key or section to an unknown key, or None."""
+    buf = ctypes.create_string_buffer(256)
+    return buf.value.decode() if _lib.ls_api_suggest_key(key.encode(), buf, len(buf)) else None
 
 
 def _take_string(ptr):

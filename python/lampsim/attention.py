@@ -1,6 +1,9 @@
 """lampsim.attention: the golden engine's bit-exact attention on numpy arrays or torch tensors."""
+import collections.abc
 import json
 import math
+import numbers
+import os
 
 import numpy as np
 
@@ -9,15 +12,31 @@ from . import _lib
 MODES = ("lamp", "pure_8bit", "fa2_16bit", "fa2_fp32", "lamp_code", "random")
 
 
+def _full_key(key):
+    """The configuration key of a keyword override: full keys as they are, short ones in algorithm."""
+    return key if "." in key else ("algorithm." + key if _lib.is_key("algorithm." + key) else key)
+
+
 def _override_strings(overrides, settings):
     """["algorithm.tau=0.25", ...] from short keyword overrides (tau=0.25, mode="lamp", seed=3) and a
     dict of full keys ({"algorithm.b_k": 16})."""
+    if settings is not None and not isinstance(settings, collections.abc.Mapping):
+        raise TypeError("settings: expected a dict of configuration keys to values, got %s" % type(settings).__name__)
+    for key in (settings or {}):
+        if not isinstance(key, str):
+            raise TypeError("settings: key %r is not a string (configuration keys are like 'algorithm.tau')" % (key,))
+    for key in ("attn_mask", "mask"):
+        if key in overrides:
+            raise _lib.LampsimError("%s: masks are not supported (causal=True or causal=False only)" % key)
     out = []
     items = [(k, v, k) for k, v in sorted(overrides.items())] + [(k, v, k) for k, v in sorted((settings or {}).items())]
     for key, value, given in items:
-        full = key if "." in key else ("algorithm." + key if _lib.is_key("algorithm." + key) else key)
+        full = _full_key(key)
         if not _lib.is_key(full):
-            raise _lib.LampsimError("unknown configuration key %r (see `lampsim config --explain`)" % given)
+            # a short keyword is an algorithm key: the closest of those first
+            hint = (_lib.suggest_key("algorithm." + key) if "." not in key else None) or _lib.suggest_key(full)
+            raise _lib.LampsimError("unknown configuration key %r%s (see `lampsim config --explain`)"
+                                    % (given, "; did you mean %r?" % hint if hint else ""))
         if isinstance(value, bool):
             value = "true" if value else "false"
         elif isinstance(value, float):
@@ -27,16 +46,26 @@ def _override_strings(overrides, settings):
 
 
 def _to_numpy(t, name):
-    """(float32 C-contiguous [B, H, S, D] array, restore function, was-3D flag)."""
+    """(float32 C-contiguous [B, H, S, D] array, restore function). Refuses what is not a real
+    floating-point tensor (integers, booleans, complex numbers: their float32 values are not what the
+    caller computes with) with a TypeError naming the argument."""
     if hasattr(t, "detach"):  # torch.Tensor
         import torch
+        if not t.dtype.is_floating_point:
+            raise TypeError("%s: expected a floating-point tensor, got dtype %s" % (name, t.dtype))
         like = t
         a = t.detach().to(device="cpu", dtype=torch.float32).contiguous().numpy()
 
         def back(x):
             return torch.from_numpy(x).to(device=like.device, dtype=like.dtype)
     else:
-        a = np.ascontiguousarray(np.asarray(t, dtype=np.float32))
+        try:
+            a = np.asarray(t)
+        except (TypeError, ValueError) as e:
+            raise TypeError("%s: expected a float array or tensor, got %s (%s)" % (name, type(t).__name__, e)) from None
+        if a.dtype.kind != "f":
+            raise TypeError("%s: expected a floating-point array, got dtype %s" % (name, a.dtype))
+        a = np.ascontiguousarray(a, dtype=np.float32)
 
         def back(x):
             return x
@@ -46,6 +75,22 @@ def _to_numpy(t, name):
         raise _lib.LampsimError("%s: expected [batch, heads, seq, dim] or [heads, seq, dim], got shape %s"
                                 % (name, a.shape))
     return a, back
+
+
+def _check_flag(value, name):
+    """True/False (or numpy's bool, 0, 1): a tensor here is most likely a mask in the wrong place."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise TypeError("%s: expected True or False, got %s (masks are not supported)" % (name, type(value).__name__))
+
+
+def _scale_sharpness(scale, dim):
+    """The factor Q is multiplied by for a softmax scale other than 1/sqrt(dim)."""
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (numbers.Real, np.floating, np.integer)):
+        raise TypeError("scale: expected a number, got %s" % type(scale).__name__)
+    if not math.isfinite(float(scale)):
+        raise _lib.LampsimError("scale: %r is not finite" % float(scale))
+    return float(scale) * math.sqrt(dim)
 
 
 def _flatten(obj, prefix="", out=None):
@@ -99,7 +144,7 @@ def _merge_stats(parts):
     return m
 
 
-def attention(q, k, v, causal=True, config=None, scale=None, reference=False, records=False, settings=None,
+def attention(q, k, v, *, causal=True, config=None, scale=None, reference=False, records=False, settings=None,
               **overrides):
     """Attention through lampsim's golden engine. Returns (o, stats).
 
@@ -115,11 +160,23 @@ def attention(q, k, v, causal=True, config=None, scale=None, reference=False, re
     their report names ("tiles.disruptive_rate", "recompute.subblock_rate", "accuracy.kl_mean" when
     reference=True, ...). records=True adds stats["records"], int32 [B, Hq, query blocks, warps,
     key tiles, 4] = (stage1_mask, stage2_mask, n_hp, flags) as in docs/engine.md.
+
+    Everything after v is keyword-only (a 4th positional argument would be SDPA's attn_mask, which
+    is not supported). NaN or infinite elements of q, k, v (or q after scaling) are refused
+    (LampsimError naming the tensor and the element), as `lampsim run` refuses a trace.
     """
+    if config is not None:
+        try:
+            config = os.fspath(config)
+        except TypeError:
+            raise TypeError("config: expected a path to a YAML configuration, got %s" % type(config).__name__) from None
+    causal = _check_flag(causal, "causal")
     ctx = _lib.context(config, _override_strings(overrides, settings))
     if isinstance(q, (list, tuple)):
         if not (isinstance(k, (list, tuple)) and isinstance(v, (list, tuple)) and len(q) == len(k) == len(v)):
             raise _lib.LampsimError("ragged batch: q, k and v must be lists of the same length")
+        if not q:
+            raise _lib.LampsimError("ragged batch: q, k and v are empty lists (nothing to compute)")
         outs, parts = [], []
         for qi, ki, vi in zip(q, k, v):
             oi, si = attention(qi, ki, vi, causal=causal, config=config, scale=scale, reference=reference,
@@ -136,9 +193,15 @@ def attention(q, k, v, causal=True, config=None, scale=None, reference=False, re
     if ka.shape != va.shape or ka.shape[0] != qa.shape[0] or ka.shape[3] != qa.shape[3]:
         raise _lib.LampsimError("shapes do not match: q %s, k %s, v %s" % (qa.shape, ka.shape, va.shape))
     if scale is not None:
-        sharp = float(scale) * math.sqrt(qa.shape[-1])
+        sharp = _scale_sharpness(scale, qa.shape[-1])
         if sharp != 1.0:
-            qa = (qa.astype(np.float64) * sharp).astype(np.float32)
+            with np.errstate(over="ignore", invalid="ignore"):
+                scaled = (qa.astype(np.float64) * sharp).astype(np.float32)
+            bad = np.flatnonzero(~np.isfinite(scaled) & np.isfinite(qa))
+            if bad.size:
+                raise _lib.LampsimError("scale: q element %s is not finite in float32 after multiplying by scale * "
+                                        "sqrt(dim) = %r" % (list(np.unravel_index(bad[0], qa.shape)), sharp))
+            qa = scaled
     o, js, rec, geom = ctx.run(qa, ka, va, causal, reference, records)
     stats = {k: v for k, v in _flatten(json.loads(js)).items()
              if not k.startswith("workload.") or k[9:] in _SHAPE_KEYS}

@@ -17,6 +17,9 @@ import re
 from .attention import attention
 
 
+_NONE = object()
+
+
 def _refuse(what):
     raise NotImplementedError("lampsim attention: %s not supported (causal or full attention only)" % what)
 
@@ -66,7 +69,7 @@ def patch_modules(model, pattern=None, class_name="CoreAttention", config=None, 
     NotImplementedError. Raises ValueError if nothing matches."""
     import torch
     calls = []
-    patched = []
+    patched = []   # (module, its own forward attribute before the patch, or _NONE)
     for name, mod in _matching_modules(model, pattern, class_name):
         def forward(q, k, v, causal=True, _name=name, **extra):
             if extra:
@@ -75,12 +78,16 @@ def patch_modules(model, pattern=None, class_name="CoreAttention", config=None, 
                 o, stats = attention(q, k, v, causal=causal, config=config, **options)
             calls.append((_name, stats))
             return o
+        patched.append((mod, vars(mod).get("forward", _NONE)))
         mod.forward = forward       # instance attribute shadows the class's forward
-        patched.append(mod)
     if not patched:
         raise ValueError("patch_modules: no submodule matches %s" % (repr(pattern) if pattern else class_name))
     try:
         yield calls
     finally:
-        for mod in patched:
-            del mod.forward
+        # exactly what was there: an outer patch, a user's wrapper, or nothing (the class's forward)
+        for mod, before in reversed(patched):
+            if before is _NONE:
+                vars(mod).pop("forward", None)
+            else:
+                mod.forward = before

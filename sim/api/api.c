@@ -14,6 +14,7 @@
 #include "report.h"
 #include "run.h"
 #include "workload_stats.h"
+#include "workload.h"
 
 struct ls_api_ctx {
     ls_config cfg;
@@ -63,6 +64,11 @@ char *ls_api_config_yaml(const ls_api_ctx *c)
 }
 
 int ls_api_is_key(const char *key) { return key && ls_config_schema_find(key) != NULL; }
+
+int ls_api_suggest_key(const char *key, char *out, size_t outlen)
+{
+    return key && out && outlen && ls_config_suggest(key, out, outlen);
+}
 
 static int check_shape(int batch, int hq, int hk, int sq, int sk, int d, char *err, size_t errlen)
 {
@@ -129,6 +135,12 @@ int ls_api_attention(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, 
     if (records) *records = NULL;
     int rc = check_shape(batch, heads_q, heads_kv, seq_q, seq_k, dim, err, errlen);
     if (rc) return rc;
+    /* as `lampsim run` refuses a trace: a NaN or an infinity would come back as a plausible O
+     * (zeros in some modes) with perfect-looking statistics */
+    const int64_t qshape[4] = {batch, heads_q, seq_q, dim}, kvshape[4] = {batch, heads_kv, seq_k, dim};
+    if (ls_workload_check_finite(q, 4, qshape, "q", err, errlen) || ls_workload_check_finite(k, 4, kvshape, "k", err, errlen) ||
+        ls_workload_check_finite(v, 4, kvshape, "v", err, errlen))
+        return 2;
     ls_engine_params ep = c->ep;
     ep.compute_reference = (flags & LS_API_REFERENCE) != 0;
     ep.keep_reference = false;

@@ -30,6 +30,9 @@ LS_API char *ls_api_config_yaml(const ls_api_ctx *c);
 
 /* 1 if key (e.g. "algorithm.tau") is a configuration key. */
 LS_API int ls_api_is_key(const char *key);
+/* The closest configuration key or section to an unknown key (the CLI's "did you mean"): 1 when one
+ * was written to out. */
+LS_API int ls_api_suggest_key(const char *key, char *out, size_t outlen);
 
 enum {
     LS_API_REFERENCE = 1,  /* also compute the fp64 reference and the accuracy.* fields */
@@ -41,7 +44,8 @@ enum {
  * report's numerics fields (mode, tiles.*, recompute.*, accuracy.*, events.*) as a JSON object;
  * with LS_API_RECORDS, *records receives n_records x 4 int32 (stage1_mask, stage2_mask, n_hp, flags)
  * in the order [batch][heads_q][query block][warp][key tile] and *geometry n_qblocks, n_q, n_ktiles.
- * Both are malloc'ed (ls_api_free). Returns 0, 2 for bad shapes, 1 for an engine failure. */
+ * Both are malloc'ed (ls_api_free). Returns 0; 2 for bad input (a shape, or a NaN or infinite element of
+ * q, k or v: "q: element [b, h, s, d] is NaN; inputs must be finite"); 1 for an engine failure. */
 LS_API int ls_api_attention(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k, int dim,
                     int causal, const float *q, const float *k, const float *v, float *o, int flags,
                     char **stats_json, int32_t **records, size_t *n_records, int geometry[3], char *err,

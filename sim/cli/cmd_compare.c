@@ -250,8 +250,15 @@ static int add_rows(crow **rows, int *n, int *cap, const char *d, char ***axes, 
         (*n)++;
         return 0;
     }
-    for (int p = 0; p < mf.n; p++)
+    int missing = 0, first_missing = -1;
+    for (int p = 0; p < mf.n; p++) {
         if (ls_cli_is_file(mf.paths[p], "DONE") && !load_row(&(*rows)[*n], mf.paths[p])) (*n)++;
+        else if (missing++ == 0) first_missing = p;
+    }
+    /* a half-finished sweep is compared as far as it got, and says so (as sweep merge does) */
+    if (missing)
+        fprintf(stderr, "lampsim compare: %s: %d of %d points not finished (failed or not run; the first: point %d), "
+                "left out\n", d, missing, mf.n, first_missing);
     char **na = mf.n ? realloc(*axes, (size_t)(*naxes + mf.naxes + 1) * sizeof *na) : *axes;
     if (na) *axes = na;
     for (int a = 0; na && mf.n && a < mf.naxes; a++) {

@@ -308,6 +308,8 @@ static int op_dot(const fp_opts *o)
     lsfp_format f;
     int rc = lookup_format(o->acc ? o->acc : "e4m3", &f, o);
     if (rc) return rc;
+    /* as the engine (algorithm.lp_format / hp_format): a dot product of signed operands is signed */
+    if (!f.is_signed) return fail("--acc: an accumulator holds signed sums; this format is unsigned:", f.name);
     lsfp_accum spec = {.fmt = &f, .model = LSFP_ACC_EXACT, .order = LSFP_ORDER_ASCENDING, .chunk_k = (int)o->chunk};
     if (o->model && !strcmp(o->model, "paper")) spec.model = LSFP_ACC_PAPER;
     else if (o->model && strcmp(o->model, "exact")) return fail("--model takes paper or exact, not", o->model);

@@ -36,7 +36,7 @@ static void sweep_usage(FILE *out)
           "  --no-progress status as plain lines: one per finished point and one every S seconds\n"
           "  --progress-every S  seconds between status updates (default 10 plain, 0.5 live)\n"
           "  merge    one CSV row per finished point: axes, point.index, point.id, report columns;\n"
-          "           missing and failed points are listed on stderr (--strict: exit 1 then)\n"
+          "           missing and failed points are listed on stderr (--strict: exit 1 then, writing nothing)\n"
           "See docs/sweeps.md.\n",
           out);
 }
@@ -228,6 +228,13 @@ static int sweep_merge(int argc, char **argv)
         free(text);
         return rc;
     }
+    if (strict && (st.failed || st.missing)) {
+        /* a strict merge that fails writes nothing: -o FILE keeps its previous, complete contents */
+        fprintf(stderr, "lampsim sweep merge: --strict: %d point(s) failed and %d missing; %s\n", st.failed, st.missing,
+                outp ? "the output file is left unchanged" : "nothing written");
+        free(text);
+        return 1;
+    }
     if (outp) {
         if (ls_atomic_file_write(outp, text, len, err, sizeof err)) {
             fprintf(stderr, "lampsim sweep merge: %s\n", err);
@@ -235,7 +242,6 @@ static int sweep_merge(int argc, char **argv)
         }
     } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) rc = 1;
     free(text);
-    if (!rc && strict && (st.failed || st.missing)) rc = 1;
     return rc;
 }
 

@@ -102,6 +102,7 @@ typedef struct ls_config_workload {
              recency[LS_CONFIG_PATH_MAX], decay[LS_CONFIG_PATH_MAX], jitter[LS_CONFIG_PATH_MAX];
              bool qk_norm; } heads;
     int64_t max_elements;               /* per operand tensor */
+    int64_t max_work;                   /* multiply-adds of Q.K^T (ls_config_attention_work) */
     struct { char q[LS_CONFIG_PATH_MAX], k[LS_CONFIG_PATH_MAX], v[LS_CONFIG_PATH_MAX], safetensors[LS_CONFIG_PATH_MAX];
              char q_name[LS_CONFIG_NAME_MAX], k_name[LS_CONFIG_NAME_MAX], v_name[LS_CONFIG_NAME_MAX]; } trace;
 } ls_config_workload;
@@ -158,9 +159,16 @@ typedef struct ls_config_schema_entry {
 
 #define LS_CONFIG_SF_NODUMP 1u   /* not written to the resolved YAML (workload.file) */
 #define LS_CONFIG_SF_NOREPORT 2u /* host-dependent, not in the report's config section (algorithm.threads) */
+#define LS_CONFIG_SF_DUMP_IF_SET 4u /* written to the resolved YAML only when not the default: a guard added
+                                       later (workload.max_work) changes no sweep point's id */
 
 const ls_config_schema_entry *ls_config_schema(size_t *count);
 const ls_config_schema_entry *ls_config_schema_find(const char *path);
+/* The work that workload.max_work bounds: multiply-adds of Q.K^T over the visible query-key pairs
+ * (causal: query i sees the keys up to i + seq_k - seq_q). */
+double ls_config_attention_work(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal);
+/* Closest schema key or section to path (the "did you mean"); 1 when a suggestion was written. */
+int ls_config_suggest(const char *path, char *out, size_t outlen);
 
 /* ---- provenance of the LampAttention preset's values (sim/config/provenance.c) ----
  * Every timing and energy value of configs/lampattention.yaml (= the schema defaults of the

@@ -5,8 +5,6 @@
 
 #include "config.h"
 
-/* Closest schema key or section to path; 1 when a suggestion was written. */
-int ls_config_suggest(const char *path, char *out, size_t outlen);
 /* "an integer in [1, 1024]", "one of a, b, c"... */
 void ls_config_expected(const ls_config_schema_entry *e, char *buf, size_t len);
 /* Lexical normalisation of a path in place (buffer of at least 2 * LS_CONFIG_PATH_MAX + 2). */

@@ -915,6 +915,13 @@ static int check(ctx *c)
                    nq >= nk ? nq : nk, (long long)w->max_elements);
             FAILED_CHECK(c, rc);
         }
+        double work = ls_config_attention_work(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal);
+        if (work > (double)w->max_work) {
+            err_at(c, later(c, "workload.seq_q", "workload.seq_k"),
+                   "%.3g multiply-adds of Q.K^T exceed workload.max_work = %lld (raise it to run this; the run then "
+                   "prints a time estimate first)", work, (long long)w->max_work);
+            return -1;
+        }
     } else {
         int have_npy = w->trace.q[0] || w->trace.k[0] || w->trace.v[0];
         if (have_npy && w->trace.safetensors[0]) {
@@ -1060,4 +1067,11 @@ void ls_config_free(ls_config *cfg)
 {
     /* All storage is inline; kept so callers need not change if that ever changes. */
     (void)cfg;
+}
+
+double ls_config_attention_work(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal)
+{
+    double pairs = (double)seq_q * seq_k;
+    if (causal) pairs = (double)seq_q * ((double)seq_k - seq_q) + (double)seq_q * (seq_q + 1) / 2.0;
+    return (double)batch * heads_q * pairs * dim;
 }

@@ -257,7 +257,8 @@ static const ls_config_schema_entry schema[] = {
        "`hardware`: native formats (448 saturation, subnormals, LUT underflow); `paper`: the paper's simulation "
        "(fp32 exponent range, mantissa rounding only)."),
     EN("algorithm.acc_model", algorithm.acc_model, "auto", accm_names,
-       "Accumulation model of the low-precision dot products: `paper` (round after every product, fmaf then round), "
+       "Accumulation model of the logit dot products, both the low-precision (lp_format) and the high-precision "
+       "(hp_format) accumulator, in either arithmetic: `paper` (round after every product, fmaf then round), "
        "`exact` (single rounding), `auto` (paper with arithmetic: paper, exact otherwise)."),
     EN("algorithm.operand_format", algorithm.operand_format, "input", opfmt_names,
        "Format of Q, K and V in memory and in the tensor unit's operands: `input` (the workload dtype: fp32 4 bytes, "
@@ -402,6 +403,11 @@ static const ls_config_schema_entry schema[] = {
     I64("workload.max_elements", workload.max_elements, "1073741824", 1, 1099511627776.0,
         "Largest accepted Q, K or V tensor in elements (guards against accidental huge runs). Raised above this "
         "default, a run first prints the workload size and an estimated run time."),
+    {"workload.max_work", LS_CONFIG_T_INT64, F(workload.max_work), "274877906944", 1, 1e18, NULL,
+     "Largest accepted work in multiply-adds of Q.K^T, batch x heads_q x visible query-key pairs x dim (2^38 by "
+     "default: far above the shipped workloads, below runs of hours; guards against accidental huge runs). Raised "
+     "above this default, a run first prints the workload size and an estimated run time. Recorded in "
+     "config.resolved.yaml when raised; not in the report.", LS_CONFIG_SF_NOREPORT | LS_CONFIG_SF_DUMP_IF_SET},
     P("workload.trace.q", workload.trace.q, "", "trace: Q as .npy, shape [batch, heads_q, seq_q, dim] or [heads_q, seq_q, dim]."),
     P("workload.trace.k", workload.trace.k, "", "trace: K as .npy, shape [batch, heads_kv, seq_k, dim] or [heads_kv, seq_k, dim]."),
     P("workload.trace.v", workload.trace.v, "", "trace: V as .npy, same shape as K."),

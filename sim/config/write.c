@@ -129,6 +129,9 @@ int ls_config_write_resolved(const ls_config *cfg, FILE *out)
     for (size_t i = 0; i < n; ++i) {
         const ls_config_schema_entry *e = &s[i];
         if (e->flags & LS_CONFIG_SF_NODUMP) continue;
+        if ((e->flags & LS_CONFIG_SF_DUMP_IF_SET) && e->type == LS_CONFIG_T_INT64 &&
+            *(const int64_t *)cfield(cfg, e) == atoll(e->def))
+            continue;
         const char *dot = strrchr(e->path, '.');
         /* section components of this key */
         char comp[8][64];

@@ -291,3 +291,15 @@ void ls_yamltree_free(ls_yamltree_doc *doc)
     free(doc->all);
     memset(doc, 0, sizeof *doc);
 }
+
+int ls_yamltree_duplicate_key(const ls_yamltree_node *m, int *first)
+{
+    if (!m || m->kind != LS_YAMLTREE_MAP) return -1;
+    for (int i = 2; i + 1 < m->n; i += 2)
+        for (int j = 0; j < i; j += 2)
+            if (m->kids[i]->text && m->kids[j]->text && !strcmp(m->kids[i]->text, m->kids[j]->text)) {
+                if (first) *first = j;
+                return i;
+            }
+    return -1;
+}

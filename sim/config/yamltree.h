@@ -32,5 +32,9 @@ typedef struct ls_yamltree_doc {
 /* Parses text; on error returns -1 and writes "line:col: message" parts. */
 int ls_yamltree_parse(const char *text, size_t len, ls_yamltree_doc *doc, int *eline, int *ecol, char *emsg, size_t emsglen);
 void ls_yamltree_free(ls_yamltree_doc *doc);
+/* The index in m->kids of the first key of mapping m whose text repeats an earlier key's, or -1;
+ * *first (may be NULL) gets the earlier key's index. libyaml accepts duplicate keys: every reader
+ * of a lampsim file refuses them with "key: duplicate key (first defined at line L, column C)". */
+int ls_yamltree_duplicate_key(const ls_yamltree_node *m, int *first);
 static inline int ls_yamltree_map_len(const ls_yamltree_node *m) { return m->kind == LS_YAMLTREE_MAP ? m->n / 2 : 0; }
 #endif

@@ -4,10 +4,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -109,9 +112,96 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
     return 0;
 }
 
+static int commit(ls_atomic_dir *ad, char *err, size_t errlen);
+
+/* ---- removal on SIGINT, SIGTERM, SIGHUP ----
+ * One armed directory per process (a run's). The handler uses async-signal-safe calls only: the
+ * directory is open already, its entries are listed with getdents64 and unlinked relative to it
+ * (a run directory holds plain files only), then the signal is raised again with the previous
+ * disposition, so the process still dies of it (exit 130, 143, 129 in a shell). */
+static const int g_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction g_old[3];
+static bool g_installed[3];
+static volatile sig_atomic_t g_armed;
+static int g_dirfd = -1;
+static const char *g_tmp;
+static const ls_atomic_dir *g_ad;
+
+struct linux_dirent64_ {
+    unsigned long long d_ino;
+    long long d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+static void remove_armed(void)
+{
+    static char buf[8192];
+    for (int pass = 0; pass < 64; pass++) {   /* deleting while listing may skip entries: list again */
+        int removed = 0;
+        long n;
+        (void)lseek(g_dirfd, 0, SEEK_SET);
+        while ((n = syscall(SYS_getdents64, g_dirfd, buf, sizeof buf)) > 0)
+            for (long off = 0; off < n;) {
+                struct linux_dirent64_ *d = (struct linux_dirent64_ *)(buf + off);
+                off += d->d_reclen;
+                if (d->d_name[0] == '.' && (!d->d_name[1] || (d->d_name[1] == '.' && !d->d_name[2]))) continue;
+                removed += unlinkat(g_dirfd, d->d_name, 0) == 0;
+            }
+        if (!removed) break;
+    }
+    (void)rmdir(g_tmp);
+}
+
+static void on_signal(int sig)
+{
+    if (g_armed) {
+        g_armed = 0;
+        remove_armed();
+    }
+    for (int i = 0; i < 3; i++)
+        if (g_sigs[i] == sig && g_installed[i]) sigaction(sig, &g_old[i], NULL);
+    raise(sig);   /* blocked until this handler returns, then delivered with the old disposition */
+}
+
+static void disarm(const ls_atomic_dir *ad)
+{
+    if (g_ad != ad || !ad) return;
+    g_armed = 0;
+    for (int i = 0; i < 3; i++)
+        if (g_installed[i]) sigaction(g_sigs[i], &g_old[i], NULL), g_installed[i] = false;
+    if (g_dirfd >= 0) close(g_dirfd);
+    g_dirfd = -1;
+    g_tmp = NULL;
+    g_ad = NULL;
+}
+
+int ls_atomic_dir_remove_on_signals(ls_atomic_dir *ad)
+{
+    if (!ad || !ad->tmp_path || g_ad) return -1;
+    g_dirfd = open(ad->tmp_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (g_dirfd < 0) return -1;
+    g_tmp = ad->tmp_path;
+    g_ad = ad;
+    g_armed = 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, g_sigs[i]);
+    for (int i = 0; i < 3; i++) {
+        struct sigaction cur;
+        if (sigaction(g_sigs[i], NULL, &cur) != 0 || cur.sa_handler == SIG_IGN) continue;  /* nohup: still ignored */
+        g_installed[i] = sigaction(g_sigs[i], &sa, &g_old[i]) == 0;
+    }
+    return 0;
+}
+
 void ls_atomic_dir_abort(ls_atomic_dir *ad)
 {
     if (!ad) return;
+    disarm(ad);
     if (ad->tmp_path) (void)ls_io_remove_tree(ad->tmp_path);
     free(ad->tmp_path);
     free(ad->final_path);
@@ -132,6 +222,20 @@ static void sync_parent(const char *path)
 }
 
 int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen)
+{
+    /* the directory is about to become the destination: a signal now must not empty it, so the
+     * signals wait until the swap is done (then act as they would have) */
+    sigset_t block, prev;
+    sigemptyset(&block);
+    for (int i = 0; i < 3; i++) sigaddset(&block, g_sigs[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &prev);
+    disarm(ad);
+    int rc = commit(ad, err, errlen);
+    pthread_sigmask(SIG_SETMASK, &prev, NULL);
+    return rc;
+}
+
+static int commit(ls_atomic_dir *ad, char *err, size_t errlen)
 {
     const char *fin = ad->final_path, *tmp = ad->tmp_path;
     /* a missing or empty destination is replaced by a plain rename */
@@ -172,4 +276,17 @@ fail:
     ls_io_err(err, errlen, "%s: cannot move the finished run into place: %s", fin, strerror(errno));
     ls_atomic_dir_abort(ad);
     return -1;
+}
+
+void ls_atomic_dir_name_final(const ls_atomic_dir *ad, char *msg, size_t len)
+{
+    if (!ad || !ad->tmp_path || !ad->final_path || !msg) return;
+    char *at = strstr(msg, ad->tmp_path);
+    if (!at) return;
+    size_t tl = strlen(ad->tmp_path);
+    char *rest = strdup(at + tl);
+    if (!rest) return;
+    size_t head = (size_t)(at - msg);
+    snprintf(at, len - head, "%s%s", ad->final_path, rest);
+    free(rest);
 }

@@ -21,6 +21,13 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
 /* Swaps the temporary directory in (the old destination, if any, is removed). 0 or -1 with err;
  * on failure the temporary is removed and the old destination kept. */
 int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen);
+/* Rewrites the temporary directory's path in a message (a failed write inside it) to the
+ * destination's: the temporary is removed on failure, the destination is what the user named. */
+void ls_atomic_dir_name_final(const ls_atomic_dir *ad, char *msg, size_t len);
+/* Until commit or abort, SIGINT, SIGTERM and SIGHUP (unless ignored) remove the temporary directory
+ * before the process dies of them, as it would have. For the one run of a process (lampsim run);
+ * -1 if another directory is armed already or the temporary cannot be opened. */
+int ls_atomic_dir_remove_on_signals(ls_atomic_dir *ad);
 /* Removes the temporary directory and what was written into it. */
 void ls_atomic_dir_abort(ls_atomic_dir *ad);
 #endif

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,20 +38,44 @@ int ls_io_map_file(const char *path, void **base, size_t *len, char *err, size_t
         close(fd);
         return -1;
     }
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    /* read, not mapped: a mapping dies with SIGBUS when the file is truncated or rewritten in place
+     * during the run (numpy's np.save does that); a private copy cannot change under the engine */
+    size_t n = (size_t)st.st_size, got = 0;
+    unsigned char *p = malloc(n);
+    if (!p) {
+        ls_io_err(err, errlen, "%s: out of memory for %zu bytes", path, n);
+        close(fd);
+        return -1;
+    }
+    while (got < n) {
+        ssize_t r = pread(fd, p + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    int read_errno = errno;
+    struct stat after;
+    int changed = got != n || fstat(fd, &after) != 0 || after.st_size != st.st_size ||
+                  after.st_mtim.tv_sec != st.st_mtim.tv_sec || after.st_mtim.tv_nsec != st.st_mtim.tv_nsec;
     close(fd);
-    if (p == MAP_FAILED) {
-        ls_io_err(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+    if (changed) {
+        if (got < n && read_errno && read_errno != EINTR && got == 0)
+            ls_io_err(err, errlen, "%s: read failed: %s", path, strerror(read_errno));
+        else
+            ls_io_err(err, errlen, "%s: trace file changed while in use (size or modification time changed while it "
+                      "was read; rerun once it is written)", path);
+        free(p);
         return -1;
     }
     *base = p;
-    *len = (size_t)st.st_size;
+    *len = n;
     return 0;
 }
 
 void ls_io_unmap(void *base, size_t len)
 {
-    if (base && len) munmap(base, len);
+    (void)len;
+    free(base);
 }
 
 void ls_io_convert(const unsigned char *src, int src_dtype, size_t n, float *dst)

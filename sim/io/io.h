@@ -53,7 +53,9 @@ int ls_io_make_dirs(const char *path, char *err, size_t errlen);
 /* Removes path and, for a directory, everything under it (symbolic links are not followed).
  * Returns 0, or -1 with errno set by the first failure. */
 int ls_io_remove_tree(const char *path);
-/* Maps a whole regular file read/write private (copy-on-write). Returns 0 or -1 with err. */
+/* A whole regular file in private, writable memory: read, not mapped, so that rewriting the file
+ * during a run cannot kill it (SIGBUS); a file that changes while it is read is refused ("trace
+ * file changed while in use"). Returns 0 or -1 with err; release with ls_io_unmap. */
 int ls_io_map_file(const char *path, void **base, size_t *len, char *err, size_t errlen);
 void ls_io_unmap(void *base, size_t len);
 /* Converts n elements of the given source dtype (little-endian bytes at src) to float32. */

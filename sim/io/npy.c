@@ -2,6 +2,7 @@
 #include "npy.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -337,7 +338,7 @@ int ls_npy_save_f32(const char *path, const float *data, int ndim, const int64_t
     ok = ok && fputc('\n', af.fp) != EOF;
     ok = ok && (count == 0 || fwrite(data, sizeof(float), count, af.fp) == count);
     if (!ok) {
-        ls_io_err(err, errlen, "%s: write failed", path);
+        ls_io_err(err, errlen, "%s: write failed: %s", path, strerror(errno));
         ls_atomic_file_abort(&af);
         return -1;
     }

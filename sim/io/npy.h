@@ -1,6 +1,7 @@
 /* NumPy .npy reader/writer. Reads versions 1.0, 2.0 and 3.0, little-endian, C order, dtype
  * float32 ('<f4'), float16 ('<f2') or bfloat16 stored as uint16 bit patterns ('<u2'); converts
- * to float32. Large float32 files are memory-mapped (private, copy-on-write) instead of read.
+ * to float32. Large float32 files are used in place: the data points into the file's private copy
+ * (read, not mapped: see ls_io_map_file) instead of a second buffer.
  * Every malformed file is rejected with a precise message, never a crash. */
 #ifndef LAMPSIM_IO_NPY_H
 #define LAMPSIM_IO_NPY_H
@@ -17,12 +18,12 @@ typedef struct ls_npy_array {
     int64_t shape[LS_NPY_MAX_DIMS];
     size_t count;              /* product of shape (1 for a 0-d array) */
     ls_npy_src_dtype src_dtype;    /* dtype in the file */
-    int mapped;                /* 1: data points into a private file mapping */
-    void *map_base;            /* private: mapping to unmap (mapped == 1) */
+    int mapped;                /* 1: data points into the file's private copy (map_base) */
+    void *map_base;            /* private: the copy to release (mapped == 1) */
     size_t map_len;
 } ls_npy_array;
 
-/* Files at least this large (bytes of float32 data) are memory-mapped rather than copied. */
+/* Files at least this large (bytes of float32 data) are used in place rather than copied again. */
 #define LS_NPY_MMAP_THRESHOLD ((size_t)1 << 20)
 
 int ls_npy_load_f32(const char *path, ls_npy_array *out, char *err, size_t errlen);

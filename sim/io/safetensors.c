@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -517,25 +516,6 @@ int ls_safetensors_load_f32(const ls_safetensors_file *f, const char *name, ls_n
     for (int d = 0; d < t->ndim; ++d) out->count *= (size_t)t->shape[d];
     out->src_dtype = (ls_npy_src_dtype)t->dtype;
     size_t abs_off = f->data_start + (size_t)t->begin;
-    size_t nbytes = (size_t)(t->end - t->begin);
-    if (f->mapped && t->dtype == LS_NPY_SRC_F32 && abs_off % 4 == 0 && nbytes >= LS_NPY_MMAP_THRESHOLD) {
-        int fd = open(f->path, O_RDONLY);
-        if (fd >= 0) {
-            long pg = sysconf(_SC_PAGESIZE);
-            size_t page = pg > 0 ? (size_t)pg : 4096;
-            size_t start = abs_off / page * page;
-            size_t mlen = abs_off - start + nbytes;
-            void *m = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)start);
-            close(fd);
-            if (m != MAP_FAILED) {
-                out->data = (float *)(void *)((unsigned char *)m + (abs_off - start));
-                out->mapped = 1;
-                out->map_base = m;
-                out->map_len = mlen;
-                return 0;
-            }
-        }
-    }
     out->data = malloc(out->count ? out->count * sizeof(float) : 1);
     if (!out->data) {
         ls_io_err(err, errlen, "%s: out of memory for tensor '%s'", fname, name);

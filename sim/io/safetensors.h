@@ -1,7 +1,7 @@
 /* .safetensors reader: an 8-byte little-endian header size, a JSON header naming each tensor's
  * dtype, shape and byte range, then the raw data. Tensors of dtype F32, F16 or BF16 load as
- * float32 into an ls_npy_array (large aligned F32 tensors are memory-mapped). The file is
- * memory-mapped, the header validated in full (sizes, offsets, overlaps with the end of the
+ * float32 into an ls_npy_array (copied). The file is read into private memory (not mapped: a
+ * file rewritten during a run cannot kill it), the header validated in full (sizes, offsets, overlaps with the end of the
  * file, shapes that disagree with the byte ranges) before anything is returned. */
 #ifndef LAMPSIM_IO_SAFETENSORS_H
 #define LAMPSIM_IO_SAFETENSORS_H

@@ -13,6 +13,18 @@
 #define LS_MODEL_MAX_LAYERS 1024
 #define LS_MODEL_MAX_SETS 64
 
+/* Where a value of the model file is (1-based; 0: not given in the file), for errors that surface
+ * later, when the configuration of a layer is loaded or its trace read. */
+typedef struct {
+    int line, col;
+} ls_model_pos;
+
+typedef enum {
+    LS_MODEL_KEY_CONFIG, LS_MODEL_KEY_WORKLOAD, LS_MODEL_KEY_BATCH, LS_MODEL_KEY_HEADS_Q, LS_MODEL_KEY_HEADS_KV,
+    LS_MODEL_KEY_DIM, LS_MODEL_KEY_PREFILL, LS_MODEL_KEY_DECODE, LS_MODEL_NKEYS
+} ls_model_key;
+extern const char *const ls_model_key_names[LS_MODEL_NKEYS];
+
 typedef struct {
     char path[LS_CONFIG_PATH_MAX];         /* model file */
     char name[LS_CONFIG_NAME_MAX];
@@ -25,10 +37,13 @@ typedef struct {
     char *traces[LS_MODEL_MAX_LAYERS];  /* per-layer prefill trace workload file, or NULL */
     char *sets[LS_MODEL_MAX_SETS];      /* "key=value" overrides of the configuration */
     int nsets;
+    ls_model_pos pos[LS_MODEL_NKEYS];      /* the values of the keys above */
+    ls_model_pos set_pos[LS_MODEL_MAX_SETS];
+    ls_model_pos trace_pos[LS_MODEL_MAX_LAYERS], trace_key_pos[LS_MODEL_MAX_LAYERS];
 } ls_model;
 
-/* Parses a model file. Returns 0, or 2 with "file:line:col: key: reason" in err. Paths in the
- * file are resolved against its directory. */
+/* Parses a model file. Returns 0, or 2 with "file:line:col: key: reason" in err (duplicate keys and
+ * duplicate trace layers refused). Paths in the file are resolved against its directory. */
 int ls_model_load(ls_model *m, const char *path, char *err, size_t errlen);
 void ls_model_free(ls_model *m);
 
@@ -58,7 +73,9 @@ typedef struct {
 
 /* Runs every layer (and decode samples) through the timed model; extra_sets ("key=value") apply
  * after the model file's. Progress lines go to progress if non-NULL. Returns 0, 2 for bad input
- * (config, workload, trace shape), 1 for a run failure, with a message in err. */
+ * (config, workload, a trace's shape or a sequence length other than prefill), 1 for a run failure,
+ * with a message in err that names the model file's line, column and key when one of its values is
+ * the cause. */
 int ls_model_run(const ls_model *m, const char *const *extra_sets, int n_extra, FILE *progress,
                  ls_model_result *r, char *err, size_t errlen);
 void ls_model_result_free(ls_model_result *r);

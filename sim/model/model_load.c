@@ -9,11 +9,16 @@
 #include "sweep.h"
 #include "yamltree.h"
 
+const char *const ls_model_key_names[LS_MODEL_NKEYS] = {"config", "workload", "batch", "heads_q", "heads_kv",
+                                                        "dim", "prefill", "decode"};
+
 typedef struct {
     const char *file;
     char *err;
     size_t errlen;
 } merr;
+
+static ls_model_pos pos_of(const ls_yamltree_node *n) { return (ls_model_pos){n->line, n->col}; }
 
 static int fail(merr *e, const ls_yamltree_node *n, const char *key, const char *fmt, ...)
 {
@@ -53,10 +58,14 @@ static int parse_traces(merr *e, ls_model *m, const ls_yamltree_node *v, const c
     for (int i = 0; i + 1 < v->n; i += 2) {
         int layer = 0;
         if (get_int(e, v->kids[i], "traces", 0, m->layers - 1, &layer)) return 2;
+        if (m->traces[layer])   /* 1 and 01 are one layer: compared by number, not text */
+            return fail(e, v->kids[i], "traces", "layer %d: duplicate key (first defined at line %d, column %d)", layer,
+                        m->trace_key_pos[layer].line, m->trace_key_pos[layer].col);
         char path[LS_CONFIG_PATH_MAX];
         if (get_path(e, v->kids[i + 1], "traces", dir, path, sizeof path)) return 2;
-        free(m->traces[layer]);
         if (!(m->traces[layer] = strdup(path))) return fail(e, v, "traces", "out of memory");
+        m->trace_pos[layer] = pos_of(v->kids[i + 1]);
+        m->trace_key_pos[layer] = pos_of(v->kids[i]);
     }
     return 0;
 }
@@ -68,6 +77,7 @@ static int parse_sets(merr *e, ls_model *m, const ls_yamltree_node *v)
         const ls_yamltree_node *s = v->kids[i];
         if (s->kind != LS_YAMLTREE_SCALAR || !strchr(s->text, '=')) return fail(e, s, "set", "expected \"key=value\"");
         if (m->nsets >= LS_MODEL_MAX_SETS) return fail(e, s, "set", "more than %d overrides", LS_MODEL_MAX_SETS);
+        m->set_pos[m->nsets] = pos_of(s);
         if (!(m->sets[m->nsets++] = strdup(s->text))) return fail(e, s, "set", "out of memory");
     }
     return 0;
@@ -77,10 +87,16 @@ static int parse_root(merr *e, ls_model *m, const ls_yamltree_node *root, const 
 {
     if (root->kind != LS_YAMLTREE_MAP) return fail(e, root, "(document)", "expected a mapping");
     const ls_yamltree_node *traces = NULL;
+    int first, dup = ls_yamltree_duplicate_key(root, &first);
+    if (dup >= 0)
+        return fail(e, root->kids[dup], root->kids[dup]->text, "duplicate key (first defined at line %d, column %d)",
+                    root->kids[first]->line, root->kids[first]->col);
     for (int i = 0; i + 1 < root->n; i += 2) {
         const ls_yamltree_node *k = root->kids[i], *v = root->kids[i + 1];
         const char *key = k->text ? k->text : "";
         int rc = 0;
+        for (int j = 0; j < LS_MODEL_NKEYS; j++)
+            if (!strcmp(key, ls_model_key_names[j])) m->pos[j] = pos_of(v);
         if (!strcmp(key, "name")) {
             if (v->kind != LS_YAMLTREE_SCALAR) rc = fail(e, v, key, "expected a string");
             else snprintf(m->name, sizeof m->name, "%s", v->text);

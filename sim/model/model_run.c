@@ -12,39 +12,83 @@
 
 #define MAX_SETS (2 * LS_MODEL_MAX_SETS + 16)
 
+/* The overrides of one simulation, each with the model file's key and position it comes from
+ * (blame NULL: the command line's --set, reported as such). */
 typedef struct {
     const char *sets[MAX_SETS];
+    const char *blame[MAX_SETS];
+    ls_model_pos pos[MAX_SETS];
     char own[10][LS_CONFIG_PATH_MAX + 32];   /* storage of the generated overrides */
     int n, nown;
 } setlist;
 
-static void add_own(setlist *s, const char *key, long v, const char *text)
+static void add(setlist *s, const char *text, const char *blame, ls_model_pos pos)
+{
+    s->blame[s->n] = blame;
+    s->pos[s->n] = pos;
+    s->sets[s->n++] = text;
+}
+
+static void add_own(setlist *s, const ls_model *m, ls_model_key from, const char *key, long v, const char *text)
 {
     char *dst = s->own[s->nown++];
     if (text) snprintf(dst, sizeof s->own[0], "%s=%s", key, text);
     else snprintf(dst, sizeof s->own[0], "%s=%ld", key, v);
-    s->sets[s->n++] = dst;
+    add(s, dst, ls_model_key_names[from], m->pos[from]);
 }
 
-/* The overrides of one simulation: the model's, the command line's, then its workload. */
-static void job_sets(setlist *s, const ls_model *m, const char *const *extra, int n_extra, const char *trace,
-                     int seq_q, int seq_k)
+/* The overrides of one simulation: the model's, the command line's, then its workload (layer: the
+ * prefill layer whose trace it reads, or -1). */
+static void job_sets(setlist *s, const ls_model *m, const char *const *extra, int n_extra, int layer, int seq_q,
+                     int seq_k)
 {
     s->n = s->nown = 0;
-    for (int i = 0; i < m->nsets; i++) s->sets[s->n++] = m->sets[i];
-    for (int i = 0; i < n_extra && s->n < MAX_SETS - 10; i++) s->sets[s->n++] = extra[i];
-    if (trace) {
-        add_own(s, "workload.file", 0, trace);
+    for (int i = 0; i < m->nsets; i++) add(s, m->sets[i], "set", m->set_pos[i]);
+    for (int i = 0; i < n_extra && s->n < MAX_SETS - 10; i++) add(s, extra[i], NULL, (ls_model_pos){0, 0});
+    if (layer >= 0 && m->traces[layer]) {
+        add_own(s, m, LS_MODEL_KEY_WORKLOAD, "workload.file", 0, m->traces[layer]);
+        s->blame[s->n - 1] = "traces", s->pos[s->n - 1] = m->trace_pos[layer];
         return;
     }
-    if (m->workload[0]) add_own(s, "workload.file", 0, m->workload);
-    add_own(s, "workload.batch", m->batch, NULL);
-    add_own(s, "workload.heads_q", m->heads_q, NULL);
-    add_own(s, "workload.heads_kv", m->heads_kv, NULL);
-    add_own(s, "workload.dim", m->dim, NULL);
-    add_own(s, "workload.seq_q", seq_q, NULL);
-    add_own(s, "workload.seq_k", seq_k, NULL);
-    add_own(s, "workload.causal", 0, "true");
+    if (m->workload[0]) add_own(s, m, LS_MODEL_KEY_WORKLOAD, "workload.file", 0, m->workload);
+    ls_model_key len_key = layer >= 0 ? LS_MODEL_KEY_PREFILL : LS_MODEL_KEY_DECODE;
+    add_own(s, m, LS_MODEL_KEY_BATCH, "workload.batch", m->batch, NULL);
+    add_own(s, m, LS_MODEL_KEY_HEADS_Q, "workload.heads_q", m->heads_q, NULL);
+    add_own(s, m, LS_MODEL_KEY_HEADS_KV, "workload.heads_kv", m->heads_kv, NULL);
+    add_own(s, m, LS_MODEL_KEY_DIM, "workload.dim", m->dim, NULL);
+    add_own(s, m, len_key, "workload.seq_q", seq_q, NULL);
+    add_own(s, m, len_key, "workload.seq_k", seq_k, NULL);
+    add_own(s, m, len_key, "workload.causal", 0, "true");
+}
+
+/* A configuration error of one simulation, placed in the model file when one of its values (a set:
+ * entry, config:, workload:, traces:, a shape key) is the cause. */
+static void config_error(const ls_model *m, const setlist *s, const ls_config_diag *d, char *err, size_t errlen)
+{
+    if (!strncmp(d->file, "--set ", 6))
+        for (int i = s->n - 1; i >= 0; i--) {
+            if (!s->blame[i] || strcmp(d->file + 6, s->sets[i])) continue;
+            const char *why = d->message;
+            size_t fl = strlen(d->file);
+            if (!strncmp(why, d->file, fl) && !strncmp(why + fl, ": ", 2)) why += fl + 2;
+            snprintf(err, errlen, "%s:%d:%d: %s: %s", m->path, s->pos[i].line, s->pos[i].col, s->blame[i], why);
+            return;
+        }
+    if (m->config[0] && !strcmp(d->file, m->config) && d->line == 0) {   /* the file itself: missing, unreadable */
+        snprintf(err, errlen, "%s:%d:%d: config: %s", m->path, m->pos[LS_MODEL_KEY_CONFIG].line,
+                 m->pos[LS_MODEL_KEY_CONFIG].col, d->message);
+        return;
+    }
+    snprintf(err, errlen, "%s", d->message);
+}
+
+/* The model file's position of the last override of key (to blame a check made after loading), or NULL. */
+static int last_set_of(const setlist *s, const char *key)
+{
+    size_t kl = strlen(key);
+    for (int i = s->n - 1; i >= 0; i--)
+        if (!strncmp(s->sets[i], key, kl) && s->sets[i][kl] == '=') return i;
+    return -1;
 }
 
 static double now(void)
@@ -74,7 +118,7 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
         goto out;
     }
     if (ls_config_load(cfg, m->config[0] ? m->config : NULL, s->sets, s->n, diag)) {
-        snprintf(err, errlen, "%s", diag->message);
+        config_error(m, s, diag, err, errlen);
         rc = 2;
         goto out;
     }
@@ -83,20 +127,43 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
     ls_run_engine_params(cfg, &ep);
     ep.compute_reference = false;   /* cycles and recompute figures only: no fp64 reference */
     if (!ls_timed_program_for_mode(ep.mode)) {
-        snprintf(err, errlen, "%s: algorithm.mode %s does not run on the timed model (lamp, fa2_16bit, pure_8bit)",
-                 m->path, ls_engine_mode_name(ep.mode));
+        int i = last_set_of(s, "algorithm.mode");
+        char where[LS_CONFIG_PATH_MAX + 64];
+        if (i >= 0 && s->blame[i]) snprintf(where, sizeof where, "%s:%d:%d: set", m->path, s->pos[i].line, s->pos[i].col);
+        else if (i >= 0) snprintf(where, sizeof where, "--set %.1000s", s->sets[i]);
+        else snprintf(where, sizeof where, "%s", m->config[0] ? m->config : m->path);
+        snprintf(err, errlen, "%s: algorithm.mode: %s does not run on the timed model (lamp, fa2_16bit, pure_8bit)",
+                 where, ls_engine_mode_name(ep.mode));
         rc = 2;
         goto out;
     }
-    if (ls_workload_build(cfg, NULL, &in, &wl, err, errlen)) {
+    /* the trace of a layer, or the synthetic workload: its own errors, placed at the model's key */
+    int wi = last_set_of(s, "workload.file");
+    char wl_err[1024];
+    if (ls_workload_build(cfg, NULL, &in, &wl, wl_err, sizeof wl_err)) {
+        if (wi >= 0 && s->blame[wi])
+            snprintf(err, errlen, "%s:%d:%d: %s: %s", m->path, s->pos[wi].line, s->pos[wi].col, s->blame[wi], wl_err);
+        else snprintf(err, errlen, "%s", wl_err);
         rc = 2;
         goto out;
     }
-    if (trace && (wl.heads_q != m->heads_q || wl.heads_kv != m->heads_kv || wl.dim != m->dim)) {
-        snprintf(err, errlen, "%s: trace %s has heads %d/%d and dim %d, the model says %d/%d and %d", m->path, trace,
-                 wl.heads_q, wl.heads_kv, wl.dim, m->heads_q, m->heads_kv, m->dim);
-        rc = 2;
-        goto out;
+    if (trace) {
+        const ls_model_pos *tp = &s->pos[wi];
+        if (wl.heads_q != m->heads_q || wl.heads_kv != m->heads_kv || wl.dim != m->dim) {
+            snprintf(err, errlen, "%s:%d:%d: traces: trace %s has heads %d/%d and dim %d, the model says %d/%d and %d",
+                     m->path, tp->line, tp->col, trace, wl.heads_q, wl.heads_kv, wl.dim, m->heads_q, m->heads_kv, m->dim);
+            rc = 2;
+            goto out;
+        }
+        /* every layer of the prefill phase runs at prefill tokens: a trace of another length would mix
+         * two sequence lengths into one total */
+        if (wl.seq_q != m->prefill || wl.seq_k != m->prefill) {
+            snprintf(err, errlen, "%s:%d:%d: traces: trace %s has seq_q %d and seq_k %d, the model's prefill is %d "
+                     "(every prefill layer runs prefill x prefill tokens: set prefill to the trace's length)",
+                     m->path, tp->line, tp->col, trace, wl.seq_q, wl.seq_k, m->prefill);
+            rc = 2;
+            goto out;
+        }
     }
     ls_timed_options to;
     ls_timed_options_default(&to);
@@ -182,7 +249,7 @@ int ls_model_run(const ls_model *m, const char *const *extra, int n_extra, FILE 
             *row = r->rows[synthetic_row];
             row->layer = keep.layer, row->reused_from = synthetic_row;
         } else {
-            job_sets(s, m, extra, n_extra, trace, m->prefill, m->prefill);
+            job_sets(s, m, extra, n_extra, l, m->prefill, m->prefill);
             if (progress) fprintf(progress, "model: prefill layer %d (%s)\n", l, trace ? trace : "synthetic");
             rc = simulate(m, s, trace, row, r, err, errlen);
             if (!trace) synthetic_row = r->nrows - 1;
@@ -195,7 +262,7 @@ int ls_model_run(const ls_model *m, const char *const *extra, int n_extra, FILE 
     for (int j = 0; j < S && !rc; j++) {
         ls_model_row *row = &r->rows[r->nrows++];
         row->layer = -1, row->decode = 1, row->reused_from = -1;
-        job_sets(s, m, extra, n_extra, NULL, 1, m->prefill + steps[j]);
+        job_sets(s, m, extra, n_extra, -1, 1, m->prefill + steps[j]);
         if (progress) fprintf(progress, "model: decode step %d (context %d)\n", steps[j], m->prefill + steps[j]);
         rc = simulate(m, s, NULL, row, r, err, errlen);
         double c = (double)m->layers * coeff[j] * (double)row->cycles;

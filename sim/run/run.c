@@ -175,6 +175,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     if (o->out_dir) {
         int rc = ls_atomic_dir_open(&od, o->out_dir, o->force, err, errlen);
         if (rc) return rc;
+        (void)ls_atomic_dir_remove_on_signals(&od);   /* no .r.run.XXXXXX left by an interrupted run */
     }
     if (!o->quiet && ls_run_estimate_wanted(cfg)) ls_run_estimate(cfg, stderr);
     ls_run_progress prog;
@@ -240,7 +241,8 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         fprintf(out, "wall      %.3f s%s%s\n", timed ? tr.wall_seconds : res.wall_seconds,
                 o->out_dir ? ", results in " : "", o->out_dir ? o->out_dir : "");
     }
-    if (!rc && o->out_dir) rc = write_outputs(cfg, o, od.tmp_path, &wl, &res, timed ? &tr : NULL, &ep, err, errlen);
+    if (!rc && o->out_dir && (rc = write_outputs(cfg, o, od.tmp_path, &wl, &res, timed ? &tr : NULL, &ep, err, errlen)))
+        ls_atomic_dir_name_final(&od, err, errlen);
     if (!rc && o->out_dir && ls_atomic_dir_commit(&od, err, errlen)) rc = 1;
     ls_atomic_dir_abort(&od); /* no-op after a commit */
     free(trace_path);

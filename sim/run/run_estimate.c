@@ -19,19 +19,13 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static long long default_max_elements(void)
+static long long schema_default(const char *key)
 {
-    const ls_config_schema_entry *e = ls_config_schema_find("workload.max_elements");
+    const ls_config_schema_entry *e = ls_config_schema_find(key);
     return e ? atoll(e->def) : 0;
 }
 
-/* Query-key pairs attention visits for one head (causal: query i sees the keys up to i + seq_k - seq_q). */
-static double visible_pairs(int seq_q, int seq_k, bool causal)
-{
-    if (!causal) return (double)seq_q * seq_k;
-    double shift = (double)seq_k - seq_q;
-    return (double)seq_q * shift + (double)seq_q * (seq_q + 1) / 2.0;
-}
+static long long default_max_elements(void) { return schema_default("workload.max_elements"); }
 
 static void fmt_duration(double s, char *buf, size_t len)
 {
@@ -42,15 +36,17 @@ static void fmt_duration(double s, char *buf, size_t len)
 
 bool ls_run_estimate_wanted(const ls_config *cfg)
 {
-    return cfg->workload.max_elements > default_max_elements();
+    return cfg->workload.max_elements > default_max_elements() || cfg->workload.max_work > schema_default("workload.max_work");
 }
 
 void ls_run_estimate(const ls_config *cfg, FILE *out)
 {
     const ls_config_workload *w = &cfg->workload;
     double nq = (double)w->batch * w->heads_q * w->seq_q * w->dim, nk = (double)w->batch * w->heads_kv * w->seq_k * w->dim;
-    fprintf(out, "lampsim: note: workload.max_elements is raised to %lld: Q has %.0f elements, K and V %.0f each "
-            "(%.1f GiB of float32 inputs and output)", (long long)w->max_elements, nq, nk, 4.0 * (2 * nq + 2 * nk) / 1073741824.0);
+    fprintf(out, "lampsim: note: workload.max_elements is raised to %lld (max_work to %lld): Q has %.0f elements, K and "
+            "V %.0f each (%.1f GiB of float32 inputs and output), %.3g multiply-adds of Q.K^T", (long long)w->max_elements,
+            (long long)w->max_work, nq, nk, 4.0 * (2 * nq + 2 * nk) / 1073741824.0,
+            ls_config_attention_work(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal));
     if (w->generator == LS_CONFIG_GEN_TRACE) { /* a trace's size is its file's: nothing smaller to time */
         fputs("\n", out);
         return;
@@ -66,6 +62,7 @@ void ls_run_estimate(const ls_config *cfg, FILE *out)
     mini->workload.heads_q = mini->workload.heads_kv = 1;
     mini->workload.seq_q = w->seq_q < br ? w->seq_q : br;
     mini->workload.max_elements = default_max_elements();
+    mini->workload.max_work = schema_default("workload.max_work");
     mini->timed.trace = false;
     ls_run_opts ro = {0};
     ro.quiet = true;
@@ -76,8 +73,8 @@ void ls_run_estimate(const ls_config *cfg, FILE *out)
     if (rc) {
         fprintf(out, "; no time estimate: %s\n", err);
     } else {
-        double scale = (double)w->batch * w->heads_q * visible_pairs(w->seq_q, w->seq_k, w->causal) /
-                       visible_pairs(mini->workload.seq_q, w->seq_k, w->causal);
+        double scale = ls_config_attention_work(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal) /
+                       ls_config_attention_work(1, 1, mini->workload.seq_q, w->seq_k, w->dim, w->causal);
         int threads = cfg->algorithm.threads > 0 ? cfg->algorithm.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
         if (!cfg->timed.enabled && threads > 1) scale /= threads; /* the golden engine runs items in parallel */
         char d[32];

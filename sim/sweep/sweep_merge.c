@@ -137,7 +137,9 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
         char *end = NULL;
         p->index = tok ? (int)strtol(tok, &end, 10) : -1;
         tok = strtok_r(NULL, "\t", &save);
-        if (!tok || !end || *end || strlen(tok) >= sizeof p->id) {
+        /* an id is LS_SWEEP_ID_LEN hex digits: it is written into the CSV as it is */
+        size_t idl = tok ? strspn(tok, "0123456789abcdef") : 0;
+        if (!tok || !end || *end || idl != LS_SWEEP_ID_LEN || tok[idl]) {
             snprintf(err, errlen, "%s: line %d: malformed manifest line", path, np);
             rc = 2;
             goto out;
@@ -238,6 +240,20 @@ int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats 
     }
     /* the objective's winners (a sweep with best:) */
     if ((rc = ls_sweep_objective_read(dir, &ob, err, errlen))) goto out;
+    /* a damaged objective must not come out as "no winner anywhere" */
+    for (int k = 0; ob.set && k < ob.nper; k++)
+        if (sv_find(&axes, ob.per[k]) < 0) {
+            snprintf(err, errlen, "%s/objective.tsv: per key '%s' is not an axis of manifest.tsv (a damaged or foreign "
+                     "objective file; rerun `lampsim sweep run` to rewrite it)", dir, ob.per[k]);
+            rc = 2;
+            goto out;
+        }
+    if (ob.set && st->done && sv_find(&cols, ob.metric) < 0) {
+        snprintf(err, errlen, "%s/objective.tsv: metric '%s' is in none of the %d finished reports (points that ran "
+                 "the golden engine have no cycles; a damaged objective file?)", dir, ob.metric, st->done);
+        rc = 2;
+        goto out;
+    }
     if (ob.set && (rc = mark_winners(pts, np, &ob, &groups, &win))) goto out;
     if (ob.set && msgs && ob.ninfeasible)
         fprintf(msgs, "merge: %d infeasible point%s skipped by the objective (listed in objective.tsv)\n", ob.ninfeasible,

@@ -446,16 +446,19 @@ static int parse_best(perr *pe, ls_sweep *sw, const ls_yamltree_node *b)
     }
     if (!metric) return fail_at(pe, b->line, b->col, "best", "needs minimise: METRIC (or maximise: METRIC)");
     if (!over) return fail_at(pe, b->line, b->col, "best", "needs over: [the axis keys the best is chosen among]");
+    if (metric->kind != LS_YAMLTREE_SCALAR)
+        return fail_at(pe, metric->line, metric->col, mkey, "expected one metric name (such as cycles), got a %s",
+                       kind_name(metric));
     int known = 0;
-    for (int i = 0; metric->kind == LS_YAMLTREE_SCALAR && ls_sweep_best_metrics[i]; i++)
+    for (int i = 0; ls_sweep_best_metrics[i]; i++)
         known |= !strcmp(metric->text, ls_sweep_best_metrics[i]);
     if (!known) {
         char list[1024] = "";
         size_t o = 0;
         for (int i = 0; ls_sweep_best_metrics[i] && o < sizeof list; i++)
             o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", ls_sweep_best_metrics[i]);
-        return fail_at(pe, metric->line, metric->col, mkey, "unknown metric '%s' (expected one of: %s)",
-                       metric->kind == LS_YAMLTREE_SCALAR ? metric->text : kind_name(metric), list);
+        return fail_at(pe, metric->line, metric->col, mkey, "unknown metric '%s' (expected one of: %s)", metric->text,
+                       list);
     }
     snprintf(sw->best.metric, sizeof sw->best.metric, "%s", metric->text);
     sw->best.line = metric->line;
@@ -473,10 +476,38 @@ static int parse_best(perr *pe, ls_sweep *sw, const ls_yamltree_node *b)
     return rc;
 }
 
+/* Duplicate keys anywhere in the sweep's own mappings (a second axes: or best: would silently win);
+ * an inline base is a configuration, checked by the configuration loader with its full key paths. */
+static int no_duplicates(perr *pe, const ls_yamltree_node *n, const char *path)
+{
+    if (n->kind == LS_YAMLTREE_SEQ) {
+        for (int i = 0; i < n->n; i++)
+            if (no_duplicates(pe, n->kids[i], path)) return 2;
+        return 0;
+    }
+    if (n->kind != LS_YAMLTREE_MAP) return 0;
+    int j, i = ls_yamltree_duplicate_key(n, &j);
+    if (i >= 0) {
+        char key[512];
+        snprintf(key, sizeof key, "%s%s%s", path, *path ? "." : "", n->kids[i]->text);
+        return fail_at(pe, n->kids[i]->line, n->kids[i]->col, key, "duplicate key (first defined at line %d, column %d)",
+                       n->kids[j]->line, n->kids[j]->col);
+    }
+    for (int k = 0; k + 1 < n->n; k += 2) {
+        const char *t = n->kids[k]->text ? n->kids[k]->text : "";
+        if (!*path && !strcmp(t, "base")) continue;
+        char sub[512];
+        snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", t);
+        if (no_duplicates(pe, n->kids[k + 1], sub)) return 2;
+    }
+    return 0;
+}
+
 static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, const ls_yamltree_doc *doc)
 {
     const ls_yamltree_node *root = doc->root;
     if (root->kind != LS_YAMLTREE_MAP) return fail_at(pe, root->line, root->col, NULL, "a sweep file is a mapping (base:, axes:)");
+    if (no_duplicates(pe, root, "")) return 2;
     const ls_yamltree_node *axes = NULL, *best = NULL;
     int bi = -1;
     for (int i = 0; i + 1 < root->n; i += 2) {

@@ -721,7 +721,11 @@ static int failure_of(runner *r, int p, int status, char **fs, char **why_out)
         *fs = NULL;
     } else if (!why) {
         char msg[128], e2[1200];
-        if (WIFSIGNALED(status)) snprintf(msg, sizeof msg, "worker killed by signal %d\n", WTERMSIG(status));
+        if (WIFSIGNALED(status)) {
+            const char *ab = sigabbrev_np(WTERMSIG(status)), *d = strsignal(WTERMSIG(status));
+            snprintf(msg, sizeof msg, "worker killed by signal %d (SIG%s: %s)\n", WTERMSIG(status), ab ? ab : "?",
+                     d ? d : "unknown");
+        }
         else snprintf(msg, sizeof msg, "worker exited (status %d) before finishing the point\n",
                       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         if (dir && ls_sweep_write_in(dir, "FAILED", msg, e2, sizeof e2) && !r->fs_error[0])
@@ -823,7 +827,7 @@ static void run_loop(runner *r)
 }
 
 /* The tally, read back from the markers as `sweep merge` reads them so both agree; the summary
- * line; the exit status (0, 1 failures or errors, 130 interrupted). */
+ * line; the exit status (0, 1 failures or errors, 128 + the signal when stopped by SIGINT or SIGTERM). */
 static int finish(runner *r)
 {
     int done_all = 0, failed_all = 0, by_others = 0, missing = 0;
@@ -845,7 +849,7 @@ static int finish(runner *r)
     if (g_stop > 0) {
         if (r->progress >= -1)
             fprintf(stderr, "sweep interrupted: finished points are kept; run the same command again to resume\n");
-        return 130;
+        return 128 + g_stop;   /* 130 for SIGINT, 143 for SIGTERM: the shell's and batch systems' convention */
     }
     if (g_stop < 0) return 1;
     return failed_all || missing || r->fs_error[0] ? 1 : 0;

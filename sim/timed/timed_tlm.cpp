@@ -300,6 +300,13 @@ struct Accelerator::Impl {
             error = "shape registers: a tensor of more than 2^31 elements";
             return LS_TIMED_ERR_CONFIG;
         }
+        // the configuration's guard, as for a run's workload: before the zero-filled host copies
+        // of Q, K and V (3 x up to 8 GiB) are allocated
+        if ((int64_t)nq > cfg.workload.max_elements || (int64_t)nk > cfg.workload.max_elements) {
+            error = "shape registers: " + std::string(nq >= nk ? "Q" : "K/V") + " has " + std::to_string(nq >= nk ? nq : nk) +
+                    " elements, more than workload.max_elements = " + std::to_string(cfg.workload.max_elements);
+            return LS_TIMED_ERR_CONFIG;
+        }
         std::vector<float> q, k, v;
         try {
             q.assign(nq, 0.0f); k.assign(nk, 0.0f); v.assign(nk, 0.0f);

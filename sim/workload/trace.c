@@ -51,31 +51,6 @@ static int dims4(const ls_npy_array *a, const char *key, const char *what, int64
     return 0;
 }
 
-static int check_finite(const ls_npy_array *a, const char *key, const char *what, char *err, size_t errlen)
-{
-    for (size_t i = 0; i < a->count; ++i)
-        if (!isfinite(a->data[i])) {
-            /* multi-index of the offending element */
-            char idx[160];
-            size_t rem = i, pos = 0;
-            size_t mult[LS_NPY_MAX_DIMS];
-            size_t m = 1;
-            for (int d = a->ndim - 1; d >= 0; --d) {
-                mult[d] = m;
-                m *= (size_t)a->shape[d];
-            }
-            idx[0] = '\0';
-            for (int d = 0; d < a->ndim && pos < sizeof idx; ++d) {
-                pos += (size_t)snprintf(idx + pos, sizeof idx - pos, "%s%zu", d ? ", " : "", rem / mult[d]);
-                rem %= mult[d];
-            }
-            ls_io_err(err, errlen, "%s: %s: element [%s] is %s; inputs must be finite", key, what, idx,
-                      isnan(a->data[i]) ? "NaN" : "infinite");
-            return -1;
-        }
-    return 0;
-}
-
 int ls_workload_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
                   char *err, size_t errlen)
 {
@@ -166,7 +141,15 @@ int ls_workload_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_i
                       (long long)w->max_elements);
             goto done;
         }
-        if (check_finite(&o->a[i], keys[i], what[i], err, errlen)) goto done;
+        char where[sizeof what[0] + 64];
+        snprintf(where, sizeof where, "%.40s: %.1167s", keys[i], what[i]);  /* keys: workload.trace.* */
+        if (ls_workload_check_finite(o->a[i].data, o->a[i].ndim, o->a[i].shape, where, err, errlen)) goto done;
+    }
+    double work = ls_config_attention_work((int)dq[0], (int)dq[1], (int)dq[2], (int)dk[2], (int)dq[3], w->causal);
+    if (work > (double)w->max_work) {
+        ls_io_err(err, errlen, "workload.max_work: the trace's %.3g multiply-adds of Q.K^T exceed workload.max_work = %lld "
+                  "(raise it to run this; the run then prints its size first)", work, (long long)w->max_work);
+        goto done;
     }
     if (w->sharpness != 1.0)
         for (size_t i = 0; i < o->a[0].count; ++i) o->a[0].data[i] = (float)(o->a[0].data[i] * w->sharpness);

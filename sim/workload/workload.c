@@ -414,3 +414,31 @@ void ls_workload_info_print(const ls_workload_info *in, FILE *out)
     if (in->sinks) fprintf(out, "  attention sinks: %d\n", in->sinks);
     fprintf(out, "  hash %016llx\n", (unsigned long long)in->hash);
 }
+
+int ls_workload_check_finite(const float *x, int ndim, const int64_t *shape, const char *what, char *err, size_t errlen)
+{
+    if (ndim < 0 || ndim > 8) {
+        ls_io_err(err, errlen, "%s: %d dimensions (at most 8)", what, ndim);
+        return -1;
+    }
+    size_t n = 1;
+    for (int d = 0; d < ndim; ++d) n *= (size_t)shape[d];
+    for (size_t i = 0; i < n; ++i) {
+        if (isfinite(x[i])) continue;
+        /* multi-index of the offending element, C order */
+        char idx[200];
+        size_t rem = i, pos = 0, mult[8], m = 1;
+        for (int d = ndim - 1; d >= 0; --d) {
+            mult[d] = m;
+            m *= (size_t)shape[d];
+        }
+        idx[0] = '\0';
+        for (int d = 0; d < ndim && pos < sizeof idx; ++d) {
+            pos += (size_t)snprintf(idx + pos, sizeof idx - pos, "%s%zu", d ? ", " : "", rem / mult[d]);
+            rem %= mult[d];
+        }
+        ls_io_err(err, errlen, "%s: element [%s] is %s; inputs must be finite", what, idx, isnan(x[i]) ? "NaN" : "infinite");
+        return -1;
+    }
+    return 0;
+}

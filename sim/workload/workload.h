@@ -62,4 +62,8 @@ void ls_workload_info_print(const ls_workload_info *info, FILE *out);
 /* Rounds n floats in place to the dtype (RNE); returns the index of the first value that
  * overflowed to infinity, or -1. */
 long long ls_workload_round_to_dtype(float *x, size_t n, ls_config_dtype dtype);
+/* 0 if every element of x (C order, ndim <= 8 dimensions) is finite; else -1 with
+ * "<what>: element [i, j, ...] is NaN; inputs must be finite" for the first one. The one check of
+ * user tensors: traces (workload.file) and the C API (every binding) use it. */
+int ls_workload_check_finite(const float *x, int ndim, const int64_t *shape, const char *what, char *err, size_t errlen);
 #endif

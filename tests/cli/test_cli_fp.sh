@@ -67,6 +67,15 @@ expect_err "negative code" "not a code: '-1'" "$lampsim" fp decode e4m3 -1
 expect_err "unknown option" "unknown option '--fast'" "$lampsim" fp round e4m3 1 --fast
 expect_err "bad rounding" "--rounding takes rne, rtz or stochastic" "$lampsim" fp round e4m3 --rounding up 1
 expect_err "bad model" "--model takes paper or exact" "$lampsim" fp dot --model fast --a 1 --b 1
+# format names: a bias out of range says so; conflicting or repeated suffixes are refused (issue #25)
+expect_err "bias out of range" "format 'e4m3_b99999': bias out of range" "$lampsim" fp round e4m3_b99999 1
+expect_err "conflicting specials" "conflicting or repeated special-value suffixes" "$lampsim" fp round e4m3_ocp_ieee 1
+expect_err "bias twice" "_b<bias> given twice" "$lampsim" fp round e4m3_b1_b2 1
+expect_err "nosub twice" "_nosub given twice" "$lampsim" fp round e4m3_nosub_nosub 1
+expect_out "suffixes in any order" $'1\t1\t0x7C\t-' "$lampsim" fp round ue5m2_finite_b31 1
+# an unsigned accumulator is refused, as the engine refuses it (it printed "result nan", exit 0: issue #25 D11)
+expect_err "unsigned accumulator" "an accumulator holds signed sums; this format is unsigned: 'ue5m3s'" \
+  "$lampsim" fp dot --acc ue5m3s --a 1,2 --b 3,4
 expect_err "unequal dot" "equal length" "$lampsim" fp dot --a 1,2 --b 1
 expect_err "unknown op" "unknown operation 'sqrt'" "$lampsim" fp sqrt e4m3 1
 expect_err "unknown command" "lampsim: unknown command 'frobnicate' (lampsim --help lists them)" "$lampsim" frobnicate

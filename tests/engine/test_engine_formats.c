@@ -58,6 +58,9 @@ static void role_rules(void)
         {LSLAMP_FMT_HP, "e7m9", LSLAMP_FMT_HP, "name algorithm.hp_shift_format"},
         {LSLAMP_FMT_HP, "fp32x", LSLAMP_FMT_HP, "unknown format"},
         {LSLAMP_FMT_LP_EXP, "ue5m3_b40", LSLAMP_FMT_LP_EXP, "cannot hold 1.0"},
+        /* range past 1 but no 1.0 on the grid (0, 8, 16, ...: issue #25 D3), either exponential */
+        {LSLAMP_FMT_LP_EXP, "ue2m1_b-3", LSLAMP_FMT_LP_EXP, "cannot hold 1.0, the exponential of the row maximum (1.0 rounds to"},
+        {LSLAMP_FMT_HP_EXP, "ue2m1_b-3", LSLAMP_FMT_HP_EXP, "1.0 rounds to"},
         {LSLAMP_FMT_HP_SHIFT, "ue5m3_b200", LSLAMP_FMT_HP_SHIFT, "exponent range"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         memset(names, 0, sizeof names);

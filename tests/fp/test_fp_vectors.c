@@ -162,6 +162,15 @@ int main(void)
     CHECK_SAME(lsfp_truncate_to(e4m3, 0.3399658203125f), 0.3125f);
     CHECK_SAME(lsfp_truncate_to(e4m3, 300.25f), 288.0f);
     CHECK_SAME(lsfp_truncate_to(e4m3, 2.4697265625f), 2.25f);  /* vector 22's trunc_e4m3(mu_hat) */
+    {   /* a _nosub grid: below the smallest normal (0.25 for e3m4) the narrowed max is 0, the code
+         * the format reads; not 0.234375, a subnormal code it reads as zero (issue #25) */
+        lsfp_format e3m4n;
+        CHECK(lsfp_format_parse("e3m4_nosub", &e3m4n, NULL, NULL, 0) == 0);
+        CHECK_SAME(lsfp_truncate_to(&e3m4n, 0.2470703125f), 0.0f);
+        CHECK_SAME(lsfp_truncate_to(&e3m4n, -0.2470703125f), -0.0f);
+        CHECK_SAME(lsfp_truncate_to(&e3m4n, 0.25f), 0.25f);
+        CHECK_SAME(lsfp_round(&e3m4n, 0.234375f, NULL, NULL), 0.0f);
+    }
     /* a running max at or above 480 would keep e4m3's NaN pattern S.1111.111: clamped to 448 */
     CHECK_SAME(lsfp_truncate_to(e4m3, 479.75f), 448.0f);
     CHECK_SAME(lsfp_truncate_to(e4m3, 480.0f), 448.0f);

@@ -104,6 +104,18 @@ err b8.yaml 5:18 best.minimise "comes from the timed model" "golden engine"
 printf "axes:\n  algorithm.b_q: [64, 128]\nbest: {minimise: cycles, over: algorithm.b_q}\n" > b9.yaml
 err b9.yaml 3:18 best.minimise "every point is infeasible" "registers per thread"
 best_err b10.yaml "best: [cycles]" 4:7 best "expected {minimise"
+# a damaged objective.tsv is an error (it made merge and report exit 0 with every winner 0: issue #25)
+for dmg in metric per dup trunc; do
+  rm -rf dw_$dmg; cp -r tw dw_$dmg
+  case $dmg in
+    metric) sed -i 's/^minimise\tcycles$/minimise\tcyclez/' dw_$dmg/objective.tsv ;;
+    per) sed -i 's/^per\t.*/per\talgorithm.nonsense/' dw_$dmg/objective.tsv ;;
+    dup) printf 'maximise\tcycles\n' >> dw_$dmg/objective.tsv ;;
+    trunc) head -c 5 tw/objective.tsv > dw_$dmg/objective.tsv ;;
+  esac
+  "$lampsim" sweep merge dw_$dmg -o dw_$dmg.csv 2> de; rc=$?
+  check "[ $rc -eq 2 ] && grep -q 'objective.tsv' de && [ ! -e dw_$dmg.csv ]" "merge of a damaged objective.tsv ($dmg): exit 2 naming it, nothing written (rc $rc): $(cat de)"
+done
 "$lampsim" sweep run b1.yaml -o never 2> e; rc=$?
 check "[ $rc -eq 2 ] && [ ! -e never ]" "sweep run with a bad objective exits 2 and creates nothing"
 finish

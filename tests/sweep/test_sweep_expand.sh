@@ -54,6 +54,18 @@ printf 'axes:\n  algorithm.tua: [1, 2]\n' > e1.yaml;                            
 printf 'axes:\n  algorithm.tau: [0.5, 2]\n' > e2.yaml;                                 err e2.yaml 2:24 algorithm.tau "[0, 1]"
 printf 'axes:\n  algorithm.tau: {geom: [1, 0], points: 3}\n' > e3.yaml;                err e3.yaml 2:25 algorithm.tau "geometric"
 printf 'axes:\n  algorithm.tau: {lin: [0, 1], points: 0}\n' > e4.yaml;                 err e4.yaml 2:40 algorithm.tau "points"
+# duplicate keys are refused, never the last one silently winning (issue #25 D2)
+printf 'axes:\n  algorithm.tau: [0.5]\naxes:\n  algorithm.b_k: [16]\n' > d1.yaml
+err d1.yaml 3:1 "axes: duplicate key (first defined at line 1, column 1)"
+printf 'name: a\nname: b\naxes:\n  algorithm.tau: [0.5]\n' > d2.yaml
+err d2.yaml 2:1 "name: duplicate key (first defined at line 1, column 1)"
+printf 'axes:\n  algorithm.tau: [0.5, 0.25]\nbest: {minimise: cycles, over: [algorithm.tau]}\nbest: {maximise: cycles, over: [algorithm.tau]}\n' > d3.yaml
+err d3.yaml 4:1 "best: duplicate key (first defined at line 3, column 1)"
+# a metric written as a list names what was wrong, not "unknown metric 'sequence'"
+printf 'axes:\n  algorithm.tau: [0.5, 0.25]\nbest: {minimise: [cycles], over: [algorithm.tau]}\n' > d4.yaml
+err d4.yaml 3:18 "best.minimise: expected one metric name (such as cycles), got a sequence"
+printf 'axes:\n  algorithm.tau: {lin: [0, 1], points: 3, points: 4}\n' > d5.yaml
+err d5.yaml 2:43 "axes.algorithm.tau.points: duplicate key (first defined at line 2, column 32)"
 printf 'axes:\n  algorithm.tau: {lin: [0, x], points: 2}\n' > e5.yaml;                 err e5.yaml 2:28 algorithm.tau "expected a number"
 printf 'axes:\n  zip:\n    algorithm.b_k: [8, 16]\n    algorithm.n_k: [4]\n' > e6.yaml; err e6.yaml 4:20 algorithm.n_k "same length"
 printf 'base:\n  algorithm:\n    tua: 1\naxes:\n  seed: [1, 2]\n' > e7.yaml;           err e7.yaml 3:5 algorithm.tua "did you mean"

@@ -72,7 +72,7 @@ YAML
 "$lampsim" sweep run slow.yaml -j 2 -o slowref --quiet
 "$lampsim" sweep merge slowref > slowref.csv
 wait_done() { for _ in $(seq 1 600); do [ "$(n_done "$1")" -ge "$2" ] && return 0; sleep 0.02; done; return 1; }
-for sig in INT KILL; do
+for sig in INT TERM KILL; do
   d=slow_$sig
   "$lampsim" sweep run slow.yaml -j 2 -o $d --no-progress 2> log_$sig &
   pid=$!
@@ -82,6 +82,8 @@ for sig in INT KILL; do
   k=$(n_done $d)
   if [ $sig = INT ]; then
     check "[ $rc -eq 130 ] && grep -q 'interrupted' log_$sig" "SIGINT: exit 130 and a resume hint (rc $rc)"
+  elif [ $sig = TERM ]; then   # 128 + 15, what batch systems expect of a job they terminated
+    check "[ $rc -eq 143 ] && grep -q 'interrupted' log_$sig" "SIGTERM: exit 143 and a resume hint (rc $rc)"
   else
     check "[ $rc -eq 137 ]" "SIGKILL kills the runner (rc $rc)"
   fi
@@ -112,6 +114,13 @@ check "[ $rc -eq 0 ] && [ \$(wc -l < part.csv) -eq 4 ] && [ \$(grep -c 'missing 
 check "[ $rc -eq 1 ]" "--strict exits 1 on missing points"
 "$lampsim" sweep merge sep1 -o part2.csv 2>/dev/null
 check "cmp -s part.csv part2.csv && [ -z \"\$(ls -a | grep '^\.part2')\" ]" "merge -o writes the same CSV atomically"
+# compare on a half-finished sweep says points are missing (it listed the finished ones silently)
+"$lampsim" compare sep1 > cmp_part 2> cmp_err; rc=$?
+check "[ $rc -eq 0 ] && grep -q 'sep1: 5 of 8 points not finished' cmp_err" "compare on a partial sweep names the missing points (rc $rc): $(cat cmp_err)"
+# a strict merge that fails leaves the output file as it was (it replaced it with the partial merge)
+"$lampsim" sweep merge ref -o strict.csv 2>/dev/null
+"$lampsim" sweep merge sep1 --strict -o strict.csv 2> serr; rc=$?
+check "[ $rc -eq 1 ] && cmp -s strict.csv ref.csv && grep -q 'left unchanged' serr" "merge --strict -o on missing points: exit 1, the output file unchanged (rc $rc)"
 # a failing point is reported, and redone by the next run: point 1 reads a corrupt trace file
 $py -c "
 import numpy as np

@@ -106,6 +106,12 @@ struct Host : sc_core::sc_module {
         CHECK(rd(LS_TIMED_REG_CYCLES_LO) == 0);
         program(1, 1, 7, 0x20000);
         CHECK(launch() == LS_TIMED_ERR_CONFIG && message_has("MODE register"));
+        // a legal shape above workload.max_elements (2^30): refused at START, before 3 x 4 GiB of host
+        // tensors are zero-filled (issue #25 D6)
+        program(2, 2, LS_TIMED_MODE_FA2_16BIT, 0x20000);
+        CHECK(wr(LS_TIMED_REG_SEQ_Q, (1u << 23) + 512) == tlm::TLM_OK_RESPONSE);
+        CHECK(wr(LS_TIMED_REG_SEQ_K, (1u << 23) + 512) == tlm::TLM_OK_RESPONSE);
+        CHECK(launch() == LS_TIMED_ERR_CONFIG && message_has("more than workload.max_elements = 1073741824"));
         program(1, 1, LS_TIMED_MODE_FA2_16BIT, 0x100000000ull);
         uint32_t e = launch();
         CHECK(e == LS_TIMED_ERR_MEMORY && message_has("TLM_ADDRESS_ERROR_RESPONSE for a write") && message_has("0x100000000"));
