@@ -85,6 +85,36 @@ static int write_units(const char *dir, const lslamp_cfg *c)
         fprintf(o, ", .SSPECIAL(%d), .XNB(%d), .USE_ROM(%d))\n        u (.*);\nendmodule\n\n", special_code(s), x->nbits,
                 lut[u].rom);
     }
+    /* The dot-product step and lane: keys in the workload's dtype (bf16), queries pre-scaled in fp32
+     * (scale_point pre_fp32) or bf16 (pre_bf16); the LP and HP accumulators; an OCP non-saturating LP
+     * variant (the overflow = nan knob). */
+    const lsfp_format *bf16 = lsfp_named_format(LSFP_BF16), *fp32 = lsfp_named_format(LSFP_FP32);
+    const lsfp_format *q = c->scale_point == LSLAMP_SCALE_PRE_BF16 ? bf16 : fp32;
+    static lsfp_format lp_nonsat;
+    lp_nonsat = c->lp_fmt;
+    lp_nonsat.overflow = LSFP_OVF_NONSAT;
+    const struct { const char *name; const lsfp_format *a, *b, *acc; } dot[4] = {
+        { "lp", bf16, q, &c->lp_fmt }, { "hp", bf16, q, &c->hp_fmt },
+        { "lp_bf16q", bf16, bf16, &c->lp_fmt }, { "lp_nonsat", bf16, q, &lp_nonsat },
+    };
+    for (int u = 0; u < 4; u++) {
+        const lsfp_format *a = dot[u].a, *b = dot[u].b, *acc = dot[u].acc;
+        char params[512];
+        snprintf(params, sizeof params,
+                 ".AE(%d), .AM(%d), .ABIAS(%d), .BE(%d), .BM(%d), .BBIAS(%d), .CE(%d), .CM(%d), .CBIAS(%d), "
+                 ".CSPECIAL(%d), .CSATURATE(%d), .CRTZ(%d)",
+                 a->ebits, a->mbits, a->bias, b->ebits, b->mbits, b->bias, acc->ebits, acc->mbits, acc->bias,
+                 special_code(acc), acc->overflow == LSFP_OVF_SATURATE, acc->rounding == LSFP_RND_RTZ);
+        fprintf(o, "// %s x %s -> %s\nmodule lamp_acc_step_%s (\n    input  logic [%d:0] acc,\n    input  logic [%d:0] a,\n"
+                   "    input  logic [%d:0] b,\n    output logic [%d:0] res,\n    output logic ovf\n);\n"
+                   "    lamp_acc_step #(%s)\n        u (.*);\nendmodule\n\n",
+                a->name, b->name, acc->name, dot[u].name, acc->nbits - 1, a->nbits - 1, b->nbits - 1, acc->nbits - 1,
+                params);
+        fprintf(o, "module lamp_dot_lane_%s (\n    input  logic clk,\n    input  logic clear,\n    input  logic en,\n"
+                   "    input  logic [%d:0] a,\n    input  logic [%d:0] b,\n    output logic [%d:0] acc,\n"
+                   "    output logic [15:0] events\n);\n    lamp_dot_lane #(%s, .CNTW(16))\n        u (.*);\nendmodule\n\n",
+                dot[u].name, a->nbits - 1, b->nbits - 1, acc->nbits - 1, params);
+    }
     return close_move(o, tmp, dst);
 }
 
