@@ -9,6 +9,7 @@
 #include "lslamp.h"
 #include "run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,51 @@ static int write_units(const char *dir, const lslamp_cfg *c)
                    "    output logic [15:0] events\n);\n    lamp_dot_lane #(%s, .CNTW(16))\n        u (.*);\nendmodule\n\n",
                 dot[u].name, a->nbits - 1, b->nbits - 1, acc->nbits - 1, params);
     }
+    /* The packed logit registers of one warp, per layout at the default tile, and compact at n_k = 8. */
+    const struct { const char *name; int layout, bq, bk, nk; } yp[4] = {
+        { "lp", 0, c->b_q, c->b_k, c->n_k }, { "compact", 1, c->b_q, c->b_k, c->n_k },
+        { "full", 2, c->b_q, c->b_k, c->n_k }, { "compact_nk8", 1, c->b_q / 2, c->b_k / 2, 2 * c->n_k },
+    };
+    for (int u = 0; u < 4; u++) {
+        int bc = yp[u].bk * yp[u].nk, iw = 0, jw = 0;
+        while ((1 << iw) < bc) iw++;
+        while ((1 << jw) < yp[u].bq) jw++;
+        if (jw == 0) jw = 1;
+        fprintf(o, "// b_q %d, b_k %d, n_k %d\nmodule lamp_ypack_%s (\n    input  logic clk,\n    input  logic we,\n"
+                   "    input  logic whp,\n    input  logic [%d:0] wi,\n    input  logic [%d:0] wj,\n"
+                   "    input  logic [15:0] wdata,\n    input  logic rhp,\n    input  logic [%d:0] ri,\n"
+                   "    input  logic [%d:0] rj,\n    output logic [15:0] rdata,\n    output logic rvalid,\n"
+                   "    output logic [31:0] nregs\n);\n    lamp_ypack #(.B_Q(%d), .B_K(%d), .N_K(%d), .LAYOUT(%d))\n"
+                   "        u (.*);\nendmodule\n\n",
+                yp[u].bq, yp[u].bk, yp[u].nk, yp[u].name, iw - 1, jw - 1, iw - 1, jw - 1, yp[u].bq, yp[u].bk, yp[u].nk,
+                yp[u].layout);
+    }
+    /* The scheduler: threats and sort at n_k and at 8, the stage-1 margin test (delta = 2^-k). */
+    int dshift = 0;
+    while (dshift < 60 && ldexp(1.0, -dshift) > c->delta) dshift++;
+    if (ldexp(1.0, -dshift) != c->delta) {
+        fprintf(stderr, "rtl_gen: delta = %g is not a power of two: the RTL margin test shifts\n", c->delta);
+        fclose(o);
+        return -1;
+    }
+    char fp2[256];
+    snprintf(fp2, sizeof fp2, ".LE(%d), .LM(%d), .LBIAS(%d), .HE(%d), .HM(%d), .HBIAS(%d)", c->lp_fmt.ebits, c->lp_fmt.mbits,
+             c->lp_fmt.bias, c->hp_fmt.ebits, c->hp_fmt.mbits, c->hp_fmt.bias);
+    int nks[2] = { c->n_k, 8 };
+    for (int u = 0; u < 2; u++) {
+        int nk = nks[u], tw = 0;
+        while ((1 << tw) < nk) tw++;
+        if (tw == 0) tw = 1;
+        fprintf(o, "module lamp_sched_sort_nk%d (\n    input  logic [%d:0] m_code,\n    input  logic [%d:0] m_ninf,\n"
+                   "    input  logic [%d:0] mu_code,\n    input  logic [%d:0] mu_ninf,\n    output logic [%d:0] order\n);\n"
+                   "    lamp_sched_sort #(.N_K(%d), .B_Q(%d), %s)\n        u (.*);\nendmodule\n\n",
+                nk, nk * c->b_q * c->lp_fmt.nbits - 1, nk * c->b_q - 1, c->b_q * c->hp_fmt.nbits - 1, c->b_q - 1, nk * tw - 1,
+                nk, c->b_q, fp2);
+    }
+    fprintf(o, "// delta = 2^-%d\nmodule lamp_stage1_test_lp (\n    input  logic [%d:0] m_code,\n    input  logic [%d:0] m_ninf,\n"
+               "    input  logic [%d:0] muh_code,\n    input  logic [%d:0] muh_ninf,\n    output logic pass\n);\n"
+               "    lamp_stage1_test #(.B_Q(%d), .DELTA_SHIFT(%d), %s)\n        u (.*);\nendmodule\n\n",
+            dshift, c->b_q * c->lp_fmt.nbits - 1, c->b_q - 1, c->b_q * c->hp_fmt.nbits - 1, c->b_q - 1, c->b_q, dshift, fp2);
     return close_move(o, tmp, dst);
 }
 
