@@ -41,8 +41,8 @@ module lamp_acc_step #(
         sa = a[ANB-1]; sb = b[BNB-1];
         ma = {|a[AM +: AE], a[AM-1:0]};
         mb = {|b[BM +: BE], b[BM-1:0]};
-        ea = (a[AM +: AE] == '0 ? 1 : int'(a[AM +: AE])) - ABIAS - AM;
-        eb = (b[BM +: BE] == '0 ? 1 : int'(b[BM +: BE])) - BBIAS - BM;
+        ea = (a[AM +: AE] == '0 ? 1 : 32'(a[AM +: AE])) - ABIAS - AM;
+        eb = (b[BM +: BE] == '0 ? 1 : 32'(b[BM +: BE])) - BBIAS - BM;
         za = ma == '0; zb = mb == '0;
         ia = &a[AM +: AE] && a[AM-1:0] == '0; na = &a[AM +: AE] && a[AM-1:0] != '0;
         ib = &b[BM +: BE] && b[BM-1:0] == '0; nb = &b[BM +: BE] && b[BM-1:0] != '0;

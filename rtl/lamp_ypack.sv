@@ -36,11 +36,11 @@ module lamp_ypack #(
                                  output logic [RW-1:0] r, output logic [1:0] lane);
         int n, k;
         if (!hp || LAYOUT == 0) begin
-            n = int'(i) * B_Q + int'(j);
+            n = 32'(i) * B_Q + 32'(j);
             r = RW'(n / 4); lane = 2'(n % 4);
         end else begin
-            k = LAYOUT == 1 ? int'(i) % B_K : int'(i);
-            n = k * B_Q + int'(j);
+            k = LAYOUT == 1 ? 32'(i) % B_K : 32'(i);
+            n = k * B_Q + 32'(j);
             r = RW'(LPREGS + n / 2); lane = 2'(n % 2);
         end
     endfunction
@@ -61,33 +61,15 @@ module lamp_ypack #(
         addr(whp_eff, wi, wj, wr, wl);
         addr(rhp_eff, ri, rj, rr, rl);
         rword = rf[rr];
-        rvalid = !(LAYOUT == 1 && rhp) || slot == TW'(int'(ri) / B_K);
+        rvalid = !(LAYOUT == 1 && rhp) || slot == TW'(32'(ri) / B_K);
         nregs = REGS;
     end
 
     always_ff @(posedge clk) begin
         if (we) begin
             rf[wr] <= wword;
-            if (LAYOUT == 1 && whp) slot <= TW'(int'(wi) / B_K);
+            if (LAYOUT == 1 && whp) slot <= TW'(32'(wi) / B_K);
         end
     end
 endmodule
 
-// One register's lane: merge a code into its byte (LP) or half (HP), and extract one. The
-// datapath of a packed register port (what rtl_synth.sh synthesizes; the storage is the
-// register file's).
-module lamp_ypack_lane (
-    input  logic [31:0] word,
-    input  logic [1:0]  lane,
-    input  logic        hp,
-    input  logic [15:0] wdata,
-    output logic [31:0] merged,
-    output logic [15:0] extracted
-);
-    always_comb begin
-        merged = word;
-        if (hp) merged[16 * lane[0] +: 16] = wdata;
-        else merged[8 * lane +: 8] = wdata[7:0];
-        extracted = hp ? word[16 * lane[0] +: 16] : {8'h00, word[8 * lane +: 8]};
-    end
-endmodule

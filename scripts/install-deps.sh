@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the Debian packages lampsim needs that this machine lacks. Fast no-op when all are present.
-# Usage: scripts/install-deps.sh [--long]   (as root, or with sudo available)
+# Usage: scripts/install-deps.sh [--long | --rtl]   (as root, or with sudo available)
 set -euo pipefail
 
 packages=(
@@ -17,6 +17,11 @@ packages=(
 # test starts a single-node Slurm).
 if [ "${1:-}" = "--long" ]; then
   packages+=(clang libclang-rt-14-dev slurm-wlm munge)   # libFuzzer targets; single-node Slurm sweep
+fi
+# `--rtl`: the RTL tools (docs/rtl.md): Verilator (the rtl tests register only when it is present),
+# Yosys (scripts/rtl_synth.sh), Icarus Verilog (a second simulator).
+if [ "${1:-}" = "--rtl" ]; then
+  packages+=(verilator yosys iverilog)
 fi
 
 missing=()
