@@ -30,8 +30,8 @@ units=(
   "lamp_sched_sort_nk4:threats + stable sort, n_k = 4, b_q = 32"
   "lamp_sched_sort_nk8:threats + stable sort, n_k = 8, b_q = 32"
   "lamp_f64_add_pos:float64 adder, non-negative operands (stage-2 costs)"
-  "lamp_subset_eval_nk4_q1:stage-2 subset test, one query lane, n_k = 4"
-  "lamp_subset_eval_nk8_q1:stage-2 subset test, one query lane, n_k = 8"
+  "lamp_stage2_select_nk4_q1:stage-2 subset step (test + selection), one query lane, n_k = 4"
+  "lamp_stage2_select_nk8_q1:stage-2 subset step (test + selection), one query lane, n_k = 8"
 )
 [ $# -ge 2 ] && units=("${units[@]:0:$2}")   # [COUNT]: only the first COUNT units (quick checks)
 # Two mappings of the same synthesized logic: two-input gates only (NAND2, NOR2, INV; area and the
@@ -60,4 +60,26 @@ for u in "${units[@]}"; do
   echo "$top,$cells,$nand,$nor,$inv,$tr,$eq,$depth,$depth_rich,$desc" >> "$out/results.csv"
   printf '%-24s cells %7s  NAND2-eq %7s  depth %4s (rich gates %4s)  %s\n' "$top" "$cells" "$eq" "$depth" "$depth_rich" "$desc"
 done
-echo "rtl_synth: $out/results.csv"
+# Derived figures (docs/rtl.md states the model): area at 0.063 um2 per NAND2 equivalent (7 nm class,
+# range 0.044-0.101); path delay from both depths, 0.8-1.3 FO4 per two-input level and 1.2-2 FO4 per
+# complex level, central 1.05 and 1.6, plus 3 FO4 of register overhead, at FO4 = 5-9 ps (central 7);
+# cycles at the clock (1.83 GHz: 546 ps).
+awk -F, -v clk_ghz=1.83 'NR == 1 { next }
+  function ceil(x) { return x == int(x) ? x : int(x) + 1 }
+  {
+    eq = $7; d2 = $8; dr = $9
+    lo = d2 * 0.8; if (dr * 1.2 < lo) lo = dr * 1.2
+    hi = d2 * 1.3; if (dr * 2.0 > hi) hi = dr * 2.0
+    mid = (d2 * 1.05 + dr * 1.6) / 2
+    lo_ps = (lo + 3) * 5; mid_ps = (mid + 3) * 7; hi_ps = (hi + 3) * 9
+    per = 1000 / clk_ghz
+    printf "| `%s` | %s | %d | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %d (%d-%d) |\n", $1, eq, d2, dr, eq * 0.063, eq * 0.044,
+           eq * 0.101, mid_ps, lo_ps, hi_ps, ceil(mid_ps / per), ceil(lo_ps / per), ceil(hi_ps / per)
+  }' "$out/results.csv" > "$out/results.md"
+{
+  echo "| unit | NAND2-eq | depth (2-input) | depth (complex) | um2, 7 nm class | delay ps | cycles at 1.83 GHz |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  cat "$out/results.md"
+} > "$out/results.md.tmp" && mv "$out/results.md.tmp" "$out/results.md"
+cat "$out/results.md"
+echo "rtl_synth: $out/results.csv, $out/results.md"

@@ -161,7 +161,7 @@ static int write_units(const char *dir, const lslamp_cfg *c)
                "    input  logic [%d:0] muh_code,\n    input  logic [%d:0] muh_ninf,\n    output logic pass\n);\n"
                "    lamp_stage1_test #(.B_Q(%d), .DELTA_SHIFT(%d), %s)\n        u (.*);\nendmodule\n\n",
             dshift, c->b_q * c->lp_fmt.nbits - 1, c->b_q - 1, c->b_q * c->hp_fmt.nbits - 1, c->b_q - 1, c->b_q, dshift, fp2);
-    /* Stage 2: the subset walk at n_k and 8 (b_q queries), one query lane of the subset test for synthesis. */
+    /* Stage 2: the subset walk at n_k and 8 (b_q queries), and with one query lane (for synthesis). */
     for (int u = 0; u < 2; u++) {
         int nk = nks[u];
         fprintf(o, "module lamp_stage2_select_nk%d (\n    input  logic clk,\n    input  logic start,\n"
@@ -169,10 +169,11 @@ static int write_units(const char *dir, const lslamp_cfg *c)
                    "    input  logic [%d:0] act,\n    output logic busy,\n    output logic [%d:0] keep,\n"
                    "    output logic [15:0] cycles\n);\n    lamp_stage2_select #(.N_K(%d), .B_Q(%d))\n        u (.*);\nendmodule\n\n",
                 nk, nk - 1, nk * c->b_q * 64 - 1, c->b_q * 64 - 1, c->b_q - 1, nk - 1, nk, c->b_q);
-        fprintf(o, "module lamp_subset_eval_nk%d_q1 (\n    input  logic [%d:0] sub,\n    input  logic [%d:0] xi,\n"
-                   "    input  logic [63:0] lim,\n    input  logic [0:0] act,\n    output logic feasible\n);\n"
-                   "    lamp_subset_eval #(.N_K(%d), .B_Q(1))\n        u (.*);\nendmodule\n\n",
-                nk, nk - 1, nk * 64 - 1, nk);
+        fprintf(o, "module lamp_stage2_select_nk%d_q1 (\n    input  logic clk,\n    input  logic start,\n"
+                   "    input  logic [%d:0] cand,\n    input  logic [%d:0] xi,\n    input  logic [63:0] lim,\n"
+                   "    input  logic [0:0] act,\n    output logic busy,\n    output logic [%d:0] keep,\n"
+                   "    output logic [15:0] cycles\n);\n    lamp_stage2_select #(.N_K(%d), .B_Q(1))\n        u (.*);\nendmodule\n\n",
+                nk, nk - 1, nk * 64 - 1, nk - 1, nk);
     }
     return close_move(o, tmp, dst);
 }
