@@ -5,7 +5,8 @@
 # logic depth in gates (`ltp -noff`: the longest path's gate count). docs/rtl.md explains the method,
 # the conversion to um2 and ps, and the error bars. Writes BUILD_DIR/rtl/synth/results.csv and one
 # log per unit. Needs yosys and a configured build (the generator rtl_gen writes the table and the
-# default-format wrappers from the C model).
+# default-format wrappers from the C model). COUNT: the first COUNT units only; environment
+# RTL_SYNTH_ONLY="top ...": those units only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -34,6 +35,11 @@ units=(
   "lamp_stage2_select_nk8_q1:stage-2 subset step (test + selection), one query lane, n_k = 8"
 )
 [ $# -ge 2 ] && units=("${units[@]:0:$2}")   # [COUNT]: only the first COUNT units (quick checks)
+if [ -n "${RTL_SYNTH_ONLY:-}" ]; then           # RTL_SYNTH_ONLY="top1 top2": only these units
+  sel=()
+  for u in "${units[@]}"; do case " $RTL_SYNTH_ONLY " in *" ${u%%:*} "*) sel+=("$u") ;; esac; done
+  units=("${sel[@]}")
+fi
 # Two mappings of the same synthesized logic: two-input gates only (NAND2, NOR2, INV; area and the
 # upper depth), and Yosys's full simple-gate set (AND/OR/XOR/MUX/AOI/OAI, up to four inputs; the lower
 # depth: a complex gate is slower than a NAND2, so the truth lies between, docs/rtl.md).
