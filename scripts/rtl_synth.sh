@@ -30,6 +30,8 @@ units=(
   "lamp_stage1_test_lp:stage-1 margin test, one sub-block, b_q = 32"
   "lamp_sched_sort_nk4:threats + stable sort, n_k = 4, b_q = 32"
   "lamp_sched_sort_nk8:threats + stable sort, n_k = 8, b_q = 32"
+  "lamp_sched_sort_nk4_q4:threats + stable sort, n_k = 4, 4 queries"
+  "lamp_sched_sort_nk8_q4:threats + stable sort, n_k = 8, 4 queries"
   "lamp_f64_add_pos:float64 adder, non-negative operands (stage-2 costs)"
   "lamp_stage2_select_nk4_q1:stage-2 subset step (test + selection), one query lane, n_k = 4"
   "lamp_stage2_select_nk8_q1:stage-2 subset step (test + selection), one query lane, n_k = 8"

@@ -147,15 +147,15 @@ static int write_units(const char *dir, const lslamp_cfg *c)
     snprintf(fp2, sizeof fp2, ".LE(%d), .LM(%d), .LBIAS(%d), .HE(%d), .HM(%d), .HBIAS(%d)", c->lp_fmt.ebits, c->lp_fmt.mbits,
              c->lp_fmt.bias, c->hp_fmt.ebits, c->hp_fmt.mbits, c->hp_fmt.bias);
     int nks[2] = { c->n_k, 8 };
-    for (int u = 0; u < 2; u++) {
-        int nk = nks[u], tw = 0;
+    for (int u = 0; u < 4; u++) {   /* at b_q, and with 4 queries (synthesis: the n_k = 8 extrapolation) */
+        int nk = nks[u % 2], tw = 0, bq = u < 2 ? c->b_q : 4;
         while ((1 << tw) < nk) tw++;
         if (tw == 0) tw = 1;
-        fprintf(o, "module lamp_sched_sort_nk%d (\n    input  logic [%d:0] m_code,\n    input  logic [%d:0] m_ninf,\n"
+        fprintf(o, "module lamp_sched_sort_nk%d%s (\n    input  logic [%d:0] m_code,\n    input  logic [%d:0] m_ninf,\n"
                    "    input  logic [%d:0] mu_code,\n    input  logic [%d:0] mu_ninf,\n    output logic [%d:0] order\n);\n"
                    "    lamp_sched_sort #(.N_K(%d), .B_Q(%d), %s)\n        u (.*);\nendmodule\n\n",
-                nk, nk * c->b_q * c->lp_fmt.nbits - 1, nk * c->b_q - 1, c->b_q * c->hp_fmt.nbits - 1, c->b_q - 1, nk * tw - 1,
-                nk, c->b_q, fp2);
+                nk, u < 2 ? "" : "_q4", nk * bq * c->lp_fmt.nbits - 1, nk * bq - 1, bq * c->hp_fmt.nbits - 1, bq - 1,
+                nk * tw - 1, nk, bq, fp2);
     }
     fprintf(o, "// delta = 2^-%d\nmodule lamp_stage1_test_lp (\n    input  logic [%d:0] m_code,\n    input  logic [%d:0] m_ninf,\n"
                "    input  logic [%d:0] muh_code,\n    input  logic [%d:0] muh_ninf,\n    output logic pass\n);\n"
