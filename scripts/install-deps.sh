@@ -6,7 +6,7 @@
 # otherwise the script lists what is missing, with the Debian package names, and exits 1.
 #
 # usage: scripts/install-deps.sh [--check] [--optional] [GROUP...]
-#   GROUP       build (the default), test, bench, long; several may be given
+#   GROUP       build (the default), test, bench, long, rtl; several may be given
 #   --check     report what is missing, install nothing
 #   --optional  install what is missing only where that needs no password (root, sudo -n); else
 #               report it and exit 0 (the tests that need it skip)
@@ -39,7 +39,7 @@ systemc() {
   return 1
 }
 
-groups=(build test bench long)
+groups=(build test bench long rtl)
 # make run, make install, and any build: compiler, CMake, SystemC, libyaml.
 group_build=(
   "build-essential|have cc && have c++ && have make|a C11/C++17 compiler (cc, c++) and make"
@@ -74,6 +74,13 @@ group_long=(
   "munge|have munged|MUNGE (Slurm's authentication)"
   "git|have git|git (docs_plain_cmake copies the tracked files of a checkout)"
   "python3-venv|pymod ensurepip|venv with pip for /usr/bin/python3 (docs_plain_cmake: pip install . in a venv)"
+)
+
+# the RTL of the novel units (docs/rtl.md): the rtl tests register only when Verilator is present
+group_rtl=(
+  "verilator|have verilator|Verilator (the rtl testbenches)"
+  "yosys|have yosys|Yosys (scripts/rtl_synth.sh)"
+  "iverilog|have iverilog|Icarus Verilog (a second simulator)"
 )
 
 mode=install
