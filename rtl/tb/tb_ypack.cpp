@@ -34,7 +34,7 @@ template <class M> static uint32_t get(M &m, bool hp, int i, int j, bool *valid)
     return m.rdata;
 }
 
-template <class M> static void check_layout(tb::counter &k, const lslamp_cfg &c, lsucode_ylayout layout, int bq, int bk,
+template <class M> static void check_layout(tb::counter &k, const lslamp_cfg &c, int layout, int bq, int bk,
                                            int nk, uint64_t seed)
 {
     M m;
@@ -52,7 +52,7 @@ template <class M> static void check_layout(tb::counter &k, const lslamp_cfg &c,
     std::memset(&ev, 0, sizeof ev);
     lsfp_logit_tile(&c.lp_acc, K.data(), c.d, Qt.data(), bq, bc, bq, c.d, Ylp.data(), bq, &ev);
     lsfp_logit_tile(&c.hp_acc, K.data(), c.d, Qt.data(), bq, bc, bq, c.d, Yhp.data(), bq, &ev);
-    bool full = layout == LSUCODE_Y_FULL;
+    bool full = layout == LSREGFILE_FULL;
     // write every logit (full: the HP codes; else the LP codes), read them all back
     for (int i = 0; i < bc; i++)
         for (int j = 0; j < bq; j++)
@@ -65,7 +65,7 @@ template <class M> static void check_layout(tb::counter &k, const lslamp_cfg &c,
             k.check(std::memcmp(&got, &want_v, 4) == 0 || (std::isnan(got) && std::isnan(want_v)),
                     "layout %d key %d query %d: read %g, engine %g", (int)layout, i, j, got, want_v);
         }
-    if (layout != LSUCODE_Y_COMPACT) return;
+    if (layout != LSREGFILE_COMPACT) return;
     // the compact slot: each sub-block in turn written in HP; its reads valid and exact, the others
     // flagged invalid, the LP codes untouched
     for (int th = 0; th < nk; th++) {
@@ -86,11 +86,11 @@ template <class M> static void check_layout(tb::counter &k, const lslamp_cfg &c,
 
 // Distinct lanes: write a unique tag to every element, then read every one back (a clash would
 // overwrite a tag). Element tags need 8 bits: check in groups of 256 elements.
-template <class M> static void check_distinct(tb::counter &k, lsucode_ylayout layout, int bq, int bk, int nk)
+template <class M> static void check_distinct(tb::counter &k, int layout, int bq, int bk, int nk)
 {
     M m;
     int bc = bk * nk;
-    bool hp = layout == LSUCODE_Y_FULL;
+    bool hp = layout == LSREGFILE_FULL;
     int n = bc * bq;
     for (int g = 0; g < n; g += 256) {
         for (int e = 0; e < n; e++) put(m, hp, e / bq, e % bq, 0);
@@ -109,12 +109,12 @@ int main(int argc, char **argv)
     const lslamp_cfg &c = tb::default_cfg();
     tb::counter k("ypack");
     int bq = c.b_q, bk = c.b_k, nk = c.n_k;
-    check_layout<Vlamp_ypack_lp>(k, c, LSUCODE_Y_LP, bq, bk, nk, 1);
-    check_layout<Vlamp_ypack_compact>(k, c, LSUCODE_Y_COMPACT, bq, bk, nk, 2);
-    check_layout<Vlamp_ypack_full>(k, c, LSUCODE_Y_FULL, bq, bk, nk, 3);
-    check_layout<Vlamp_ypack_compact_nk8>(k, c, LSUCODE_Y_COMPACT, bq / 2, bk / 2, 2 * nk, 4);
-    check_distinct<Vlamp_ypack_lp>(k, LSUCODE_Y_LP, bq, bk, nk);
-    check_distinct<Vlamp_ypack_full>(k, LSUCODE_Y_FULL, bq, bk, nk);
-    check_distinct<Vlamp_ypack_compact_nk8>(k, LSUCODE_Y_COMPACT, bq / 2, bk / 2, 2 * nk);
+    check_layout<Vlamp_ypack_lp>(k, c, LSREGFILE_LP, bq, bk, nk, 1);
+    check_layout<Vlamp_ypack_compact>(k, c, LSREGFILE_COMPACT, bq, bk, nk, 2);
+    check_layout<Vlamp_ypack_full>(k, c, LSREGFILE_FULL, bq, bk, nk, 3);
+    check_layout<Vlamp_ypack_compact_nk8>(k, c, LSREGFILE_COMPACT, bq / 2, bk / 2, 2 * nk, 4);
+    check_distinct<Vlamp_ypack_lp>(k, LSREGFILE_LP, bq, bk, nk);
+    check_distinct<Vlamp_ypack_full>(k, LSREGFILE_FULL, bq, bk, nk);
+    check_distinct<Vlamp_ypack_compact_nk8>(k, LSREGFILE_COMPACT, bq / 2, bk / 2, 2 * nk);
     return k.done("register counts, engine logits written and read back, the compact slot, distinct lanes");
 }
