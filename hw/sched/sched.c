@@ -38,7 +38,9 @@ void lssched_exec(lsdp_unit *u, lsdp_txn *t)
             if (!lsdp_no_data(sh))
                 w->post = c->policy->post_select ? c->policy->post_select(&pc, w->pre) & w->active & ~w->pre : 0;
             if (c->policy == &lslamp_policy_lamp && c->stage2 && cand) {
-                busy += red + (uint64_t)hw->subset_latency * (uint64_t)lsdp_popc(cand);
+                /* the exhaustive walk visits every subset of the candidates, one per cycle once the
+                 * pipelined adder chain is full (rtl/lamp_stage2.sv, docs/rtl.md) */
+                busy += red + ((uint64_t)1 << lsdp_popc(cand)) + (uint64_t)hw->subset_latency - 1;
                 work += (uint64_t)lsdp_popc(cand) * c->b_k * bq;
             }
             break;

@@ -198,7 +198,7 @@ static int print_sources(const ls_config *cfg)
             const char *nm = ls_config_enum_name(p[i].key, k);
             snprintf(v, sizeof v, "%s", nm ? nm : "?");
         }
-        if (p[i].kind == LS_CONFIG_PROV_ESTIMATE) {
+        if (ls_config_prov_ranged(p[i].kind)) {
             num_text(p[i].low, lo, sizeof lo);
             num_text(p[i].high, hi, sizeof hi);
         }
@@ -221,9 +221,9 @@ static void config_usage(FILE *out)
           "  --explain  type, default, allowed values and meaning of a key, or the keys of a section\n"
           "  --list     every key with its type and default\n"
           "  --docs     the Markdown reference (docs/config.md is exactly this text)\n"
-          "  --estimates  every estimate of the LampAttention preset, tab-separated with a header line:\n"
+          "  --estimates  every estimate (and synthesized value) of the LampAttention preset, tab-separated with a header line:\n"
           "             key, value (in FILE, or the default), preset value, low, high, node, reasoning\n"
-          "  --sources  every value's provenance, tab-separated: key, kind (source or estimate), value,\n"
+          "  --sources  every value's provenance, tab-separated: key, kind (source, estimate or synthesized), value,\n"
           "             preset value, low, high (empty for sources), node, source or reasoning\n",
           out);
 }

@@ -52,6 +52,7 @@ typedef struct ls_config_area {
     double regfile_bit_um2;                     /* one register-file bit with 2 ports (1R1W banks) */
     int regfile_ports;                          /* ports per bank: the bit grows as (ports / 2)^2 */
     double pack_lane_um2;                       /* byte-granular pack/unpack of one 32-bit register lane */
+    double nand2_um2;                           /* one NAND2 equivalent, placed: synthesized areas (rtl/) */
     double sram_bit_um2, l2_bit_um2;            /* one bit of the on-chip buffer / of L2, macro level */
     double leak_logic_mw_per_mm2, leak_sram_mw_per_mm2;
 } ls_config_area;
@@ -176,19 +177,23 @@ int ls_config_suggest(const char *path, char *out, size_t outlen);
  * datasheet, microbenchmark, public simulator configuration) or an estimate with a plausible
  * [low, high] range and one line of reasoning. Energy entries name the process node their value
  * stands for. tests/config checks that no such key lacks an entry and that low <= default <= high. */
-typedef enum { LS_CONFIG_PROV_SOURCE, LS_CONFIG_PROV_ESTIMATE } ls_config_prov_kind;
+/* SYNTHESIZED: a figure of this project's own synthesis of the unit (rtl/, docs/rtl.md), with the error
+ * bars of its gate-to-silicon model as its range; like an estimate it has a range (ls_config_prov_ranged). */
+typedef enum { LS_CONFIG_PROV_SOURCE, LS_CONFIG_PROV_ESTIMATE, LS_CONFIG_PROV_SYNTHESIZED } ls_config_prov_kind;
 
 typedef struct ls_config_provenance {
     const char *key;            /* schema path */
     ls_config_prov_kind kind;
-    double low, high;           /* estimates: the plausible range, inclusive (0, 0 for sources) */
+    double low, high;           /* estimates and synthesized: the plausible range, inclusive (0, 0 for sources) */
     const char *node;           /* energy and area keys: the process node the value stands for; NULL otherwise */
     const char *text;           /* source: where the value is stated; estimate: one line of reasoning */
 } ls_config_provenance;
 
 const ls_config_provenance *ls_config_provenance_table(size_t *count);
 const ls_config_provenance *ls_config_provenance_find(const char *key);
-const char *ls_config_prov_kind_name(ls_config_prov_kind k);   /* "source", "estimate" */
+const char *ls_config_prov_kind_name(ls_config_prov_kind k);   /* "source", "estimate", "synthesized" */
+/* 1 for the kinds that carry a [low, high] range (estimate, synthesized). */
+int ls_config_prov_ranged(ls_config_prov_kind k);
 
 /* One estimate with the value it has in a configuration: what a one-at-a-time sensitivity
  * analysis (low / high of every estimate) needs. */
@@ -199,9 +204,10 @@ typedef struct ls_config_estimate {
     double low, high;
     bool integer;               /* an integer key: low and high are whole numbers */
     const char *node, *reason;
+    ls_config_prov_kind kind;   /* estimate or synthesized */
 } ls_config_estimate;
 
-/* The estimates in table order, valued in cfg (NULL: the defaults). Writes at most cap entries
+/* The estimates (every ranged entry: estimate or synthesized) in table order, valued in cfg (NULL: the defaults). Writes at most cap entries
  * and returns how many exist. */
 size_t ls_config_estimates(const ls_config *cfg, ls_config_estimate *out, size_t cap);
 /* The value of a numeric key (int, int64 or number) in cfg; 0, or -1 for another type or key. */

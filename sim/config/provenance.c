@@ -24,6 +24,8 @@
 #define EST(k, lo, hi, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, NULL, t}
 #define ESRC(k, node, t) {k, LS_CONFIG_PROV_SOURCE, 0, 0, node, t}
 #define EEST(k, lo, hi, node, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, node, t}
+#define SYN(k, lo, hi, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, NULL, t}
+#define ESYN(k, lo, hi, node, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, node, t}
 
 #define HOROWITZ "Horowitz, Computing's energy problem, ISSCC 2014, 45 nm 0.9 V (as tabulated in stillwater-sc universal generic_45nm.hpp; hw 5)"
 #define LUO "Luo et al., Benchmarking and Dissecting the Nvidia Hopper GPU Architecture, arXiv 2402.13499, load latencies measured on an H800 PCIe (quoted in hw 1)"
@@ -70,9 +72,10 @@ static const ls_config_provenance table[] = {
     EST("accelerator.lut.lanes", 16, 256,
         "hw 7.2 proposes 128 lookups per clock (8x the MUFU rate, the FP32 lane count) and a sweep of 16 to 256; no "
         "LampAttention hardware exists to measure."),
-    EST("accelerator.lut.latency", 1, 4,
-        "A 256 x 8-bit table reads in one clock (AMD UG573 block RAM without output registers; small ASIC ROM at 1-2 GHz, "
-        "hw 3); each pipeline register on index or output adds one (UG573), 4 with index formation and routing."),
+    SYN("accelerator.lut.latency", 1, 2,
+        "Synthesized (rtl/lamp_lut_exp.sv, docs/rtl.md): shift rounding to ue5m3 and the 256-entry table are ~600 ps "
+        "(330-960) against the 546 ps cycle at 1.83 GHz, so one register between them: 2 cycles; 1 only at the fast end "
+        "of the gate-delay error bars or with a rounder specialised to e4m3 differences."),
     SRC("accelerator.lut.entries",
         "The LUT is indexed by the 8-bit ue5m3 low-precision shift (LampAttention paper, num A.2): 2^8 = 256 entries."),
     SRC("accelerator.sfu.lanes",
@@ -87,12 +90,13 @@ static const ls_config_provenance table[] = {
     SRC("accelerator.vector.latency",
         "Accel-Sim tested config SM90_H100 (accel-sim/accel-sim-framework, gpu-simulator/configs/tested-cfgs/"
         "SM90_H100/trace.config): FP32 ('sp') latency 4 cycles."),
-    EST("accelerator.scheduler.sort_latency", 3, 16,
-        "Sorting N_k = 4 threats takes a 5-comparator network of depth 3 (Knuth, TAOCP vol. 3, 5.3.4) plus a cycle to "
-        "write the order; 16 if one comparator serves the compare-exchanges in sequence."),
-    EST("accelerator.scheduler.subset_latency", 4, 64,
-        "Per candidate sub-block: its cost checked against the 32 queries' budgets; 16 is a 2-wide comparator, 4 an 8-wide "
-        "one, 64 a sequential walk over the 2^N_k = 16 subsets for each candidate."),
+    SYN("accelerator.scheduler.sort_latency", 2, 5,
+        "Synthesized (rtl/lamp_sched.sv, docs/rtl.md): threats and the stable sort of N_k = 4 over b_q = 32 queries, "
+        "about 1.4 ns, 3 cycles at 1.83 GHz (2-5 over the gate-delay error bars); N_k = 8 gives 4 (2-6): set 4 there."),
+    SYN("accelerator.scheduler.subset_latency", 3, 7,
+        "Synthesized (rtl/lamp_stage2.sv, docs/rtl.md): one subset's test is a chain of N_k float64 adds and a compare, "
+        "about 2.1 ns at N_k = 4: 4 cycles (3-7); the walk is pipelined, one subset per cycle after it "
+        "(2^|cand| + 4 - 1 = 19 at 4 candidates). N_k = 8 doubles the chain: 9 (5-15), set 9 there."),
 
     /* ---------------- register file ---------------- */
     SRC("accelerator.regfile.registers", "H100: 65,536 32-bit registers per SM (H100 whitepaper; FA3 paper Table 1; hw 1)."),
@@ -220,6 +224,9 @@ static const ls_config_provenance table[] = {
     EEST("accelerator.area.pack_lane_um2", 30, 300, "7 nm",
          "Byte-granular extract and insert for one 32-bit lane: 32 4:1 multiplexers each way plus the 16-bit "
          "sub-block's path, ~150 gates at ~0.3-0.6 um2 each at 7 nm; like CUDA's SIMD byte intrinsics (hw 4)."),
+    EEST("accelerator.area.nand2_um2", 0.044, 0.101, "7 nm",
+         "TSMC N7 logic density 91.2 MTr/mm2 (docs/rtl.md): a 4-transistor NAND2 is 0.044 um2 at full placement, "
+         "0.063 at 70 % utilisation; +60 % for 50 % utilisation and the two-input mapping's excess over a real library."),
     EEST("accelerator.area.sram_bit_um2", 0.03, 0.07, "7 nm",
          "TSMC N7's high-density 6T bit cell is 0.027 um2 (Chang et al., ISSCC 2017 12.1, via WikiChip); a macro with "
          "sense amplifiers, decoders and redundancy reaches ~60 % array efficiency: 0.045; 0.03 for large arrays, 0.07 "
@@ -262,7 +269,12 @@ const ls_config_provenance *ls_config_provenance_find(const char *key)
     return NULL;
 }
 
-const char *ls_config_prov_kind_name(ls_config_prov_kind k) { return k == LS_CONFIG_PROV_ESTIMATE ? "estimate" : "source"; }
+const char *ls_config_prov_kind_name(ls_config_prov_kind k)
+{
+    return k == LS_CONFIG_PROV_ESTIMATE ? "estimate" : k == LS_CONFIG_PROV_SYNTHESIZED ? "synthesized" : "source";
+}
+
+int ls_config_prov_ranged(ls_config_prov_kind k) { return k == LS_CONFIG_PROV_ESTIMATE || k == LS_CONFIG_PROV_SYNTHESIZED; }
 
 int ls_config_number(const ls_config *cfg, const char *key, double *value)
 {
@@ -298,7 +310,7 @@ size_t ls_config_estimates(const ls_config *cfg, ls_config_estimate *out, size_t
     size_t n = 0;
     for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
         const ls_config_provenance *p = &table[i];
-        if (p->kind != LS_CONFIG_PROV_ESTIMATE) continue;
+        if (!ls_config_prov_ranged(p->kind)) continue;
         if (n < cap) {
             const ls_config_schema_entry *e = ls_config_schema_find(p->key);
             ls_config_estimate *o = &out[n];
@@ -311,6 +323,7 @@ size_t ls_config_estimates(const ls_config *cfg, ls_config_estimate *out, size_t
             o->integer = e && e->type != LS_CONFIG_T_DOUBLE;
             o->node = p->node;
             o->reason = p->text;
+            o->kind = p->kind;
         }
         n++;
     }

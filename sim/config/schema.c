@@ -93,7 +93,7 @@ static const ls_config_schema_entry schema[] = {
       "K depth after which 8-bit MMA partial sums are promoted to FP32 registers."),
     I("accelerator.lut.lanes", accelerator.lut.lanes, "128", 0, 65536,
       "LUT exponential lookups per cycle per core; 0 = no LUT unit (low-precision exponentials go to the SFU)."),
-    I("accelerator.lut.latency", accelerator.lut.latency, "1", 0, 1e6, "LUT lookup latency in cycles (fully pipelined)."),
+    I("accelerator.lut.latency", accelerator.lut.latency, "2", 0, 1e6, "LUT lookup latency in cycles (fully pipelined)."),
     I("accelerator.lut.entries", accelerator.lut.entries, "256", 2, 65536, "Entries of the exponential table (8-bit index = 256)."),
     I("accelerator.sfu.lanes", accelerator.sfu.lanes, "16", 1, 65536,
       "Special-function (MUFU) operations per cycle per core: high-precision exp, reciprocal."),
@@ -122,11 +122,13 @@ static const ls_config_schema_entry schema[] = {
     I("accelerator.vector.lanes", accelerator.vector.lanes, "128", 1, 65536,
       "FP32 vector lanes per core (max, subtract, row sums, conversions)."),
     I("accelerator.vector.latency", accelerator.vector.latency, "4", 0, 1e6, "Vector pipeline latency in cycles."),
-    I("accelerator.scheduler.sort_latency", accelerator.scheduler.sort_latency, "4", 0, 1e6,
-      "Cycles for the recompute scheduler to sort the N_k sub-block threats (stage 1)."),
-    I("accelerator.scheduler.subset_latency", accelerator.scheduler.subset_latency, "16", 0, 1e6,
-      "Cycles of the stage 2 subset search per candidate sub-block (not selected by stage 1) of a warp and key "
-      "tile, after the tile-wide cost reduction on the vector lanes."),
+    I("accelerator.scheduler.sort_latency", accelerator.scheduler.sort_latency, "3", 0, 1e6,
+      "Cycles for the recompute scheduler to compute and sort the N_k sub-block threats (stage 1)."),
+    I("accelerator.scheduler.subset_latency", accelerator.scheduler.subset_latency, "4", 0, 1e6,
+      "Latency in cycles of one subset's test in the stage 2 walk (the chain of N_k cost adds and the budget "
+      "compare). The walk is pipelined, one subset per cycle: a warp's search over c candidate sub-blocks (not "
+      "selected by stage 1) takes 2^c + subset_latency - 1 cycles, after the tile-wide cost reduction on the "
+      "vector lanes."),
     I("accelerator.regfile.registers", accelerator.regfile.registers, "65536", 1, 1 << 24, "32-bit registers per core."),
     I("accelerator.regfile.subpartitions", accelerator.regfile.subpartitions, "4", 1, 64,
       "Register file sub-partitions (registers are split evenly)."),
@@ -235,6 +237,9 @@ static const ls_config_schema_entry schema[] = {
       "Area in square micrometres at 7 nm of the byte-granular pack / unpack network of one 32-bit register lane "
       "(warp_size x subpartitions lanes per core), which the compact layout's 8-bit logits need; full (16-bit "
       "halves) costs a third of it, fp32 nothing."),
+    D("accelerator.area.nand2_um2", accelerator.area.nand2_um2, "0.063", 0, 1e9,
+      "Area in square micrometres at 7 nm of one NAND2 equivalent after placement: converts the synthesized gate "
+      "counts of the units in rtl/ (docs/rtl.md) to area.synthesized.* beside the published-figure areas."),
     D("accelerator.area.sram_bit_um2", accelerator.area.sram_bit_um2, "0.045", 0, 1e9,
       "Area in square micrometres at 7 nm of one bit of the on-chip buffer (memory.buffer_kib), macro level: bit "
       "cell and periphery."),

@@ -255,9 +255,9 @@ int ls_config_explain(const char *key, FILE *out, FILE *errs)
         fprintf(out, "%s\n  type:    %s\n  default: %s\n  allowed: %s\n  %s\n", e->path, type_name(e),
                 e->def[0] ? e->def : "\"\" (empty)", allowed, e->help);
         const ls_config_provenance *p = ls_config_provenance_find(key);
-        if (p && p->kind == LS_CONFIG_PROV_ESTIMATE)
-            fprintf(out, "  estimate: %g in [%g, %g] (LampAttention preset): %s\n", strtod(e->def, NULL), p->low, p->high,
-                    p->text);
+        if (p && ls_config_prov_ranged(p->kind))
+            fprintf(out, "  %s: %g in [%g, %g] (LampAttention preset): %s\n", ls_config_prov_kind_name(p->kind),
+                    strtod(e->def, NULL), p->low, p->high, p->text);
         else if (p)
             fprintf(out, "  source:  %s (LampAttention preset: %s)\n", p->text, e->def);
         if (p && p->node) fprintf(out, "  node:    %s\n", p->node);
@@ -271,7 +271,8 @@ int ls_config_explain(const char *key, FILE *out, FILE *errs)
             found = 1;
             const ls_config_provenance *p = ls_config_provenance_find(s[i].path);
             char prov[80] = "";
-            if (p && p->kind == LS_CONFIG_PROV_ESTIMATE) snprintf(prov, sizeof prov, "  (estimate %g .. %g)", p->low, p->high);
+            if (p && ls_config_prov_ranged(p->kind))
+                snprintf(prov, sizeof prov, "  (%s %g .. %g)", ls_config_prov_kind_name(p->kind), p->low, p->high);
             else if (p) snprintf(prov, sizeof prov, "  (source)");
             fprintf(out, "  %-44s %-16s default %s%s\n", s[i].path, type_name(&s[i]), s[i].def[0] ? s[i].def : "\"\"", prov);
         }
@@ -383,7 +384,9 @@ static const char DOC_PROV_HEAD[] =
     "simulator configuration) or an *estimate* with a plausible range and one line of reasoning. A figure of\n"
     "the H100 envelope the preset adopts is a source where a document states it; a property of the\n"
     "LampAttention design or of the kernel running on it (latencies of units not built yet, contexts,\n"
-    "prefetch depth, K/V sharing) is an estimate. Energies are picojoules per action at the node named.\n"
+    "prefetch depth, K/V sharing) is an estimate. A *synthesized* value comes from this project's own\n"
+    "synthesis of the unit (rtl/, docs/rtl.md), with the error bars of its gate-to-silicon model as its range.\n"
+    "Energies are picojoules per action at the node named.\n"
     "\"hw N\" is section N of the project's hardware figures (spec/hardware.md), \"num X\" section X of its\n"
     "numerics specification. One table drives this list, `lampsim config --explain KEY` and\n"
     "`lampsim config --estimates [FILE]` (tab-separated: key, value in FILE, preset value, low, high, node,\n"
@@ -440,7 +443,7 @@ char *ls_config_docs_markdown(void)
     for (size_t i = 0; i < np; ++i) {
         const ls_config_schema_entry *e = ls_config_schema_find(p[i].key);
         char range[96] = "";
-        if (p[i].kind == LS_CONFIG_PROV_ESTIMATE) snprintf(range, sizeof range, "%g .. %g", p[i].low, p[i].high);
+        if (ls_config_prov_ranged(p[i].kind)) snprintf(range, sizeof range, "%g .. %g", p[i].low, p[i].high);
         sb_put(&b, "| `");
         sb_put(&b, p[i].key);
         sb_put(&b, "` | `");

@@ -22,6 +22,8 @@ typedef struct {
     const char *instance_unit;   /* what instances counts */
     double mm2;                  /* the whole chip's area of the component */
     double leakage_w;            /* the whole chip's leakage of the component */
+    double synth_mm2;            /* the whole chip's area from this project's synthesis of the unit (rtl/,
+                                    docs/rtl.md); 0 where none was synthesized (ls_area_synthesized) */
 } ls_area_component;
 
 typedef struct {
@@ -29,11 +31,19 @@ typedef struct {
     double core_mm2;             /* one core's components */
     double total_mm2;            /* cores x core_mm2 + L2 */
     double leakage_w;            /* every component of the chip, powered all run */
+    double synth_total_mm2;      /* total_mm2 with the synthesized area in place of the published-figure one
+                                    where a unit has both (ls_area_synthesized) */
 } ls_area;
 
 /* The area and leakage of the accelerator ac running a program in `layout` (lsregfile_layout: the
  * register-file pack network it needs). Pure: the configuration's numbers only. */
 void ls_area_of(const ls_config_accelerator *ac, int layout, ls_area *a);
+/* Beside ls_area_of's published-figure areas: the synthesized area of the units rtl/ implements (the
+ * LUT exponential lanes, the recompute scheduler, the register pack lanes, the tensor unit's
+ * accumulating MAC lanes), from the synthesis's NAND2-equivalent counts x area.nand2_um2, for a
+ * key tile of n_k sub-blocks (the scheduler's size follows it). Fills synth_mm2 and synth_total_mm2 of
+ * an a that ls_area_of filled for the same layout. */
+void ls_area_synthesized(const ls_config_accelerator *ac, int layout, int n_k, ls_area *a);
 #ifdef __cplusplus
 }
 #endif

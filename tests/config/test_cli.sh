@@ -145,8 +145,9 @@ if awk -F'\t' 'NF != 7 { bad = 1 } END { exit !bad }' "$T/est.tsv"; then echo "F
 check "sources" 0 $?
 grepf "sources layout" "$(printf 'accelerator.regfile.layout\tsource\tcompact\tcompact\t\t\t\t')" "$T/src.tsv"
 grepf "sources estimate" "$(printf 'accelerator.tensor.latency\testimate\t32\t32\t12\t128\t\t')" "$T/src.tsv"
+grepf "sources synthesized" "$(printf 'accelerator.lut.latency\tsynthesized\t2\t2\t1\t2\t\t')" "$T/src.tsv"
 if awk -F'\t' 'NF != 8 { bad = 1 } END { exit !bad }' "$T/src.tsv"; then echo "FAIL: sources: a line without 8 fields"; fail=1; fi
-n_est=$(awk -F'\t' '$2 == "estimate"' "$T/src.tsv" | wc -l); n_rows=$(($(wc -l < "$T/est.tsv") - 1))
+n_est=$(awk -F'\t' '$2 == "estimate" || $2 == "synthesized"' "$T/src.tsv" | wc -l); n_rows=$(($(wc -l < "$T/est.tsv") - 1))
 if [ "$n_est" -lt 20 ] || [ "$n_est" != "$n_rows" ]; then echo "FAIL: --estimates lists $n_rows rows, --sources $n_est estimates"; fail=1; fi
 # every end of every range is a configuration a run accepts (one at a time, as a sensitivity analysis sets them)
 tab=$(printf '\t')

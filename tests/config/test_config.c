@@ -430,7 +430,7 @@ static void test_provenance(void)
                   "%s: the source or reasoning must be one line of text", p[i].key);
         int energy = !strncmp(p[i].key, "accelerator.energy.", 19) || !strncmp(p[i].key, "accelerator.area.", 17);
         CHECK_MSG(energy == (p[i].node != NULL), "%s: energy and area entries (and only they) name a process node", p[i].key);
-        if (p[i].kind == LS_CONFIG_PROV_ESTIMATE) {
+        if (ls_config_prov_ranged(p[i].kind)) {
             n_est++;
             double v = NAN;
             CHECK_MSG(numeric(e) && ls_config_number(&def, p[i].key, &v) == 0, "%s: an estimate needs a number", p[i].key);
