@@ -79,7 +79,7 @@ typedef struct ls_config_accelerator {
              int max_contexts; } regfile;
     struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
              int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
-             int operand_read_rows; int kv_shared_contexts; bool v_transpose; } memory;
+             int operand_read_rows; int kv_shared_contexts; bool v_transpose; int v_transpose_cycles; int o_write_bytes_per_cycle; } memory;
     ls_config_energy energy;
     ls_config_area area;
 } ls_config_accelerator;

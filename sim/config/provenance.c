@@ -124,6 +124,14 @@ static const ls_config_provenance table[] = {
     EST("accelerator.memory.kv_shared_contexts", 1, 2,
         "1: independent contexts that each load their K/V (preset header); 2: FA3's block of consumer warpgroups sharing "
         "the producer's loads (hw 2.5). Must divide regfile.max_contexts."),
+    EST("accelerator.memory.v_transpose_cycles", 0, 200,
+        "0: the preset transposes nothing (v_transpose false); FlashAttention-3's FP8 producer adds ~90 cycles per V "
+        "tile (register permute 4, fence 29, mbarrier arrive and wait 2 x 29; configs/validation/fa3fp8_h100.yaml), "
+        "200 if its barrier round trips were twice as slow."),
+    EST("accelerator.memory.o_write_bytes_per_cycle", 32, 128,
+        "128 = the port width (one 32-lane 4-byte access or stmatrix per clock); 64 for one 16-bit "
+        "element per lane per store (FlashAttention-3's FP8 epilogue, hopper/kernel_traits.h TiledCopyrO at "
+        "5018ac6a), 32 for 8-bit stores."),
 
     /* ---------------- instruction issue (not modelled in the preset: issue.per_cycle 0) ---------------- */
     EST("accelerator.issue.per_cycle", 0, 4,
