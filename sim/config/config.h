@@ -188,6 +188,9 @@ typedef struct ls_config_provenance {
 
 const ls_config_provenance *ls_config_provenance_table(size_t *count);
 const ls_config_provenance *ls_config_provenance_find(const char *key);
+/* The entry of a GPU preset (by accelerator.name: h200, h100_pcie) for a key its envelope sets, which
+ * replaces the LampAttention entry for that preset; NULL if the preset does not restate the key. */
+const ls_config_provenance *ls_config_provenance_preset(const char *preset, const char *key);
 const char *ls_config_prov_kind_name(ls_config_prov_kind k);   /* "source", "estimate" */
 
 /* One estimate with the value it has in a configuration: what a one-at-a-time sensitivity
