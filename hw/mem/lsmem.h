@@ -54,7 +54,6 @@ typedef struct {
     uint64_t buf_bytes, store_bytes;
     uint64_t operand_bytes;          /* read from the buffers into operand registers (timed when configured) */
     uint64_t *vt_free;               /* [cores] with hw->v_transpose: when the core's producer finishes its last transpose */
-    uint64_t vt_tiles, vt_wait_cycles;   /* transposes done; cycles they waited for the producer */
 } lsmem_state;
 int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw);
 void lsmem_free(lsmem_state *m);

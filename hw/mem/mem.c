@@ -177,10 +177,8 @@ static void transpose_v(lsmem_state *m, const lsdp_hw *hw, lsdp_unit_state *port
     lsdp_unit_serve(port, &tt, port_cycles, (uint64_t)hw->buf_latency, kv_bytes);
     m->buf_bytes += kv_bytes;
     uint64_t start = t->end > *producer ? t->end : *producer;
-    if (*producer > t->end) m->vt_wait_cycles += *producer - t->end;
     t->v_ready = start + port_cycles + (uint64_t)hw->buf_latency + hw->v_transpose_cycles;
     *producer = t->v_ready;
-    m->vt_tiles++;
 }
 
 void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
