@@ -71,15 +71,31 @@ def summarise(rows):
             "slope": error_slope(rows)}
 
 
-PEAK = {"h100": 989.4, "a100": 312.0}   # FP16 dense; FP8 points are reported against it too
+PEAK = {"h100": 989.4, "a100": 312.0, "h200": 989.4, "h100_pcie": 756.5}   # FP16 dense; FP8 points are reported against it too
 
-L2_MIB = {"h100": 50.0, "a100": 40.0}   # datasheet capacities (hardware.md 1)
+L2_MIB = {"h100": 50.0, "a100": 40.0, "h200": 50.0, "h100_pcie": 50.0}   # datasheet capacities (hardware.md 1)
+# The chip-wide envelope the quarter chip divides: the values of the GPU's preset (configs/h100.yaml,
+# configs/gpu/*.yaml, the A100 preset); kept here so that a point's --set list is known without a run.
+CORES = {"h100": 132, "a100": 108, "h200": 132, "h100_pcie": 114}
+BANDWIDTH = {"h100": 3350.0, "a100": 2039.0, "h200": 4800.0, "h100_pcie": 2000.0}
+L2_BANDWIDTH = {"h100": 12000.0, "a100": 7219.0, "h200": 12000.0, "h100_pcie": 10623.0}
 PRESETS = {
     ("fa2", "h100"): "configs/validation/fa2_h100_d{d}.yaml",
     ("fa3", "h100"): "configs/validation/fa3_h100_d{d}.yaml",
     ("fa3fp8", "h100"): "configs/validation/fa3fp8_h100_d{d}.yaml",
     ("fa2", "a100"): "configs/validation/fa2_a100_d{d}.yaml",
+    ("fa3", "h200"): "configs/validation/fa3_h200_d{d}.yaml",
+    ("fa3", "h100_pcie"): "configs/validation/fa3_h100pcie_d{d}.yaml",
 }
+
+
+def effective_scale(gpu, d, scale):
+    """The largest fraction 1/s of the chip, s <= scale, that divides both its cores and the heads
+    (the H100 PCIe's 114 SMs take 1/2 where the others take 1/4)."""
+    heads = 2048 // d
+    while scale > 1 and (CORES[gpu] % scale or heads % scale):
+        scale -= 1
+    return scale
 
 
 def lampsim_path(arg):
@@ -99,9 +115,7 @@ def point_args(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=F
     heads = 2048 // d
     batch = batch_for(seq)
     cfg = os.path.join(ROOT, PRESETS[(impl, gpu)].format(d=d))
-    cores = {"h100": 132, "a100": 108}[gpu]
-    bw = {"h100": 3350.0, "a100": 2039.0}[gpu]
-    l2bw = {"h100": 12000.0, "a100": 7219.0}[gpu]
+    cores, bw, l2bw = CORES[gpu], BANDWIDTH[gpu], L2_BANDWIDTH[gpu]
     # the datasheet L2 capacity (the model's L2 keeps the most recently used K/V tiles)
     l2 = L2_MIB[gpu]
     if heads % scale or cores % scale:
@@ -147,6 +161,7 @@ def point_name(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=F
 
 
 def run_point(lampsim, work, impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=False, extra=()):
+    scale = effective_scale(gpu, d, scale)
     name = point_name(impl, gpu, d, causal, seq, scale, interleave, separate_sfu, extra)
     out = os.path.join(work, name)
     rep = os.path.join(out, "report.json")
@@ -309,7 +324,7 @@ def main():
     ap.add_argument("--seq", help="only these sequence lengths (comma list)")
     ap.add_argument("--d", help="only these head dimensions (comma list)")
     ap.add_argument("--impl", help="only these kernels (fa2, fa3)")
-    ap.add_argument("--gpu", help="only these GPUs (h100, a100)")
+    ap.add_argument("--gpu", help="only these GPUs (h100, a100, h200, h100_pcie)")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--scale", type=int, default=4)
     ap.add_argument("-j", "--jobs", type=int, default=2)

@@ -147,6 +147,9 @@ typedef struct lsdp_txn {
      * port; set by lsdp_unit_serve from the work, carried by continuations like `rest`. */
     uint64_t instrs;
     bool no_issue;           /* issues no instruction (a DMA fill of the buffer) */
+    /* A K/V load with hw->v_transpose: `end` is when K is in the buffer, `v_ready` when the
+     * transposed V is (the producer's transpose step, lsmem_exec); P.V waits for v_ready. */
+    uint64_t v_ready;
 } lsdp_txn;
 
 /* The instruction issue of one core (accelerator.issue.per_cycle > 0): the core's schedulers issue
@@ -244,6 +247,8 @@ typedef struct {
     bool whole_tiles;                /* masked warps / sub-blocks of a computed tile cost as much as the rest */
     int kv_group;                    /* resident contexts forming one block: shared K/V loads, start and retire together */
     bool v_transpose;                /* V tiles are transposed in the buffer after their load (port read + write) */
+    uint64_t v_transpose_cycles;     /* the transpose's fixed chain per tile beyond its port time (barriers, fence) */
+    int o_write_bpc;                 /* bytes per cycle of the epilogue's write of O into the buffer (<= buf_bpc; 0 = buf_bpc) */
     uint64_t launch_cycles;          /* fixed cost before the first item of the run starts */
     uint64_t item_setup;             /* fixed latency from a slot taking an item to its first instruction */
     int issue_per_cycle;             /* warp instructions issued per cycle per core (0 = issue not modelled) */

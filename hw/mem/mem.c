@@ -13,12 +13,14 @@ int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw)
     m->model.hw = hw;
     m->model.map = &m->map;
     size_t n = (size_t)sh->batch * sh->heads_kv * sh->nkt;
+    if (hw->v_transpose && !(m->vt_free = calloc((size_t)(hw->cores > 0 ? hw->cores : 1), sizeof(uint64_t)))) return -1;
     return lslru_init(&m->model.l2_tiles, n, hw->l2_bytes > 0 ? (uint64_t)hw->l2_bytes : 0);
 }
 
 void lsmem_free(lsmem_state *m)
 {
     lslru_free(&m->model.l2_tiles);
+    free(m->vt_free);
     memset(m, 0, sizeof *m);
 }
 
@@ -157,6 +159,28 @@ uint64_t lsmem_model_access(lsmem_model *m, lsmem_access *a)
     return channel(&m->dram, a->req, a->bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
 }
 
+/* FP8 kernels transpose every V tile in the buffer (FlashAttention-3's producer warpgroup: LDSM.T,
+ * byte permute, STSM into the K-major copy the FP8 wgmma reads). A step of its own after the load:
+ * it starts when the tile has landed and the core's producer has finished the previous transpose,
+ * takes the port time of the V half read and written (`kv_bytes` in all) plus the port latency and
+ * the fixed chain hw->v_transpose_cycles (register permute, fence, barriers). K is usable at t->end,
+ * P.V waits for t->v_ready. The bytes are booked on the port when the load is requested, as the fill
+ * is (a booking at the landing time would hold the FIFO port for everything requested before it). */
+static void transpose_v(lsmem_state *m, const lsdp_hw *hw, lsdp_unit_state *port, lsdp_txn *t, uint64_t kv_bytes)
+{
+    uint64_t *producer = &m->vt_free[t->core];
+    lsdp_txn tt;
+    memset(&tt, 0, sizeof tt);
+    tt.req = t->req;
+    tt.no_issue = true;   /* the producer warps' instructions: ~1 per 100 B, they do not bind (docs/validation.md) */
+    uint64_t port_cycles = lsdp_ceil_div(kv_bytes, (uint64_t)hw->buf_bpc);
+    lsdp_unit_serve(port, &tt, port_cycles, (uint64_t)hw->buf_latency, kv_bytes);
+    m->buf_bytes += kv_bytes;
+    uint64_t start = t->end > *producer ? t->end : *producer;
+    t->v_ready = start + port_cycles + (uint64_t)hw->buf_latency + hw->v_transpose_cycles;
+    *producer = t->v_ready;
+}
+
 void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
 {
     lsmem_state *m = u->impl;
@@ -182,17 +206,19 @@ void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
     memset(&bt, 0, sizeof bt);
     bt.req = t->req;
     bt.no_issue = true;   /* a DMA fill: no warp instruction */
-    /* an FP8 kernel transposes each V tile in the buffer: its V half is read and written once more */
-    uint64_t port_bytes = a.bytes + (r == LSMEM_KV && hw->v_transpose ? a.bytes : 0);
-    if (port_bytes) {
-        lsdp_unit_serve(port, &bt, lsdp_ceil_div(port_bytes, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, port_bytes);
-        m->buf_bytes += port_bytes;
+    if (a.bytes) {
+        /* the epilogue writes O into the buffer at its own width (FA3 FP8: 16-bit stores) before the store */
+        uint64_t bpc = (uint64_t)(r == LSMEM_O && hw->o_write_bpc > 0 ? hw->o_write_bpc : hw->buf_bpc);
+        lsdp_unit_serve(port, &bt, lsdp_ceil_div(a.bytes, bpc), (uint64_t)hw->buf_latency, a.bytes);
+        m->buf_bytes += a.bytes;
     }
     t->start = t->req;
     t->end = bt.end > end ? bt.end : end;
     t->busy = bt.busy;
     t->work = a.bytes;
     t->work_hp = a.dram_bytes;
+    t->v_ready = t->end;
+    if (r == LSMEM_KV && hw->v_transpose) transpose_v(m, hw, port, t, a.bytes);
 }
 
 /* fp32 elements are the float's own bits; narrower ones go through the format's codes */

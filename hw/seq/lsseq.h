@@ -20,8 +20,9 @@ typedef void (*lsseq_port_fn)(void *user, lsdp_txn *t);
 typedef void (*lsseq_item_fn)(void *user, lsdp_ctx *x);
 
 typedef struct lsseq_slot lsseq_slot;
-/* A block of kv_shared_contexts slots: which (batch, KV head) + 1 each K/V tile was last loaded for, and when it is ready. */
-typedef struct { uint64_t *head, *ready; } lsseq_block;
+/* A block of kv_shared_contexts slots: which (batch, KV head) + 1 each K/V tile was last loaded for, when it is
+ * ready, and when its transposed V is (accelerator.memory.v_transpose; = ready otherwise). */
+typedef struct { uint64_t *head, *ready, *v_ready; } lsseq_block;
 
 typedef struct {
     /* inputs */

@@ -36,7 +36,8 @@ struct lsseq_slot {
     uint64_t sb[LSUCODE_NREGIONS];   /* scoreboard: region ready cycle */
     uint8_t sbk[LSUCODE_NREGIONS];   /* ... and the kind of its producer (stall cause) */
     int *tiles, ntiles, cur;
-    uint64_t *kv;                /* [nkt] load completion per active tile index */
+    uint64_t *kv;                /* [nkt] load completion per active tile index (K usable) */
+    uint64_t *vt;                /* [nkt] when the tile's V is usable by P.V (after the transpose step, if any) */
     uint64_t item_start, first_start, last_end;
     bool ever;
     uint64_t steps;
@@ -106,6 +107,9 @@ static lsseq_block *block_of(lsseq *s, const lsseq_slot *sl)
     return &s->blocks[(size_t)sl->core * (s->contexts_per_core / s->hw->kv_group) + sl->index / s->hw->kv_group];
 }
 
+/* The instructions that read a tile's V (and so wait for its transpose step): the P.V products. */
+static bool reads_v(int op) { return op == LSUCODE_OP_PV || op == LSUCODE_OP_SLOWPV; }
+
 /* Load the slot's idx-th active K/V tile. Contexts of one block share the load: a tile that a
  * sibling already requested for the same (batch, KV head) is ready when that load completes. */
 static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
@@ -114,12 +118,13 @@ static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
     int kt = sl->tiles[idx];
     lsseq_block *bl = s->hw->kv_group > 1 ? block_of(s, sl) : NULL;
     uint64_t key = ((uint64_t)sl->ctx.b * (uint64_t)s->sh->heads_kv + (uint64_t)sl->ctx.hkv) + 1;
-    if (bl && bl->head[kt] == key) { sl->kv[idx] = bl->ready[kt]; s->shared_loads++; return; }
+    if (bl && bl->head[kt] == key) { sl->kv[idx] = bl->ready[kt]; sl->vt[idx] = bl->v_ready[kt]; s->shared_loads++; return; }
     lsdp_txn t = { 0 };
     send(s, sl, LSUCODE_OP_LDKV, LSUCODE_MEM, 0, when, kt, &t);
     s->kv_loads++;
     sl->kv[idx] = t.end;
-    if (bl) { bl->head[kt] = key; bl->ready[kt] = t.end; }
+    sl->vt[idx] = t.v_ready > t.end ? t.v_ready : t.end;
+    if (bl) { bl->head[kt] = key; bl->ready[kt] = t.end; bl->v_ready[kt] = sl->vt[idx]; }
 }
 
 /* Run zero-time control instructions, then compute when the next unit instruction may issue. */
@@ -168,7 +173,7 @@ static int advance(lsseq *s, lsseq_slot *sl)
                 if (r == LSUCODE_R_KV) {
                     if (k >= in->nsrc || sl->cur >= sl->ntiles) continue;   /* loads write KV asynchronously */
                     if (sl->kv[sl->cur] == UNREQ) load_tile(s, sl, sl->cur, inorder);   /* demand load */
-                    rt = sl->kv[sl->cur];
+                    rt = reads_v(in->op) ? sl->vt[sl->cur] : sl->kv[sl->cur];
                     kind = LSSEQ_STALL_MEMORY;
                 } else {
                     rt = sl->sb[r];
@@ -201,7 +206,8 @@ static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
         if (lsdp_ctx_init(&sl->ctx, sh) != 0) { snprintf(s->err, sizeof s->err, "out of memory (context)"); return -1; }
         sl->tiles = malloc((size_t)sh->nkt * sizeof(int));
         sl->kv = malloc((size_t)sh->nkt * sizeof(uint64_t));
-        if (!sl->tiles || !sl->kv) { snprintf(s->err, sizeof s->err, "out of memory (context)"); return -1; }
+        sl->vt = malloc((size_t)sh->nkt * sizeof(uint64_t));
+        if (!sl->tiles || !sl->kv || !sl->vt) { snprintf(s->err, sizeof s->err, "out of memory (context)"); return -1; }
         sl->ctx_ok = true;
     }
     lsdp_item_begin(&sl->ctx, item, &s->item_stats[item], s->hist + (size_t)item * (sh->n_k + 1),
@@ -486,7 +492,8 @@ int lsseq_run(lsseq *s)
     for (int b = 0; b < s->nblocks && s->blocks; b++) {
         s->blocks[b].head = calloc((size_t)s->sh->nkt, sizeof(uint64_t));
         s->blocks[b].ready = calloc((size_t)s->sh->nkt, sizeof(uint64_t));
-        if (!s->blocks[b].head || !s->blocks[b].ready) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
+        s->blocks[b].v_ready = calloc((size_t)s->sh->nkt, sizeof(uint64_t));
+        if (!s->blocks[b].head || !s->blocks[b].ready || !s->blocks[b].v_ready) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
     }
     if (!s->slots || !s->heap || !s->core_end || !s->core_stalls || (s->nblocks && !s->blocks)) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
     for (int c = 0; c < hw->cores; c++)
@@ -526,8 +533,9 @@ void lsseq_free(lsseq *s)
             if (s->slots[i].ctx_ok) lsdp_ctx_free(&s->slots[i].ctx);
             free(s->slots[i].tiles);
             free(s->slots[i].kv);
+            free(s->slots[i].vt);
         }
-    for (int b = 0; b < s->nblocks && s->blocks; b++) { free(s->blocks[b].head); free(s->blocks[b].ready); }
+    for (int b = 0; b < s->nblocks && s->blocks; b++) { free(s->blocks[b].head); free(s->blocks[b].ready); free(s->blocks[b].v_ready); }
     free(s->blocks);
     free(s->slots);
     free(s->heap);

@@ -188,6 +188,8 @@ static int print_sources(const ls_config *cfg)
     printf("key\tkind\tvalue\tpreset\tlow\thigh\tnode\ttext\n");
     for (size_t i = 0; i < n; ++i) {
         const ls_config_schema_entry *e = ls_config_schema_find(p[i].key);
+        const ls_config_provenance *q = ls_config_provenance_preset(cfg->accelerator.name, p[i].key);
+        if (!q) q = &p[i];
         char v[64] = "", lo[40] = "", hi[40] = "";
         double x;
         if (ls_config_number(cfg, p[i].key, &x) == 0) num_text(x, v, sizeof v);
@@ -198,12 +200,12 @@ static int print_sources(const ls_config *cfg)
             const char *nm = ls_config_enum_name(p[i].key, k);
             snprintf(v, sizeof v, "%s", nm ? nm : "?");
         }
-        if (ls_config_prov_ranged(p[i].kind)) {
-            num_text(p[i].low, lo, sizeof lo);
-            num_text(p[i].high, hi, sizeof hi);
+        if (ls_config_prov_ranged(q->kind)) {
+            num_text(q->low, lo, sizeof lo);
+            num_text(q->high, hi, sizeof hi);
         }
-        printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p[i].key, ls_config_prov_kind_name(p[i].kind), v, e ? e->def : "", lo, hi,
-               p[i].node ? p[i].node : "", p[i].text);
+        printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p[i].key, ls_config_prov_kind_name(q->kind), v, e ? e->def : "", lo, hi,
+               q->node ? q->node : "", q->text);
     }
     return 0;
 }

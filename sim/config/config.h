@@ -80,7 +80,7 @@ typedef struct ls_config_accelerator {
              int max_contexts; } regfile;
     struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
              int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
-             int operand_read_rows; int kv_shared_contexts; bool v_transpose; } memory;
+             int operand_read_rows; int kv_shared_contexts; bool v_transpose; int v_transpose_cycles; int o_write_bytes_per_cycle; } memory;
     ls_config_energy energy;
     ls_config_area area;
 } ls_config_accelerator;
@@ -191,6 +191,9 @@ typedef struct ls_config_provenance {
 
 const ls_config_provenance *ls_config_provenance_table(size_t *count);
 const ls_config_provenance *ls_config_provenance_find(const char *key);
+/* The entry of a GPU preset (by accelerator.name: h200, h100_pcie) for a key its envelope sets, which
+ * replaces the LampAttention entry for that preset; NULL if the preset does not restate the key. */
+const ls_config_provenance *ls_config_provenance_preset(const char *preset, const char *key);
 const char *ls_config_prov_kind_name(ls_config_prov_kind k);   /* "source", "estimate", "synthesized" */
 /* 1 for the kinds that carry a [low, high] range (estimate, synthesized). */
 int ls_config_prov_ranged(ls_config_prov_kind k);

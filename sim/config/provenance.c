@@ -128,6 +128,14 @@ static const ls_config_provenance table[] = {
     EST("accelerator.memory.kv_shared_contexts", 1, 2,
         "1: independent contexts that each load their K/V (preset header); 2: FA3's block of consumer warpgroups sharing "
         "the producer's loads (hw 2.5). Must divide regfile.max_contexts."),
+    EST("accelerator.memory.v_transpose_cycles", 0, 200,
+        "0: the preset transposes nothing (v_transpose false); FlashAttention-3's FP8 producer adds ~90 cycles per V "
+        "tile (register permute 4, fence 29, mbarrier arrive and wait 2 x 29; configs/validation/fa3fp8_h100.yaml), "
+        "200 if its barrier round trips were twice as slow."),
+    EST("accelerator.memory.o_write_bytes_per_cycle", 32, 128,
+        "128 = the port width (one 32-lane 4-byte access or stmatrix per clock); 64 for one 16-bit "
+        "element per lane per store (FlashAttention-3's FP8 epilogue, hopper/kernel_traits.h TiledCopyrO at "
+        "5018ac6a), 32 for 8-bit stores."),
 
     /* ---------------- instruction issue (not modelled in the preset: issue.per_cycle 0) ---------------- */
     EST("accelerator.issue.per_cycle", 0, 4,
@@ -255,6 +263,41 @@ static const ls_config_provenance table[] = {
     SRC("algorithm.stage1", "Paper: stage 1 (safety-margin check) enabled in the main results (num D.2)."),
     SRC("algorithm.stage2", "Paper: stage 2 (block-LAMP knapsack) enabled in the main results (num D.2)."),
 };
+
+/* GPU presets whose envelope differs from the H100 (configs/gpu/ files, selected by accelerator.name):
+ * their entries replace the LampAttention preset's for the keys they set (`lampsim config --sources`). */
+#define HPCTECH "NVIDIA H100 datasheet table (H100 SXM / H100 PCIe columns) as reproduced by HPC Tech, " \
+    "archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100"
+typedef struct { const char *preset; ls_config_provenance p; } preset_provenance;
+static const preset_provenance presets[] = {
+    { "h200", SRC("accelerator.cores", "H200 SXM: the H100's GH100 die with 132 SMs, only its memory differs "
+                  "(glennklockwood.com/garden/processors/h100; NVIDIA H200 datasheet: the H100 SXM's 989 TFLOP/s FP16).") },
+    { "h200", EST("accelerator.clock_ghz", 1.635, 1.98,
+                  "989.4 TFLOP/s dense FP16 (NVIDIA H200 datasheet, as for the H100 SXM) / (132 SMs x 4096 FLOP/clk) = "
+                  "1.83 GHz, the rated clock; under the same 700 W the HBM3e draws more, and Ujeniya et al. (arXiv "
+                  "2604.11391) find the H200 slightly below the H100 on compute-bound DGEMM at every power cap (no clock "
+                  "stated); 1.635 GHz: an H200 NVL power-capped (reanimator/bee clock-calibration notes); 1.98: boost.") },
+    { "h200", SRC("accelerator.memory.bandwidth_gbps", "H200 SXM: 141 GB HBM3e at 4.8 TB/s (NVIDIA H200 datasheet; "
+                  "MLCommons inference v4.1 H200-SXM-141GB system description: 141 GB HBM3e, 700 W TGP).") },
+    { "h100_pcie", SRC("accelerator.cores", "H100 PCIe: 114 SMs (" HPCTECH ").") },
+    { "h100_pcie", SRC("accelerator.clock_ghz",
+                       "The clock the datasheet's tensor peak implies: 1513 TFLOP/s FP16 with sparsity = 756.5 dense (" HPCTECH
+                       ") / (114 SMs x 4096 FLOP/clk) = 1.620 GHz. The 1755 MHz boost is not held under the 350 W limit "
+                       "(NVIDIA product brief PB-11133-001) with the tensor cores busy.") },
+    { "h100_pcie", SRC("accelerator.memory.bandwidth_gbps", "H100 PCIe: 80 GB HBM2e at 2000 GB/s (" HPCTECH "; NVIDIA "
+                       "H100 PCIe product brief PB-11133-001).") },
+    { "h100_pcie", EST("accelerator.memory.l2_bandwidth_gbps", 9000, 12000,
+                       "Not published for the PCIe board: the SXM5's ~12 TB/s at 1.83 GHz (FA3 paper Table 1) is ~6560 B "
+                       "per clock; at 1.62 GHz that is 10.6 TB/s; 9 TB/s if fewer SMs also mean fewer L2 slices busy.") },
+};
+
+const ls_config_provenance *ls_config_provenance_preset(const char *preset, const char *key)
+{
+    if (!preset || !key) return NULL;
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; ++i)
+        if (!strcmp(presets[i].preset, preset) && !strcmp(presets[i].p.key, key)) return &presets[i].p;
+    return NULL;
+}
 
 const ls_config_provenance *ls_config_provenance_table(size_t *count)
 {

@@ -185,7 +185,16 @@ static const ls_config_schema_entry schema[] = {
       "the on-chip buffer for all of them. 1: every context loads its own K/V. Must divide regfile.max_contexts."),
     B("accelerator.memory.v_transpose", accelerator.memory.v_transpose, "false",
       "Every V tile is transposed in the on-chip buffer after its load (read and written once more through the "
-      "buffer port), as FlashAttention-3's FP8 kernel does because FP8 wgmma takes only K-major operands."),
+      "buffer port), as FlashAttention-3's FP8 kernel does because FP8 wgmma takes only K-major operands. The "
+      "transpose is a step of the core's producer after the tile's load, one tile after another: K is usable when "
+      "it has landed, the P.V of the tile waits for the transposed V."),
+    I("accelerator.memory.o_write_bytes_per_cycle", accelerator.memory.o_write_bytes_per_cycle, "128", 1, 1 << 20,
+      "Bytes per cycle at which the epilogue writes O into the on-chip buffer before its store, at most "
+      "buffer_bytes_per_cycle. FlashAttention-3's FP8 epilogue writes O one 16-bit element per lane per "
+      "instruction (64 B per cycle), where the 16-bit kernels use stmatrix at the port's full width."),
+    I("accelerator.memory.v_transpose_cycles", accelerator.memory.v_transpose_cycles, "0", 0, 1000000,
+      "With v_transpose: cycles each tile's transpose adds beyond its buffer-port time (the dependent register "
+      "shuffle, the fence that makes the stores visible to the tensor core, the producer's barriers)."),
     PJ("accelerator.energy.int_add_8", accelerator.energy.int_add_8, "0.03", "8-bit integer add."),
     PJ("accelerator.energy.int_add_16", accelerator.energy.int_add_16, "0.05", "16-bit integer add."),
     PJ("accelerator.energy.int_add_32", accelerator.energy.int_add_32, "0.1", "32-bit integer add."),

@@ -380,6 +380,8 @@ static void hw_from_config(const ls_config_accelerator *ac, bool fp8_operands, l
     hw->pv_lp_rate = ac->tensor.pv_lp_rate;
     hw->kv_group = ac->memory.kv_shared_contexts;
     hw->v_transpose = ac->memory.v_transpose;
+    hw->v_transpose_cycles = (uint64_t)ac->memory.v_transpose_cycles;
+    hw->o_write_bpc = ac->memory.o_write_bytes_per_cycle < hw->buf_bpc ? ac->memory.o_write_bytes_per_cycle : hw->buf_bpc;
     hw->launch_cycles = (uint64_t)ac->launch_cycles;
     hw->item_setup = (uint64_t)ac->item_setup_cycles;
     hw->issue_per_cycle = ac->issue.per_cycle;

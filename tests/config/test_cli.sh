@@ -12,7 +12,7 @@ grepf() { # grepf NAME PATTERN FILE
 }
 
 "$D" validate "$R/configs/default.yaml" "$R/configs/lampattention.yaml" "$R/configs/h100.yaml" \
-  "$R/configs/examples/sweep_tau.yaml" "$R/configs/examples/decode_gemma3.yaml" > "$T/out" 2> "$T/err"
+  "$R/configs/h200.yaml" "$R/configs/h100_pcie.yaml" "$R/configs/examples/sweep_tau.yaml" "$R/configs/examples/decode_gemma3.yaml" > "$T/out" 2> "$T/err"
 check "validate presets" 0 $?
 grepf "validate presets" "configs/h100.yaml: ok" "$T/out"
 
@@ -147,6 +147,14 @@ grepf "sources layout" "$(printf 'accelerator.regfile.layout\tsource\tcompact\tc
 grepf "sources estimate" "$(printf 'accelerator.tensor.latency\testimate\t32\t32\t12\t128\t\t')" "$T/src.tsv"
 grepf "sources synthesized" "$(printf 'accelerator.lut.latency\tsynthesized\t2\t2\t1\t2\t\t')" "$T/src.tsv"
 if awk -F'\t' 'NF != 8 { bad = 1 } END { exit !bad }' "$T/src.tsv"; then echo "FAIL: sources: a line without 8 fields"; fail=1; fi
+# a GPU preset's own sources replace the LampAttention preset's for the values it sets (issue 28)
+"$D" config --sources "$R/configs/h200.yaml" > "$T/src200.tsv" 2> "$T/err"
+check "sources h200" 0 $?
+grepf "sources h200 bandwidth" "$(printf 'accelerator.memory.bandwidth_gbps\tsource\t4800\t3350\t\t\t\tH200 SXM: 141 GB HBM3e')" "$T/src200.tsv"
+grepf "sources h200 clock" "$(printf 'accelerator.clock_ghz\testimate\t1.83\t1.83\t1.635\t1.98\t')" "$T/src200.tsv"
+"$D" config --sources "$R/configs/h100_pcie.yaml" > "$T/srcpcie.tsv" 2> "$T/err"
+grepf "sources h100 pcie clock" "$(printf 'accelerator.clock_ghz\tsource\t1.62\t1.83\t\t\t\tThe clock the datasheet')" "$T/srcpcie.tsv"
+grepf "sources h100 pcie cores" "$(printf 'accelerator.cores\tsource\t114\t132\t\t\t\tH100 PCIe: 114 SMs')" "$T/srcpcie.tsv"
 n_est=$(awk -F'\t' '$2 == "estimate" || $2 == "synthesized"' "$T/src.tsv" | wc -l); n_rows=$(($(wc -l < "$T/est.tsv") - 1))
 if [ "$n_est" -lt 20 ] || [ "$n_est" != "$n_rows" ]; then echo "FAIL: --estimates lists $n_rows rows, --sources $n_est estimates"; fail=1; fi
 # every end of every range is a configuration a run accepts (one at a time, as a sensitivity analysis sets them)

@@ -413,6 +413,56 @@ static int numeric(const ls_config_schema_entry *e)
 }
 
 /* Every preset value has a source or an estimate whose range holds it (issue 23). */
+/* The GPU envelope presets (issue 28): they load, set the datasheet values, keep the kernel presets'
+ * settings when stacked on them, and every value their delta file sets has its own source or estimate
+ * (ls_config_provenance_preset), an estimate's range holding the value. */
+static void test_gpu_presets(void)
+{
+    static ls_config g;
+    CHECK(ls_config_load(&g, rpath("configs/h200.yaml"), NULL, 0, &diag) == 0);
+    CHECK(!strcmp(g.accelerator.name, "h200") && g.accelerator.cores == 132 && g.accelerator.memory.bandwidth_gbps == 4800);
+    CHECK(g.accelerator.lut.lanes == 0 && g.accelerator.sfu.lanes == 16);   /* the H100 envelope underneath */
+    CHECK(ls_config_load(&g, rpath("configs/h100_pcie.yaml"), NULL, 0, &diag) == 0);
+    CHECK(!strcmp(g.accelerator.name, "h100_pcie") && g.accelerator.cores == 114 && g.accelerator.clock_ghz == 1.62);
+    CHECK(g.accelerator.memory.bandwidth_gbps == 2000 && g.accelerator.memory.l2_mib == 50);
+    CHECK(ls_config_load(&g, rpath("configs/validation/fa3_h200_d128.yaml"), NULL, 0, &diag) == 0);
+    CHECK(g.accelerator.memory.bandwidth_gbps == 4800 && g.accelerator.launch_cycles == 9000 && g.algorithm.b_k == 44);
+    CHECK(ls_config_load(&g, rpath("configs/validation/fa3_h100pcie_d256.yaml"), NULL, 0, &diag) == 0);
+    CHECK(g.accelerator.cores == 114 && g.workload.dim == 256 && g.accelerator.regfile.max_contexts == 2);
+    const char *names[] = { "h200", "h100_pcie" }, *presets[] = { "configs/h200.yaml", "configs/h100_pcie.yaml" };
+    for (int k = 0; k < 2; ++k) {
+        char path[128];
+        snprintf(path, sizeof path, "configs/gpu/%s.yaml", names[k]);
+        CHECK_MSG(ls_config_load(&g, rpath(presets[k]), NULL, 0, &diag) == 0,
+                  "%s", diag.message);
+        FILE *f = fopen(rpath(path), "rb");
+        CHECK_MSG(f != NULL, "%s missing", path);
+        static char text[1 << 14];
+        size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f) fclose(f);
+        text[len] = 0;
+        ls_yamltree_doc doc;
+        int el, ec;
+        char em[256];
+        CHECK(ls_yamltree_parse(text, len, &doc, &el, &ec, em, sizeof em) == 0);
+        static char keys[64][256];
+        int nk = 0;
+        leaf_paths(doc.root, "", keys, &nk, 64);
+        ls_yamltree_free(&doc);
+        CHECK(nk >= 3);
+        for (int i = 0; i < nk; ++i) {
+            if (!strcmp(keys[i], "accelerator.name")) continue;
+            const ls_config_provenance *q = ls_config_provenance_preset(names[k], keys[i]);
+            CHECK_MSG(q != NULL, "%s sets %s without its own source or estimate", path, keys[i]);
+            double v = NAN;
+            CHECK(ls_config_number(&g, keys[i], &v) == 0);
+            if (q && q->kind == LS_CONFIG_PROV_ESTIMATE)
+                CHECK_MSG(q->low <= v && v <= q->high, "%s: %s = %g outside [%g, %g]", names[k], keys[i], v, q->low, q->high);
+        }
+    }
+    CHECK(ls_config_provenance_preset("h100", "accelerator.cores") == NULL);   /* the H100 keeps the main table */
+}
+
 static void test_provenance(void)
 {
     size_t np, ns;
@@ -548,5 +598,6 @@ int main(int argc, char **argv)
     test_roundtrip();
     test_docs();
     test_provenance();
+    test_gpu_presets();
     CHECK_DONE();
 }

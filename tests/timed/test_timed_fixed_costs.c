@@ -9,7 +9,10 @@
  *  5. operand width (algorithm.operand_format e4m3): every Q/K/V byte halves, O stores do not,
  *     and the 16-bit instructions run at tensor.macs_per_cycle_fp8_wide;
  *  6. V transpose: the buffer port moves each loaded K/V tile's V half twice more;
- *  7. the configuration refuses what these keys cannot do, naming the key. */
+ *  7. the V transpose is a step of its own (issue 28): P.V waits for it, QK does not, and the core's
+ *     producer transposes one tile after another (memory.v_transpose_cycles);
+ *  8. the FP8 epilogue writes O into the buffer at memory.o_write_bytes_per_cycle;
+ *  9. the configuration refuses what these keys cannot do, naming the key. */
 #include <string.h>
 
 #include "check.h"
@@ -143,6 +146,58 @@ static void operand_width(void)
               (unsigned long long)(t.buffer - b.buffer), (unsigned long long)kv);
 }
 
+/* cycles of one item (one core, one context, 128 query rows) over seq_k keys, e4m3 operands with the
+ * V transpose and `vt` cycles of transpose chain per tile */
+static uint64_t transpose_cycles(const char *seq_k, const char *vt)
+{
+    outcome o;
+    char k[64], c[64];
+    snprintf(k, sizeof k, "workload.seq_k=%s", seq_k);
+    snprintf(c, sizeof c, "accelerator.memory.v_transpose_cycles=%s", vt);
+    const char *ov[] = { ONE, "workload.heads_q=1", "workload.heads_kv=1", "workload.seq_q=128", k,
+                         "workload.dtype=bf16", "algorithm.operand_format=e4m3", "accelerator.regfile.max_contexts=1",
+                         "accelerator.tensor.macs_per_cycle_fp8_wide=4096", "accelerator.memory.v_transpose=true", c };
+    if (run(ov, N(ov), &o) != 0) return 0;
+    return o.tr.cycles;
+}
+
+static void v_transpose_step(void)
+{
+    /* one key tile (64 keys): a chain shorter than QK and the softmax hides under them, so QK does not
+     * wait for the transpose; once exposed, each further cycle delays P.V, and so the item, by one */
+    uint64_t c0 = transpose_cycles("64", "0"), c50 = transpose_cycles("64", "50");
+    uint64_t c1 = transpose_cycles("64", "100000"), c2 = transpose_cycles("64", "200000");
+    CHECK_MSG(c0 > 0 && c50 == c0, "short transpose chain hidden under QK + softmax: %llu vs %llu",
+              (unsigned long long)c50, (unsigned long long)c0);
+    CHECK_MSG(c2 == c1 + 100000, "P.V waits for the transpose: %llu vs %llu + 100000", (unsigned long long)c2,
+              (unsigned long long)c1);
+    /* two key tiles: the producer transposes them one after the other, so the second P.V waits for two chains */
+    uint64_t d1 = transpose_cycles("128", "100000"), d2 = transpose_cycles("128", "200000");
+    CHECK_MSG(d2 == d1 + 200000, "transposes in series on the producer: %llu vs %llu + 2 x 100000",
+              (unsigned long long)d2, (unsigned long long)d1);
+}
+
+static void fp8_epilogue(void)
+{
+    /* 2 heads x 2 query blocks of 128 rows, d 128, bf16 O: 32 KiB per item written into the buffer; at 1 B
+     * per cycle instead of 128 the port time of the O writes (and so each item's end) grows */
+    outcome a, b;
+    const char *full[] = { ONE, "workload.heads_q=2", "workload.heads_kv=2", "workload.seq_q=256", "workload.seq_k=256",
+                           "accelerator.regfile.max_contexts=1" };
+    const char *slow[] = { ONE, "workload.heads_q=2", "workload.heads_kv=2", "workload.seq_q=256", "workload.seq_k=256",
+                           "accelerator.regfile.max_contexts=1", "accelerator.memory.o_write_bytes_per_cycle=1" };
+    const char *same[] = { ONE, "workload.heads_q=2", "workload.heads_kv=2", "workload.seq_q=256", "workload.seq_k=256",
+                           "accelerator.regfile.max_contexts=1", "accelerator.memory.o_write_bytes_per_cycle=128" };
+    outcome c;
+    CHECK(run(full, N(full), &a) == 0 && run(slow, N(slow), &b) == 0 && run(same, N(same), &c) == 0);
+    uint64_t o_item = 128ull * 128 * 2;
+    CHECK_MSG(c.tr.cycles == a.tr.cycles, "o_write_bytes_per_cycle = port width changes nothing: %llu vs %llu",
+              (unsigned long long)c.tr.cycles, (unsigned long long)a.tr.cycles);
+    CHECK_MSG(b.tr.cycles >= a.tr.cycles + 4 * (o_item - o_item / 128) - 4 * 1000 && b.tr.cycles <= a.tr.cycles + 4 * o_item,
+              "4 items' O written at 1 B/clk: %llu vs %llu (+ about 4 x %llu)", (unsigned long long)b.tr.cycles,
+              (unsigned long long)a.tr.cycles, (unsigned long long)o_item);
+}
+
 static void refusals(void)
 {
     ls_config cfg;
@@ -160,6 +215,8 @@ int main(void)
     waves();
     kv_sharing();
     operand_width();
+    v_transpose_step();
+    fp8_epilogue();
     refusals();
     CHECK_DONE();
 }
