@@ -77,12 +77,13 @@ static lsmem_access access_of(const lsmem_map *map, const lsdp_ctx *x, lsmem_reg
     return a;
 }
 
-static uint64_t channel(lsdp_unit_state *ch, uint64_t req, uint64_t bytes, double bpc, uint64_t lat)
+static uint64_t channel(lsmem_model *m, int which, uint64_t req, uint64_t bytes, double bpc, uint64_t lat)
 {
     lsdp_txn t;
     memset(&t, 0, sizeof t);
     t.req = req;
-    lsdp_unit_serve(ch, &t, (uint64_t)ceil((double)bytes / bpc - 1e-9), lat, bytes);
+    lsdp_unit_serve(which ? &m->l2 : &m->dram, &t, (uint64_t)ceil((double)bytes / bpc - 1e-9), lat, bytes);
+    if (m->on_channel && t.busy) m->on_channel(m->on_channel_user, which, t.start, t.busy, bytes);
     return t.end;
 }
 
@@ -150,11 +151,11 @@ uint64_t lsmem_model_access(lsmem_model *m, lsmem_access *a)
     if (key >= 0 && lslru_access(&m->l2_tiles, (size_t)key, a->bytes)) {
         m->l2_bytes += a->bytes;
         a->dram_bytes = 0;
-        return channel(&m->l2, a->req, a->bytes, hw->l2_bpc, (uint64_t)hw->l2_latency);
+        return channel(m, 1, a->req, a->bytes, hw->l2_bpc, (uint64_t)hw->l2_latency);
     }
     m->dram_bytes += a->bytes;
     a->dram_bytes = a->bytes;
-    return channel(&m->dram, a->req, a->bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
+    return channel(m, 0, a->req, a->bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
 }
 
 void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
@@ -188,6 +189,7 @@ void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
         lsdp_unit_serve(port, &bt, lsdp_ceil_div(port_bytes, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, port_bytes);
         m->buf_bytes += port_bytes;
     }
+    t->fill_start = bt.start;
     t->start = t->req;
     t->end = bt.end > end ? bt.end : end;
     t->busy = bt.busy;
