@@ -274,7 +274,12 @@ static const char *track_name(int track)
     return other[track - LS_TRACE_REQUESTS];
 }
 
-static unsigned tid_of(uint32_t track, uint32_t lane) { return (unsigned)track + (unsigned)LS_TRACE_NTRACKS * lane; }
+/* Thread ids in display order (viewers that ignore thread_sort_index sort by tid): contexts first,
+ * then the units, memory requests; a track's lanes next to it. */
+static unsigned tid_of(uint32_t track, uint32_t lane)
+{
+    return (track == LS_TRACE_CONTEXTS ? 0u : track + 1u) * 1024u + lane;
+}
 
 /* A process per core with work (and the chip's), a thread per (track, lane) that holds a slice:
  * no empty tracks. Lanes of a track sort together. */
@@ -302,7 +307,7 @@ static void write_tracks(FILE *f, const ls_timed_trace *t, int cores, const uint
                     fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":\"%s #%u\"}}",
                             c, tid_of(u, l), track_name((int)u), l + 1);
                 fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
-                        c, tid_of(u, l), u * 1024u + l);
+                        c, tid_of(u, l), tid_of(u, l));
             }
         }
     }
