@@ -132,12 +132,14 @@ def energy(r):
     fig, ax = plt.subplots(figsize=(6.0, 0.3 * len(rows) + 1.0))
     ax.barh(range(len(rows)), [v for _, v in rows], color=["#7f7f7f" if u == "leakage" else "#2ca02c" for u, _ in rows])
     for i, (_, v) in enumerate(rows):
-        ax.text(v, i, " %.3g µJ (%.0f%%)" % (v, 100 * v / total), va="center", fontsize=7)
+        ax.text(v, i, " %s µJ (%.0f%%)" % ("{:,.0f}".format(v) if v >= 100 else "%.3g" % v, 100 * v / total),
+                va="center", fontsize=7)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([u for u, _ in rows])
     ax.invert_yaxis()
     ax.set_xlim(0, max(v for _, v in rows) * 1.35)
-    ax.set_xlabel("µJ of the layer's %.3g µJ (dynamic by unit; leakage of every core)" % total)
+    ax.set_xlabel("µJ of the layer's %s µJ (dynamic by unit; leakage of every core)" % (
+        "{:,.0f}".format(total) if total >= 100 else "%.3g" % total))
     ax.grid(True, axis="x", alpha=0.3)
     for s in ("top", "right"):
         ax.spines[s].set_visible(False)
