@@ -54,6 +54,7 @@ group_test=(
   "python3-numpy|pymod numpy|numpy for /usr/bin/python3"
   "python3-yaml|pymod yaml|PyYAML for /usr/bin/python3 (scripts/validate_*.py read points.yaml)"
   "python3-matplotlib|pymod matplotlib|matplotlib for /usr/bin/python3 (sweep plots, report.html figures)"
+  "python3-jinja2|pymod jinja2|Jinja2 for /usr/bin/python3 (the run report page's template, scripts/report/templates)"
   "python3-torch|pymod torch|PyTorch for /usr/bin/python3 (python/lampsim tests, the tiny model)"
   "python3-pip|pymod pip|pip for /usr/bin/python3 (python_pip_install: pip install .)"
   "python3-setuptools|pymod setuptools|setuptools for /usr/bin/python3 (pip install --no-build-isolation .)"

@@ -15,7 +15,8 @@ and DIR/NAME.svg when its columns exist:
                Pareto front (no other point is both faster and more accurate) marked
   utilisation  small multiples: one panel per unit, the utilisation of every point
   occupancy    occupancy vs tile size (columns occupancy.*, tile size b_k * n_k)
-  hp_hist      (runs) tiles by number of high-precision sub-blocks
+
+One run's report.csv (--run) is handed to scripts/report/ (its page and figures: docs/reports.md).
 
 A sweep's report.html opens with a headline (the fastest point, by how much, at what accuracy
 cost), the sweep's base configuration and workload, the objective's winners when the sweep has
@@ -383,23 +384,6 @@ def plot_occupancy(F, header, rows):
     F.save(fig, "occupancy", "Occupancy vs tile size")
 
 
-def plot_hist(F, header, rows):
-    if "tiles.hp_subblocks_hist" not in header or not rows:
-        F.note("hp_hist skipped: no tiles.hp_subblocks_hist column")
-        return
-    h = [int(x) for x in rows[0]["tiles.hp_subblocks_hist"].split(";") if x]
-    if not h:
-        F.note("hp_hist skipped: empty histogram")
-        return
-    fig, ax = plt.subplots(figsize=(5, 3.4))
-    tot = max(sum(h), 1)
-    ax.bar(range(len(h)), [v / tot for v in h], color=["C0"] + ["C0"] + ["C3"] * (len(h) - 2))
-    ax.set_xlabel("high-precision sub-blocks per tile (red: disruptive)")
-    ax.set_ylabel("share of executed tiles")
-    ax.grid(True, axis="y", alpha=0.3)
-    F.save(fig, "hp_hist", "Tiles by number of high-precision sub-blocks")
-
-
 KEY_COLS = ["mode", "tiles.disruptive_rate", "recompute.subblock_rate", "recompute.logit_rate", "accuracy.kl_mean",
             "accuracy.o_rel_fro_err", "accuracy.argmax_flip_rate"]
 
@@ -637,9 +621,6 @@ def write_html(path, title, F, header, rows, sweep, axes_cols, csv_path):
         parts.append("<h2>Points</h2><p>In manifest order (the x axis of the utilisation panels); first column: "
                      "the objective's winners (best) and the points on the cycles–KL Pareto front.</p>")
         parts.append(table(header, rows, ["point.index"] + cols, marks))
-    else:
-        from run_report import run_report_html  # next to this script: the grouped run report
-        parts.append(run_report_html(header, rows[0] if rows else {}))
     parts.append("</body></html>\n")
     atomic_write(path, "\n".join(parts))
 
@@ -653,6 +634,7 @@ def main():
     g.add_argument("--sweep", action="store_true", help="the CSV is a merged sweep (default: guessed)")
     g.add_argument("--run", action="store_true", help="the CSV is one run's report.csv")
     ap.add_argument("--title")
+    ap.add_argument("--fields", help="the report's field reference (`lampsim report --fields`), for a run's tables")
     a = ap.parse_args()
     try:
         header, rows = read_csv(a.csv)
@@ -665,18 +647,20 @@ def main():
     sweep = a.sweep or (not a.run and "point.index" in header)
     axes_cols = header[:header.index("point.index")] if "point.index" in header else []
     out = a.out or os.path.join(os.path.dirname(os.path.abspath(a.csv)), "figures")
+    if not sweep and rows:  # one run: its own page (scripts/report/, next to this script)
+        from report import run as run_page
+        for p in run_page.write(a.csv, a.html, out, atomic_write, a.fields, a.title):
+            print(p)
+        return 0
     F = Figures(out)
     if not rows:
         F.note("no rows: nothing to plot")
-    elif sweep:
+    else:
         plot_tau_layout(F, header, rows, axes_cols)
         plot_tradeoff(F, header, rows)
         plot_pareto(F, header, rows, axes_cols)
         plot_utilisation(F, header, rows, axes_cols)
         plot_occupancy(F, header, rows)
-    else:
-        plot_hist(F, header, rows)
-        plot_utilisation(F, header, rows, [])
     for name, _, _ in F.made:
         print(os.path.join(out, name + ".png"))
     if a.html:

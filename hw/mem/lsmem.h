@@ -42,6 +42,9 @@ typedef struct {
     const lsdp_hw *hw;
     const lsmem_map *map;
     uint64_t dram_bytes, l2_bytes;
+    /* optional timeline hook: every occupancy of a channel (0 DRAM, 1 L2), as it is served */
+    void (*on_channel)(void *user, int channel, uint64_t start, uint64_t busy, uint64_t bytes);
+    void *on_channel_user;
 } lsmem_model;
 /* Time an access given as a bus sees it (direction, address, bytes, request cycle); returns the
  * completion cycle and sets a->dram_bytes. */

@@ -79,12 +79,13 @@ static lsmem_access access_of(const lsmem_map *map, const lsdp_ctx *x, lsmem_reg
     return a;
 }
 
-static uint64_t channel(lsdp_unit_state *ch, uint64_t req, uint64_t bytes, double bpc, uint64_t lat)
+static uint64_t channel(lsmem_model *m, int which, uint64_t req, uint64_t bytes, double bpc, uint64_t lat)
 {
     lsdp_txn t;
     memset(&t, 0, sizeof t);
     t.req = req;
-    lsdp_unit_serve(ch, &t, (uint64_t)ceil((double)bytes / bpc - 1e-9), lat, bytes);
+    lsdp_unit_serve(which ? &m->l2 : &m->dram, &t, (uint64_t)ceil((double)bytes / bpc - 1e-9), lat, bytes);
+    if (m->on_channel && t.busy) m->on_channel(m->on_channel_user, which, t.start, t.busy, bytes);
     return t.end;
 }
 
@@ -152,11 +153,11 @@ uint64_t lsmem_model_access(lsmem_model *m, lsmem_access *a)
     if (key >= 0 && lslru_access(&m->l2_tiles, (size_t)key, a->bytes)) {
         m->l2_bytes += a->bytes;
         a->dram_bytes = 0;
-        return channel(&m->l2, a->req, a->bytes, hw->l2_bpc, (uint64_t)hw->l2_latency);
+        return channel(m, 1, a->req, a->bytes, hw->l2_bpc, (uint64_t)hw->l2_latency);
     }
     m->dram_bytes += a->bytes;
     a->dram_bytes = a->bytes;
-    return channel(&m->dram, a->req, a->bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
+    return channel(m, 0, a->req, a->bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
 }
 
 /* FP8 kernels transpose every V tile in the buffer (FlashAttention-3's producer warpgroup: LDSM.T,
@@ -212,6 +213,7 @@ void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
         lsdp_unit_serve(port, &bt, lsdp_ceil_div(a.bytes, bpc), (uint64_t)hw->buf_latency, a.bytes);
         m->buf_bytes += a.bytes;
     }
+    t->fill_start = bt.start;
     t->start = t->req;
     t->end = bt.end > end ? bt.end : end;
     t->busy = bt.busy;

@@ -33,8 +33,9 @@ typedef struct {
     int prefetch_depth;
     lsseq_port_fn port; void *port_user;
     lsseq_item_fn item_done; void *item_user;   /* called when a context finishes its item */
-    /* optional timeline hooks: every served transaction (with the item and the context's tile
-     * ordinal) and every change of a core's resident contexts */
+    /* optional timeline hooks: every served transaction (with the item and the tile ordinal it works
+     * on: the context's current tile, or the one a K/V load brings) and every change of a core's
+     * resident contexts */
     void (*trace_txn)(void *user, const lsdp_txn *t, int item, int tile_ordinal);
     void (*trace_resident)(void *user, int core, uint64_t cycle, int resident);
     void *trace_user;

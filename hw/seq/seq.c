@@ -90,15 +90,23 @@ static int stall_kind(int op)
     }
 }
 
-/* t comes zero-initialised from the caller, with only its slice / continuation fields set. */
-static void send(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t req, int arg, lsdp_txn *t)
+/* t comes zero-initialised from the caller, with only its slice / continuation fields set. The
+ * timeline sees it with the tile ordinal it works on: the context's current tile, or for a K/V load
+ * the tile it loads (ordinal). */
+static void send_for(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t req, int arg, lsdp_txn *t, int ordinal)
 {
     t->op = op; t->unit = unit; t->part = part; t->core = sl->core; t->ctx = &sl->ctx; t->arg = arg; t->req = req;
     s->port(s->port_user, t);
     s->transactions++;
-    if (s->trace_txn && t->end > t->start) s->trace_txn(s->trace_user, t, sl->ctx.item, sl->cur);
+    if (s->trace_txn && t->end > t->start) s->trace_txn(s->trace_user, t, sl->ctx.item, ordinal);
     s->op_work[op][part] += t->work;
     s->op_work_hp[op][part] += t->work_hp;
+}
+
+static void send(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t req, int arg, lsdp_txn *t)
+{
+    /* the epilogue after the last tile (FIN, the O store) goes with the last tile */
+    send_for(s, sl, op, unit, part, req, arg, t, sl->cur < sl->ntiles ? sl->cur : (sl->ntiles > 0 ? sl->ntiles - 1 : 0));
 }
 
 /* The block (accelerator.memory.kv_shared_contexts) a slot belongs to. */
@@ -120,7 +128,7 @@ static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
     uint64_t key = ((uint64_t)sl->ctx.b * (uint64_t)s->sh->heads_kv + (uint64_t)sl->ctx.hkv) + 1;
     if (bl && bl->head[kt] == key) { sl->kv[idx] = bl->ready[kt]; sl->vt[idx] = bl->v_ready[kt]; s->shared_loads++; return; }
     lsdp_txn t = { 0 };
-    send(s, sl, LSUCODE_OP_LDKV, LSUCODE_MEM, 0, when, kt, &t);
+    send_for(s, sl, LSUCODE_OP_LDKV, LSUCODE_MEM, 0, when, kt, &t, idx);
     s->kv_loads++;
     sl->kv[idx] = t.end;
     sl->vt[idx] = t.v_ready > t.end ? t.v_ready : t.end;

@@ -1,5 +1,6 @@
 /* `lampsim report DIR`: DIR/results.csv for a sweep, then figures and report.html from
- * scripts/plot_sweep.py (docs/sweeps.md). */
+ * scripts/plot_sweep.py (docs/sweeps.md; a run directory's page is scripts/report/, docs/reports.md);
+ * `lampsim report --fields [--markdown]`: the report's field reference (sim/report/field_docs.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include "atomic_dir.h"
 #include "atomic_file.h"
 #include "cli.h"
+#include "field_docs.h"
 #include "run_progress.h"
 #include "sweep.h"
 
@@ -96,9 +98,31 @@ static int report_dir(const char *dir, int sweep, const char *py, char *script)
             goto out;
         }
     }
+    /* the field reference for the run page's tables, from the one table in sim/report/field_docs.c */
+    const char *tmpdir = getenv("TMPDIR");
+    char *fpath = ls_io_path_join(tmpdir && *tmpdir ? tmpdir : "/tmp", "lampsim-fields.XXXXXX");
+    int fd = fpath ? mkstemp(fpath) : -1;
+    FILE *ff = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!ff) {
+        fprintf(stderr, "lampsim report: cannot write a temporary file for the field reference: %s\n", strerror(errno));
+        if (fd >= 0) { close(fd); unlink(fpath); }
+        free(fpath);
+        rc = 1;
+        goto out;
+    }
+    ls_field_docs_tsv(ff);
+    if (fclose(ff) != 0) {
+        fprintf(stderr, "lampsim report: %s: write failed\n", fpath);
+        unlink(fpath);
+        free(fpath);
+        rc = 1;
+        goto out;
+    }
     char *args[] = {(char *)py, script, csv, (char *)"--out", figs, (char *)"--html", html,
-                    (char *)(sweep ? "--sweep" : "--run"), NULL};
+                    (char *)(sweep ? "--sweep" : "--run"), (char *)"--fields", fpath, NULL};
     int prc = run_python(args);
+    unlink(fpath);
+    free(fpath);
     if (prc) {
         fprintf(stderr, "lampsim report: plot_sweep.py failed (exit %d)\n", prc);
         rc = 1;
@@ -113,22 +137,33 @@ out:
 int ls_cli_report(int argc, char **argv)
 {
     const char *dir = NULL, *py = getenv("LAMPSIM_PYTHON");
+    int fields = 0, markdown = 0;
     if (!py || !*py) py = "/usr/bin/python3";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--python") && i + 1 < argc) py = argv[++i];
+        else if (!strcmp(argv[i], "--fields")) fields = 1;
+        else if (!strcmp(argv[i], "--markdown")) markdown = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: lampsim report DIR [--python PYTHON]\n"
+                 "       lampsim report --fields [--markdown]\n"
                  "  writes DIR/report.html (tables and embedded figures, self-contained) for a run directory\n"
-                 "  (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv and DIR/figures/)");
+                 "  (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv and DIR/figures/)\n"
+                 "  --fields: every report field's unit and meaning (tab-separated; --markdown: docs/reports.md's table)");
             return 0;
         } else if (argv[i][0] == '-') {
-            static const char *const known[] = {"--python", "--help", NULL};
+            static const char *const known[] = {"--python", "--fields", "--markdown", "--help", NULL};
             return ls_cli_unknown("lampsim report", "option", argv[i], known);
         } else if (dir) {
             fprintf(stderr, "lampsim report: one directory at most ('%s' and '%s')\n", dir, argv[i]);
             return 2;
         } else dir = argv[i];
     }
+    if (fields) {
+        if (dir) { fprintf(stderr, "lampsim report: --fields takes no directory ('%s')\n", dir); return 2; }
+        markdown ? ls_field_docs_markdown(stdout) : ls_field_docs_tsv(stdout);
+        return fflush(stdout) ? 1 : 0;
+    }
+    if (markdown) { fputs("lampsim report: --markdown goes with --fields\n", stderr); return 2; }
     if (!dir) { fputs("usage: lampsim report DIR\n", stderr); return 2; }
     char script[PATH_MAX + 64];
     int sweep = ls_cli_is_file(dir, "manifest.tsv");

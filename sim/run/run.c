@@ -158,6 +158,14 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     if (cfg->timed.enabled && !timed && !o->quiet)
         fprintf(stderr, "note: the timed model runs modes lamp, fa2_16bit and pure_8bit; mode %s runs on the "
                         "golden engine (numerics and accuracy, no cycles)\n", ls_engine_mode_name(ep.mode));
+    /* a trace that cannot be written says so (a silent no-trace looks like a trace of nothing) */
+    if (cfg->timed.trace && !timed)
+        fprintf(stderr, "lampsim: warning: timed.trace: true, but %s: no trace.json (the trace is the timed "
+                        "model's timeline)\n", cfg->timed.enabled ? "this mode runs on the golden engine"
+                                                                   : "the golden engine runs (--golden or timed.enabled: false)");
+    else if (cfg->timed.trace && !o->out_dir)
+        fprintf(stderr, "lampsim: warning: timed.trace: true writes trace.json into the run directory: no trace "
+                        "without -o DIR\n");
     if (cfg->timed.timing_only && o->save_o) {
         /* before anything is built or written: there would be no O to save */
         snprintf(err, errlen, "--save-o writes O, which timed.timing_only does not compute (run without one of them)");
@@ -228,6 +236,13 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         rc = 1;
     }
     ls_run_progress_clear(&prog);
+    if (!rc && tr.trace.written && tr.trace.dropped)
+        fprintf(stderr, "lampsim: warning: trace.json: %zu slices dropped past timed.trace_max_events = %zu: the "
+                        "timeline stops early; raise it or narrow timed.trace_tiles\n", tr.trace.dropped, tr.trace.max_events);
+    if (!rc && tr.trace.written && !o->quiet && tr.trace.first_tile + tr.trace.tiles < tr.trace.key_tiles)
+        fprintf(stderr, "note: trace.json draws key tiles %d-%d of each context (of up to %d): later tiles run but "
+                        "are not drawn (a 'trace window ends' mark on each context's track; timed.trace_tiles=%d draws all)\n",
+                tr.trace.first_tile, tr.trace.first_tile + tr.trace.tiles - 1, tr.trace.key_tiles, tr.trace.key_tiles);
     if (!rc && res.events.o_nonfinite)
         fprintf(stderr, "lampsim: warning: %llu output elements are NaN or infinite (events.o_nonfinite): the "
                 "arithmetic overflowed fp32, accuracy metrics that include them are null\n",

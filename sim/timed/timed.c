@@ -486,17 +486,28 @@ static int run_sequencer(timed_run *t)
                      (size_t)(opt->trace_max_events > 0 ? opt->trace_max_events : 200000));
         t->trace.regs_per_context = t->ra.per_context;
         t->trace.registers = t->ac->regfile.registers;
+        t->trace.key_tiles = t->sh.nkt;
         s->trace_txn = ls_timed_trace_txn;
         s->trace_resident = ls_timed_trace_resident;
         s->trace_user = &t->trace;
+        t->mem.model.on_channel = ls_timed_trace_channel;   /* the chip's DRAM and L2 tracks */
+        t->mem.model.on_channel_user = &t->trace;
     }
     if (opt->use_systemc) {
         if (ls_timed_sc_run(s, t->units, t->hw.clock_ghz, opt->sc_host, t->err, t->errlen) != 0) return -1;
     } else if (lsseq_run(s) != 0) {
         return run_fail(t, "%s", s->err);
     }
-    if (s->trace_user)
-        return ls_timed_trace_write(&t->trace, opt->trace_path, t->hw.clock_ghz, t->hw.cores, t->err, t->errlen);
+    if (s->trace_user) {
+        if (ls_timed_trace_write(&t->trace, opt->trace_path, t->hw.clock_ghz, t->hw.cores, t->err, t->errlen)) return -1;
+        t->tr->trace.written = 1;
+        t->tr->trace.slices = t->trace.nev;
+        t->tr->trace.dropped = t->trace.dropped;
+        t->tr->trace.max_events = t->trace.max_events;
+        t->tr->trace.first_tile = t->trace.first_tile;
+        t->tr->trace.tiles = t->trace.ntiles;
+        t->tr->trace.key_tiles = t->trace.key_tiles;
+    }
     return 0;
 }
 
@@ -539,6 +550,18 @@ static void merge_numerics(timed_run *t)
 }
 
 /* Busy cycles, operations, work and utilisation of every unit, the issue ports and the memory channels. */
+/* The per-core units in report order: their report names and what their work counts. */
+static const struct { int id; const char *name, *work; } unit_order[] = {
+    { LSUCODE_TENSOR, "tensor", "macs" }, { LSUCODE_LUT, "lut", "lookups" }, { LSUCODE_SFU, "sfu", "exps" },
+    { LSUCODE_VECTOR, "vector", "elem_ops" }, { LSUCODE_SCHED, "scheduler", "tests" }, { LSUCODE_MEM, "buffer", "bytes" } };
+
+const char *ls_timed_unit_report_name(int unit)
+{
+    for (size_t k = 0; k < sizeof unit_order / sizeof unit_order[0]; k++)
+        if (unit_order[k].id == unit) return unit_order[k].name;
+    return NULL;
+}
+
 static void unit_statistics(timed_run *t)
 {
     ls_timed_result *tr = t->tr;
@@ -547,16 +570,13 @@ static void unit_statistics(timed_run *t)
     int all_cores = t->ac->cores > 0 ? t->ac->cores : 1;
     int cu = s->cores_used > 0 ? s->cores_used : 1;
     double denom = (double)s->cycles * cu;
-    static const struct { int id; const char *name, *work; } order[] = {
-        { LSUCODE_TENSOR, "tensor", "macs" }, { LSUCODE_LUT, "lut", "lookups" }, { LSUCODE_SFU, "sfu", "exps" },
-        { LSUCODE_VECTOR, "vector", "elem_ops" }, { LSUCODE_SCHED, "scheduler", "tests" }, { LSUCODE_MEM, "buffer", "bytes" } };
     tr->nunits = 0;
-    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+    for (size_t k = 0; k < sizeof unit_order / sizeof unit_order[0]; k++) {
         ls_timed_unit *tu = &tr->units[tr->nunits++];
-        snprintf(tu->name, sizeof tu->name, "%s", order[k].name);
-        snprintf(tu->work_unit, sizeof tu->work_unit, "%s", order[k].work);
+        snprintf(tu->name, sizeof tu->name, "%s", unit_order[k].name);
+        snprintf(tu->work_unit, sizeof tu->work_unit, "%s", unit_order[k].work);
         for (int c = 0; c < hw->cores; c++) {
-            const lsdp_unit_state *us = &t->units[order[k].id].core[c];
+            const lsdp_unit_state *us = &t->units[unit_order[k].id].core[c];
             tu->busy_cycles += us->busy; tu->ops += us->ops; tu->work += us->work;
         }
         tu->utilisation = denom > 0 ? (double)tu->busy_cycles / denom : 0.0;

@@ -115,6 +115,11 @@ typedef struct ls_timed_result {
                                     (timing_only); a static string */
     int timing_only;             /* 1 if the run was timing-only (no numerics computed) */
     uint64_t numerics_key;       /* the key (0 unless reuse_numerics) */
+    struct {                     /* the timeline written (trace_path): for the run's warnings, not the report */
+        int written;
+        size_t slices, dropped, max_events;   /* slices kept; dropped at the cap max_events */
+        int first_tile, tiles, key_tiles;     /* window: tile ordinals [first_tile, first_tile + tiles) of the layer's key_tiles */
+    } trace;
 } ls_timed_result;
 
 /* Run the timed model. res is filled exactly like ls_engine_run fills it (O, tiles, recompute,

@@ -15,6 +15,9 @@ extern "C" {
  * port runs a layer (host: its Accelerator::Impl, ls_timed_options.sc_host): in that accelerator's
  * thread, with its memory. Returns 0 or -1 with err. */
 int ls_timed_sc_run(lsseq *s, lsdp_unit *units, double clock_ghz, void *host, char *err, size_t errlen);
+/* The report's name of a per-core unit (lsucode_unit_id): tensor, lut, sfu, vector, scheduler,
+ * buffer (the memory unit's buffer port), or NULL; the trace names its tracks with it. */
+const char *ls_timed_unit_report_name(int unit);
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 #!/bin/bash
 # `make install` layout (cmake --install into a temporary PREFIX): the installed lampsim runs from
-# PATH, finds its plotting script under PREFIX/share/lampsim, the Python package in PREFIX imports
+# PATH, finds its plotting script and the run report's template under PREFIX/share/lampsim, the Python package in PREFIX imports
 # from elsewhere with PREFIX's liblampsim.so, the version is the same in CITATION.cff and the
 # CHANGELOG, and the shipped cut-down tutorial workload stays the full preset with four keys changed.
 #   test_install.sh BUILD REPO
@@ -33,6 +33,11 @@ cd "$tmp"
 lampsim run prefix/share/lampsim/configs/lampattention.yaml --golden \
     --set workload.file=prefix/share/lampsim/workloads/qwen3_8b_like_1k.yaml --set workload.seq_q=128 \
     --set workload.seq_k=128 -o run --quiet >/dev/null || fail "installed lampsim cannot run the installed configs"
+# `lampsim report` on a run directory works from the installed copy of scripts/report/ (Jinja2 template)
+[ -f prefix/share/lampsim/report/templates/run.html.j2 ] || fail "PREFIX/share/lampsim/report/templates/run.html.j2 not installed"
+if /usr/bin/python3 -c 'import jinja2, matplotlib' 2>/dev/null; then
+    lampsim report run >/dev/null 2>&1 && grep -q 'id="headline"' run/report.html || fail "installed lampsim report on a run directory"
+fi
 cd "$repo"
 full=$(lampsim config --dump configs/lampattention.yaml --set workload.file=workloads/qwen3_8b_like.yaml \
        --set workload.heads_q=4 --set workload.heads_kv=1 --set workload.seq_q=1024 --set workload.seq_k=1024 |

@@ -125,21 +125,7 @@ for f in tau_layout tradeoff pareto utilisation occupancy; do
   check "png_ok synfig/$f.png && svg_ok synfig/$f.svg" "$f rendered from the timing columns"
 done
 check "[ ! -s log ] || ! grep -q skipped log" "nothing skipped when the columns exist"
-# a run directory
-"$lampsim" run --set workload.seq_q=128 --set workload.seq_k=128 -o run --quiet
-"$lampsim" report run > out 2> log; rc=$?
-check "[ $rc -eq 0 ] && png_ok run/figures/hp_hist.png && grep -q 'tiles.disruptive_rate' run/report.html && grep -q 'data:image/png;base64' run/report.html" "lampsim report on a run directory (rc $rc)"
-check "$py - <<'PY'
-import re, sys
-h = open('run/report.html').read()
-heads = re.findall(r'<h2>([^<]*)</h2>', h)
-want = ['Run', 'Workload', 'Numerics', 'Accuracy', 'Cycles', 'Units', 'Stalls', 'Occupancy', 'Energy', 'Memory', 'Configuration']
-ok = [x for x in heads if x in want] == want
-ok &= 'utilisation, cores with work (%)' in h and 'utilisation, all cores (%)' in h
-ok &= bool(re.search(r'<td[^>]*>energy.total_uj</td><td>[0-9.]+</td><td[^>]*>µJ</td>', h))
-ok &= bool(re.search(r'<td[^>]*>stalls.memory</td><td>[0-9]+</td><td[^>]*>context-cycles</td>', h))
-sys.exit(0 if ok else 1)
-PY" "the run report groups fields (run ... energy, configuration) with units, one utilisation table with both denominators"
+# a run directory's page: tests/run/test_run_page.sh
 "$lampsim" report nowhere > /dev/null 2>&1; rc=$?
 check "[ $rc -eq 2 ]" "report of a directory that is neither a run nor a sweep exits 2"
 check "[ -z \"\$(find . -name '.*.tmp')\" ]" "no temporary files left"

@@ -309,7 +309,7 @@ static void trace(void)
         fclose(f);
         CHECK(strncmp(buf, "{\"displayTimeUnit\"", 17) == 0 && strstr(buf, "\"traceEvents\":["));
         CHECK(strstr(buf, "\"name\":\"QK.LP\"") && strstr(buf, "\"name\":\"tensor\"") &&
-              strstr(buf, "\"name\":\"occupancy\""));
+              strstr(buf, "\"name\":\"resident contexts\""));
         CHECK(strstr(buf, "\"tile\":2,") == NULL);   /* bounded to tiles 0..1 */
         CHECK(n > 1000 && buf[n - 2] == '}');
     }
