@@ -244,7 +244,9 @@ def estimate_sweep(args, name, sweep_file, winners, point_keys, ests, path):
         for side, v in (("low", lo), ("high", hi)):
             if v != preset:
                 ends.append((side, key, v))
-    zip_est = {key: [v if (k == key) else preset for (_, k, v) in ends] for key, lo, hi, preset in ests}
+    # a key the points set themselves (FA2's chip sets lut.lanes) keeps the point's value
+    zip_est = {key: [v if (k == key) else preset for (_, k, v) in ends if k not in point_keys]
+               for key, lo, hi, preset in ests if key not in point_keys}
     zip_pt = {k: [{"true": True, "false": False}.get(w["raw"][k], w["raw"][k]) for w in winners] for k in point_keys}
     sweep = {"name": name, "description": "the winners of %s re-timed at each estimate's low and high end"
              % os.path.basename(sweep_file), "base": absolute_base(sweep_file),
@@ -277,9 +279,10 @@ def cmd_run(args):
     ef = run_sweep(args, os.path.join(args.out, "estimates_fa2.yaml"), os.path.join(args.out, "estimates_fa2"))
     est_keys = [e[0] for e in ests]
 
-    def end_of(r):
+    def end_of(r, own=()):
+        """The estimate end a row ran at; own: keys its points set themselves (not estimate ends)."""
         for side, key, v in ends[1:]:
-            if r[key] == v and all(r[k] == p for k, _, _, p in ests if k != key):
+            if key not in own and r[key] == v and all(r[k] == p for k, _, _, p in ests if k != key and k not in own):
                 return (side, key)
         return ("preset", None)
 
@@ -290,7 +293,7 @@ def cmd_run(args):
         w["point"] = rate_name(w["stage1"], w["tau"])
         per_end.setdefault(end_of(r), ({}, {}))[0].setdefault(r["accelerator.regfile.layout"], []).append(w)
     for r in ef:
-        per_end.setdefault(end_of(r), ({}, {}))[1][r["accelerator.name"]] = keep(r)
+        per_end.setdefault(end_of(r, fa2_pts), ({}, {}))[1][r["accelerator.name"]] = keep(r)
     # the preset end re-times the winners in another process: it must give their cycles exactly
     lam0, fa0 = per_end[("preset", None)]
     for lay, ws in lam0.items():
@@ -304,6 +307,8 @@ def cmd_run(args):
     ranges = []
     for side, key, v in ends:
         lam, fa = per_end[(side, key)]
+        if not fa:   # FA2-16 does not use the LUT: at the LUT's ends it keeps the preset's cycles
+            fa = fa0
         a = answers(lam, fa)
         ranges.append({"end": side, "key": key, "value": v, "breakeven": a, "cycles_preset_tile": {
             lay: [x["cycles"] for x in lam.get(lay, []) if x["point"] == rate_name(True, 0.5)] for lay in LAYOUTS}})
@@ -412,7 +417,7 @@ def plot(s, d):
     plt.close(fig)
 
     # 2. the layouts: cycles, area, energy, TFLOP/s per mm2 and per W at the preset condition
-    metrics = [("cycles", "cycles"), ("area_mm2", "area (mm2, 4-core slice)"), ("energy_uj", "energy (uJ)"),
+    metrics = [("cycles", "cycles"), ("area_mm2", "area (mm2, 2-core slice)"), ("energy_uj", "energy (uJ)"),
                ("tflops_per_mm2", "TFLOP/s per mm2"), ("tflops_per_w", "TFLOP/s per W")]
     fig, axs = plt.subplots(len(conds), len(metrics), figsize=(4 * len(metrics), 3.2 * len(conds)), squeeze=False)
     for i, c in enumerate(conds):
@@ -464,30 +469,36 @@ def pct1(x):
     return "%.1f%%" % (100 * x)
 
 
-def be_text(be, faster, slower):
-    """'A is faster up to 23% (...)' from one breakeven() answer, in words."""
+def be_text(be, first, second):
+    """'A is faster below 23%, B above' from one breakeven() answer, in words."""
+    lo, hi = pct(be["range"][0]), pct(be["range"][1])
     if be["low_wins"] == "tie":
-        return "%s and %s tie over %s..%s" % (faster, slower, pct(be["range"][0]), pct(be["range"][1]))
-    a, b = (faster, slower) if be["low_wins"] == "a" else (slower, faster)
+        return "%s and %s tie at every measured rate (%s to %s)" % (first, second, lo, hi)
+    a, b = (first, second) if be["low_wins"] == "a" else (second, first)
+    tie0 = "they tie at %s and " % lo if be["ratio_at_0"] == 1 else ""
     if be["rate"] is None:
-        return "%s is faster at every measured rate (%s to %s)" % (a, pct(be["range"][0]), pct(be["range"][1]))
-    return "%s is faster below %s, %s above" % (a, pct(be["rate"]), b)
+        return "%s%s is faster at every %smeasured rate (up to %s)" % (tie0, a, "higher " if tie0 else "", hi)
+    return "%s%s is faster below %s, %s above" % (tie0, a, pct(be["rate"]), b)
 
 
-def range_text(rg):
+def range_text(s, name, first, second):
     """' (x..y over the estimates' ranges; ...)' for one break-even's range."""
-    parts = []
+    rg, parts = s["range"][name], []
+    side = {"a": first, "b": second}
     if rg["preset"] is None:
-        if rg["crossing_at"]:
-            parts.append("a break-even within the measured rates only at %s (%s..%s)" % (
-                ", ".join(rg["crossing_at"]), pct(rg["min"]), pct(rg["max"])))
+        other = {"a": second, "b": first}
+        cross = ["%s=%s (%s faster below %s, %s above)" % (e["key"], e["value"], side[e["breakeven"][name]["low_wins"]],
+                                                           pct(e["breakeven"][name]["rate"]), other[e["breakeven"][name]["low_wins"]])
+                 for e in s["estimates"] if e["key"] and e["breakeven"][name]["rate"] is not None]
+        if cross:
+            parts.append("a break-even within the measured rates only at %s" % ", ".join(cross))
     else:
         parts.append("%s..%s over the estimates' ranges, lowest at %s, highest at %s" % (
             pct(rg["min"]), pct(rg["max"]), rg["min_at"], rg["max_at"]))
         if rg["no_crossing_at"]:
             parts.append("no crossing within the measured rates at %s" % ", ".join(rg["no_crossing_at"]))
-    if rg["low_wins_flips_at"]:
-        parts.append("the other side is faster at the lowest rates at %s" % ", ".join(rg["low_wins_flips_at"]))
+        if rg["low_wins_flips_at"]:
+            parts.append("the other side is faster at the lowest rates at %s" % ", ".join(rg["low_wins_flips_at"]))
     return " (%s)" % "; ".join(parts) if parts else " (so at every estimate's low and high end too)"
 
 
@@ -514,23 +525,23 @@ def page_blocks(s):
                "(%.3f..%.3f over the estimates' ranges)" % (pct1(p["rate"]), p["preset"], p["min"], p["max"])
     lines.append("* **LampAttention vs 16-bit FlashAttention-2 on the same accelerator:** %s%s; at 0%% HP sub-blocks "
                  "LampAttention (compact, the preset layout) is %.3fx as fast as FA2-16, and %s." % (
-                     be_text(be[k], "LampAttention (compact)", "FA2-16"), range_text(rg[k]), be[k]["ratio_at_0"],
+                     be_text(be[k], "LampAttention (compact)", "FA2-16"), range_text(s, k, "LampAttention", "FA2-16"), be[k]["ratio_at_0"],
                      paper("lampattention", "compact")))
     k2 = "lamp_best_vs_fa2_lampattention"
     lines.append("* **The same with each rate's fastest layout:** %s%s; %s." % (
-        be_text(be[k2], "LampAttention", "FA2-16"), range_text(rg[k2]), paper("lampattention", "best")))
+        be_text(be[k2], "LampAttention", "FA2-16"), range_text(s, k2, "LampAttention", "FA2-16"), paper("lampattention", "best")))
     k3 = "lamp_compact_vs_fa2_h100"
     f = s["fa2"][PRESET_COND]
     lines.append("* **Against the H100-like preset** (`configs/h100.yaml`: the same core without the LUT): "
                  "%s%s; FA2-16 takes the same cycles on both chips (%d and %d), so the break-even is the same, "
                  "and the H100-like chip is %.1f%% smaller." % (
                      be_text(be[k3], "LampAttention (compact)", "FA2-16 on the H100-like preset"),
-                     range_text(rg[k3]), f["lampattention"]["cycles"], f["h100"]["cycles"],
+                     range_text(s, k3, "LampAttention", "FA2-16"), f["lampattention"]["cycles"], f["h100"]["cycles"],
                      100 * (1 - f["h100"]["area_mm2"] / f["lampattention"]["area_mm2"])))
     lines.append("* **compact vs full:** %s%s." % (be_text(be["compact_vs_full"], "compact", "full"),
-                                                  range_text(rg["compact_vs_full"])))
+                                                  range_text(s, "compact_vs_full", "compact", "full")))
     lines.append("* **fp32 vs full:** %s%s." % (be_text(be["fp32_vs_full"], "fp32", "full"),
-                                               range_text(rg["fp32_vs_full"])))
+                                               range_text(s, "fp32_vs_full", "fp32", "full")))
     for c in s["breakeven"]:
         if c == PRESET_COND:
             continue
@@ -553,7 +564,7 @@ def page_blocks(s):
 
     # the binding limits: per condition and layout, over its winners
     t = ["| condition | layout | limited by (winners) | regs/thread | register fit | buffer fit | contexts | "
-         "contexts mean | memory stalls | slow path |", "|---|---|---|---|---|---|---|---|---|---|"]
+         "contexts mean | memory stalls | slow path | bottleneck unit (winners) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def span(vals, fmt):
         lo, hi = min(vals), max(vals)
@@ -563,16 +574,22 @@ def page_blocks(s):
             ws = s["lamp"].get(c, {}).get(lay, [])
             if not ws:
                 continue
-            cnt = {}
+            cnt, bot = {}, {}
             for w in ws:
                 cnt[w["limited_by"]] = cnt.get(w["limited_by"], 0) + 1
-            t.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                bot[w["bottleneck"]] = bot.get(w["bottleneck"], 0) + 1
+            t.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 COND_LABEL[c], lay, ", ".join("%s %d" % kv for kv in sorted(cnt.items())),
                 span([w["regs_per_thread"] for w in ws], str), span([w["register_fit"] for w in ws], str),
                 span([w["buffer_fit"] for w in ws], str), span([w["contexts"] for w in ws], str),
                 span([w["contexts_mean"] for w in ws], lambda x: "%.2f" % x),
                 span([w["stack_memory"] / w["cycles"] for w in ws], pct1),
-                span([w["stack_slow_path"] / w["cycles"] for w in ws], pct1)))
+                span([w["stack_slow_path"] / w["cycles"] for w in ws], pct1),
+                ", ".join("%s %d" % kv for kv in sorted(bot.items()))))
+    fa = s["fa2"][PRESET_COND]["lampattention"]
+    t.append("| %s | FA2-16 | %s | %s | %s | %s | %s | %.2f | %s | - | %s |" % (
+        COND_LABEL[PRESET_COND], fa["limited_by"], fa["regs_per_thread"], fa["register_fit"], fa["buffer_fit"],
+        fa["contexts"], fa["contexts_mean"], pct1(fa["stack_memory"] / fa["cycles"]), fa["bottleneck"]))
     b["limits"] = "\n".join(t) + "\n"
 
     # winners per condition
@@ -621,23 +638,27 @@ def page_blocks(s):
     b["efficiency"] = "\n".join(t) + "\n"
 
     # the estimates
-    names = [("lamp_compact_vs_fa2_lampattention", "compact vs FA2-16"), ("lamp_best_vs_fa2_lampattention", "best layout vs FA2-16"),
-             ("compact_vs_full", "compact vs full"), ("fp32_vs_full", "fp32 vs full")]
-    t = ["| estimate | end | value | " + " | ".join(n for _, n in names) + " |", "|---|---|---|" + "---|" * len(names)]
+    names = [("lamp_compact_vs_fa2_lampattention", "compact vs FA2-16", "LampAttention", "FA2-16"),
+             ("lamp_best_vs_fa2_lampattention", "best layout vs FA2-16", "LampAttention", "FA2-16"),
+             ("compact_vs_full", "compact vs full", "compact", "full"), ("fp32_vs_full", "fp32 vs full", "fp32", "full")]
+    t = ["| estimate | end | value | " + " | ".join(n[1] for n in names) + " |", "|---|---|---|" + "---|" * len(names)]
 
-    def cell(x):
+    def cell(x, first, second):
         if x is None:
             return "-"
-        side = {"a": "<", "b": ">", "tie": "="}[x["low_wins"]]
-        return ("%s" % pct(x["rate"])) if x["rate"] is not None else ("none (%s wins)" % ("first" if side == "<" else "second" if side == ">" else "tie"))
+        low = {"a": first, "b": second, "tie": "tie"}[x["low_wins"]]
+        if x["rate"] is None:
+            return "none: %s faster" % low if low != "tie" else "tie"
+        return "%s (%s faster below)" % (pct(x["rate"]), low)
     base = s["estimates"][0]["breakeven"]
     for e in s["estimates"]:
         a = e["breakeven"]
-        if e["key"] is not None and all(cell(a.get(k)) == cell(base.get(k)) for k, _ in names):
+        if e["key"] is not None and all(cell(a.get(n[0]), *n[2:]) == cell(base.get(n[0]), *n[2:]) for n in names):
             continue
         t.append("| %s | %s | %s | %s |" % (e["key"] or "(preset values)", e["end"], "" if e["value"] is None else e["value"],
-                                           " | ".join(cell(a.get(k)) for k, _ in names)))
-    same = sum(1 for e in s["estimates"][1:] if all(cell(e["breakeven"].get(k)) == cell(base.get(k)) for k, _ in names))
+                                           " | ".join(cell(a.get(n[0]), *n[2:]) for n in names)))
+    same = sum(1 for e in s["estimates"][1:] if all(cell(e["breakeven"].get(n[0]), *n[2:]) == cell(base.get(n[0]), *n[2:])
+                                                    for n in names))
     t.append("")
     t.append("The other %d estimate ends leave every break-even rate where the preset values put it." % same)
     b["estimates"] = "\n".join(t) + "\n"
