@@ -162,6 +162,94 @@ static void clean_stale_runs(const char *out, const ls_sweep *sw, char *const *n
     free(pd);
 }
 
+/* ---------------- input identity ---------------- */
+
+/* The identity of the files a point's configuration only names (its traces, a user microprogram),
+ * one line each: "input KEY SIZE MTIME_S.MTIME_NS" or "input KEY missing". The DONE marker keeps
+ * it after the id and how lines, and a resume recomputes a point whose files changed since.
+ * Size and modification time rather than a content hash: every writer (np.save, cp, rsync, an
+ * editor) sets the mtime, so a rewrite is seen; a resume stats the files instead of reading GiBs
+ * of traces; a file touched but unchanged only costs a recompute, never a stale point. Not in the
+ * point id: an id stays the configuration's own, the same on every machine and clone.
+ * Returns a malloc'ed string ("" for none), NULL when out of memory. */
+static const char *const input_keys[] = { "workload.trace.q", "workload.trace.k", "workload.trace.v",
+                                          "workload.trace.safetensors", "timed.program" };
+enum { N_INPUT_KEYS = sizeof input_keys / sizeof *input_keys };
+
+static char *input_identity(const ls_config *cfg)
+{
+    const ls_config_workload *w = &cfg->workload;
+    const bool trace = w->generator == LS_CONFIG_GEN_TRACE;
+    const char *const path[N_INPUT_KEYS] = { trace ? w->trace.q : "", trace ? w->trace.k : "", trace ? w->trace.v : "",
+                                             trace ? w->trace.safetensors : "", cfg->timed.enabled ? cfg->timed.program : "" };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return NULL;
+    for (int i = 0; i < N_INPUT_KEYS; i++) {
+        if (!path[i][0]) continue;
+        struct stat st;
+        if (stat(path[i], &st) != 0) fprintf(m, "input %s missing\n", input_keys[i]);
+        else
+            fprintf(m, "input %s %lld %lld.%09ld\n", input_keys[i], (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                    (long)st.st_mtim.tv_nsec);
+    }
+    if (fclose(m) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* What identity text records for KEY ("SIZE MTIME", "missing"; "not used" without its line). */
+static void input_value(const char *text, const char *key, char *out, size_t outlen)
+{
+    size_t kl = strlen(key);
+    snprintf(out, outlen, "not used");
+    for (const char *l = text; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+        if (n > 7 + kl && !strncmp(l, "input ", 6) && !strncmp(l + 6, key, kl) && l[6 + kl] == ' ') {
+            snprintf(out, outlen, "%.*s", (int)(n - 7 - kl), l + 7 + kl);
+            return;
+        }
+        l = nl ? nl + 1 : NULL;
+    }
+}
+
+/* Why the DONE marker in pdir no longer vouches for point pt, whose input identity is now ident
+ * (malloc'ed), or NULL when it does: it names another configuration (the sweep's base or an include
+ * changed under the same axis values), or an input file differs from the one the point was
+ * computed from (a marker without identities, written before they were kept, counts as differing
+ * when the point has inputs). */
+static char *done_stale(const char *pdir, const ls_sweep_point *pt, const char *ident)
+{
+    char *p = ls_io_path_join(pdir, "DONE");
+    char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
+    free(p);
+    if (!t) return NULL;   /* gone meanwhile: no longer DONE, which the caller sees */
+    char *why = NULL;
+    const char *l2 = strchr(t, '\n'), *rest = l2 ? strchr(l2 + 1, '\n') : NULL;
+    rest = rest ? rest + 1 : "";
+    size_t idl = l2 ? (size_t)(l2 - t) : strlen(t);
+    if (idl != strlen(pt->id) || strncmp(t, pt->id, idl)) {
+        why = ls_io_path_fmt("its DONE marker is of configuration %.*s, not %s (the sweep's base or an include changed)",
+                             (int)(idl < 40 ? idl : 40), t, pt->id);
+    } else if (strcmp(rest, ident)) {
+        char then[96], now[96];
+        for (int i = 0; i < N_INPUT_KEYS && !why; i++) {
+            input_value(rest, input_keys[i], then, sizeof then);
+            input_value(ident, input_keys[i], now, sizeof now);
+            if (strcmp(then, now))
+                why = ls_io_path_fmt("%s changed since the point was computed (size and mtime then: %s; now: %s)",
+                                     input_keys[i], then, now);
+        }
+        if (!why) why = ls_io_path_fmt("its DONE marker records other input files");
+    }
+    free(t);
+    return why;
+}
+
 /* ---------------- workers ---------------- */
 
 /* How a point's numerics were obtained (second line of its DONE marker). */
@@ -193,6 +281,12 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
     if (ls_io_make_dirs(dir, err, sizeof err)) rc = 1;
     else rc = ls_sweep_point_config(sw, pt, cfg, err, sizeof err);
     if (!rc) clean_point(dir);
+    /* the inputs' identity before they are read: a file rewritten after this is seen by the next resume */
+    char *ident = rc ? NULL : input_identity(cfg);
+    if (!rc && !ident) {
+        snprintf(err, sizeof err, "out of memory");
+        rc = 1;
+    }
     if (!rc && src_id) {
         int r = ls_sweep_reuse_point(cfg, dir, src_dir, src_id, err, sizeof err);
         if (r == 0) *how = 1;
@@ -213,10 +307,13 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
         }
     }
     if (!rc) {
-        char done[128];
-        snprintf(done, sizeof done, "%s\n%s\n", pt->id, *how == 1 ? src_id : *how == 2 ? DONE_REPLAYED : DONE_COMPUTED);
-        if (ls_sweep_write_in(dir, "DONE", done, err, sizeof err)) rc = 1;
+        char *done = ls_io_path_fmt("%s\n%s\n%s", pt->id, *how == 1 ? src_id : *how == 2 ? DONE_REPLAYED : DONE_COMPUTED,
+                                    ident);
+        if (!done) snprintf(err, sizeof err, "out of memory");
+        if (!done || ls_sweep_write_in(dir, "DONE", done, err, sizeof err)) rc = 1;
+        free(done);
     }
+    free(ident);
     int outcome = rc ? PT_FAILED : PT_DONE;
     if (rc) {
         char text[2200], e2[1024] = "";
@@ -464,6 +561,7 @@ typedef struct {
     const char *out;
     int n, jobs;
     char *sel;                     /* point_state per point */
+    char **ident;                  /* input_identity of each point's configuration */
     int *order, *grp_lo, *grp_hi;  /* points sorted by cache key; [grp_lo[p], grp_hi[p]) p's group in order[] */
     char *computes;                /* 1: the point is expected to compute its numerics */
     int work_total;                /* how many do */
@@ -478,6 +576,29 @@ typedef struct {
     bool signals_set;
     struct sigaction old_int, old_term;
 } runner;
+
+/* Whether point p is DONE and its marker still vouches for it (done_stale). */
+static bool point_current(runner *r, int p)
+{
+    if (!point_done(r->pdir[p])) return false;
+    char *why = done_stale(r->pdir[p], &r->sw->points[p], r->ident[p]);
+    free(why);
+    return !why;
+}
+
+/* Each point's input identity. Returns 0, 1 (out of memory) or 2 (err: a point's configuration). */
+static int identify_inputs(runner *r)
+{
+    r->ident = calloc((size_t)(r->n > 0 ? r->n : 1), sizeof *r->ident);
+    ls_config *cfg = malloc(sizeof *cfg);
+    int rc = r->ident && cfg ? 0 : 1;
+    for (int p = 0; p < r->n && !rc; p++) {
+        if (ls_sweep_point_config(r->sw, &r->sw->points[p], cfg, r->err, r->errlen)) rc = 2;
+        else if (!(r->ident[p] = input_identity(cfg))) rc = 1;
+    }
+    free(cfg);
+    return rc;
+}
 
 /* The points this run covers: the shard, then --point. Returns 0, 1 (out of memory) or 2 (err). */
 static int select_points(runner *r)
@@ -602,10 +723,15 @@ static int claim_job(runner *r, int pick, int lo, int hi)
         if (fd == -1) {
             r->sel[q] = S_ELSEWHERE;
             r->elsewhere++;
-        } else if (point_done(r->pdir[q])) { /* finished by another runner meanwhile */
+        } else if (point_current(r, q)) { /* finished by another runner meanwhile */
             r->sel[q] = S_DONE_ELSEWHERE;
             close(fd);
         } else {
+            /* a DONE marker that no longer vouches for it goes first (under the claim), so that a run
+             * stopped from here on leaves the point to be redone */
+            char *dp = point_done(r->pdir[q]) ? ls_io_path_join(r->pdir[q], "DONE") : NULL;
+            if (dp) (void)unlink(dp);
+            free(dp);
             r->jobbuf[nj] = q;
             r->fdbuf[nj++] = fd;
         }
@@ -682,7 +808,7 @@ static void launch_jobs(runner *r)
         for (int k = lo; k < hi && src < 0; k++) {
             int q = r->order[k];
             if (r->sel[q] == S_DONE_BEFORE || r->sel[q] == S_DONE_NOW || r->sel[q] == S_DONE_ELSEWHERE ||
-                (r->sel[q] == S_OFF && point_done(r->pdir[q])))
+                (r->sel[q] == S_OFF && point_current(r, q)))
                 src = q;
         }
         for (int k = 0; k < nj; k++) { /* now known: the job's first point computes unless src */
@@ -869,6 +995,8 @@ static void runner_free(runner *r)
     free(r->fdbuf);
     free(r->computes);
     free(r->sel);
+    for (int p = 0; r->ident && p < r->n; p++) free(r->ident[p]);
+    free(r->ident);
     free(r->order);
     free(r->grp_lo);
     free(r->grp_hi);
@@ -882,6 +1010,7 @@ static int run_stages(runner *r)
     r->sel = calloc((size_t)n, 1);
     if (!r->sel) return 1;
     int rc = select_points(r);
+    if (rc == 0) rc = identify_inputs(r);
     if (rc == 0) rc = write_sweep_files(r);
     if (rc) return rc;
     clean_stale_runs(r->out, r->sw, r->names);
@@ -889,7 +1018,15 @@ static int run_stages(runner *r)
     for (int p = 0; p < n; p++) {
         if (!r->sel[p]) continue;
         r->total++;
-        if (point_done(r->pdir[p])) { r->sel[p] = S_DONE_BEFORE; r->before++; }
+        if (!point_done(r->pdir[p])) continue;
+        char *why = done_stale(r->pdir[p], &r->sw->points[p], r->ident[p]);
+        if (!why) {
+            r->sel[p] = S_DONE_BEFORE;
+            r->before++;
+        } else {   /* pending: recomputed from the inputs as they are now */
+            if (!o->quiet) fprintf(stderr, "sweep %s: point %d (%s): %s; recomputing it\n", r->sw->name, p, r->names[p], why);
+            free(why);
+        }
     }
 
     struct sigaction sa;
