@@ -162,94 +162,6 @@ static void clean_stale_runs(const char *out, const ls_sweep *sw, char *const *n
     free(pd);
 }
 
-/* ---------------- input identity ---------------- */
-
-/* The identity of the files a point's configuration only names (its traces, a user microprogram),
- * one line each: "input KEY SIZE MTIME_S.MTIME_NS" or "input KEY missing". The DONE marker keeps
- * it after the id and how lines, and a resume recomputes a point whose files changed since.
- * Size and modification time rather than a content hash: every writer (np.save, cp, rsync, an
- * editor) sets the mtime, so a rewrite is seen; a resume stats the files instead of reading GiBs
- * of traces; a file touched but unchanged only costs a recompute, never a stale point. Not in the
- * point id: an id stays the configuration's own, the same on every machine and clone.
- * Returns a malloc'ed string ("" for none), NULL when out of memory. */
-static const char *const input_keys[] = { "workload.trace.q", "workload.trace.k", "workload.trace.v",
-                                          "workload.trace.safetensors", "timed.program" };
-enum { N_INPUT_KEYS = sizeof input_keys / sizeof *input_keys };
-
-static char *input_identity(const ls_config *cfg)
-{
-    const ls_config_workload *w = &cfg->workload;
-    const bool trace = w->generator == LS_CONFIG_GEN_TRACE;
-    const char *const path[N_INPUT_KEYS] = { trace ? w->trace.q : "", trace ? w->trace.k : "", trace ? w->trace.v : "",
-                                             trace ? w->trace.safetensors : "", cfg->timed.enabled ? cfg->timed.program : "" };
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    if (!m) return NULL;
-    for (int i = 0; i < N_INPUT_KEYS; i++) {
-        if (!path[i][0]) continue;
-        struct stat st;
-        if (stat(path[i], &st) != 0) fprintf(m, "input %s missing\n", input_keys[i]);
-        else
-            fprintf(m, "input %s %lld %lld.%09ld\n", input_keys[i], (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-                    (long)st.st_mtim.tv_nsec);
-    }
-    if (fclose(m) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
-/* What identity text records for KEY ("SIZE MTIME", "missing"; "not used" without its line). */
-static void input_value(const char *text, const char *key, char *out, size_t outlen)
-{
-    size_t kl = strlen(key);
-    snprintf(out, outlen, "not used");
-    for (const char *l = text; l && *l;) {
-        const char *nl = strchr(l, '\n');
-        size_t n = nl ? (size_t)(nl - l) : strlen(l);
-        if (n > 7 + kl && !strncmp(l, "input ", 6) && !strncmp(l + 6, key, kl) && l[6 + kl] == ' ') {
-            snprintf(out, outlen, "%.*s", (int)(n - 7 - kl), l + 7 + kl);
-            return;
-        }
-        l = nl ? nl + 1 : NULL;
-    }
-}
-
-/* Why the DONE marker in pdir no longer vouches for point pt, whose input identity is now ident
- * (malloc'ed), or NULL when it does: it names another configuration (the sweep's base or an include
- * changed under the same axis values), or an input file differs from the one the point was
- * computed from (a marker without identities, written before they were kept, counts as differing
- * when the point has inputs). */
-static char *done_stale(const char *pdir, const ls_sweep_point *pt, const char *ident)
-{
-    char *p = ls_io_path_join(pdir, "DONE");
-    char *t = p ? ls_sweep_read_file(p, NULL) : NULL;
-    free(p);
-    if (!t) return NULL;   /* gone meanwhile: no longer DONE, which the caller sees */
-    char *why = NULL;
-    const char *l2 = strchr(t, '\n'), *rest = l2 ? strchr(l2 + 1, '\n') : NULL;
-    rest = rest ? rest + 1 : "";
-    size_t idl = l2 ? (size_t)(l2 - t) : strlen(t);
-    if (idl != strlen(pt->id) || strncmp(t, pt->id, idl)) {
-        why = ls_io_path_fmt("its DONE marker is of configuration %.*s, not %s (the sweep's base or an include changed)",
-                             (int)(idl < 40 ? idl : 40), t, pt->id);
-    } else if (strcmp(rest, ident)) {
-        char then[96], now[96];
-        for (int i = 0; i < N_INPUT_KEYS && !why; i++) {
-            input_value(rest, input_keys[i], then, sizeof then);
-            input_value(ident, input_keys[i], now, sizeof now);
-            if (strcmp(then, now))
-                why = ls_io_path_fmt("%s changed since the point was computed (size and mtime then: %s; now: %s)",
-                                     input_keys[i], then, now);
-        }
-        if (!why) why = ls_io_path_fmt("its DONE marker records other input files");
-    }
-    free(t);
-    return why;
-}
-
 /* ---------------- workers ---------------- */
 
 /* How a point's numerics were obtained (second line of its DONE marker). */
@@ -282,7 +194,7 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
     else rc = ls_sweep_point_config(sw, pt, cfg, err, sizeof err);
     if (!rc) clean_point(dir);
     /* the inputs' identity before they are read: a file rewritten after this is seen by the next resume */
-    char *ident = rc ? NULL : input_identity(cfg);
+    char *ident = rc ? NULL : ls_sweep_input_identity(cfg);
     if (!rc && !ident) {
         snprintf(err, sizeof err, "out of memory");
         rc = 1;
@@ -561,7 +473,7 @@ typedef struct {
     const char *out;
     int n, jobs;
     char *sel;                     /* point_state per point */
-    char **ident;                  /* input_identity of each point's configuration */
+    char **ident;                  /* ls_sweep_input_identity of each point's configuration */
     int *order, *grp_lo, *grp_hi;  /* points sorted by cache key; [grp_lo[p], grp_hi[p]) p's group in order[] */
     char *computes;                /* 1: the point is expected to compute its numerics */
     int work_total;                /* how many do */
@@ -577,16 +489,16 @@ typedef struct {
     struct sigaction old_int, old_term;
 } runner;
 
-/* Whether point p is DONE and its marker still vouches for it (done_stale). */
+/* Whether point p is DONE and its marker still vouches for it (ls_sweep_done_stale). */
 static bool point_current(runner *r, int p)
 {
     if (!point_done(r->pdir[p])) return false;
-    char *why = done_stale(r->pdir[p], &r->sw->points[p], r->ident[p]);
+    char *why = ls_sweep_done_stale(r->pdir[p], r->sw->points[p].id, r->ident[p]);
     free(why);
     return !why;
 }
 
-/* Each point's input identity. Returns 0, 1 (out of memory) or 2 (err: a point's configuration). */
+/* Each point's input identity (ls_sweep_input_identity). Returns 0, 1 (out of memory) or 2 (err: a point's configuration). */
 static int identify_inputs(runner *r)
 {
     r->ident = calloc((size_t)(r->n > 0 ? r->n : 1), sizeof *r->ident);
@@ -594,7 +506,7 @@ static int identify_inputs(runner *r)
     int rc = r->ident && cfg ? 0 : 1;
     for (int p = 0; p < r->n && !rc; p++) {
         if (ls_sweep_point_config(r->sw, &r->sw->points[p], cfg, r->err, r->errlen)) rc = 2;
-        else if (!(r->ident[p] = input_identity(cfg))) rc = 1;
+        else if (!(r->ident[p] = ls_sweep_input_identity(cfg))) rc = 1;
     }
     free(cfg);
     return rc;
@@ -1019,7 +931,7 @@ static int run_stages(runner *r)
         if (!r->sel[p]) continue;
         r->total++;
         if (!point_done(r->pdir[p])) continue;
-        char *why = done_stale(r->pdir[p], &r->sw->points[p], r->ident[p]);
+        char *why = ls_sweep_done_stale(r->pdir[p], r->sw->points[p].id, r->ident[p]);
         if (!why) {
             r->sel[p] = S_DONE_BEFORE;
             r->before++;
