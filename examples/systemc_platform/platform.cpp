@@ -261,6 +261,7 @@ int sc_main(int argc, char *argv[])
             n.acc->mem.bind(n.simple->socket);
             n.mem = &n.simple->bytes;
         }
+        n.acc->set_memory_bytes(n.mem->size());   // START then refuses a layer that does not lie inside it
         n.irq.reset(new sc_core::sc_signal<bool>(("irq_line" + sfx).c_str()));
         n.cpu->socket.bind(n.acc->ctrl);
         n.acc->irq.bind(*n.irq);

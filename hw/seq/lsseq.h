@@ -62,9 +62,12 @@ typedef struct {
     int nblocks;
     int *heap, nheap;
     char err[256];
+    /* set by the port (an error response from memory): the run ends before the next instruction */
+    int stop;
 } lsseq;
 
-/* Runs the whole layer. Returns 0, or -1 with s->err set (out of memory, runaway program). */
+/* Runs the whole layer. Returns 0, or -1 with s->err set (out of memory, runaway program, stopped
+ * by the port). */
 int lsseq_run(lsseq *s);
 void lsseq_free(lsseq *s);
 

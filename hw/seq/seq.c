@@ -519,6 +519,10 @@ int lsseq_run(lsseq *s)
                 if (start_item(s, &s->slots[c * s->contexts_per_core + k + j], s->next_item++, hw->launch_cycles) != 0)
                     return -1;
     while (s->nheap > 0) {
+        if (s->stop) {
+            snprintf(s->err, sizeof s->err, "stopped by the port");
+            return -1;
+        }
         int v = heap_pop(s);
         if (step(s, &s->slots[v]) != 0) return -1;
     }

@@ -1,4 +1,5 @@
 /* lampsim — command-line entry point: dispatches to one subcommand per file. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,6 +72,10 @@ static int help(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) { usage(stderr); return 2; }
+    /* a file-size limit (ulimit -f, set by batch systems) makes a write fail with EFBIG, which is
+     * reported and cleaned up like a full disk, instead of killing the process mid-write (SIGXFSZ
+     * leaves a temporary behind and prints nothing) */
+    signal(SIGXFSZ, SIG_IGN);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         printf("lampsim %s (git %s)\n", LAMPSIM_VERSION, LAMPSIM_GIT_REV);
         return 0;

@@ -200,4 +200,22 @@ void ls_sweep_csv_free(char **fields, int n);
 void ls_sweep_csv_cell(FILE *out, const char *s);
 /* Reads a whole file (malloc'ed, NUL-terminated), or NULL. */
 char *ls_sweep_read_file(const char *path, size_t *len);
+
+/* ---- what a DONE marker vouches for (sweep_done.c) ----
+ * A point's DONE marker: its id, how it got its numerics, then the identity of the files its
+ * configuration only names (its traces, a user microprogram), one line each: "input KEY SIZE
+ * MTIME_S.MTIME_NS" or "input KEY missing" (KEY: workload.trace.q/k/v/safetensors, timed.program).
+ * A resume recomputes a point whose files changed since. Size and modification time rather than a
+ * content hash: every writer (np.save, cp, rsync, an editor) sets the mtime, so a rewrite is seen;
+ * a resume stats the files instead of reading GiBs of traces; a file touched but unchanged only
+ * costs a recompute, never a stale point. Not in the point id: an id stays the configuration's
+ * own, the same on every machine and clone. Returns those lines (malloc'ed, "" for none), or NULL
+ * when out of memory. */
+char *ls_sweep_input_identity(const ls_config *cfg);
+/* Why the DONE marker in pdir no longer vouches for the point of this id, whose input identity is
+ * now ident (malloc'ed), or NULL when it does (or there is no DONE): the marker names another id
+ * (the sweep's base or an include changed under the same axis values), or an input file differs
+ * from the one the point was computed from (a marker without identities counts as differing when
+ * the point has inputs). */
+char *ls_sweep_done_stale(const char *pdir, const char *id, const char *ident);
 #endif

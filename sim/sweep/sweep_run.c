@@ -193,6 +193,12 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
     if (ls_io_make_dirs(dir, err, sizeof err)) rc = 1;
     else rc = ls_sweep_point_config(sw, pt, cfg, err, sizeof err);
     if (!rc) clean_point(dir);
+    /* the inputs' identity before they are read: a file rewritten after this is seen by the next resume */
+    char *ident = rc ? NULL : ls_sweep_input_identity(cfg);
+    if (!rc && !ident) {
+        snprintf(err, sizeof err, "out of memory");
+        rc = 1;
+    }
     if (!rc && src_id) {
         int r = ls_sweep_reuse_point(cfg, dir, src_dir, src_id, err, sizeof err);
         if (r == 0) *how = 1;
@@ -213,10 +219,13 @@ static int run_point(const ls_sweep *sw, const ls_sweep_point *pt, const char *p
         }
     }
     if (!rc) {
-        char done[128];
-        snprintf(done, sizeof done, "%s\n%s\n", pt->id, *how == 1 ? src_id : *how == 2 ? DONE_REPLAYED : DONE_COMPUTED);
-        if (ls_sweep_write_in(dir, "DONE", done, err, sizeof err)) rc = 1;
+        char *done = ls_io_path_fmt("%s\n%s\n%s", pt->id, *how == 1 ? src_id : *how == 2 ? DONE_REPLAYED : DONE_COMPUTED,
+                                    ident);
+        if (!done) snprintf(err, sizeof err, "out of memory");
+        if (!done || ls_sweep_write_in(dir, "DONE", done, err, sizeof err)) rc = 1;
+        free(done);
     }
+    free(ident);
     int outcome = rc ? PT_FAILED : PT_DONE;
     if (rc) {
         char text[2200], e2[1024] = "";
@@ -464,6 +473,7 @@ typedef struct {
     const char *out;
     int n, jobs;
     char *sel;                     /* point_state per point */
+    char **ident;                  /* ls_sweep_input_identity of each point's configuration */
     int *order, *grp_lo, *grp_hi;  /* points sorted by cache key; [grp_lo[p], grp_hi[p]) p's group in order[] */
     char *computes;                /* 1: the point is expected to compute its numerics */
     int work_total;                /* how many do */
@@ -478,6 +488,29 @@ typedef struct {
     bool signals_set;
     struct sigaction old_int, old_term;
 } runner;
+
+/* Whether point p is DONE and its marker still vouches for it (ls_sweep_done_stale). */
+static bool point_current(runner *r, int p)
+{
+    if (!point_done(r->pdir[p])) return false;
+    char *why = ls_sweep_done_stale(r->pdir[p], r->sw->points[p].id, r->ident[p]);
+    free(why);
+    return !why;
+}
+
+/* Each point's input identity (ls_sweep_input_identity). Returns 0, 1 (out of memory) or 2 (err: a point's configuration). */
+static int identify_inputs(runner *r)
+{
+    r->ident = calloc((size_t)(r->n > 0 ? r->n : 1), sizeof *r->ident);
+    ls_config *cfg = malloc(sizeof *cfg);
+    int rc = r->ident && cfg ? 0 : 1;
+    for (int p = 0; p < r->n && !rc; p++) {
+        if (ls_sweep_point_config(r->sw, &r->sw->points[p], cfg, r->err, r->errlen)) rc = 2;
+        else if (!(r->ident[p] = ls_sweep_input_identity(cfg))) rc = 1;
+    }
+    free(cfg);
+    return rc;
+}
 
 /* The points this run covers: the shard, then --point. Returns 0, 1 (out of memory) or 2 (err). */
 static int select_points(runner *r)
@@ -602,10 +635,15 @@ static int claim_job(runner *r, int pick, int lo, int hi)
         if (fd == -1) {
             r->sel[q] = S_ELSEWHERE;
             r->elsewhere++;
-        } else if (point_done(r->pdir[q])) { /* finished by another runner meanwhile */
+        } else if (point_current(r, q)) { /* finished by another runner meanwhile */
             r->sel[q] = S_DONE_ELSEWHERE;
             close(fd);
         } else {
+            /* a DONE marker that no longer vouches for it goes first (under the claim), so that a run
+             * stopped from here on leaves the point to be redone */
+            char *dp = point_done(r->pdir[q]) ? ls_io_path_join(r->pdir[q], "DONE") : NULL;
+            if (dp) (void)unlink(dp);
+            free(dp);
             r->jobbuf[nj] = q;
             r->fdbuf[nj++] = fd;
         }
@@ -682,7 +720,7 @@ static void launch_jobs(runner *r)
         for (int k = lo; k < hi && src < 0; k++) {
             int q = r->order[k];
             if (r->sel[q] == S_DONE_BEFORE || r->sel[q] == S_DONE_NOW || r->sel[q] == S_DONE_ELSEWHERE ||
-                (r->sel[q] == S_OFF && point_done(r->pdir[q])))
+                (r->sel[q] == S_OFF && point_current(r, q)))
                 src = q;
         }
         for (int k = 0; k < nj; k++) { /* now known: the job's first point computes unless src */
@@ -869,6 +907,8 @@ static void runner_free(runner *r)
     free(r->fdbuf);
     free(r->computes);
     free(r->sel);
+    for (int p = 0; r->ident && p < r->n; p++) free(r->ident[p]);
+    free(r->ident);
     free(r->order);
     free(r->grp_lo);
     free(r->grp_hi);
@@ -882,6 +922,7 @@ static int run_stages(runner *r)
     r->sel = calloc((size_t)n, 1);
     if (!r->sel) return 1;
     int rc = select_points(r);
+    if (rc == 0) rc = identify_inputs(r);
     if (rc == 0) rc = write_sweep_files(r);
     if (rc) return rc;
     clean_stale_runs(r->out, r->sw, r->names);
@@ -889,7 +930,15 @@ static int run_stages(runner *r)
     for (int p = 0; p < n; p++) {
         if (!r->sel[p]) continue;
         r->total++;
-        if (point_done(r->pdir[p])) { r->sel[p] = S_DONE_BEFORE; r->before++; }
+        if (!point_done(r->pdir[p])) continue;
+        char *why = ls_sweep_done_stale(r->pdir[p], r->sw->points[p].id, r->ident[p]);
+        if (!why) {
+            r->sel[p] = S_DONE_BEFORE;
+            r->before++;
+        } else {   /* pending: recomputed from the inputs as they are now */
+            if (!o->quiet) fprintf(stderr, "sweep %s: point %d (%s): %s; recomputing it\n", r->sw->name, p, r->names[p], why);
+            free(why);
+        }
     }
 
     struct sigaction sa;

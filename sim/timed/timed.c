@@ -714,8 +714,9 @@ static void timed_free(timed_run *t)
     free(t);
 }
 
-/* The stages in order; the first that fails stops the run. */
-static int timed_stages(timed_run *t)
+/* The stages that need no data (ls_timed_check_layer runs them alone): program, shape, resident
+ * plan, numerics configuration, hardware, feasibility. */
+static int plan_stages(timed_run *t)
 {
     const ls_engine_params *ep = t->ep;
     const ls_attn_inputs *in = t->in;
@@ -729,13 +730,78 @@ static int timed_stages(timed_run *t)
     build_shape(t);
     long long nitems_all = (long long)in->batch * in->heads_q * ((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
     hw_from_config(t->ac, t->cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3, nitems_all, &t->hw);
-    if (check_feasible(t) != 0 || (t->golden && golden_numerics(t) != 0) || alloc_buffers(t) != 0 ||
-        build_units(t) != 0)
+    return check_feasible(t);
+}
+
+/* The stages in order; the first that fails stops the run. */
+static int timed_stages(timed_run *t)
+{
+    if (plan_stages(t) != 0 || (t->golden && golden_numerics(t) != 0) || alloc_buffers(t) != 0 || build_units(t) != 0)
         return -1;
     if (run_sequencer(t) != 0) return -1;
     merge_numerics(t);
     timed_figures(t);
     return 0;
+}
+
+/* Q, K/V or O of the layer (map: its bases) outside [0, bytes) of the memory port (bytes 0: only
+ * that it does not wrap around the 64-bit address space). */
+static int check_regions(const lsdp_shape *sh, const ls_timed_memory *m, char *err, size_t errlen)
+{
+    static const char *const names[] = { "Q", "K/V", "O" }, *const regs[] = { "Q_BASE", "KV_BASE", "O_BASE" };
+    const uint64_t base[] = { m->q_base, m->kv_base, m->o_base };
+    for (int r = 0; r < 3; r++) {
+        uint64_t n = lsmem_region_bytes(sh, r == 0 ? LSMEM_Q : r == 1 ? LSMEM_KV : LSMEM_O);
+        if (base[r] > UINT64_MAX - n) {
+            snprintf(err, errlen, "%s = 0x%llx: the %s region (%llu bytes) wraps around the 64-bit address space", regs[r],
+                     (unsigned long long)base[r], names[r], (unsigned long long)n);
+            return -1;
+        }
+        if (m->bytes && (base[r] > m->bytes || n > m->bytes - base[r])) {
+            snprintf(err, errlen, "%s = 0x%llx: the %s region [0x%llx, 0x%llx) (%llu bytes) does not lie inside the "
+                     "memory's %llu bytes", regs[r], (unsigned long long)base[r], names[r], (unsigned long long)base[r],
+                     (unsigned long long)(base[r] + n), (unsigned long long)n, (unsigned long long)m->bytes);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int ls_timed_check_layer(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
+                         const ls_timed_options *opt, const ls_timed_memory *mem, char *err, size_t errlen)
+{
+    if (!cfg || !ep || !in) return fail(err, errlen, "timed: null configuration, parameters or inputs");
+    const ls_config_workload *w = &cfg->workload;
+    if (in->batch >= 1 && in->heads_q >= 1 && in->heads_kv >= 1 && in->seq_q >= 1 && in->seq_k >= 1 && in->dim >= 1) {
+        /* the configuration's guards, as a run's workload meets them at load */
+        double nq = (double)in->batch * in->heads_q * in->seq_q * in->dim, nk = (double)in->batch * in->heads_kv * in->seq_k * in->dim;
+        if (nq > (double)w->max_elements || nk > (double)w->max_elements) {
+            snprintf(err, errlen, "%s has %.0f elements, more than workload.max_elements = %lld", nq >= nk ? "Q" : "K/V",
+                     nq >= nk ? nq : nk, (long long)w->max_elements);
+            return -1;
+        }
+        double work = ls_config_attention_work(in->batch, in->heads_q, in->seq_q, in->seq_k, in->dim, in->causal);
+        if (work > (double)w->max_work) {
+            snprintf(err, errlen, "%.3g multiply-adds of Q.K^T exceed workload.max_work = %lld", work, (long long)w->max_work);
+            return -1;
+        }
+    }
+    ls_timed_options o;
+    if (opt) o = *opt;
+    else ls_timed_options_default(&o);
+    o.reuse_numerics = 0;   /* the numerics key hashes the data */
+    ls_engine_result r;
+    ls_timed_result tr;
+    memset(&r, 0, sizeof r);
+    memset(&tr, 0, sizeof tr);
+    timed_run *t = calloc(1, sizeof *t);
+    if (!t) return fail(err, errlen, "out of memory");
+    *t = (timed_run){ .cfg = cfg, .ac = &cfg->accelerator, .ep = ep, .in = in, .opt = &o, .r = &r, .tr = &tr,
+                      .err = err, .errlen = errlen };
+    int rc = plan_stages(t);
+    if (rc == 0 && mem) rc = check_regions(&t->sh, mem, err, errlen);
+    timed_free(t);
+    return rc;
 }
 
 int ls_timed_run(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,

@@ -133,6 +133,17 @@ int ls_timed_run_opts(const ls_config *cfg, const ls_engine_params *ep, const ls
                       const ls_timed_options *opt, ls_engine_result *res, ls_timed_result *tr,
                       char *err, size_t errlen);
 void ls_timed_result_free(ls_timed_result *tr);
+/* Where a layer's tensors lie on the memory port (byte addresses of the Q, K/V and O regions,
+ * hw/mem's address map) and the size of the memory behind it (0: unknown). */
+typedef struct { uint64_t q_base, kv_base, o_base, bytes; } ls_timed_memory;
+/* What ls_timed_run_opts would refuse before it touches the data, without allocating for it (a
+ * layer launched through the SystemC control port runs this at START, before its host copies of
+ * Q/K/V exist): workload.max_elements and workload.max_work, the mode's program, the shape
+ * (in->q/k/v need only be non-NULL), the resident plan (registers that do not fit), the numerics
+ * configuration and the accuracy pass's memory; with mem, that Q, K/V and O lie inside the memory
+ * (or at least do not wrap around). Returns 0 or -1 with err. */
+int ls_timed_check_layer(const ls_config *cfg, const ls_engine_params *ep, const ls_attn_inputs *in,
+                         const ls_timed_options *opt, const ls_timed_memory *mem, char *err, size_t errlen);
 /* The resident plan's inputs (hw/regfile) from the configuration: the layout a program with
  * `ylayout` runs with (lsucode_layout), Q / O placement, the register file, the buffer and the run's
  * `items` query blocks (0: no work bound). The timed model and ls_run_check plan from these alone. */

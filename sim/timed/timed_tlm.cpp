@@ -49,8 +49,10 @@ struct RunCtx {
     std::string err;
     lsmem_state *memory() const { return static_cast<lsmem_state *>(units[LSUCODE_MEM].impl); }
     sc_core::sc_time at(uint64_t cycle) const { return base + sc_core::sc_time(period_ps * (double)cycle, sc_core::SC_PS); }
+    // the first failure is the run's; the sequencer stops before its next instruction
     void fail(int c, const std::string &msg) {
         if (rc == 0) { rc = -1; code = c; err = msg; }
+        if (seq) seq->stop = 1;
     }
 };
 
@@ -135,6 +137,7 @@ struct Accelerator::Impl {
     sc_core::sc_event irq_changed;
     Layer *launching_layer = nullptr;         // the layer inside ls_timed_run_opts, for ls_timed_sc_run
     int launch_code = LS_TIMED_ERR_NONE;       // its sequencer's LSTIMED_ERR_*
+    uint64_t memory_bytes = 0;                 // size of the memory behind `mem` (0: unknown)
 
     explicit Impl(Accelerator *a) : self(a) {
         for (int u = 1; u < LSUCODE_NUNITS; u++) {
@@ -300,11 +303,16 @@ struct Accelerator::Impl {
             error = "shape registers: a tensor of more than 2^31 elements";
             return LS_TIMED_ERR_CONFIG;
         }
-        // the configuration's guard, as for a run's workload: before the zero-filled host copies
-        // of Q, K and V (3 x up to 8 GiB) are allocated
-        if ((int64_t)nq > cfg.workload.max_elements || (int64_t)nk > cfg.workload.max_elements) {
-            error = "shape registers: " + std::string(nq >= nk ? "Q" : "K/V") + " has " + std::to_string(nq >= nk ? nq : nk) +
-                    " elements, more than workload.max_elements = " + std::to_string(cfg.workload.max_elements);
+        ls_timed_options opt;
+        ls_timed_options_default(&opt);
+        opt.unit_numerics = 1;   // Q/K/V arrive through the memory port during the run
+        opt.sc_host = this;      // the sequencer runs in this thread, its data through this port
+        // everything the run would refuse without its data (the configuration's size guards, registers
+        // that do not fit, regions outside the memory), before the zero-filled host copies of Q, K and
+        // V (3 x up to 8 GiB) are allocated
+        ls_timed_memory where = { layer.map.q, layer.map.kv, layer.map.o, memory_bytes };
+        if (ls_timed_check_layer(&cfg, &p, &in, &opt, &where, err, sizeof err) != 0) {
+            error = std::string("START: ") + err;
             return LS_TIMED_ERR_CONFIG;
         }
         std::vector<float> q, k, v;
@@ -317,10 +325,6 @@ struct Accelerator::Impl {
         in.q = layer.q = q.data();
         in.k = layer.k = k.data();
         in.v = layer.v = v.data();
-        ls_timed_options opt;
-        ls_timed_options_default(&opt);
-        opt.unit_numerics = 1;   // Q/K/V arrive through the memory port during the run
-        opt.sc_host = this;      // the sequencer runs in this thread, its data through this port
         ls_engine_result res;
         ls_timed_result tr;
         launching_layer = &layer;
@@ -361,6 +365,8 @@ void Accelerator::drive_irq()
 Accelerator::~Accelerator() = default;
 
 const std::string &Accelerator::error_message() const { return impl_->error; }
+
+void Accelerator::set_memory_bytes(uint64_t bytes) { impl_->memory_bytes = bytes; }
 
 void Accelerator::main()
 {

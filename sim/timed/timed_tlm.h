@@ -7,7 +7,11 @@
 //         base-protocol target.
 //   ctrl  target socket: the register map of timed_regs.h; writing CTRL.START runs one attention
 //         layer whose Q/K/V arrive and whose O leaves through `mem`. Completion sets STATUS.DONE,
-//         notifies `done` and, when IRQ_ENABLE is set, drives `irq` (optional port) high.
+//         notifies `done` and, when IRQ_ENABLE is set, drives `irq` (optional port) high. START
+//         checks everything that needs no data first (ls_timed_check_layer: size guards, register
+//         fit, regions inside the memory when set_memory_bytes told its size) and allocates nothing
+//         for a refused layer; the first error response on `mem` ends the layer (DONE + ERROR,
+//         LS_TIMED_ERR_MEMORY) without simulating the rest.
 // lampsim's own runs (ls_timed_run) bind one Accelerator to a BuiltinMemory internally.
 #ifndef LAMPSIM_SIM_TIMED_TLM_H
 #define LAMPSIM_SIM_TIMED_TLM_H
@@ -41,6 +45,9 @@ public:
     ~Accelerator() override;
     // The message behind the last LSTIMED_ERR_* ("" when none).
     const std::string &error_message() const;
+    // The size of the memory bound to `mem`, when known (0, the default: unknown). START then
+    // refuses (LS_TIMED_ERR_CONFIG) a layer whose Q, K/V or O region does not lie inside it.
+    void set_memory_bytes(uint64_t bytes);
 
     struct Impl;
 

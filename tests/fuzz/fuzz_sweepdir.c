@@ -4,7 +4,9 @@
  * file): manifest.tsv, objective.tsv, the first point's report.csv, its DONE, the second point's
  * report.csv, its FAILED. Any crash or sanitizer report is a finding, and so is a refusal without
  * a message, or an accepted merge whose counts do not add up, whose rows do not have the header's
- * number of fields, or whose best.winner cells are not 0 or 1. */
+ * number of fields, or whose best.winner cells are not 0 or 1. The DONE marker is also read as a
+ * resume reads it (ls_sweep_done_stale): it vouches for the point only when it is exactly the id,
+ * a how line and the point's input identity. */
 #define _XOPEN_SOURCE 700
 #include <stdint.h>
 #include <stdio.h>
@@ -104,5 +106,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(out);
     ls_sweep_objective ob;
     if (!ls_sweep_objective_read(dir, &ob, err, sizeof err)) ls_sweep_objective_free(&ob);
+    /* the resume's reading of the DONE marker */
+    static const char ident[] = "input workload.trace.q 16512 1796176532.088425642\ninput timed.program missing\n";
+    char pdir[600], path[700];
+    snprintf(pdir, sizeof pdir, "%s/points/tau=1", dir);
+    snprintf(path, sizeof path, "%s/DONE", pdir);
+    size_t dl = 0;
+    char *done = ls_sweep_read_file(path, &dl);
+    for (int k = 0; k < 2; k++) {
+        const char *want = k ? "" : ident;
+        char *why = ls_sweep_done_stale(pdir, "08664f2c40029f5d", want);
+        if (!why && done) {   /* vouched for: the marker must be exactly id, how, identity */
+            const char *l2 = strchr(done, '\n'), *rest = l2 ? strchr(l2 + 1, '\n') : NULL;
+            if (!l2 || !rest || strncmp(done, "08664f2c40029f5d\n", 17) || strcmp(rest + 1, want)) abort();
+        }
+        if (why && !why[0]) abort();
+        free(why);
+    }
+    free(done);
     return 0;
 }

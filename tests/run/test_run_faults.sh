@@ -19,6 +19,10 @@ check "[ -z \"\$(ls -A '$tmp' | grep '^\.')\" ]" "no temporary directory left ne
 ( trap '' XFSZ; ulimit -f 4; "$lampsim" run "${small[@]}" --golden --save-o -o "$tmp/b" ) 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 1 ] && grep -qF '$tmp/b/O.npy: write failed: File too large' '$tmp/err' && ! grep -q '\.b\.run\.' '$tmp/err'" \
   "--save-o on a full disk: errno text and the destination's path (rc $rc): $(cat "$tmp/err")"
+# the same limit without the shell ignoring SIGXFSZ (as a batch system's ulimit -f): lampsim reports the
+# error and cleans up, instead of dying of the signal with a temporary left and nothing said
+( ulimit -f 4; "$lampsim" run "${small[@]}" --golden --save-o -o "$tmp/c" ) 2> "$tmp/err"; rc=$?
+check "[ $rc -eq 1 ] && grep -q 'File too large' '$tmp/err' && [ -z \"\$(ls -A '$tmp' | grep '^\.')\" ]" "a file-size limit: exit 1, the error named, no temporary left (rc $rc): $(cat "$tmp/err"; ls -A "$tmp" | grep '^\.')"
 # the same run without the limit replaces it whole
 "$lampsim" run "${small[@]}" --set seed=2 -o "$tmp/a" --force
 check "grep -q '^seed: 2' '$tmp/a/config.resolved.yaml' && grep -q '\"seed\": 2' '$tmp/a/report.json'" "--force replaces the run directory"

@@ -98,6 +98,18 @@ for sig in INT TERM KILL; do
   check "cmp -s m_$sig.csv slowref.csv" "after SIG$sig + resume: merged CSV identical to an uninterrupted run (no lost or duplicated points)"
   check "[ -z \"\$(find $d -name '.*' -type f)\" ]" "no temporary files left after SIG$sig + resume"
 done
+# a worker that dies of a signal is named by the signal's name, not its number (issue #25 D8: a
+# trace rewritten under a memory map killed workers with "signal 7"). SIGUSR1, not SIGBUS: the
+# sanitizer build's runtime catches SIGBUS and exits 1 instead of dying of it.
+"$lampsim" sweep run slow.yaml -j 1 -o slow_sig --no-progress 2> log_sig &
+pid=$!
+w=""; for _ in $(seq 1 1500); do   # a running worker (not one already exited and not yet reaped)
+  for c in $(pgrep -P $pid); do [ "$(ps -o stat= -p "$c" | cut -c1)" = R ] || [ "$(ps -o stat= -p "$c" | cut -c1)" = S ] && w=$c; done
+  [ -n "$w" ] && break; sleep 0.02
+done
+[ -n "$w" ] && kill -USR1 "$w"
+{ wait $pid; } 2>/dev/null; rc=$?
+check "[ -n '$w' ] && [ $rc -eq 1 ] && grep -q 'FAILED: worker killed by signal [0-9]* (SIGUSR1: User defined signal 1)' log_sig && grep -lq 'SIGUSR1' slow_sig/points/*/FAILED" "a worker killed by a signal: named in the log and its FAILED marker (rc $rc): $(grep FAILED log_sig)"
 
 # shards: concurrently into one directory, and into separate ones
 for i in 0 1 2; do "$lampsim" sweep run small.yaml -j 1 -o shared --shard $i/3 --quiet & done
@@ -143,6 +155,24 @@ check "[ \$(wc -l < f.csv) -eq 3 ] && grep -q \"point 1 $idb failed\" ferr" "mer
 cp v.npy bad.npy
 "$lampsim" sweep run trace.yaml -j 2 -o fail --quiet; rc=$?
 check "[ $rc -eq 0 ] && [ ! -e fail/points/v=bad.npy/FAILED ] && [ \$(n_done fail) -eq 3 ]" "the failed point is redone on the next run"
+# issue #25 D8: a resume notices trace files that changed since a point was computed (their size
+# and mtime are in its DONE marker) and recomputes those points, not the others; a base that
+# changed under the same axis values recomputes too (the DONE marker names another id)
+check "grep -q '^input workload.trace.q [0-9]* [0-9]*\.[0-9]*\$' fail/points/v=k.npy/DONE" "DONE records the traces' size and mtime: $(tr '\n' ' ' < fail/points/v=k.npy/DONE)"
+cp fail/points/v=v.npy/report.csv kept.csv
+cp fail/points/v=k.npy/report.csv before.csv
+$py -c "
+import numpy as np
+np.save('k.npy', np.random.default_rng(5).standard_normal((1, 2, 32, 64)).astype(np.float32))
+"
+"$lampsim" sweep run trace.yaml -j 2 -o fail --no-progress 2> clog; rc=$?
+check "[ $rc -eq 0 ] && grep -q 'point 0 (v=v.npy): workload.trace.k changed since the point was computed' clog && grep -q 'point 2 (v=k.npy): workload.trace.k changed' clog && grep -q '3 points, 0 already done, 3 to run' clog" "a rewritten trace: every point reading it is recomputed, with the reason (rc $rc): $(head -2 clog)"
+check "! cmp -s before.csv fail/points/v=k.npy/report.csv && grep -q '3/3 points done (3 now: 3 computed' clog" "... from the new data (its report changed)"
+"$lampsim" sweep run trace.yaml -j 2 -o fail --no-progress 2> clog2; rc=$?
+check "[ $rc -eq 0 ] && grep -q '3 already done, 0 to run' clog2 && ! grep -q recomputing clog2" "then a resume runs nothing (rc $rc): $(head -1 clog2)"
+sed -i 's/^  timed: {enabled: false}/  timed: {enabled: false}\n  seed: 11/' trace.yaml
+"$lampsim" sweep run trace.yaml -j 2 -o fail --no-progress 2> clog3; rc=$?
+check "[ $rc -eq 0 ] && grep -q 'point 1 (v=bad.npy): its DONE marker is of configuration [0-9a-f]*, not [0-9a-f]* (the sweep.s base' clog3 && grep -q '3 to run' clog3" "a changed base under the same axis values: recomputed (rc $rc): $(head -1 clog3)"
 id3=$(sed -n 4p ref/manifest.tsv | cut -f2)
 # mixed schema versions are refused, nothing written
 cp -r ref mixed
