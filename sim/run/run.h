@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "fields.h"
 #include "run_progress.h"
 
 typedef struct {
@@ -23,6 +24,10 @@ typedef struct {
     /* instead of printing progress: each finished work item is reported here (the sweep runner) */
     void (*on_items)(void *user, long done, long total);
     void *on_items_user;
+    /* in-process evaluation (lampsim sensitivity): when set, receives the report's fields (those
+     * report.json holds) and whether the timed model replayed its numerics from the cache */
+    ls_fields *fields_out;
+    bool *numerics_reused_out;
 } ls_run_opts;
 
 /* Opens run_info.json's object and writes the fields every run records (version, git revision,
