@@ -198,7 +198,12 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     ls_workload_info wl;
     memset(&in, 0, sizeof in);
     /* a timing-only run reads the geometry alone: no tensor data is generated for it */
-    int wrc = timed && cfg->timed.timing_only ? ls_workload_build_geometry(cfg, NULL, &in, &wl, err, errlen)
+    int wrc = 0;
+    if (o->inputs) {
+        in = *o->inputs;
+        wl = *o->inputs_info;
+    } else
+        wrc = timed && cfg->timed.timing_only ? ls_workload_build_geometry(cfg, NULL, &in, &wl, err, errlen)
                                               : ls_workload_build(cfg, NULL, &in, &wl, err, errlen);
     if (wrc) {
         ls_atomic_dir_abort(&od);
@@ -263,6 +268,6 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     free(trace_path);
     ls_timed_result_free(&tr);
     ls_engine_result_free(&res);
-    ls_attn_inputs_release(&in);
+    if (!o->inputs) ls_attn_inputs_release(&in);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include "sens_internal.h"
 #include "suggest.h"
 #include "sweep.h"
+#include "workload.h"
 
 #define FAIL2(...) (snprintf(err, errlen, __VA_ARGS__), 2)
 
@@ -329,9 +330,19 @@ double ls_sens_value(const ls_sens *S, int qi, int s)
     return b != 0 && isfinite(a) && isfinite(b) ? a / b : NAN;
 }
 
+/* The inputs every sample can share: none of the keys that vary is a workload key or the seed. */
+static bool inputs_shared(const ls_sens *S)
+{
+    for (int j = 0; j < S->np; j++)
+        if (!strncmp(S->p[j].key, "workload.", 9) || !strcmp(S->p[j].key, "seed")) return false;
+    for (int r = 0; r < S->nr; r++)
+        if (!strncmp(S->ratio_key[r], "workload.", 9)) return false;
+    return true;
+}
+
 /* Runs sample s of variant v: 0 (done, or refused: why set), 1 (a run failed), 2 (the base refused). */
 static int run_one(ls_sens *S, int s, int v, ls_config *cfg, ls_config_diag *diag, const char **ov, char (*txt)[256],
-                   char *err, size_t errlen)
+                   const ls_attn_inputs *in, const ls_workload_info *wl, char *err, size_t errlen)
 {
     const ls_sens_opts *o = S->o;
     int n = 0;
@@ -361,6 +372,8 @@ static int run_one(ls_sens *S, int s, int v, ls_config *cfg, ls_config_diag *dia
         ro.quiet = true;
         ro.fields_out = &fs;
         ro.numerics_reused_out = &reused;
+        ro.inputs = in;
+        ro.inputs_info = wl;
         rc = ls_run(cfg, &ro, rerr, sizeof rerr);
         ls_config_free(cfg);
         S->runs++;
@@ -410,6 +423,12 @@ static int run_all(ls_sens *S, char *err, size_t errlen)
     long total = 0, done = 0;
     for (int s = 0; s < S->ns; s++) total += S->s[s].same_as < 0;
     total *= S->nv;
+    /* the data are generated once when no sample changes them (every estimate is an accelerator key) */
+    ls_attn_inputs in;
+    ls_workload_info wl;
+    memset(&in, 0, sizeof in);
+    bool shared = !rc && inputs_shared(S);
+    if (shared && ls_workload_build(S->base, NULL, &in, &wl, err, errlen)) rc = 2;
     ls_run_progress prog;
     ls_run_progress_init(&prog, stderr, S->o->quiet ? LS_RUN_PROGRESS_OFF : LS_RUN_PROGRESS_AUTO, 0);
     /* variant by variant: the numerics cache holds one computation, which every sample of a variant shares */
@@ -423,7 +442,7 @@ static int run_all(ls_sens *S, char *err, size_t errlen)
                 if (w && !(S->why[(size_t)s * S->nv + v] = strdup(w))) rc = 1;
                 continue;
             }
-            rc = run_one(S, s, v, cfg, diag, ov, txt, err, errlen);
+            rc = run_one(S, s, v, cfg, diag, ov, txt, shared ? &in : NULL, shared ? &wl : NULL, err, errlen);
             done++;
             double now = ls_run_progress_now();
             if (!rc && ls_run_progress_due(&prog, now)) {
@@ -434,6 +453,7 @@ static int run_all(ls_sens *S, char *err, size_t errlen)
         }
     }
     ls_run_progress_clear(&prog);
+    if (shared) ls_attn_inputs_release(&in);
     free(ov);
     free(txt);
     free(cfg);
