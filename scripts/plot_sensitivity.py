@@ -91,7 +91,9 @@ def short(key):
 
 
 def tornado(metric, rows, top):
-    rows = sorted((r for r in rows if math.isfinite(num(r["swing"]))), key=lambda r: int(r["rank"]))[:top]
+    moved = [r for r in rows if math.isfinite(num(r["swing"])) and num(r["swing"]) != 0]
+    still = len(rows) - len(moved)
+    rows = sorted(moved, key=lambda r: int(r["rank"]))[:top]
     if not rows:
         return None
     base = num(rows[0]["metric_base"])
@@ -116,7 +118,8 @@ def tornado(metric, rows, top):
     ax.set_yticklabels(["%s [%s..%s]" % (short(r["param"]), r["low"], r["high"]) for r in rows], fontsize=8)
     name = metric.replace(":", " ")
     ax.set_xlabel("%s (base %s%s)" % (name, human(base), "; dashed: 1, where the comparison flips" if ratio else ""))
-    ax.set_title("%s: one at a time, each estimate at the low and the high end of its range" % name, fontsize=10)
+    ax.set_title("%s: one at a time, each estimate at the low and the high end of its range%s" % (
+        name, "\n(%d estimates that leave it unchanged not drawn)" % still if still else ""), fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     return png_of(fig)
 

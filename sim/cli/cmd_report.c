@@ -132,7 +132,11 @@ int ls_cli_report(int argc, char **argv)
     }
     if (!dir) { fputs("usage: lampsim report DIR\n", stderr); return 2; }
     char script[PATH_MAX + 64];
-    if (ls_cli_is_file(dir, "sensitivity.csv")) return ls_cli_sensitivity_html(dir, py) ? 1 : 0;
+    if (ls_cli_is_file(dir, "sensitivity.csv")) {
+        if (ls_cli_sensitivity_html(dir, py)) return 1;
+        printf("%s/sensitivity.html\n", dir);
+        return 0;
+    }
     int sweep = ls_cli_is_file(dir, "manifest.tsv");
     if (!sweep && !ls_cli_is_file(dir, "report.csv")) {
         fprintf(stderr, "lampsim report: %s: not a run directory (report.csv), a sweep directory (manifest.tsv) or a "
