@@ -24,14 +24,14 @@ import io
 import math
 import os
 import sys
-import tempfile
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-plt.rcParams["svg.hashsalt"] = "lampsim"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_sweep import atomic_write  # noqa: E402  (installed beside it: share/lampsim)
 
 
 def num(v):
@@ -49,22 +49,6 @@ def human(v):
         if a >= lim:
             return "%.4g%s" % (v / div, suf)
     return "%.4g" % v
-
-
-def atomic_write(path, data):
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def read_csv(path):
