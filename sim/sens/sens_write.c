@@ -240,14 +240,17 @@ char *ls_sens_summary_text(const ls_sens *S)
             }
         }
         if (S->o->method == LS_SENS_MORRIS) {
-            int nm = 0, nx = 0;
+            int nm = 0, nx = 0, far = -1;
             for (int s = 0; s < S->ns; s++) {
                 double v = ls_sens_value(S, qi, s);
                 if (S->s[s].design != LS_SENS_MORRIS_POINT || !isfinite(v)) continue;
                 nm++;
-                nx += flips(base, v);
+                if (!flips(base, v)) continue;
+                nx++;
+                if (far < 0 || fabs(v - 1) > fabs(ls_sens_value(S, qi, far) - 1)) far = s;
             }
             fprintf(f, "; Morris samples (several estimates moved together): %d of %d on the other side of 1", nx, nm);
+            if (far >= 0) fprintf(f, " (the farthest: sample %d of samples.csv, %s)", far, human(ls_sens_value(S, qi, far), a, sizeof a));
         }
         fputc('\n', f);
     }
