@@ -9,6 +9,7 @@
  *   130  sweep run interrupted (SIGINT, SIGTERM; re-running resumes) */
 #ifndef LAMPSIM_CLI_CLI_H
 #define LAMPSIM_CLI_CLI_H
+#include <stddef.h>
 
 int ls_cli_fp(int argc, char **argv);         /* cmd_fp.c */
 int ls_cli_run(int argc, char **argv);        /* cmd_run.c */
@@ -19,11 +20,19 @@ int ls_cli_sweep(int argc, char **argv);      /* cmd_sweep.c: expand | run | mer
 int ls_cli_report(int argc, char **argv);     /* cmd_report.c */
 int ls_cli_compare(int argc, char **argv);    /* cmd_compare.c */
 int ls_cli_workload(int argc, char **argv);   /* cmd_workload.c: stats | fit */
+int ls_cli_sensitivity(int argc, char **argv); /* cmd_sensitivity.c */
 
 /* Shared by the commands: 1 if dir/name is a regular file. */
 int ls_cli_is_file(const char *dir, const char *name);
 /* cli_util.c: "CMD: unknown WHAT 'ARG'; did you mean 'X'?" on stderr, X the nearest of the
  * NULL-terminated known (only ARG's part before '=' is compared); returns 2. */
 int ls_cli_unknown(const char *cmd, const char *what, const char *arg, const char *const *known);
+/* cmd_report.c: scripts/NAME ($ENV_VAR when set, next to the binary, or the source tree); 0 or -1. */
+int ls_cli_find_script(const char *name, const char *env_var, char *out, size_t len);
+/* cmd_report.c: runs args[0] with args (NULL-terminated) and waits; its exit status, or -1. */
+int ls_cli_run_python(char *const *args);
+/* cmd_sensitivity.c: DIR/sensitivity.html from DIR's CSVs (scripts/plot_sensitivity.py run by py); 0 or -1
+ * with a message on stderr. */
+int ls_cli_sensitivity_html(const char *dir, const char *py);
 
 #endif

@@ -31,11 +31,11 @@ int ls_cli_is_file(const char *dir, const char *name)
     return r;
 }
 
-/* scripts/plot_sweep.py: $LAMPSIM_PLOT_SCRIPT, next to the binary (../scripts, ./scripts), or the
- * source tree the binary was built from. */
-static int find_plot_script(char *out, size_t len)
+/* scripts/NAME: $ENV_VAR (when given and set), next to the binary (../scripts, ./scripts,
+ * ../share/lampsim), or the source tree the binary was built from. */
+int ls_cli_find_script(const char *name, const char *env_var, char *out, size_t len)
 {
-    const char *env = getenv("LAMPSIM_PLOT_SCRIPT");
+    const char *env = env_var ? getenv(env_var) : NULL;
     if (env && *env) { snprintf(out, len, "%s", env); return access(out, R_OK) ? -1 : 0; }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -43,17 +43,17 @@ static int find_plot_script(char *out, size_t len)
         exe[n] = '\0';
         char *s = strrchr(exe, '/');
         if (s) *s = '\0';
-        const char *rel[] = {"/../scripts/plot_sweep.py", "/scripts/plot_sweep.py", "/../share/lampsim/plot_sweep.py"};
+        const char *rel[] = {"/../scripts/", "/scripts/", "/../share/lampsim/"};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-            snprintf(out, len, "%s%s", exe, rel[i]);
+            snprintf(out, len, "%s%s%s", exe, rel[i], name);
             if (!access(out, R_OK)) return 0;
         }
     }
-    snprintf(out, len, "%s/scripts/plot_sweep.py", LAMPSIM_SOURCE_DIR);
+    snprintf(out, len, "%s/scripts/%s", LAMPSIM_SOURCE_DIR, name);
     return access(out, R_OK) ? -1 : 0;
 }
 
-static int run_python(char *const *args)
+int ls_cli_run_python(char *const *args)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -120,7 +120,7 @@ static int report_dir(const char *dir, int sweep, const char *py, char *script)
     }
     char *args[] = {(char *)py, script, csv, (char *)"--out", figs, (char *)"--html", html,
                     (char *)(sweep ? "--sweep" : "--run"), (char *)"--fields", fpath, NULL};
-    int prc = run_python(args);
+    int prc = ls_cli_run_python(args);
     unlink(fpath);
     free(fpath);
     if (prc) {
@@ -147,7 +147,8 @@ int ls_cli_report(int argc, char **argv)
             puts("usage: lampsim report DIR [--python PYTHON]\n"
                  "       lampsim report --fields [--markdown]\n"
                  "  writes DIR/report.html (tables and embedded figures, self-contained) for a run directory\n"
-                 "  (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv and DIR/figures/)\n"
+                 "  (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv and DIR/figures/);\n"
+                 "  DIR/sensitivity.html for a `lampsim sensitivity` directory (sensitivity.csv)\n"
                  "  --fields: every report field's unit and meaning (tab-separated; --markdown: docs/reports.md's table)");
             return 0;
         } else if (argv[i][0] == '-') {
@@ -166,12 +167,18 @@ int ls_cli_report(int argc, char **argv)
     if (markdown) { fputs("lampsim report: --markdown goes with --fields\n", stderr); return 2; }
     if (!dir) { fputs("usage: lampsim report DIR\n", stderr); return 2; }
     char script[PATH_MAX + 64];
+    if (ls_cli_is_file(dir, "sensitivity.csv")) {
+        if (ls_cli_sensitivity_html(dir, py)) return 1;
+        printf("%s/sensitivity.html\n", dir);
+        return 0;
+    }
     int sweep = ls_cli_is_file(dir, "manifest.tsv");
     if (!sweep && !ls_cli_is_file(dir, "report.csv")) {
-        fprintf(stderr, "lampsim report: %s: neither a run directory (report.csv) nor a sweep directory (manifest.tsv)\n", dir);
+        fprintf(stderr, "lampsim report: %s: not a run directory (report.csv), a sweep directory (manifest.tsv) or a "
+                        "sensitivity directory (sensitivity.csv)\n", dir);
         return 2;
     }
-    if (find_plot_script(script, sizeof script)) {
+    if (ls_cli_find_script("plot_sweep.py", "LAMPSIM_PLOT_SCRIPT", script, sizeof script)) {
         fprintf(stderr, "lampsim report: scripts/plot_sweep.py not found (set LAMPSIM_PLOT_SCRIPT)\n");
         return 1;
     }

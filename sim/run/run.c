@@ -88,6 +88,15 @@ static int save_records(const char *dir, const ls_engine_result *res, char *err,
     return rc;
 }
 
+/* The report's fields, in report.json's order: one list for the files and for fields_out. */
+static void report_fields(ls_fields *fs, const ls_config *cfg, const ls_workload_info *wl, const ls_engine_result *res,
+                          const ls_timed_result *tr)
+{
+    ls_report_fields(fs, cfg, tr ? "timed" : "golden", wl, res);
+    if (tr) ls_timed_report_fields(fs, tr);
+    ls_report_config_fields(fs, cfg);
+}
+
 /* Writes the run's files into dir (the run directory's temporary until the caller commits it). */
 static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const char *dir, const ls_workload_info *wl,
                          const ls_engine_result *res, const ls_timed_result *tr, const ls_engine_params *ep,
@@ -99,9 +108,7 @@ static int write_outputs(const ls_config *cfg, const ls_run_opts *o, const char 
     int rc = 1;
     ls_fields_init(&fs);
     ls_json_init(&j);
-    ls_report_fields(&fs, cfg, tr ? "timed" : "golden", wl, res);
-    if (tr) ls_timed_report_fields(&fs, tr);
-    ls_report_config_fields(&fs, cfg);
+    report_fields(&fs, cfg, wl, res, tr);
     ls_fields_to_json(&fs, &j);
     char *csv = ls_fields_to_csv(&fs);
     char *info = run_info_json(cfg, res, tr, ep->threads);
@@ -199,7 +206,12 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     ls_workload_info wl;
     memset(&in, 0, sizeof in);
     /* a timing-only run reads the geometry alone: no tensor data is generated for it */
-    int wrc = timed && cfg->timed.timing_only ? ls_workload_build_geometry(cfg, NULL, &in, &wl, err, errlen)
+    int wrc = 0;
+    if (o->inputs) {
+        in = *o->inputs;
+        wl = *o->inputs_info;
+    } else
+        wrc = timed && cfg->timed.timing_only ? ls_workload_build_geometry(cfg, NULL, &in, &wl, err, errlen)
                                               : ls_workload_build(cfg, NULL, &in, &wl, err, errlen);
     if (wrc) {
         ls_atomic_dir_abort(&od);
@@ -256,6 +268,14 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         fprintf(out, "wall      %.3f s%s%s\n", timed ? tr.wall_seconds : res.wall_seconds,
                 o->out_dir ? ", results in " : "", o->out_dir ? o->out_dir : "");
     }
+    if (!rc && o->fields_out) {
+        report_fields(o->fields_out, cfg, &wl, &res, timed ? &tr : NULL);
+        if (o->fields_out->oom) {
+            snprintf(err, errlen, "out of memory while collecting the report");
+            rc = 1;
+        }
+    }
+    if (o->numerics_reused_out) *o->numerics_reused_out = !rc && timed && tr.numerics_reused;
     if (!rc && o->out_dir && (rc = write_outputs(cfg, o, od.tmp_path, &wl, &res, timed ? &tr : NULL, &ep, err, errlen)))
         ls_atomic_dir_name_final(&od, err, errlen);
     if (!rc && o->out_dir && ls_atomic_dir_commit(&od, err, errlen)) rc = 1;
@@ -263,6 +283,6 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     free(trace_path);
     ls_timed_result_free(&tr);
     ls_engine_result_free(&res);
-    ls_attn_inputs_release(&in);
+    if (!o->inputs) ls_attn_inputs_release(&in);
     return rc;
 }

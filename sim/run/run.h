@@ -9,7 +9,9 @@
 
 #include "config.h"
 #include "engine.h"
+#include "fields.h"
 #include "run_progress.h"
+#include "workload.h"
 
 typedef struct {
     const char *out_dir;   /* NULL: print the summary only, write nothing */
@@ -23,6 +25,14 @@ typedef struct {
     /* instead of printing progress: each finished work item is reported here (the sweep runner) */
     void (*on_items)(void *user, long done, long total);
     void *on_items_user;
+    /* in-process evaluation (lampsim sensitivity): when set, receives the report's fields (those
+     * report.json holds) and whether the timed model replayed its numerics from the cache */
+    ls_fields *fields_out;
+    bool *numerics_reused_out;
+    /* the inputs built once by the caller (ls_workload_build of a configuration whose seed and
+     * workload.* equal cfg's), used instead of building them again, and not released here */
+    const ls_attn_inputs *inputs;
+    const ls_workload_info *inputs_info;
 } ls_run_opts;
 
 /* Opens run_info.json's object and writes the fields every run records (version, git revision,
