@@ -173,7 +173,7 @@ def axis_findings(rows, axes_cols, metric, better="lower"):
                 else:
                     out.append("%s=%s is faster than %s%s by %s%s%s." % (name, w, vs, at, gap, settings, note))
             else:
-                span = "%.2f×" % lo if abs(hi - lo) < 0.005 else "%.2f-%.2f×" % (lo, hi)
+                span = "%.3g×" % lo if abs(hi - lo) < 0.005 else "%.3g-%.3g×" % (lo, hi)
                 out.append("%s=%s has the lowest %s%s%s: %s lower than %s%s." % (
                     name, w, human_metric(metric), at, settings, span, vs, note))
         else:
