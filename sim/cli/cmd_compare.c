@@ -254,10 +254,10 @@ static int differing_keys(const crow *rows, int n, char *const *axes, int naxes,
             int seen = 0, differs = 0;
             for (int j = 0; j < nk && !seen; j++) seen = !strcmp(keys[j], k + 7);
             if (seen || !ls_config_key_applies(k, col(&rows[i], "mode"))) continue;
-            for (int j = 0; j < n && !differs; j++) {
+            for (int j = 0; j < n && !differs; j++) { /* rows without the key (a model report) say nothing */
                 if (!ls_config_key_applies(k, col(&rows[j], "mode"))) continue;
                 const char *v = col(&rows[j], k);
-                differs = !v || strcmp(v, rows[i].r[c]);
+                differs = v && strcmp(v, rows[i].r[c]);
             }
             if (!differs) continue;
             if (nk == cap) {
@@ -643,9 +643,10 @@ static int print_table(const crow *rows, int n, const scol *shown, int ns, const
         printf("ratios against %s (%s)\n", rows[0].label, rows[0].dir);
         if (nk) {
             printf("keys that differ:");
-            for (int k = 0; k < nk; k++)
+            for (int k = 0; k < nk && k < nkc + 8; k++)
                 printf("%s %s%s%s", k ? ";" : "", k < nkc ? short_keys[k] : "", k < nkc ? " = " : "", keys[k]);
-            if (nk > nkc) printf(" (the last %d not in the table: --csv or --json has them)", nk - nkc);
+            if (nk > nkc + 8) printf(" ... and %d more", nk - nkc - 8);
+            if (nk > nkc) printf(" (%d not in the table: --csv or --json has them)", nk - nkc);
             putchar('\n');
         }
         if (any_na) printf("-: the row's mode does not read this key\n");
