@@ -143,7 +143,9 @@ def axis_findings(rows, axes_cols, metric, better="lower"):
             tie_note = "; no difference at %s" % setting_text(ties)
             full = {s: d for s, d in full.items() if s not in ties}
         name = short(a)
-        where = ("at every %s" % ", ".join(short(b) for b in others)) if others and len(full) > 1 else ""
+        where = ("at every %s%s" % (", ".join(short(b) for b in others),
+                                    " where every %s ran" % name if len(full) < len(best) else "")
+                 if others and len(full) > 1 else "")
         if ties and winners:
             where = "at " + setting_text([t for ss in winners.values() for t in ss])
         note = " (each at its best %s)" % ", ".join(short(b) for b in over) if over else ""
