@@ -6,17 +6,7 @@ import shutil
 import tempfile
 
 from . import _lib
-from .attention import _override_strings
-
-
-def _flatten(obj, prefix="", out=None):
-    out = {} if out is None else out
-    for k, v in obj.items():
-        if isinstance(v, dict):
-            _flatten(v, prefix + k + ".", out)
-        else:
-            out[prefix + k] = v
-    return out
+from .attention import _flatten, _override_strings
 
 
 class Report:

@@ -314,6 +314,19 @@ static int find_kcol(const char *name)
     return -1;
 }
 
+/* "; did you mean 'NAME'?" for an unknown column, or "" (static). */
+static const char *column_hint(const char *name)
+{
+    static char hint[128];
+    const char *names[NCOLS + 1];
+    for (int j = 0; j < NCOLS; j++) names[j] = k_cols[j].csv;
+    names[NCOLS] = NULL;
+    const char *near = ls_suggest_nearest(name, names);
+    if (near) snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+    else snprintf(hint, sizeof hint, " (neither a column of --help nor a field of the reports)");
+    return hint;
+}
+
 static int any_row_has(const crow *rows, int n, const char *field)
 {
     for (int i = 0; i < n; i++)
@@ -338,13 +351,7 @@ static int parse_columns(const char *list, const crow *rows, int n, scol *out, i
             out[m].k.field = out[m].k.head = out[m].k.csv = strdup(t);
             m++;
         } else {
-            const char *names[NCOLS + 1];
-            for (int j = 0; j < NCOLS; j++) names[j] = k_cols[j].csv;
-            names[NCOLS] = NULL;
-            const char *near = ls_suggest_nearest(t, names);
-            if (near) fprintf(stderr, "lampsim compare: --columns: unknown column '%s'; did you mean '%s'?\n", t, near);
-            else fprintf(stderr, "lampsim compare: --columns: unknown column '%s' (neither a column of --help nor a "
-                                 "field of the reports)\n", t);
+            fprintf(stderr, "lampsim compare: --columns: unknown column '%s'%s\n", t, column_hint(t));
             for (int j = 0; j < m; j++)
                 if (out[j].raw) free((char *)out[j].k.field);
             free(dup);
@@ -778,12 +785,7 @@ int ls_cli_compare(int argc, char **argv)
             else if (any_row_has(rows, n, name)) shown[ns] = (scol){{name, name, name, "%.6g", 1, 0, NULL, 0}, 1}, k = ns;
         }
         if (k < 0) {
-            const char *names[NCOLS + 1];
-            for (int j = 0; j < NCOLS; j++) names[j] = k_cols[j].csv;
-            names[NCOLS] = NULL;
-            const char *near = ls_suggest_nearest(name, names);
-            fprintf(stderr, "lampsim compare: --sort: unknown column '%s'%s%s%s\n", name, near ? "; did you mean '" : "",
-                    near ? near : "", near ? "'?" : "");
+            fprintf(stderr, "lampsim compare: --sort: unknown column '%s'%s\n", name, column_hint(name));
             rc = 2;
         } else {
             /* the baseline stays first (the ratios' reference); the others in the column's order */
