@@ -59,6 +59,8 @@ group_test=(
   "python3-pip|pymod pip|pip for /usr/bin/python3 (python_pip_install: pip install .)"
   "python3-setuptools|pymod setuptools|setuptools for /usr/bin/python3 (pip install --no-build-isolation .)"
   "python3-wheel|pymod wheel|wheel for /usr/bin/python3 (pip install --no-build-isolation .)"
+  "python3-jinja2|pymod jinja2|Jinja2 for /usr/bin/python3 (the sweep report's template, scripts/templates/)"
+  "python3-pandas|pymod pandas|pandas for /usr/bin/python3 (lampsim.load_run / load_sweep / load_model)"
   "bible-kjv|have bible|the King James text reader /usr/bin/bible (the tiny model's held-out text)"
   "bible-kjv-text|have bible && bible -f Gen1:1 >/dev/null 2>&1|the King James text itself"
   "parallel|gnu_parallel|GNU parallel (scripts/parallel_sweep.sh)"

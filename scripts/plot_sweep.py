@@ -13,16 +13,22 @@ and DIR/NAME.svg when its columns exist:
                random recompute over its rate, and the fixed baselines (fa2_16bit, pure_8bit, ...)
   pareto       cycles (and energy) vs accuracy (KL mean, O relative error) over every point, the
                Pareto front (no other point is both faster and more accurate) marked
-  utilisation  small multiples: one panel per unit, the utilisation of every point
+  utilisation  small multiples: one panel per unit, the utilisation (%) of every point, one bar per
+               point named by its axis values
+  cycle_stack  one bar per point: its cycles cut into the cycle stack of the cores with work
   occupancy    occupancy vs tile size (columns occupancy.*, tile size b_k * n_k)
 
 One run's report.csv (--run) is handed to scripts/report/ (its page and figures: docs/reports.md).
 
-A sweep's report.html opens with a headline (the fastest point, by how much, at what accuracy
-cost), the sweep's base configuration and workload, the objective's winners when the sweep has
-one (objective.tsv next to the CSV), the Pareto front, then the figures and every point.
+A sweep's report.html (scripts/sweep_report.py, Jinja2 template scripts/templates/) opens with
+INCOMPLETE and the missing points when manifest.tsv beside the CSV lists points the CSV lacks, then
+the answer to the sweep's axes (does one value of each axis win at every setting of the others, by
+how much), the fastest point and its accuracy cost, the sweep's base configuration and workload,
+the objective's winners when the sweep has one (objective.tsv next to the CSV), the Pareto fronts,
+then the figures and every point. Points are named by their axis values (numbers as the sweep
+file writes them, keys the point's mode does not read left out); rates are in %.
 A figure whose columns are absent (for instance cycles before the timed model exists) is skipped
-with a note, printed and repeated in the HTML. Needs Debian python3-numpy and python3-matplotlib;
+with a note, printed and repeated in the HTML. Needs Debian python3-numpy, python3-matplotlib (and python3-jinja2 for a sweep's report);
 uses the Agg backend (no display). Exit status: 0, or 2 for unreadable input.
 """
 import argparse
@@ -32,7 +38,6 @@ import html
 import io
 import math
 import os
-import re
 import sys
 import tempfile
 
@@ -142,10 +147,16 @@ def series_key(axes_cols):
     return keys
 
 
+def value_text(v):
+    """A configuration value as the sweep file writes it (0.1, not the report's 0.10000000000000001)."""
+    import sweep_report  # next to this script
+    return sweep_report.value_text(v)
+
+
 def series(rows, keys):
     out = {}
     for r in rows:
-        lab = ", ".join("%s=%s" % (k.split(".")[-1], r.get(k, "")) for k in keys if k in r)
+        lab = ", ".join("%s=%s" % (k.split(".")[-1], value_text(r.get(k, ""))) for k in keys if k in r)
         out.setdefault(lab, []).append(r)
     return sorted(out.items())
 
@@ -171,7 +182,7 @@ def plot_tau_layout(F, header, rows, axes_cols=()):
         F.note("tau_layout skipped: needs lamp points at two or more values of algorithm.tau")
         return
     cyc = first_col(header, CYCLE_NAMES)
-    panels = [("tiles.disruptive_rate", "disruptive tiles (share of executed tiles)"), (RATE, "recompute rate (sub-blocks)")]
+    panels = [("tiles.disruptive_rate", "disruptive tiles (% of executed tiles)"), (RATE, "recompute rate (% of sub-blocks)")]
     if cyc:
         panels.insert(0, (cyc, "cycles"))
     else:
@@ -186,7 +197,7 @@ def plot_tau_layout(F, header, rows, axes_cols=()):
         lines = []
         for k, (lab, rs) in enumerate(series(lamp, skeys)):
             x = col_values(rs, TAU)
-            y = col_values(rs, c)
+            y = col_values(rs, c) * (1 if c == cyc else 100)  # rates in %
             o = np.argsort(x)
             lines.append((lab or "lamp", x[o], y[o]))
             # distinct markers and dashes so lines drawn on top of each other stay visible
@@ -224,7 +235,7 @@ def plot_tradeoff(F, header, rows):
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for ax, (c, label) in zip(axes, [("accuracy.kl_mean", "KL mean (nats)"), ("accuracy.o_rel_fro_err", "O rel. Frobenius error")]):
         for m in curves:
-            x = col_values(by_mode[m], RATE)
+            x = 100 * col_values(by_mode[m], RATE)
             y = col_values(by_mode[m], c)
             o = np.argsort(x)
             ax.plot(x[o], y[o], marker="o" if m == "lamp" else "s", label={"lamp": "LampAttention", "random": "random recompute"}.get(m, m))
@@ -232,7 +243,7 @@ def plot_tradeoff(F, header, rows):
             y = np.nanmean(col_values(by_mode[m], c))
             if np.isfinite(y) and y > 0:
                 ax.axhline(y, linestyle="--", color="C%d" % (k + 3), label=m)
-        ax.set_xlabel("recompute rate (high-precision sub-blocks)")
+        ax.set_xlabel("recompute rate (% of sub-blocks in high precision)")
         ax.set_ylabel(label)
         if np.nanmin(col_values(rows, c)) > 0:
             ax.set_yscale("log")
@@ -246,6 +257,14 @@ def plot_tradeoff(F, header, rows):
     F.save(fig, "tradeoff", "Accuracy vs recompute rate (%s)" % what)
 
 
+def point_labels(rows, axes_cols):
+    """Each point's axis values (the ones that vary, that its mode reads): "tau=0.5, layout=full";
+    one run: its mode."""
+    import sweep_report  # next to this script
+    axes = sweep_report.varying_axes(rows, axes_cols) or axes_cols
+    return [sweep_report.point_label(r, axes) for r in rows]
+
+
 def plot_utilisation(F, header, rows, axes_cols):
     uc = util_cols(header)
     if not uc:
@@ -254,29 +273,72 @@ def plot_utilisation(F, header, rows, axes_cols):
     units = [c.split(".")[1] for c in uc]
     ncol = min(4, len(units))
     nrow = (len(units) + ncol - 1) // ncol
-    x = col_values(rows, "point.index") if "point.index" in header else np.arange(len(rows))
+    labels = point_labels(rows, axes_cols)
+    x = np.arange(len(rows))
     win = np.array([r.get("best.winner") == "1" for r in rows])
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.3 * nrow), sharex=True, sharey=True, squeeze=False)
+    named = len(rows) <= 48  # one bar per point, named by its axis values
+    tall = max((len(t) for t in labels), default=0) * 0.055 if named else 0
+    fig, axes = plt.subplots(nrow, ncol, figsize=(max(3.2, 0.22 * len(rows) + 1) * ncol, 2.3 * nrow + tall),
+                             sharex=True, sharey=True, squeeze=False)
     for k, ax in enumerate(axes.flat):
         if k >= len(units):
             ax.axis("off")
             continue
-        y = col_values(rows, uc[k])
-        if len(rows) <= 48:
+        y = 100 * col_values(rows, uc[k])
+        if named:
             ax.bar(x, y, width=0.85, color=np.where(win, "C3", "C0"))
         else:  # bars this thin alias: dots
             ax.scatter(x[~win], y[~win], s=4, color="C0")
             ax.scatter(x[win], y[win], s=16, color="C3")
         ax.set_title(units[k], fontsize=9)
-        ax.set_ylim(0, 1.0)
+        ax.set_ylim(0, 100)
         ax.grid(True, axis="y", alpha=0.3)
         if k % ncol == 0:
-            ax.set_ylabel("utilisation")
-        if k >= len(units) - ncol:
-            ax.set_xlabel("point (manifest index)")
-    fig.suptitle("Unit utilisation of every point (%d points%s)" % (
+            ax.set_ylabel("utilisation (%)")
+        if named:
+            ax.set_xticks(x)
+            ax.set_xticklabels(labels, rotation=90, fontsize=6)
+            ax.tick_params(axis="x", labelbottom=k >= len(units) - ncol)  # names under the bottom row
+        elif k >= len(units) - ncol:
+            ax.set_xlabel("point (manifest index; the Points table names them)")
+    fig.suptitle("Unit utilisation (%% of the cores with work) of every point (%d points%s)" % (
         len(rows), "; red: the objective's winners" if win.any() else ""))
-    F.save(fig, "utilisation", "Unit utilisation, one panel per unit, every point (x: point index, table below)")
+    F.save(fig, "utilisation", "Unit utilisation (%), one panel per unit, one bar per point named by its axis values")
+
+
+STACK = ("launch", "busy", "dependency", "unit_busy", "memory", "scheduler", "slow_path", "other", "tail")
+
+
+def plot_stack(F, header, rows, axes_cols):
+    """One horizontal bar per point: its cycles cut into the cycle stack of the cores with work
+    (docs/reports.md, "Cycle stack"), so the bars' lengths are the points' cycles."""
+    cols = ["cycle_stack.working_cores." + c for c in STACK if "cycle_stack.working_cores." + c in header]
+    if not cols:
+        F.note("cycle_stack skipped: no cycle_stack.working_cores.* columns (the timed model adds them)")
+        return
+    if len(rows) > 80:
+        F.note("cycle_stack skipped: %d points (at most 80 bars; `lampsim compare --columns` lists them)" % len(rows))
+        return
+    labels = point_labels(rows, axes_cols)
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.28 * len(rows)))
+    y = np.arange(len(rows))[::-1]
+    left = np.zeros(len(rows))
+    colours = plt.get_cmap("tab10")
+    for k, c in enumerate(cols):
+        w = np.nan_to_num(col_values(rows, c))
+        if not w.any():
+            continue
+        ax.barh(y, w, left=left, height=0.75, color=colours(k % 10), label=c.split(".")[-1])
+        left += w
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_xlabel("cycles (the bar's length is the point's cycles)")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), title="cause", title_fontsize=7)
+    bott = {r.get("cycle_stack.bottleneck", "") for r in rows} - {""}
+    fig.suptitle("Cycle stack per point, cores with work (busy = the bottleneck unit%s)" % (
+        ": " + ", ".join(sorted(bott)) if bott else ""))
+    F.save(fig, "cycle_stack", "Where each point's cycles go: the cycle stack of the cores with work")
 
 
 def pareto_front(xs, ys):
@@ -330,6 +392,7 @@ def plot_pareto(F, header, rows, axes_cols):
     nrow = (len(sets) + 1) // 2
     fig, axes = plt.subplots(nrow, ncol, figsize=(6.0 * ncol, 4.2 * nrow), squeeze=False)
     cats = sorted({category(r) for r in rows})
+    labels = point_labels(rows, axes_cols)
     for ax, (cc, cl, ac, al, front) in zip(axes.flat, sets):
         x, y = col_values(rows, cc), col_values(rows, ac)
         for k, c in enumerate(cats):
@@ -338,9 +401,8 @@ def plot_pareto(F, header, rows, axes_cols):
         fx, fy = x[front], y[front]
         ax.step(fx, fy, where="post", color="k", linewidth=1, alpha=0.7)
         ax.scatter(fx, fy, s=70, facecolors="none", edgecolors="k", linewidths=1.5, label="Pareto front")
-        for i in front:  # point numbers: the Pareto tables of the report give their configurations
-            ax.annotate("#" + rows[i].get("point.index", str(i)), (x[i], y[i]), fontsize=7, xytext=(4, 3),
-                        textcoords="offset points")
+        for i in front:  # named by their axis values
+            ax.annotate(labels[i], (x[i], y[i]), fontsize=6, xytext=(4, 3), textcoords="offset points")
         ax.set_xlabel(cl)
         ax.set_ylabel(al)
         if np.nanmin(y) > 0:
@@ -349,7 +411,7 @@ def plot_pareto(F, header, rows, axes_cols):
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(sets):]:
         ax.axis("off")
-    fig.suptitle("Cost vs accuracy over all %d points; circled and numbered: the Pareto front (lower-left is better)"
+    fig.suptitle("Cost vs accuracy over all %d points; circled and named: the Pareto front (lower-left is better)"
                  % len(rows))
     F.save(fig, "pareto", "Pareto fronts: %s vs %s" % (" and ".join(sorted({s[1] for s in sets})),
                                                        " and ".join(a for _, a in ACC if any(s[3] == a for s in sets))))
@@ -399,7 +461,7 @@ HUMAN = {
     "algorithm.tau": ("tau", ""), "accelerator.regfile.layout": ("Register layout", ""),
     "algorithm.b_q": ("b_q (query rows / warp)", ""), "algorithm.n_q": ("N_q (warps)", ""),
     "algorithm.b_k": ("b_k (keys / sub-block)", ""), "algorithm.n_k": ("N_k (sub-blocks)", ""),
-    "algorithm.mode": ("Mode", ""), "algorithm.random_rate": ("Random rate", ""), "point.index": ("Point", ""),
+    "algorithm.mode": ("Mode", ""), "occupancy.layout": ("Layout (ran)", ""), "algorithm.random_rate": ("Random rate", ""), "point.index": ("Point", ""),
     "algorithm.stage1": ("Stage 1", ""), "accelerator.regfile.max_contexts": ("Max contexts / core", ""),
 }
 
@@ -427,70 +489,8 @@ def fmt(v, kind=""):
     return "%.0f" % x if abs(x) >= 1e4 else "%.4g" % x
 
 
-def table(header, rows, cols, marks=None):
-    """Rows of cols with human headers; marks: {row index: text} in a first column."""
-    heads = (["" ] if marks is not None else []) + [human(c)[0] for c in cols]
-    out = ["<table><tr>" + "".join("<th>%s</th>" % html.escape(h) for h in heads) + "</tr>"]
-    for i, r in enumerate(rows):
-        cells = ([marks.get(i, "")] if marks is not None else []) + [fmt(r.get(c, ""), human(c)[1]) for c in cols]
-        out.append("<tr>" + "".join("<td>%s</td>" % html.escape(c) for c in cells) + "</tr>")
-    out.append("</table>")
-    return "\n".join(out)
-
-
-def config_text(r, axes_cols):
-    """A point as its axis values with short names: tau=0.5, layout=compact, ..."""
-    return ", ".join("%s=%s" % (a.split(".")[-1], r.get(a, "")) for a in axes_cols) or r.get(MODE, "run")
-
-
 def ratio(a, b):
     return a / b if b else math.nan
-
-
-def headline(header, rows, axes_cols):
-    """Sentences (HTML) on the fastest point, by how much, at what accuracy cost."""
-    cyc = first_col(header, CYCLE_NAMES)
-    kl, oe = col_values(rows, "accuracy.kl_mean"), col_values(rows, "accuracy.o_rel_fro_err")
-    out = []
-    if cyc and np.isfinite(col_values(rows, cyc)).any():
-        c = col_values(rows, cyc)
-        f, sl = int(np.nanargmin(c)), int(np.nanargmax(c))
-        med = float(np.nanmedian(c))
-        t = "<b>Fastest: %s</b>, %s cycles" % (html.escape(config_text(rows[f], axes_cols)), fmt(rows[f][cyc], "int"))
-        if "time_us" in header:
-            t += " (%s µs)" % fmt(rows[f].get("time_us", ""))
-        t += ": %.2f× faster than the median point and %.2f× faster than the slowest (%s)." % (
-            ratio(med, c[f]), ratio(c[sl], c[f]), html.escape(config_text(rows[sl], axes_cols)))
-        out.append(t)
-        # the fastest point of every other layout / mode
-        for key, name in ((LAYOUT, "register layout"), (MODE, "mode")):
-            vals = sorted({r.get(key, "") for r in rows} - {""})
-            if len(vals) < 2:
-                continue
-            other = []
-            for v in vals:
-                if v == rows[f].get(key):
-                    continue
-                idx = [i for i, r in enumerate(rows) if r.get(key) == v and np.isfinite(c[i])]
-                if idx:
-                    g = min(idx, key=lambda i: c[i])
-                    other.append("%s %s: %.2f× the cycles (%s)" % (name, html.escape(v), ratio(c[g], c[f]),
-                                                                   html.escape(config_text(rows[g], axes_cols))))
-            if other:
-                out.append("Fastest point of each other %s: %s." % (name, "; ".join(other)))
-        if np.isfinite(kl).any():
-            a = int(np.nanargmin(kl))
-            out.append("Accuracy cost: the fastest point has KL mean %s and O error %s; the most accurate point (%s) "
-                       "has KL mean %s (%.2f× lower) and O error %s, at %.2f× the cycles." % (
-                           fmt(rows[f].get("accuracy.kl_mean", ""), "sci"), fmt(rows[f].get("accuracy.o_rel_fro_err", ""), "sci"),
-                           html.escape(config_text(rows[a], axes_cols)), fmt(rows[a].get("accuracy.kl_mean", ""), "sci"),
-                           ratio(kl[f], kl[a]), fmt(rows[a].get("accuracy.o_rel_fro_err", ""), "sci"), ratio(c[a], c[f])))
-    elif np.isfinite(kl).any():
-        a = int(np.nanargmin(kl))
-        out.append("No cycles in these reports (golden engine). <b>Most accurate: %s</b>, KL mean %s, O error %s." % (
-            html.escape(config_text(rows[a], axes_cols)), fmt(rows[a]["accuracy.kl_mean"], "sci"),
-            fmt(rows[a].get("accuracy.o_rel_fro_err", ""), "sci")))
-    return out
 
 
 def read_objective(csv_path):
@@ -511,73 +511,10 @@ def read_objective(csv_path):
     return ob
 
 
-def setup_html(header, rows, csv_path):
-    """The sweep's name, description, base configuration and workload."""
-    parts = []
-    d = os.path.dirname(os.path.abspath(csv_path))
-    sy = os.path.join(d, "sweep.yaml")
-    r0 = rows[0] if rows else {}
-    if r0:
-        w = "workload %s: %s query / %s KV heads, %s × %s tokens, d %s%s, %s data" % (
-            r0.get("workload.name", "?"), r0.get("workload.heads_q", "?"), r0.get("workload.heads_kv", "?"),
-            r0.get("workload.seq_q", "?"), r0.get("workload.seq_k", "?"), r0.get("workload.dim", "?"),
-            ", causal" if r0.get("workload.causal") == "true" else "",
-            "synthetic" if r0.get("workload.synthetic") == "true" else "trace")
-        acc = r0.get("config.accelerator.name", "")
-        parts.append("<p>%s%s; lampsim %s (git %s).</p>" % (
-            html.escape(w), ("; accelerator preset " + html.escape(acc)) if acc else "",
-            html.escape(r0.get("lampsim.version", "?")), html.escape(r0.get("lampsim.git", "?"))))
-    if os.path.exists(sy):
-        with open(sy) as f:
-            text = f.read()
-        said = [m.group(1).strip().strip('"') for m in (re.search(r"^%s:\s*(.+)$" % k, text, re.M)
-                                                       for k in ("name", "description")) if m]
-        if said:
-            parts.insert(0, "<p>Sweep <b>%s</b></p>" % html.escape(": ".join(said)))
-        parts.append("<details><summary>Sweep file (base configuration and axes)</summary><pre>%s</pre></details>"
-                     % html.escape(text))
-    return parts
-
-
-def winners_html(header, rows, axes_cols, ob):
-    m = ob["metric"]
-    parts = ["<h2>Best configuration per group</h2>",
-             "<p>Objective: %s <code>%s</code> over %s, per %s. %d point%s infeasible (skipped: the configuration "
-             "refused it or its registers do not fit), %d run.</p>" % (
-                 ob["sense"], html.escape(m), html.escape(", ".join(ob["over"]) or "-"),
-                 html.escape(", ".join(ob["per"]) or "(one group)"), len(ob["infeasible"]),
-                 "" if len(ob["infeasible"]) == 1 else "s", len(rows))]
-    win = [r for r in rows if r.get("best.winner") == "1"]
-    cols = [c for c in ob["per"] + ob["over"] if c in header]
-    extra = [c for c in [m, first_col(header, CYCLE_NAMES), "tiles.disruptive_rate", "accuracy.kl_mean",
-                         "accuracy.o_rel_fro_err"] if c and c in header and c not in cols]
-    seen = []
-    for c in extra:
-        if c not in seen:
-            seen.append(c)
-    parts.append(table(header, win, cols + seen))
-    if ob["infeasible"]:
-        items = "".join("<li><code>%s</code>: %s</li>" % (html.escape(" ".join(o)), html.escape(w))
-                        for w, o in ob["infeasible"][:50])
-        more = len(ob["infeasible"]) - 50
-        parts.append("<details><summary>Infeasible points</summary><ul>%s</ul>%s</details>" % (
-            items, "<p>... and %d more (objective.tsv)</p>" % more if more > 0 else ""))
-    return parts
-
-
-def pareto_html(header, rows, axes_cols):
-    parts = []
-    for k, (cc, cl, ac, al, front) in enumerate(pareto_sets(header, rows)):
-        what = "Pareto front: %s vs %s (%d of %d points)" % (html.escape(cl), html.escape(al), len(front), len(rows))
-        modes = [MODE] if len({r.get(MODE) for r in rows}) > 1 else []
-        cols = ["point.index"] + axes_cols + [c for c in modes + [cc, ac] if c in header and c not in axes_cols]
-        t = table(header, [rows[i] for i in front], cols)
-        # the first (cycles vs KL) open, the others folded
-        parts.append("<h3>%s</h3>%s" % (what, t) if k == 0 else "<details><summary>%s</summary>%s</details>" % (what, t))
-    return parts
-
-
 def write_html(path, title, F, header, rows, sweep, axes_cols, csv_path):
+    if sweep:  # the sweep report: scripts/sweep_report.py and its template
+        import sweep_report
+        return sweep_report.render(path, title, F, header, rows, axes_cols, csv_path)
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
              "<style>body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;font-size:12px}"
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td{white-space:nowrap}th{background:#eee}"
@@ -585,20 +522,7 @@ def write_html(path, title, F, header, rows, sweep, axes_cols, csv_path):
              ".headline{background:#f4f7fb;border-left:4px solid #2a6ebb;padding:0.5em 1em}pre{background:#f7f7f7;padding:0.5em}"
              "</style></head><body>",
              "<h1>%s</h1>" % html.escape(title)]
-    if sweep:
-        ob = read_objective(csv_path)
-        lines = headline(header, rows, axes_cols) if rows else []
-        if lines:
-            parts.append("<div class='headline'>" + "".join("<p>%s</p>" % t for t in lines) + "</div>")
-        parts += setup_html(header, rows, csv_path)
-        parts.append("<p>%d points, source <code>%s</code>.</p>" % (len(rows), html.escape(csv_path)))
-        if ob and rows:
-            parts += winners_html(header, rows, axes_cols, ob)
-        pp = pareto_html(header, rows, axes_cols) if rows else []
-        if pp:
-            parts.append("<h2>Pareto fronts</h2><p>Points no other point beats on both cost and accuracy.</p>")
-            parts += pp
-    elif rows:
+    if rows:
         r0 = rows[0]
         parts.append("<p>lampsim %s (git %s), source <code>%s</code></p>" % (
             html.escape(r0.get("lampsim.version", "?")), html.escape(r0.get("lampsim.git", "?")), html.escape(csv_path)))
@@ -610,17 +534,6 @@ def write_html(path, title, F, header, rows, sweep, axes_cols, csv_path):
         parts.append("<p>No figure applies to these results.</p>")
     if F.notes:
         parts.append("<ul>" + "".join("<li class='note'>%s</li>" % html.escape(n) for n in F.notes) + "</ul>")
-    if sweep:
-        cyc = first_col(header, CYCLE_NAMES)
-        cols = axes_cols + [c for c in ([cyc] if cyc else []) + ["time_us", "energy.total_uj"] + KEY_COLS + util_cols(header)
-                            if c in header and c not in axes_cols]
-        sets = pareto_sets(header, rows)
-        front = set(sets[0][4]) if sets else set()
-        marks = {i: ", ".join(m for m, on in (("best", r.get("best.winner") == "1"), ("Pareto", i in front)) if on)
-                 for i, r in enumerate(rows)}
-        parts.append("<h2>Points</h2><p>In manifest order (the x axis of the utilisation panels); first column: "
-                     "the objective's winners (best) and the points on the cycles–KL Pareto front.</p>")
-        parts.append(table(header, rows, ["point.index"] + cols, marks))
     parts.append("</body></html>\n")
     atomic_write(path, "\n".join(parts))
 
@@ -660,6 +573,7 @@ def main():
         plot_tradeoff(F, header, rows)
         plot_pareto(F, header, rows, axes_cols)
         plot_utilisation(F, header, rows, axes_cols)
+        plot_stack(F, header, rows, axes_cols)
         plot_occupancy(F, header, rows)
     for name, _, _ in F.made:
         print(os.path.join(out, name + ".png"))

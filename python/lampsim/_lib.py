@@ -46,6 +46,9 @@ _lib.ls_api_suggest_key.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_s
 _lib.ls_api_attention.argtypes = [ctypes.c_void_p] + [ctypes.c_int] * 7 + [_c_float_p] * 4 + [
     ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
     ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]
+_lib.ls_api_run.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+_lib.ls_api_sweep_merge.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int),
+                                    ctypes.c_char_p, ctypes.c_size_t]
 _lib.ls_api_free.argtypes = [ctypes.c_void_p]
 _lib.ls_api_version.restype = ctypes.c_char_p
 
@@ -97,6 +100,13 @@ class Context:
     def config_yaml(self):
         return _take_string(_lib.ls_api_config_yaml(self._h))
 
+    def run_dir(self, out_dir, force):
+        """`lampsim run -o out_dir` of this configuration (the run directory, written atomically)."""
+        err = ctypes.create_string_buffer(_ERRLEN)
+        rc = _lib.ls_api_run(self._h, os.fsencode(out_dir), int(bool(force)), err, _ERRLEN)
+        if rc != 0:
+            raise (LampsimError if rc == 2 else RuntimeError)(err.value.decode())
+
     def run(self, q, k, v, causal, reference, records):
         """q, k, v: C-contiguous float32 numpy arrays [B, H, S, D]. Returns (o, stats JSON, records, geometry)."""
         b, hq, sq, d = q.shape
@@ -119,6 +129,17 @@ class Context:
             rec_bytes = ctypes.string_at(recs, nrec.value * 16)
             _lib.ls_api_free(recs)
         return o, _take_string(stats.value), rec_bytes, tuple(geom)
+
+
+def sweep_merge(sweep_dir):
+    """`lampsim sweep merge DIR`: (the merged CSV text, (points, merged, failed, missing))."""
+    csv, counts = ctypes.c_void_p(), (ctypes.c_int * 4)()
+    err = ctypes.create_string_buffer(_ERRLEN)
+    rc = _lib.ls_api_sweep_merge(os.fsencode(sweep_dir), ctypes.byref(csv), counts, err, _ERRLEN)
+    text = _take_string(csv.value)
+    if rc != 0:
+        raise (LampsimError if rc == 2 else RuntimeError)(err.value.decode())
+    return text, tuple(counts)
 
 
 _contexts = {}

@@ -162,7 +162,9 @@ def attention(q, k, v, *, causal=True, config=None, scale=None, reference=False,
     key tiles, 4] = (stage1_mask, stage2_mask, n_hp, flags) as in docs/engine.md.
 
     Everything after v is keyword-only (a 4th positional argument would be SDPA's attn_mask, which
-    is not supported). NaN or infinite elements of q, k, v (or q after scaling) are refused
+    is not supported). causal defaults to True, where torch's scaled_dot_product_attention defaults
+    is_causal to False: pass causal=False for bidirectional attention; it takes True or False only
+    (causal="yes" is a TypeError). NaN or infinite elements of q, k, v (or q after scaling) are refused
     (LampsimError naming the tensor and the element), as `lampsim run` refuses a trace.
     """
     if config is not None:

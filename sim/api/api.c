@@ -13,6 +13,7 @@
 #include "lampsim_version.h"
 #include "report.h"
 #include "run.h"
+#include "sweep.h"
 #include "workload_stats.h"
 #include "workload.h"
 
@@ -196,6 +197,48 @@ int ls_api_workload_stats(const ls_api_ctx *c, int batch, int heads_q, int heads
     ls_wstats_csv(f, h, heads_q, true);
     free(h);
     return fclose(f) ? 1 : 0;
+}
+
+int ls_api_run(const ls_api_ctx *c, const char *out_dir, int force, char *err, size_t errlen)
+{
+    if (!out_dir || !*out_dir) {
+        snprintf(err, errlen, "run: an output directory is needed");
+        return 2;
+    }
+    ls_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.out_dir = out_dir;
+    o.force = force != 0;
+    o.quiet = true;
+    o.progress = LS_RUN_PROGRESS_OFF;
+    return ls_run(&c->cfg, &o, err, errlen);
+}
+
+int ls_api_sweep_merge(const char *dir, char **csv, int counts[4], char *err, size_t errlen)
+{
+    *csv = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(csv, &len);
+    FILE *msgs = fopen("/dev/null", "w"); /* the per-point notes: the counts say it */
+    if (!m || !msgs) {
+        if (m) fclose(m);
+        if (msgs) fclose(msgs);
+        free(*csv);
+        *csv = NULL;
+        snprintf(err, errlen, "out of memory");
+        return 1;
+    }
+    ls_sweep_merge_stats st;
+    memset(&st, 0, sizeof st);
+    int rc = ls_sweep_merge(dir, m, msgs, &st, err, errlen);
+    fclose(m);
+    fclose(msgs);
+    counts[0] = st.total, counts[1] = st.done, counts[2] = st.failed, counts[3] = st.missing;
+    if (rc) {
+        free(*csv);
+        *csv = NULL;
+    }
+    return rc;
 }
 
 void ls_api_free(void *p) { free(p); }

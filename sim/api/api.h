@@ -57,6 +57,16 @@ LS_API int ls_api_attention(const ls_api_ctx *c, int batch, int heads_q, int hea
 LS_API int ls_api_workload_stats(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k,
                                  int dim, int causal, const float *q, const float *k, const float *v, int sink_keys,
                                  int local_keys, int engine_rows, int lamp, char **csv, char *err, size_t errlen);
+/* `lampsim run -o out_dir` of the context's configuration (the timed model where the configuration
+ * asks for it; add "timed.enabled=false" to the overrides for the golden engine only): the run
+ * directory exactly as the CLI writes it (report.json, report.csv, config.resolved.yaml,
+ * run_info.json), atomically. force: replace an existing out_dir. Returns 0; 2 for bad input (the
+ * workload, out_dir refused); 1 for a run or I/O failure, with a message in err. */
+LS_API int ls_api_run(const ls_api_ctx *c, const char *out_dir, int force, char *err, size_t errlen);
+/* `lampsim sweep merge DIR`: the merged CSV of a sweep directory's finished points into *csv
+ * (malloc'ed, ls_api_free); counts[0..3] = points in the manifest, merged, failed, missing. Returns
+ * 0, or 2 (not a sweep directory, mixed schema versions) with a message in err. */
+LS_API int ls_api_sweep_merge(const char *dir, char **csv, int counts[4], char *err, size_t errlen);
 LS_API void ls_api_free(void *p);
 LS_API const char *ls_api_version(void);
 

@@ -16,7 +16,8 @@ static void model_usage(FILE *out)
           "  MODEL.yaml     model description: layers, heads, head dim, prefill/decode lengths, traces\n"
           "                 (docs/models.md)\n"
           "  --set K=V      configuration override for every layer (after the model file's `set`)\n"
-          "  -o DIR         write report.json and layers.csv to DIR\n"
+          "  -o DIR         write report.json, report.csv and layers.csv to DIR (the run report's schema:\n"
+          "                 lampsim compare and lampsim report read it)\n"
           "  --force        replace an existing DIR/report.json\n"
           "  --quiet        no table on stdout\n",
           out);
@@ -34,19 +35,23 @@ static int write_outputs(const char *dir, int force, const ls_model *m, const ls
         fprintf(stderr, "lampsim model: %s exists (use --force to replace it)\n", path);
         return 2;
     }
-    char *json = ls_model_report_json(m, r), *csv = ls_model_layers_csv(r);
+    char *json = ls_model_report_json(m, r), *csv = ls_model_layers_csv(r), *rcsv = ls_model_report_csv(m, r);
     int rc = 1;
-    if (json && csv) {
+    if (json && csv && rcsv) {
         snprintf(path, sizeof path, "%s/layers.csv", dir);
         if (!ls_atomic_file_write(path, csv, strlen(csv), err, sizeof err)) {
-            /* report.json last: its presence marks a complete result */
-            snprintf(path, sizeof path, "%s/report.json", dir);
-            if (!ls_atomic_file_write(path, json, strlen(json), err, sizeof err)) rc = 0;
+            snprintf(path, sizeof path, "%s/report.csv", dir);
+            if (!ls_atomic_file_write(path, rcsv, strlen(rcsv), err, sizeof err)) {
+                /* report.json last: its presence marks a complete result */
+                snprintf(path, sizeof path, "%s/report.json", dir);
+                if (!ls_atomic_file_write(path, json, strlen(json), err, sizeof err)) rc = 0;
+            }
         }
     } else snprintf(err, sizeof err, "out of memory");
     if (rc) fprintf(stderr, "lampsim model: %s\n", err);
     free(json);
     free(csv);
+    free(rcsv);
     return rc;
 }
 

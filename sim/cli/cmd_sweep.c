@@ -21,11 +21,12 @@
 
 static void sweep_usage(FILE *out)
 {
-    fputs("usage: lampsim sweep expand SWEEP.yaml [--shard i/N] [--count]\n"
+    fputs("usage: lampsim sweep expand SWEEP.yaml [--shard i/N] [--count] [--verbose]\n"
           "       lampsim sweep run SWEEP.yaml [-j N] [-o DIR] [--shard i/N] [--point ID|INDEX]... [--no-reuse]\n"
           "                                    [--progress | --no-progress] [--progress-every S] [--quiet]\n"
           "       lampsim sweep merge DIR [-o FILE] [--strict]\n"
-          "  expand   print the manifest: one line per point, index TAB id TAB key=value...\n"
+          "  expand   print the manifest: one line per point, index TAB id TAB key=value...; a sweep with\n"
+          "           an objective counts its infeasible points in one line on stderr (--verbose: each one)\n"
           "  run      run the points with N worker processes (default: all cores) into DIR\n"
           "           (default out/<sweep name>): DIR/points/<axis values>/ with a DONE marker per point;\n"
           "           re-running skips finished points; Ctrl-C stops cleanly\n"
@@ -81,7 +82,7 @@ static int load_sweep(ls_sweep *sw, const char *file, const char *cmd, int verbo
 static int sweep_expand(int argc, char **argv)
 {
     const char *file = NULL;
-    int si = 0, sn = 0, count = 0;
+    int si = 0, sn = 0, count = 0, verbose = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--shard") && i + 1 < argc) {
             if (parse_shard(argv[++i], &si, &sn)) {
@@ -89,9 +90,10 @@ static int sweep_expand(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(argv[i], "--count")) count = 1;
+        else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) verbose = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { sweep_usage(stdout); return 0; }
         else if (argv[i][0] == '-' && strcmp(argv[i], "--shard")) {
-            static const char *const known[] = {"--shard", "--count", "--help", NULL};
+            static const char *const known[] = {"--shard", "--count", "--verbose", "--help", NULL};
             return ls_cli_unknown("lampsim sweep expand", "option", argv[i], known);
         } else if (argv[i][0] == '-' || file) {
             fprintf(stderr, "lampsim sweep expand: unexpected argument '%s'\n", argv[i]);
@@ -100,7 +102,7 @@ static int sweep_expand(int argc, char **argv)
     }
     if (!file) { sweep_usage(stderr); return 2; }
     ls_sweep sw;
-    if (load_sweep(&sw, file, "expand", 2)) return 2;
+    if (load_sweep(&sw, file, "expand", verbose ? 2 : 1)) return 2;
     if (count) {
         int c = 0;
         for (int p = 0; p < sw.npoints; p++) c += sn <= 0 || p % sn == si;

@@ -170,6 +170,11 @@ const ls_config_schema_entry *ls_config_schema_find(const char *path);
 double ls_config_attention_work(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal);
 /* Closest schema key or section to path (the "did you mean"); 1 when a suggestion was written. */
 int ls_config_suggest(const char *path, char *out, size_t outlen);
+/* The modes that read key (space-separated, e.g. "lamp" for algorithm.tau), or NULL when every
+ * mode does; a leading "config." is ignored (sim/config/modes.c). */
+const char *ls_config_key_modes(const char *key);
+/* False when mode (e.g. "pure_8bit") does not read key: labels and point names leave it out. */
+bool ls_config_key_applies(const char *key, const char *mode);
 
 /* ---- provenance of the LampAttention preset's values (sim/config/provenance.c) ----
  * Every timing and energy value of configs/lampattention.yaml (= the schema defaults of the

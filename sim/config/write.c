@@ -261,6 +261,7 @@ int ls_config_explain(const char *key, FILE *out, FILE *errs)
         else if (p)
             fprintf(out, "  source:  %s (LampAttention preset: %s)\n", p->text, e->def);
         if (p && p->node) fprintf(out, "  node:    %s\n", p->node);
+        if (ls_config_key_modes(key)) fprintf(out, "  modes:   read in mode %s only\n", ls_config_key_modes(key));
         return 0;
     }
     size_t l = strlen(key);

@@ -48,7 +48,7 @@ int ls_model_load(ls_model *m, const char *path, char *err, size_t errlen);
 void ls_model_free(ls_model *m);
 
 typedef struct {
-    int layer;                 /* decode rows: -1 (the same for every layer) */
+    int layer;                 /* decode rows: -1 (the same for every layer; empty / null in the outputs) */
     int decode;                /* 0 prefill, 1 decode sample */
     int seq_q, seq_k;
     int traced;
@@ -69,6 +69,8 @@ typedef struct {
     double clock_ghz;
     double util[LS_TIMED_NUNITS]; /* cycle-weighted over the whole model */
     double wall_seconds;       /* host time (never in the report) */
+    char mode[32];             /* algorithm.mode of the simulations */
+    char layout[16];           /* the register layout the timed model ran (occupancy.layout) */
 } ls_model_result;
 
 /* Runs every layer (and decode samples) through the timed model; extra_sets ("key=value") apply
@@ -82,6 +84,12 @@ void ls_model_result_free(ls_model_result *r);
 
 /* The human summary, report.json text and layers.csv text (malloc'ed; NULL on allocation failure). */
 void ls_model_summary(FILE *out, const ls_model *m, const ls_model_result *r);
+/* The outputs share the run report's schema family (docs/reports.md, "Model reports"): report.json
+ * and report.csv carry schema_version, lampsim.version, mode, workload.*, cycles, time_us and
+ * units.<unit>.utilisation as a run's do (so `lampsim compare` and `report` read a model
+ * directory), report.json adds the per-row table as "layers"; layers.csv names its columns as
+ * the report does (tiles.disruptive_rate, units.<unit>.utilisation), a decode row's layer empty. */
 char *ls_model_report_json(const ls_model *m, const ls_model_result *r);
+char *ls_model_report_csv(const ls_model *m, const ls_model_result *r);
 char *ls_model_layers_csv(const ls_model_result *r);
 #endif

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "json.h"
+#include "report.h"
 #include "lampsim_version.h"
 #include "model.h"
 
@@ -41,59 +43,97 @@ void ls_model_summary(FILE *out, const ls_model *m, const ls_model_result *r)
                  "projections or MLP)\n", r->simulations, reused);
 }
 
-char *ls_model_report_json(const ls_model *m, const ls_model_result *r)
+/* The fields a model report shares with a run's (report.csv, and report.json's top level). */
+static void model_fields(ls_fields *fs, const ls_model *m, const ls_model_result *r)
 {
-    ls_json j;
-    ls_json_init(&j);
     int reused = 0;
     for (int i = 0; i < r->nrows; i++) reused += r->rows[i].reused_from >= 0;
+    uint64_t total = r->prefill_cycles + r->decode_cycles;
+    char key[64];
+    ls_fields_int(fs, "schema_version", LS_REPORT_SCHEMA_VERSION);
+    ls_fields_string(fs, "report", "model"); /* a run's report has no such field: it is one layer */
+    ls_fields_string(fs, "lampsim.version", LAMPSIM_VERSION);
+    ls_fields_string(fs, "lampsim.git", LAMPSIM_GIT_REV);
+    ls_fields_string(fs, "mode", r->mode);
+    ls_fields_string(fs, "model", "timed");
+    ls_fields_string(fs, "workload.name", m->name);
+    ls_fields_string(fs, "workload.generator", "model");
+    ls_fields_int(fs, "workload.batch", m->batch);
+    ls_fields_int(fs, "workload.heads_q", m->heads_q);
+    ls_fields_int(fs, "workload.heads_kv", m->heads_kv);
+    ls_fields_int(fs, "workload.dim", m->dim);
+    ls_fields_int(fs, "workload.layers", m->layers);
+    ls_fields_int(fs, "workload.prefill", m->prefill);
+    ls_fields_int(fs, "workload.decode", m->decode);
+    ls_fields_int(fs, "workload.decode_samples", m->decode_samples);
+    ls_fields_uint(fs, "cycles", total);
+    ls_fields_uint(fs, "prefill_cycles", r->prefill_cycles);
+    ls_fields_uint(fs, "decode_cycles", r->decode_cycles);
+    ls_fields_double(fs, "clock_ghz", r->clock_ghz);
+    ls_fields_double(fs, "time_us", r->clock_ghz > 0 ? (double)total / (r->clock_ghz * 1e3) : 0.0);
+    ls_fields_int(fs, "simulations", r->simulations);
+    ls_fields_int(fs, "layers_reused", reused);
+    for (int u = 0; u < r->nunits; u++) {
+        snprintf(key, sizeof key, "units.%s.utilisation", r->unit_names[u]);
+        ls_fields_double(fs, key, r->util[u]);
+    }
+    ls_fields_string(fs, "occupancy.layout", r->layout);
+}
+
+char *ls_model_report_json(const ls_model *m, const ls_model_result *r)
+{
+    ls_fields fs;
+    ls_fields_init(&fs);
+    model_fields(&fs, m, r);
+    ls_json j;
+    ls_json_init(&j);
     ls_json_begin_object(&j, NULL);
-    ls_json_string(&j, "lampsim_version", LAMPSIM_VERSION);
-    ls_json_begin_object(&j, "model");
-    ls_json_string(&j, "name", m->name);
-    ls_json_int(&j, "layers", m->layers);
-    ls_json_int(&j, "heads_q", m->heads_q);
-    ls_json_int(&j, "heads_kv", m->heads_kv);
-    ls_json_int(&j, "dim", m->dim);
-    ls_json_int(&j, "batch", m->batch);
-    ls_json_int(&j, "prefill", m->prefill);
-    ls_json_int(&j, "decode", m->decode);
-    ls_json_int(&j, "decode_samples", m->decode_samples);
-    ls_json_end_object(&j);
-    ls_json_uint(&j, "cycles", r->prefill_cycles + r->decode_cycles);
-    ls_json_uint(&j, "prefill_cycles", r->prefill_cycles);
-    ls_json_uint(&j, "decode_cycles", r->decode_cycles);
-    ls_json_double(&j, "clock_ghz", r->clock_ghz);
-    ls_json_double(&j, "time_us", r->clock_ghz > 0 ? (double)(r->prefill_cycles + r->decode_cycles) / (r->clock_ghz * 1e3) : 0.0);
-    ls_json_int(&j, "simulations", r->simulations);
-    ls_json_int(&j, "layers_reused", reused);
-    ls_json_begin_object(&j, "utilisation");
-    for (int u = 0; u < r->nunits; u++) ls_json_double(&j, r->unit_names[u], r->util[u]);
-    ls_json_end_object(&j);
-    ls_json_begin_array(&j, "rows");
+    ls_fields_to_json_members(&fs, &j);
+    ls_json_begin_array(&j, "layers");
     for (int i = 0; i < r->nrows; i++) {
         const ls_model_row *w = &r->rows[i];
         ls_json_begin_object(&j, NULL);
         ls_json_string(&j, "phase", w->decode ? "decode" : "prefill");
-        ls_json_int(&j, "layer", w->layer);
+        if (w->decode) ls_json_null(&j, "layer"); /* a decode row stands for every layer */
+        else ls_json_int(&j, "layer", w->layer);
         ls_json_int(&j, "seq_q", w->seq_q);
         ls_json_int(&j, "seq_k", w->seq_k);
         ls_json_string(&j, "source", row_source(w));
-        ls_json_int(&j, "reused_from_row", w->reused_from);
+        if (w->reused_from >= 0) ls_json_int(&j, "reused_from_row", w->reused_from);
+        else ls_json_null(&j, "reused_from_row");
         ls_json_uint(&j, "cycles", w->cycles);
         ls_json_double(&j, "time_us", w->time_us);
+        ls_json_begin_object(&j, "tiles");
         ls_json_double(&j, "disruptive_rate", w->disruptive_rate);
+        ls_json_end_object(&j);
+        ls_json_begin_object(&j, "recompute");
         ls_json_double(&j, "subblock_rate", w->subblock_rate);
-        ls_json_begin_object(&j, "utilisation");
-        for (int u = 0; u < r->nunits; u++) ls_json_double(&j, r->unit_names[u], w->util[u]);
+        ls_json_end_object(&j);
+        ls_json_begin_object(&j, "units");
+        for (int u = 0; u < r->nunits; u++) {
+            ls_json_begin_object(&j, r->unit_names[u]);
+            ls_json_double(&j, "utilisation", w->util[u]);
+            ls_json_end_object(&j);
+        }
         ls_json_end_object(&j);
         ls_json_end_object(&j);
     }
     ls_json_end_array(&j);
     ls_json_end_object(&j);
     const char *t = ls_json_text(&j);
-    char *out = t ? strdup(t) : NULL;
+    char *out = t && !fs.oom ? strdup(t) : NULL;
     ls_json_free(&j);
+    ls_fields_free(&fs);
+    return out;
+}
+
+char *ls_model_report_csv(const ls_model *m, const ls_model_result *r)
+{
+    ls_fields fs;
+    ls_fields_init(&fs);
+    model_fields(&fs, m, r);
+    char *out = fs.oom ? NULL : ls_fields_to_csv(&fs);
+    ls_fields_free(&fs);
     return out;
 }
 
@@ -103,14 +143,18 @@ char *ls_model_layers_csv(const ls_model_result *r)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return NULL;
-    fprintf(f, "phase,layer,seq_q,seq_k,source,reused_from_row,cycles,time_us,disruptive_rate,subblock_rate");
-    for (int u = 0; u < r->nunits; u++) fprintf(f, ",util_%s", r->unit_names[u]);
+    fprintf(f, "phase,layer,seq_q,seq_k,source,reused_from_row,cycles,time_us,tiles.disruptive_rate,"
+               "recompute.subblock_rate");
+    for (int u = 0; u < r->nunits; u++) fprintf(f, ",units.%s.utilisation", r->unit_names[u]);
     fputc('\n', f);
     for (int i = 0; i < r->nrows; i++) {
         const ls_model_row *w = &r->rows[i];
-        fprintf(f, "%s,%d,%d,%d,%s,%d,%llu,%.17g,%.17g,%.17g", w->decode ? "decode" : "prefill", w->layer, w->seq_q,
-                w->seq_k, row_source(w), w->reused_from, (unsigned long long)w->cycles, w->time_us,
-                w->disruptive_rate, w->subblock_rate);
+        char layer[16] = "", from[16] = ""; /* empty: every layer (decode) / simulated, not reused */
+        if (!w->decode) snprintf(layer, sizeof layer, "%d", w->layer);
+        if (w->reused_from >= 0) snprintf(from, sizeof from, "%d", w->reused_from);
+        fprintf(f, "%s,%s,%d,%d,%s,%s,%llu,%.17g,%.17g,%.17g", w->decode ? "decode" : "prefill", layer, w->seq_q,
+                w->seq_k, row_source(w), from, (unsigned long long)w->cycles, w->time_us, w->disruptive_rate,
+                w->subblock_rate);
         for (int u = 0; u < r->nunits; u++) fprintf(f, ",%.17g", w->util[u]);
         fputc('\n', f);
     }

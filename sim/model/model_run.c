@@ -186,6 +186,8 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
         snprintf(r->unit_names[u], sizeof r->unit_names[u], "%s", tr.units[u].name);
     }
     r->clock_ghz = tr.clock_ghz;
+    snprintf(r->mode, sizeof r->mode, "%s", ls_engine_mode_name(ep.mode));
+    snprintf(r->layout, sizeof r->layout, "%s", tr.layout);
     r->simulations++;
 out:
     ls_timed_result_free(&tr);

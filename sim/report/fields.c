@@ -97,9 +97,15 @@ static const char *component(const char *s, int k, char *buf, size_t len)
 
 void ls_fields_to_json(const ls_fields *fs, ls_json *j)
 {
+    ls_json_begin_object(j, NULL);
+    ls_fields_to_json_members(fs, j);
+    ls_json_end_object(j);
+}
+
+void ls_fields_to_json_members(const ls_fields *fs, ls_json *j)
+{
     char key[128];
     int open = 0;   /* objects opened below the top level for the previous field */
-    ls_json_begin_object(j, NULL);
     for (size_t i = 0; i < fs->n; i++) {
         const ls_fields_item *f = &fs->f[i];
         int depth = n_components(f->name) - 1;          /* objects this field lives in */
@@ -122,7 +128,6 @@ void ls_fields_to_json(const ls_fields *fs, ls_json *j)
         }
     }
     while (open > 0) { ls_json_end_object(j); open--; }
-    ls_json_end_object(j);
 }
 
 typedef struct { char *p; size_t len, cap; bool oom; } sbuf;

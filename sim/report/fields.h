@@ -40,6 +40,8 @@ void ls_fields_uint_array(ls_fields *fs, const char *name, const uint64_t *v, si
 
 /* Nested JSON object of all fields (consecutive fields sharing a prefix share an object). */
 void ls_fields_to_json(const ls_fields *fs, ls_json *j);
+/* The same members into an object the caller opened (and closes, after adding its own). */
+void ls_fields_to_json_members(const ls_fields *fs, ls_json *j);
 /* CSV header line and value line (RFC 4180 quoting; arrays joined with ';'), each ending "\n".
  * Returns a malloc'ed string, or NULL on allocation failure. */
 char *ls_fields_to_csv(const ls_fields *fs);

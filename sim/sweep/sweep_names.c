@@ -96,11 +96,21 @@ char **ls_sweep_dir_names(int npoints, int naxes, char *const *const *overrides,
     for (int a = 0; a < naxes; a++)
         if (shown[a]) keys[a] = ls_sweep_short_key(keys[a], full, nk);
     free(full);
+    /* a key the point's mode does not read (tau for pure_8bit) says nothing about it: left out
+     * when the mode is an axis (points equal without it get the id below) */
+    int mode_axis = -1;
+    for (int a = 0; a < naxes && mode_axis < 0; a++)
+        if (!strcmp(keybuf + (size_t)a * (LS_CONFIG_PATH_MAX + 1), "algorithm.mode")) mode_axis = a;
     for (int p = 0; p < npoints; p++) {
-        char b[NAME_MAX_LEN + 1] = "";
+        char b[NAME_MAX_LEN + 1] = "", mode[NAME_MAX_LEN + 1] = "";
         size_t len = 0;
+        if (mode_axis >= 0) {
+            const char *eq = strchr(overrides[p][mode_axis], '=');
+            size_t ml = 0;
+            append_safe(mode, &ml, eq ? eq + 1 : "", eq ? strlen(eq + 1) : 0);
+        }
         for (int a = 0; a < naxes; a++) {
-            if (!shown[a]) continue;
+            if (!shown[a] || !ls_config_key_applies(keybuf + (size_t)a * (LS_CONFIG_PATH_MAX + 1), mode)) continue;
             const char *eq = strchr(overrides[p][a], '=');
             const char *v = eq ? eq + 1 : "";
             if (len && len < NAME_MAX_LEN) b[len++] = ',';

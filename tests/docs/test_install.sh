@@ -10,7 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
-for f in bin/lampsim lib/liblampsim.so share/lampsim/plot_sweep.py share/lampsim/configs/lampattention.yaml \
+for f in bin/lampsim lib/liblampsim.so share/lampsim/plot_sweep.py share/lampsim/sweep_report.py \
+         share/lampsim/templates/sweep_report.html.j2 share/lampsim/configs/lampattention.yaml \
          share/lampsim/workloads/qwen3_8b_like_1k.yaml; do
     [ -e "$tmp/prefix/$f" ] || fail "PREFIX/$f not installed"
 done

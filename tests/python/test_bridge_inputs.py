@@ -58,6 +58,7 @@ def main():
     refused(lambda: lampsim.attention(q, k, v, attn_mask=mask), lampsim.LampsimError, "attn_mask: masks are not supported",
             "attn_mask=")
     refused(lambda: lampsim.attention(q, k, v, causal=mask), TypeError, "causal", "causal=<a tensor>")
+    refused(lambda: lampsim.attention(q, k, v, causal="yes"), TypeError, "causal: expected True or False", "causal='yes'")
 
     # bad argument types name the argument
     refused(lambda: lampsim.attention([], [], []), lampsim.LampsimError, "empty", "attention([], [], [])")

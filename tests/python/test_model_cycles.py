@@ -53,10 +53,10 @@ def main(binary, tmp):
     check(p.returncode == 0, "synthetic model runs (%s)" % p.stderr.strip()[-200:])
     if rep is None:
         return 1
-    pre = [r for r in rep["rows"] if r["phase"] == "prefill"]
-    dec = [r for r in rep["rows"] if r["phase"] == "decode"]
+    pre = [r for r in rep["layers"] if r["phase"] == "prefill"]
+    dec = [r for r in rep["layers"] if r["phase"] == "decode"]
     check(len(pre) == 3 and rep["prefill_cycles"] == sum(r["cycles"] for r in pre), "prefill roll-up = sum of the layers")
-    check([r["reused_from_row"] for r in pre] == [-1, 0, 0] and len({r["cycles"] for r in pre}) == 1
+    check([r["reused_from_row"] for r in pre] == [None, 0, 0] and len({r["cycles"] for r in pre}) == 1
           and rep["layers_reused"] == 2, "layers 1 and 2 reuse layer 0's simulation")
     check(len(dec) == 5 and [r["seq_k"] for r in dec] == [129, 130, 131, 132, 133] and all(r["seq_q"] == 1 for r in dec),
           "decode: every step simulated when samples >= steps (contexts 129..133)")
@@ -64,13 +64,32 @@ def main(binary, tmp):
     check(rep["simulations"] == 1 + 5 and rep["cycles"] == rep["prefill_cycles"] + rep["decode_cycles"],
           "6 simulations; total = prefill + decode")
     w = sum(r["cycles"] for r in pre) + 3 * sum(r["cycles"] for r in dec)
-    tens = (sum(r["cycles"] * r["utilisation"]["tensor"] for r in pre)
-            + 3 * sum(r["cycles"] * r["utilisation"]["tensor"] for r in dec)) / w
-    check(abs(rep["utilisation"]["tensor"] - tens) < 1e-12, "utilisation = cycle-weighted mean of the rows")
+    tens = (sum(r["cycles"] * r["units"]["tensor"]["utilisation"] for r in pre)
+            + 3 * sum(r["cycles"] * r["units"]["tensor"]["utilisation"] for r in dec)) / w
+    check(abs(rep["units"]["tensor"]["utilisation"] - tens) < 1e-12, "utilisation = cycle-weighted mean of the rows")
+    # one schema family with the run report: the same top-level names, report.csv beside it, and
+    # layers.csv with the report's column names (a decode row's layer empty, not -1)
+    check(rep["schema_version"] == 1 and rep["report"] == "model" and rep["lampsim"]["version"] == lampsim.__version__
+          and rep["mode"] == "lamp" and rep["workload"]["heads_q"] == 2 and "lampsim_version" not in rep
+          and all(r["layer"] is None for r in dec) and [r["layer"] for r in pre] == [0, 1, 2],
+          "report.json: schema_version, lampsim.version, mode, workload.*, units.<unit>.utilisation; decode layer null")
+    import csv
+    lay = list(csv.DictReader(open(os.path.join(tmp, "o1", "layers.csv"))))
+    rcsv = list(csv.DictReader(open(os.path.join(tmp, "o1", "report.csv"))))
+    check(len(lay) == 8 and all(r["layer"] == "" for r in lay if r["phase"] == "decode") and "units.tensor.utilisation" in lay[0]
+          and "tiles.disruptive_rate" in lay[0] and not any(k.startswith("util_") for k in lay[0]),
+          "layers.csv: the report's column names, a decode row's layer empty")
+    check(len(rcsv) == 1 and rcsv[0]["schema_version"] == "1" and int(rcsv[0]["cycles"]) == rep["cycles"]
+          and float(rcsv[0]["units.tensor.utilisation"]) == rep["units"]["tensor"]["utilisation"],
+          "report.csv: one row of the report's top-level fields")
+    cmp = subprocess.run([binary, "compare", os.path.join(tmp, "o1"), "--json"], capture_output=True, text=True)
+    cj = json.loads(cmp.stdout) if cmp.returncode == 0 else {}
+    check(cmp.returncode == 0 and cj["rows"][0]["cycles"] == rep["cycles"] and cj["rows"][0]["mode"] == "lamp",
+          "lampsim compare reads a model directory (%s)" % cmp.stderr.strip()[-200:])
     # sampled decode: interpolation between the samples, exactly as documented
     m2 = write(os.path.join(tmp, "m2.yaml"), base + "decode: 40\ndecode_samples: 3\n")
     p, rep2 = run(binary, m2, os.path.join(tmp, "o2"))
-    dec2 = [r for r in rep2["rows"] if r["phase"] == "decode"]
+    dec2 = [r for r in rep2["layers"] if r["phase"] == "decode"]
     steps, coeff = interp_coeffs(40, 3)
     want = round(3 * sum(c * r["cycles"] for c, r in zip(coeff, dec2)))
     check([r["seq_k"] - 128 for r in dec2] == steps and rep2["decode_cycles"] == want,
@@ -90,17 +109,17 @@ def main(binary, tmp):
           "trace: {q: l1_q.npy, k: l1_k.npy, v: l1_v.npy}\n")
     m3 = write(os.path.join(tmp, "m3.yaml"), base + "traces:\n  1: l1.yaml\n")
     p, rep3 = run(binary, m3, os.path.join(tmp, "o3"))
-    rows = rep3["rows"] if rep3 else []
+    rows = rep3["layers"] if rep3 else []
     check([r["source"] for r in rows] == ["synthetic", "trace", "synthetic"] and rep3["simulations"] == 2
           and rows[2]["reused_from_row"] == 0, "traced layer 1 simulated, layer 2 reuses layer 0")
     _, st = lampsim.attention(q, k, v, causal=True)
-    check(rows and abs(rows[1]["disruptive_rate"] - st["tiles.disruptive_rate"]) < 1e-12
-          and abs(rows[1]["subblock_rate"] - st["recompute.subblock_rate"]) < 1e-12,
+    check(rows and abs(rows[1]["tiles"]["disruptive_rate"] - st["tiles.disruptive_rate"]) < 1e-12
+          and abs(rows[1]["recompute"]["subblock_rate"] - st["recompute.subblock_rate"]) < 1e-12,
           "traced layer: disruptive %.4f and recompute %.4f rates equal the bridge's" %
           (st["tiles.disruptive_rate"], st["recompute.subblock_rate"]))
     # --set reaches every layer
     p, rep4 = run(binary, m1, os.path.join(tmp, "o4"), "--set", "algorithm.mode=pure_8bit")
-    check(rep4 and all(r["disruptive_rate"] == 0 for r in rep4["rows"]) and rep4["cycles"] != rep["cycles"],
+    check(rep4 and all(r["tiles"]["disruptive_rate"] == 0 for r in rep4["layers"]) and rep4["cycles"] != rep["cycles"],
           "--set algorithm.mode=pure_8bit applies to every layer")
     # bad input: clear errors, exit 2, no report
     bad = [("bad1.yaml", base + "layer_count: 3\n", "bad1.yaml:6:1: layer_count: unknown key"),

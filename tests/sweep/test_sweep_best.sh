@@ -24,8 +24,13 @@ axes:
     algorithm.n_k: [4, 4, 2, 4]
 best: {minimise: cycles, over: [algorithm.b_q, algorithm.b_k, algorithm.n_k], per: [accelerator.regfile.layout, algorithm.tau]}
 YAML
-"$lampsim" sweep expand t.yaml > m 2> e; rc=$?
+"$lampsim" sweep expand t.yaml > m0 2> e0; rc0=$?
+"$lampsim" sweep expand t.yaml --verbose > m 2> e; rc=$?
 nin=$(grep -c 'infeasible, skipped' e)
+# without --verbose: the manifest and one summary line on stderr, not one line per skipped point
+check "[ $rc0 -eq 0 ] && cmp -s m0 m && [ \$(wc -l < e0) -eq 1 ] && grep -q \"$nin of 48 points infeasible\" e0" "expand without --verbose prints one summary line for the infeasible points: $(cat e0)"
+"$lampsim" sweep expand t.yaml --count > c0 2> ce0
+check "[ \"\$(cat c0)\" = \$((48 - nin)) ] && [ \$(wc -l < ce0) -eq 1 ]" "expand --count prints the count and one summary line: $(cat c0) / $(cat ce0)"
 check "[ $rc -eq 0 ] && [ \$(wc -l < m) -eq \$((48 - nin)) ] && [ \$(grep -c 'b_k=512.*exceeds the limit of 1024' e) -eq 12 ] && grep -q 'b_q=64 .*registers per thread' e" "expand skips the refused (12) and register-bound points and counts them (rc $rc, $nin skipped, $(wc -l < m) left)"
 check "grep -q \"$nin of 48 points infeasible\" e && [ \"\$(cut -f1 m | tr '\n' ' ')\" = \"\$(seq -s ' ' 0 \$((48 - nin - 1))) \" ]" "the count is printed and the manifest is renumbered 0..n-1"
 "$lampsim" sweep run t.yaml -j 2 -o tw --quiet; rc=$?

@@ -73,7 +73,7 @@ axes: {algorithm.tau: [1, 0.5]}
 YAML
 "$lampsim" sweep run two.yaml -o "$long/sw" --quiet; rc=$?
 check "[ $rc -eq 0 ] && [ \${#long} -gt 1024 ] && [ \$(ls \"$long\"/sw/points/*/DONE | wc -l) -eq 2 ]" "a ${#long}-byte sweep directory is used whole (rc $rc)"
-check "[ \$(\"$lampsim\" sweep merge \"$long/sw\" | wc -l) -eq 3 ] && [ \$(\"$lampsim\" compare \"$long/sw\" | wc -l) -eq 4 ]" "merge and compare read it"
+check "[ \$(\"$lampsim\" sweep merge \"$long/sw\" | wc -l) -eq 3 ] && [ \$(\"$lampsim\" compare \"$long/sw\" | grep -c '^tau=') -eq 2 ]" "merge and compare read it"
 
 # a point whose run would be refused before generating data refuses the sweep, writing nothing
 cat > regs.yaml <<'YAML'

@@ -128,7 +128,11 @@ check "[ $rc -eq 1 ]" "--strict exits 1 on missing points"
 check "cmp -s part.csv part2.csv && [ -z \"\$(ls -a | grep '^\.part2')\" ]" "merge -o writes the same CSV atomically"
 # compare on a half-finished sweep says points are missing (it listed the finished ones silently)
 "$lampsim" compare sep1 > cmp_part 2> cmp_err; rc=$?
-check "[ $rc -eq 0 ] && grep -q 'sep1: 5 of 8 points not finished' cmp_err" "compare on a partial sweep names the missing points (rc $rc): $(cat cmp_err)"
+check "[ $rc -eq 0 ] && head -1 cmp_part | grep -q '^INCOMPLETE: sweep sep1: 3 of 8 points finished; missing: tau=1,layout=compact, ' && [ \$(head -1 cmp_part | tr ',' '\n' | grep -c 'layout=') -eq 5 ]" "compare on a partial sweep says INCOMPLETE first and names the 5 missing points (rc $rc): $(head -1 cmp_part)"
+"$lampsim" compare sep1 --json > cmp_part.json; rc=$?
+check "[ $rc -eq 0 ] && $py -c \"import json,sys; j=json.load(open('cmp_part.json')); m=j['incomplete'][0]; sys.exit(not (m['points'] == 8 and m['finished'] == 3 and len(m['missing']) == 5 and len(j['rows']) == 3))\"" "compare --json on a partial sweep: incomplete, 3 of 8, the 5 missing points"
+"$lampsim" compare sep1 --csv > cmp_part.csv 2> cmp_err; rc=$?
+check "[ $rc -eq 0 ] && head -1 cmp_part.csv | grep -q '^run,dir,' && grep -q '^INCOMPLETE: sweep sep1: 3 of 8' cmp_err" "compare --csv keeps the CSV a CSV and says INCOMPLETE on stderr"
 # a strict merge that fails leaves the output file as it was (it replaced it with the partial merge)
 "$lampsim" sweep merge ref -o strict.csv 2>/dev/null
 "$lampsim" sweep merge sep1 --strict -o strict.csv 2> serr; rc=$?
@@ -187,18 +191,37 @@ p1='tau=1,layout=full'
 check "[ $rc -eq 0 ] && [ \$(wc -l < cmp.txt) -eq 4 ] && head -1 cmp.txt | grep -q disruptive && ! head -1 cmp.txt | grep -q cycles" "compare: one row per run, no cycles column for golden reports: $(cat cmp.txt)"
 "$lampsim" compare ref/points/$p0 ref/points/$p1 > cmp1.txt; rc=$?
 check "[ $rc -eq 0 ] && head -1 cmp1.txt | grep -q 'cycles  *time (us)  *speedup (x)  *energy (uJ)  *energy (x)  *tensor util (%)  *disruptive (%)'" "compare: one unit per column, from timed reports: $(head -1 cmp1.txt)"
-check "grep -q '^layout=compact  *lamp ' cmp1.txt && grep -q '^layout=full  *lamp ' cmp1.txt" "compare labels rows by the config keys that differ (layout only): $(cat cmp1.txt)"
+check "grep -q '^tau=1,layout=compact  *lamp  *compact  *[0-9]' cmp1.txt && grep -q '^tau=1,layout=full  *lamp  *full  *[0-9]' cmp1.txt" "compare labels rows by their directory, then mode and the layout that ran: $(cat cmp1.txt)"
 "$lampsim" compare ref/points/$p0 ref/points/$p1 'ref/points/tau=0.5,layout=full' --baseline ref/points/$p1 > cmp4.txt; rc=$?
-check "[ $rc -eq 0 ] && sed -n 2p cmp4.txt | grep -q '^layout=full,tau=1  *lamp  *[0-9]*  *[0-9.]*  *1.000 ' && grep -q '^ratios against layout=full,tau=1 (ref/points/tau=1,layout=full)' cmp4.txt" "--baseline: that run first, ratios 1.000 against it: $(cat cmp4.txt)"
+check "[ $rc -eq 0 ] && sed -n 2p cmp4.txt | grep -q '^tau=1,layout=full  *1  *lamp  *full  *[0-9]*  *[0-9.]*  *1.000 ' && grep -q '^ratios against tau=1,layout=full (ref/points/tau=1,layout=full)' cmp4.txt && grep -q '^keys that differ: tau = algorithm.tau' cmp4.txt" "--baseline: that run first, ratios 1.000 against it; the differing key tau a column of its own: $(cat cmp4.txt)"
 "$lampsim" compare --csv ref/points/$p0 --baseline ref/points/$p1 > cmp5.csv; rc=$?
-check "[ $rc -eq 0 ] && head -1 cmp5.csv | grep -q '^run,dir,mode,cycles,time_us,speedup_x,' && [ \$(wc -l < cmp5.csv) -eq 3 ] && sed -n 2p cmp5.csv | grep -q '^\"layout=full\",.*,1,'" "--csv with --baseline not among the runs: it is added first: $(cat cmp5.csv)"
+check "[ $rc -eq 0 ] && head -1 cmp5.csv | grep -q '^run,dir,mode,layout,cycles,time_us,speedup_x,' && [ \$(wc -l < cmp5.csv) -eq 3 ] && sed -n 2p cmp5.csv | grep -q '^\"tau=1,layout=full\",.*,full,.*,1,'" "--csv with --baseline not among the runs: it is added first: $(cat cmp5.csv)"
+# columns stay aligned whatever the labels' lengths: every row's cycles column ends where the header's does
+"$lampsim" compare ref 'ref/points/tau=1,layout=full' > cmp6.txt 2>/dev/null
+check "[ \$(sed -n '1,/^ratios/p' cmp6.txt | sed '\$d' | awk '{ print length(\$0) }' | sort -u | wc -l) -eq 1 ] && [ \$(sed -n '1,/^ratios/p' cmp6.txt | wc -l) -eq 11 ]" "rows of different label lengths are as long as the header (aligned): $(cat cmp6.txt)"
+# --columns, --sort (the baseline stays first, the others by cycles)
+"$lampsim" compare ref --columns cycles,kl_mean_nats,units.lut.utilisation --sort cycles:desc > cmp7.txt; rc=$?
+check "[ $rc -eq 0 ] && head -1 cmp7.txt | grep -q '^run  *tau  *mode  *layout  *cycles  *KL mean (nats)  *units.lut.utilisation\$' && [ \"\$(grep '^tau=' cmp7.txt | tail -n +2 | awk '{print \$5}' | tr '\n' ' ')\" = \"\$(grep '^tau=' cmp7.txt | tail -n +2 | awk '{print \$5}' | sort -rn | tr '\n' ' ')\" ]" "--columns picks columns (a report field too), --sort cycles:desc orders the rows after the baseline (rc $rc): $(cat cmp7.txt)"
+"$lampsim" compare ref --columns cyles > /dev/null 2> cerr; rc=$?
+check "[ $rc -eq 2 ] && grep -q \"unknown column 'cyles'; did you mean 'cycles'\" cerr" "an unknown --columns name: exit 2, did you mean (rc $rc): $(cat cerr)"
+"$lampsim" compare ref --sort nosuch > /dev/null 2> cerr; rc=$?
+check "[ $rc -eq 2 ] && grep -q \"sort: unknown column 'nosuch'\" cerr" "an unknown --sort column: exit 2 (rc $rc)"
 "$lampsim" compare ref/points/$p0 --baseline nowhere > /dev/null 2> cerr; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'baseline nowhere' cerr" "a missing baseline is an error naming it (rc $rc)"
 mkdir -p fake1 fake2
 printf 'schema_version,mode,cycles,units.tensor.utilisation,units.lut.utilisation,tiles.disruptive_rate,recompute.subblock_rate,accuracy.kl_mean,accuracy.o_rel_fro_err\n1,lamp,2000,0.5,0.7,0.1,0.2,0.01,0.02\n' > fake1/report.csv
 printf 'schema_version,mode,cycles,units.tensor.utilisation,units.lut.utilisation,tiles.disruptive_rate,recompute.subblock_rate,accuracy.kl_mean,accuracy.o_rel_fro_err\n1,fa2_16bit,1000,0.9,0.1,0,1,0.0001,0.001\n' > fake2/report.csv
 "$lampsim" compare fake1 fake2 > cmp2.txt; rc=$?
-check "[ $rc -eq 0 ] && grep -q '^fake2  *fa2_16bit  *1000  *2.000  *90.00 ' cmp2.txt" "no config keys: labelled by directory; speedup vs the first, tensor utilisation in %: $(cat cmp2.txt)"
+check "[ $rc -eq 0 ] && grep -q '^fake2  *fa2_16bit  *-  *1000  *2.000  *90.00 ' cmp2.txt" "no config keys: labelled by directory; speedup vs the first, tensor utilisation in %: $(cat cmp2.txt)"
+# workloads that differ are warned about (the ratios are not like-for-like)
+mkdir -p fake3
+printf 'schema_version,mode,workload.heads_q,cycles\n1,lamp,4,2000\n' > fake3/report.csv
+mkdir -p fake4
+printf 'schema_version,mode,workload.heads_q,cycles\n1,lamp,32,9000\n' > fake4/report.csv
+"$lampsim" compare fake3 fake4 > cmp8.txt; rc=$?
+check "[ $rc -eq 0 ] && head -1 cmp8.txt | grep -q '^WARNING: workloads differ (heads_q 4 vs 32): ratios are not like-for-like'" "differing workloads: a warning first (rc $rc): $(head -1 cmp8.txt)"
+"$lampsim" compare fake3 fake4 --json | $py -c "import json,sys; sys.exit(not json.load(sys.stdin)['warnings'][0].startswith('workloads differ (heads_q 4 vs 32)'))"
+check "[ $? -eq 0 ]" "--json carries the warning"
 "$lampsim" compare ref > cmp3.txt
-check "[ \$(grep -c '^tau=[0-9.]*,layout=[a-z]*  *lamp ' cmp3.txt) -eq 8 ]" "compare of a sweep directory lists its points by their axis values: $(cat cmp3.txt)"
+check "[ \$(grep -c '^tau=[0-9.]*,layout=[a-z]*  *[0-9.]*  *lamp  *[a-z]*  *[0-9]' cmp3.txt) -eq 8 ]" "compare of a sweep directory lists its points by their directories, tau as a column: $(cat cmp3.txt)"
 finish

@@ -23,7 +23,7 @@ PY
 "$LAMPSIM" compare "$T/lamp" "$T/fa2" >"$T/c.txt"
 grep -q '^cycle stack: ' "$T/c.txt" || { echo "no stack table"; cat "$T/c.txt"; exit 1; }
 # the stack rows: the lamp row names the buffer port or the tensor unit as its bottleneck
-grep -Eq '^mode=lamp +(buffer|tensor) ' "$T/c.txt" || { echo "no lamp stack row"; cat "$T/c.txt"; exit 1; }
+grep -Eq '^lamp +(buffer|tensor) ' "$T/c.txt" || { echo "no lamp stack row"; cat "$T/c.txt"; exit 1; }
 # a report's own fields agree: the chip-wide and working-core stacks each sum to cycles
 for d in lamp fa2 four; do
   /usr/bin/python3 - "$T/$d/report.json" <<'PY'
