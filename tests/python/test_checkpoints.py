@@ -46,7 +46,7 @@ def randomized(cfg, seed):
 def refused(fn, needles, what):
     try:
         fn()
-    except (ConfigError, NotImplementedError, ValueError) as e:
+    except (ConfigError, NotImplementedError, ValueError, SystemExit) as e:
         msg = str(e)
         check(all(n in msg for n in needles), "%s: %s" % (what, msg[:160]))
         return
@@ -269,7 +269,35 @@ def main(tmp):
             gemma(x)
     refused(gemma_long, ["sliding-window", "model.layers.0.self_attn.core"], "lampsim refuses a live sliding window")
 
-    # 4. bad inputs name the file and the tensor or key
+    # 4. the scripts on these checkpoints: eval_ppl on a llama2.c .bin with its tokenizer.bin and a
+    # text file; dump_qkv on the Gemma 3 directory (its softmax scale becomes the trace's sharpness)
+    import eval_ppl
+    import dump_qkv
+    C.write_llama2c_tokenizer(os.path.join(tmp, "tokenizer.bin"), [bytes([32 + i]) for i in range(96)])
+    with open(os.path.join(tmp, "sample.txt"), "w") as f:
+        f.write("In the beginning God created the heaven and the earth. " * 12)
+    out = os.path.join(tmp, "ppl_llama2c")
+    eval_ppl.main(["-o", out, "--checkpoint", os.path.join(tmp, "llama_tied.bin"), "--text", os.path.join(tmp, "sample.txt"),
+                   "--sequences", "2", "--tokens", "48", "--tau", "0.5", "--no-random", "--threads", "1"])
+    with open(os.path.join(out, "ppl.json")) as f:
+        res = {r["label"]: r["ppl"] for r in json.load(f)["results"]}
+    check(set(res) == {"torch fp32", "fa2_fp32", "fa2_16bit", "pure_8bit", "lamp tau=0.5"}
+          and float("%.4g" % res["torch fp32"]) == float("%.4g" % res["fa2_fp32"]),
+          "eval_ppl on llama2.c .bin + tokenizer.bin + --text: fp32 through lampsim == torch (%.5g, %.5g)"
+          % (res["torch fp32"], res["fa2_fp32"]))
+    ids_path = os.path.join(tmp, "ids8.npy")
+    np.save(ids_path, x[:1, :8].numpy())
+    dump_dir = os.path.join(tmp, "gemma_traces")
+    dump_qkv.main(["--checkpoint", gemma_dir, "--ids", ids_path, "--out", dump_dir])
+    with open(os.path.join(dump_dir, "layer0.yaml")) as f:
+        text0 = f.read()
+    check(os.path.isfile(os.path.join(dump_dir, "layer1_q.npy")) and "sharpness: 0.5 " in text0,
+          "dump_qkv --checkpoint gemma3: 2 layers, sharpness 0.5 (query_pre_attn_scalar 64, head dim 16)")
+    np.save(ids_path, x[:1, :12].numpy())
+    refused(lambda: dump_qkv.main(["--checkpoint", gemma_dir, "--ids", ids_path, "--out", dump_dir]),
+            ["sliding-window", "model.layers.0.self_attn.core"], "dump_qkv refuses a trace of a live sliding window")
+
+    # 5. bad inputs name the file and the tensor or key
     d = os.path.join(tmp, "hf_0")
     with open(os.path.join(d, "model.safetensors.index.json")) as f:
         index = json.load(f)
