@@ -125,6 +125,72 @@ class Llama2cReference:
         return toks
 
 
+def hf_reference(cfg, sd, tokens):
+    """Logits [T, vocab] of one sequence in float64 numpy, written from the Hugging Face model
+    descriptions (Llama / Qwen2 / Qwen3 / Gemma 3) independently of lampsim.model: a second
+    implementation of the same math, with the window mask, per-layer RoPE and Gemma's norms."""
+    gemma = cfg["model_type"] == "gemma3_text"
+    w = {k: v.detach().double().numpy() for k, v in sd.items()}
+    T, hq, hk, d = len(tokens), cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    eps = cfg["rms_norm_eps"]
+
+    def norm(x, g):
+        return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * ((1 + g) if gemma else g)
+
+    def lin(x, name):
+        y = x @ w[name + ".weight"].T
+        return y + w[name + ".bias"] if name + ".bias" in w else y
+
+    def rope(x, theta, factor):
+        inv = 1.0 / theta ** (np.arange(0, d, 2) / d) / factor
+        ang = np.arange(T)[:, None] * inv[None, :]
+        c, s_ = np.cos(ang), np.sin(ang)
+        a, b = x[..., :d // 2], x[..., d // 2:]
+        return np.concatenate([a * c - b * s_, b * c + a * s_], -1)
+
+    x = w["model.embed_tokens.weight"][tokens] * (math.sqrt(cfg["hidden_size"]) if gemma else 1.0)
+    rs = cfg.get("rope_scaling") or {}
+    for i in range(cfg["num_hidden_layers"]):
+        p = "model.layers.%d." % i
+        sliding = cfg["layer_types"][i] == "sliding_attention"
+        theta = cfg["rope_local_base_freq"] if gemma and sliding else cfg["rope_theta"]
+        factor = rs.get("factor", 1.0) if rs.get("rope_type", rs.get("type")) == "linear" and not (gemma and sliding) else 1.0
+        h = norm(x, w[p + "input_layernorm.weight"])
+        q = lin(h, p + "self_attn.q_proj").reshape(T, hq, d)
+        k = lin(h, p + "self_attn.k_proj").reshape(T, hk, d)
+        v = lin(h, p + "self_attn.v_proj").reshape(T, hk, d)
+        if p + "self_attn.q_norm.weight" in w:
+            q, k = norm(q, w[p + "self_attn.q_norm.weight"]), norm(k, w[p + "self_attn.k_norm.weight"])
+        q, k = rope(q.transpose(1, 0, 2), theta, factor), rope(k.transpose(1, 0, 2), theta, factor)
+        v = v.transpose(1, 0, 2)
+        scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else d ** -0.5
+        o = np.zeros((hq, T, d))
+        for hh in range(hq):
+            kv = hh // (hq // hk)
+            sc = q[hh] @ k[kv].T * scale
+            for qi in range(T):
+                for kj in range(T):
+                    if kj > qi or (sliding and qi - kj >= cfg["sliding_window"]):
+                        sc[qi, kj] = -np.inf
+            pr = np.exp(sc - sc.max(-1, keepdims=True))
+            o[hh] = (pr / pr.sum(-1, keepdims=True)) @ v[kv]
+        a = lin(o.transpose(1, 0, 2).reshape(T, hq * d), p + "self_attn.o_proj")
+        if gemma:
+            x = x + norm(a, w[p + "post_attention_layernorm.weight"])
+            h = norm(x, w[p + "pre_feedforward_layernorm.weight"])
+        else:
+            x = x + a
+            h = norm(x, w[p + "post_attention_layernorm.weight"])
+        g = lin(h, p + "mlp.gate_proj")
+        g = 0.5 * g * (1 + np.tanh(math.sqrt(2 / math.pi) * (g + 0.044715 * g ** 3))) if gemma else g / (1 + np.exp(-g))
+        m = lin(g * lin(h, p + "mlp.up_proj"), p + "mlp.down_proj")
+        x = x + (norm(m, w[p + "post_feedforward_layernorm.weight"]) if gemma else m)
+    head = w["lm_head.weight"] if "lm_head.weight" in w else w["model.embed_tokens.weight"]
+    logits = norm(x, w["model.norm.weight"]) @ head.T
+    cap = cfg.get("final_logit_softcapping")
+    return np.tanh(logits / cap) * cap if gemma and cap else logits
+
+
 LLAMA = {"model_type": "llama", "vocab_size": 96, "hidden_size": 48, "intermediate_size": 80, "num_hidden_layers": 2,
          "num_attention_heads": 4, "num_key_value_heads": 2, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
          "max_position_embeddings": 64, "tie_word_embeddings": True}
@@ -227,6 +293,10 @@ def main(tmp):
         loaded = load_pretrained(d)
         out = loaded(x)
         check(torch.equal(out, m(x)) and bool(torch.isfinite(out).all()), "%s: HF directory -> same logits" % label)
+        if cfg["model_type"] != "llama":   # llama3 rope_scaling: checked through rope_frequencies above
+            ok, err = close(out[1].double(), torch.from_numpy(hf_reference(loaded.config, loaded.state_dict(),
+                                                                           x[1].tolist())), 1e-4)
+            check(ok, "%s == numpy forward from the model description: max |dlogit| %.1e" % (cfg["model_type"], err))
         models[cfg["model_type"]] = (loaded, d)
     qwen2 = models["qwen2"][0].model.layers[0].self_attn
     check(qwen2.q_proj.bias is not None and qwen2.o_proj.bias is None, "qwen2: bias on q/k/v, none on o_proj")
