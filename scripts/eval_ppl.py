@@ -50,8 +50,9 @@ def heldout_ids(sequences, tokens, tokenizer=None, text=None):
     need = sequences * (tokens + 1)
     if tokenizer is not None:
         # encode a prefix long enough for the windows (a few bytes per token at most), not the whole text
-        chunk = held[:need * 16].decode("utf-8", errors="ignore")
-        ids = np.asarray(tokenizer.encode(chunk), dtype=np.int64)
+        ids = np.asarray(tokenizer.encode(held[:need * 16].decode("utf-8", errors="ignore")), dtype=np.int64)
+        if len(ids) < need and len(held) > need * 16:
+            ids = np.asarray(tokenizer.encode(held.decode("utf-8", errors="ignore")), dtype=np.int64)
     else:
         ids = np.frombuffer(held, dtype=np.uint8).astype(np.int64)
     if need > len(ids):

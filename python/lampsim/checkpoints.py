@@ -13,6 +13,7 @@ models to other tools. Tokenizers: byte-level (vocabulary 256), llama2.c's token
 tokenizer.json through the `tokenizers` package when it is installed (it is not on Debian).
 Every error names the file and the tensor or key.
 """
+import heapq
 import json
 import os
 import re
@@ -356,16 +357,43 @@ class Llama2cTokenizer:
         for ch in text:
             b = ch.encode("utf-8")
             ids += [self.lookup[b]] if b in self.lookup else [self._byte_id(x) for x in b]
-        while True:
-            best, at = None, -1
-            for i in range(len(ids) - 1):
-                j = self.lookup.get(self.pieces[ids[i]] + self.pieces[ids[i + 1]])
-                if j is not None and (best is None or self.scores[j] > self.scores[best]):
-                    best, at = j, i
-            if best is None:
-                break
-            ids[at:at + 2] = [best]
-        return ([bos] if bos is not None else []) + ids
+        return ([bos] if bos is not None else []) + self._merge(ids)
+
+    def _merge(self, ids):
+        """The best-scoring merge first, the leftmost among equals, until no adjacent pair merges:
+        llama2.c's loop, with a heap of candidate pairs and a linked list (n log n, not n^2)."""
+        n = len(ids)
+        if n < 2:
+            return ids
+        nxt, prv = list(range(1, n + 1)), list(range(-1, n - 1))
+        nxt[-1] = -1
+        ver, alive, heap = [0] * n, [True] * n, []
+
+        def push(i):
+            j = nxt[i]
+            if j >= 0:
+                m = self.lookup.get(self.pieces[ids[i]] + self.pieces[ids[j]])
+                if m is not None:   # position i orders equal scores left to right
+                    heapq.heappush(heap, (-self.scores[m], i, ver[i], j, ver[j], m))
+
+        for i in range(n - 1):
+            push(i)
+        while heap:
+            _, i, vi, j, vj, m = heapq.heappop(heap)
+            if not (alive[i] and alive[j] and nxt[i] == j and ver[i] == vi and ver[j] == vj):
+                continue   # stale: one side merged since
+            ids[i], ver[i], alive[j] = m, ver[i] + 1, False
+            nxt[i] = nxt[j]
+            if nxt[j] >= 0:
+                prv[nxt[j]] = i
+            if prv[i] >= 0:
+                push(prv[i])
+            push(i)
+        out, i = [], 0
+        while i >= 0:
+            out.append(ids[i])
+            i = nxt[i]
+        return out
 
     def decode(self, ids):
         out = b""

@@ -258,6 +258,34 @@ def main(tmp):
     enc = t.encode("in the")
     check(enc == [269, 267], "BPE by score: 'in the' -> ['in', ' the'] (%s)" % [pieces[i] for i in enc])
     check(t.decode(t.encode(text)) == text, "llama2.c tokenizer: decode(encode(text)) == text (byte fallback)")
+    # the heap merge == llama2.c's loop as described (scan all pairs, best score, leftmost), on a
+    # random vocabulary of merges with tied scores and random text
+    rng = np.random.default_rng(5)
+    alphabet = [b"a", b"b", b"c", b" "]
+    merged = set()
+    while len(merged) < 40:
+        merged.add(b"".join(rng.choice(alphabet, size=int(rng.integers(2, 5)))))
+    rpieces = [b"<unk>", b"<s>", b"</s>"] + [b"<0x%02X>" % i for i in range(256)] + alphabet + sorted(merged)
+    rscores = [0.0] * (259 + len(alphabet)) + [float(rng.integers(-6, 0)) for _ in merged]
+    rpath = os.path.join(tmp, "random_tokenizer.bin")
+    C.write_llama2c_tokenizer(rpath, rpieces, rscores)
+    rt = C.Llama2cTokenizer(rpath, len(rpieces))
+    look = {p: i for i, p in enumerate(rpieces)}
+
+    def naive(txt):
+        ids = [look[ch.encode()] for ch in txt]
+        while True:
+            best, at = None, -1
+            for i in range(len(ids) - 1):
+                j = look.get(rpieces[ids[i]] + rpieces[ids[i + 1]])
+                if j is not None and (best is None or rscores[j] > rscores[best]):
+                    best, at = j, i
+            if best is None:
+                return ids
+            ids[at:at + 2] = [best]
+    texts = ["".join(rng.choice(["a", "b", "c", " "], size=int(rng.integers(1, 60)))) for _ in range(200)]
+    check(all(rt.encode(tx) == naive(tx) for tx in texts),
+          "tokenizer.bin: the heap merge == the described scan-all-pairs loop on 200 random texts")
     tok, _ = C.load_tokenizer(path, 96)
     check(tok is None, "no tokenizer.bin beside the .bin, vocabulary 96: no tokenizer (eval_ppl then needs --ids)")
 
