@@ -249,13 +249,19 @@ def main(argv=None):
         if int(ids.max()) >= vocab:
             raise SystemExit("eval_ppl: the tokenizer gives id %d, the model has %d tokens" % (int(ids.max()), vocab))
     taus = [float(t) for t in args.tau.split(",")]
-    results, rows = evaluate(model, ids, taus, args.batch, args.threads, not args.no_random)
+    try:   # e.g. a sliding-window layer longer than its window: refused by name, nothing written
+        results, rows = evaluate(model, ids, taus, args.batch, args.threads, not args.no_random)
+    except (NotImplementedError, lampsim.LampsimError) as e:
+        raise SystemExit("eval_ppl: %s" % e)
     meta = {"checkpoint": os.path.relpath(args.checkpoint, _ROOT) if args.checkpoint.startswith(_ROOT)
             else args.checkpoint, "sequences": int(ids.shape[0]), "tokens": int(ids.shape[1] - 1),
             "lampsim": lampsim.version(), "model_type": model.config["model_type"]}
     write_outputs(args.out, results, rows, meta)
     if args.dump_traces:
-        print("wrote", dump_traces(model, ids[:1, :-1], args.dump_traces))
+        try:
+            print("wrote", dump_traces(model, ids[:1, :-1], args.dump_traces))
+        except ValueError as e:
+            raise SystemExit("eval_ppl: --dump-traces: %s" % e)
     print("wrote %s/ppl.csv, ppl.json, layers.csv, ppl_vs_tau.png, ppl_vs_rate.png" % args.out)
     return 0
 

@@ -394,6 +394,11 @@ def main(tmp):
     np.save(ids_path, x[:1, :12].numpy())
     refused(lambda: dump_qkv.main(["--checkpoint", gemma_dir, "--ids", ids_path, "--out", dump_dir]),
             ["sliding-window", "model.layers.0.self_attn.core"], "dump_qkv refuses a trace of a live sliding window")
+    np.save(ids_path, x[:1, :13].numpy())
+    refused(lambda: eval_ppl.main(["-o", os.path.join(tmp, "ppl_gemma"), "--checkpoint", gemma_dir, "--ids", ids_path,
+                                   "--tau", "0.5", "--no-random"]),
+            ["eval_ppl", "sliding-window", "model.layers.0.self_attn.core"], "eval_ppl refuses a live sliding window")
+    check(not os.path.exists(os.path.join(tmp, "ppl_gemma")), "eval_ppl: nothing written for the refused run")
 
     # 5. bad inputs name the file and the tensor or key
     d = os.path.join(tmp, "hf_0")
