@@ -29,7 +29,15 @@ Library use (what the tests do)::
     layers = capture_qkv(model, lambda: model(tokens), mode="sdpa")
     write_layer(layers[0], "out", 0)
 
-Command line, for a Hugging Face checkpoint available locally (needs ``transformers``)::
+Command line, for a checkpoint lampsim.checkpoints reads (a Hugging Face Llama / Qwen2 / Qwen3 /
+Gemma 3 directory, a llama2.c .bin with its tokenizer.bin, the tiny model's .safetensors; no
+``transformers`` needed; the text is tokenized with the checkpoint's tokenizer, byte-level for a
+vocabulary of 256, or give ``--ids``)::
+
+    dump_qkv.py --checkpoint /path/to/Qwen3-0.6B --ids ids.npy --layers 0,13 --out out/
+    dump_qkv.py --checkpoint stories15M.bin --text "Once upon a time" --out out/
+
+or through ``transformers`` when it is installed::
 
     dump_qkv.py --hf-model /path/to/Qwen3-0.6B --text "The quick brown fox" --layers 0,13 --out out/
 """
@@ -132,8 +140,14 @@ def capture_qkv(model, run, mode="sdpa", module=None, causal=True):
                     def pre_hook(m, args, _name=name):
                         if len(args) < 3:
                             raise ValueError("module %s was not called with (q, k, v, ...)" % _name)
+                        # lampsim.model.CoreAttention carries its softmax scale and sliding window
+                        window = getattr(m, "window", None)
+                        if window is not None and window < args[1].shape[-2]:
+                            raise ValueError("module %s: sliding-window attention (window %d < %d keys): a trace is "
+                                             "causal attention over all keys; capture at most %d tokens"
+                                             % (_name, window, args[1].shape[-2], window))
                         records.append(CapturedLayer(_as_bhsd(args[0]), _as_bhsd(args[1]), _as_bhsd(args[2]),
-                                                     causal, None, _name))
+                                                     causal, getattr(m, "scale", None), _name))
                     handles.append(mod.register_forward_pre_hook(pre_hook))
             if not handles:
                 raise ValueError("no submodule matches %r" % module)
@@ -250,6 +264,10 @@ def _parse_layers(spec, n):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hf-model", help="local Hugging Face model directory (needs the transformers package)")
+    ap.add_argument("--checkpoint", help="a checkpoint lampsim.checkpoints reads (HF directory, llama2.c .bin, "
+                                         ".safetensors); no transformers needed")
+    ap.add_argument("--tokenizer", help="with --checkpoint: tokenizer.bin or tokenizer.json (default: the checkpoint's)")
+    ap.add_argument("--ids", help="with --checkpoint: .npy int array [1, tokens] instead of --text")
     ap.add_argument("--factory", help="MODULE:FUNCTION returning (model, run) where run() calls the model")
     ap.add_argument("--text", default="The quick brown fox jumps over the lazy dog.", help="prompt for --hf-model")
     ap.add_argument("--mode", choices=["sdpa", "hook"], default="sdpa")
@@ -269,14 +287,37 @@ def main(argv=None):
         model.eval()
         ids = tok(args.text, return_tensors="pt")
         run = lambda: model(**ids)
+    elif args.checkpoint:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+        from lampsim.checkpoints import load_tokenizer
+        from lampsim.model import load_pretrained
+        try:
+            model = load_pretrained(args.checkpoint)
+            vocab = model.config["vocab_size"]
+            if args.ids:
+                ids = torch.from_numpy(np.load(args.ids).astype(np.int64)).reshape(1, -1)
+            else:
+                tok, why = load_tokenizer(args.checkpoint, vocab, args.tokenizer)
+                if tok is None:
+                    raise SystemExit("dump_qkv: %s: give --tokenizer or --ids" % why)
+                ids = torch.tensor([tok.encode(args.text)], dtype=torch.int64)
+        except (ValueError, OSError) as e:
+            raise SystemExit("dump_qkv: %s" % e)
+        if int(ids.min()) < 0 or int(ids.max()) >= vocab:
+            raise SystemExit("dump_qkv: token ids must lie in [0, %d)" % vocab)
+        args.mode, args.module = "hook", r".*\.core"
+        run = lambda: model(ids)
     elif args.factory:
         modname, fn = args.factory.split(":")
         sys.path.insert(0, os.getcwd())
         mod = __import__(modname)
         model, run = getattr(mod, fn)()
     else:
-        raise SystemExit("give --hf-model or --factory")
-    layers = capture_qkv(model, run, mode=args.mode, module=args.module)
+        raise SystemExit("give --checkpoint, --hf-model or --factory")
+    try:
+        layers = capture_qkv(model, run, mode=args.mode, module=args.module)
+    except ValueError as e:
+        raise SystemExit("dump_qkv: %s" % e)
     if not layers:
         raise SystemExit("no attention call was captured (does the model use scaled_dot_product_attention?)")
     for i in _parse_layers(args.layers, len(layers)):

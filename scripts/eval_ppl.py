@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Perplexity of a PyTorch model with its attention computed by lampsim, across modes and tau.
 
-For the tiny model (models/tiny_kjv.safetensors, default) on held-out King James text, or for a
-Qwen3 checkpoint directory (config.json + *.safetensors) with --ids (token ids, .npy int array
-[sequences, tokens]). Modes: torch's own fp32 attention, lampsim fa2_fp32, fa2_16bit, pure_8bit,
+For the tiny model (models/tiny_kjv.safetensors, default) or any checkpoint lampsim.checkpoints
+reads (a Hugging Face Llama / Qwen2 / Qwen3 / Gemma 3 directory, sharded or not; a llama2.c .bin)
+on held-out King James text (or --text FILE) in the checkpoint's tokenizer (byte-level for a
+vocabulary of 256; tokenizer.bin beside a .bin; tokenizer.json with the `tokenizers` package;
+--tokenizer to name one), or on given token ids (--ids, .npy int array [sequences, tokens + 1]). Modes: torch's own fp32 attention, lampsim fa2_fp32, fa2_16bit, pure_8bit,
 LAMP at each tau, and random recompute at the sub-block rate LAMP reached at that tau. Per layer:
 disruptive-tile rate and recompute (HP sub-block) rate; per head: disruptive-tile rate and HP
 sub-blocks per executed key tile (from the per-tile records). Writes DIR/ppl.csv, DIR/ppl.json,
@@ -32,18 +34,30 @@ sys.path.insert(0, os.path.join(_ROOT, "python"))
 sys.path.insert(0, os.path.join(_ROOT, "scripts"))
 import lampsim  # noqa: E402
 from lampsim import kjv  # noqa: E402
+from lampsim.checkpoints import ByteTokenizer, load_tokenizer  # noqa: E402
 from lampsim.model import load_pretrained  # noqa: E402
 
 DEFAULT_CHECKPOINT = os.path.join(_ROOT, "models", "tiny_kjv.safetensors")
 
 
-def heldout_ids(sequences, tokens):
-    """[sequences, tokens + 1] byte ids from the held-out King James text, consecutive windows."""
-    _, held = kjv.split(kjv.kjv_bytes())
+def heldout_ids(sequences, tokens, tokenizer=None, text=None):
+    """[sequences, tokens + 1] token ids from the held-out King James text (or text), consecutive
+    windows; byte ids unless a tokenizer is given."""
+    if text is None:
+        _, held = kjv.split(kjv.kjv_bytes())
+    else:
+        held = text.encode("utf-8")
     need = sequences * (tokens + 1)
-    if need > len(held):
-        raise SystemExit("held-out text has %d bytes, %d asked" % (len(held), need))
-    return torch.from_numpy(np.frombuffer(held[:need], dtype=np.uint8).astype(np.int64).reshape(sequences, tokens + 1))
+    if tokenizer is not None:
+        # encode a prefix long enough for the windows (a few bytes per token at most), not the whole text
+        ids = np.asarray(tokenizer.encode(held[:need * 16].decode("utf-8", errors="ignore")), dtype=np.int64)
+        if len(ids) < need and len(held) > need * 16:
+            ids = np.asarray(tokenizer.encode(held.decode("utf-8", errors="ignore")), dtype=np.int64)
+    else:
+        ids = np.frombuffer(held, dtype=np.uint8).astype(np.int64)
+    if need > len(ids):
+        raise SystemExit("the text has %d tokens, %d asked (--sequences x (--tokens + 1))" % (len(ids), need))
+    return torch.from_numpy(ids[:need].reshape(sequences, tokens + 1).copy())
 
 
 def perplexity(model, ids, batch):
@@ -196,8 +210,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--out", required=True, help="output directory")
     ap.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT,
-                    help="tiny-model .safetensors or a Qwen3 directory (config.json + *.safetensors)")
-    ap.add_argument("--ids", help=".npy int array [sequences, tokens+1] of token ids (needed unless byte-level)")
+                    help="tiny-model .safetensors, a Hugging Face directory (config.json + *.safetensors) or a "
+                         "llama2.c .bin")
+    ap.add_argument("--tokenizer", help="tokenizer.bin (llama2.c) or tokenizer.json (needs `tokenizers`); default: "
+                                        "the checkpoint's own, byte-level for a vocabulary of 256")
+    ap.add_argument("--text", help="UTF-8 text file to evaluate on (default: the held-out King James text)")
+    ap.add_argument("--ids", help=".npy int array [sequences, tokens+1] of token ids (instead of text)")
     ap.add_argument("--sequences", type=int, default=16)
     ap.add_argument("--tokens", type=int, default=256)
     ap.add_argument("--tau", default="1,0.5,0.25,0.125,0.0625")
@@ -211,20 +229,39 @@ def main(argv=None):
         model = load_pretrained(args.checkpoint)
     except (ValueError, OSError) as e:
         raise SystemExit("eval_ppl: %s" % e)
+    vocab = model.config["vocab_size"]
     if args.ids:
         ids = torch.from_numpy(np.load(args.ids).astype(np.int64))
-    elif model.config["vocab_size"] == 256:
-        ids = heldout_ids(args.sequences, args.tokens)
+        if ids.dim() != 2 or int(ids.min()) < 0 or int(ids.max()) >= vocab:
+            raise SystemExit("eval_ppl: %s: expected int ids [sequences, tokens + 1] in [0, %d)" % (args.ids, vocab))
     else:
-        raise SystemExit("eval_ppl: the model is not byte-level: give its token ids with --ids")
+        try:
+            tok, why = load_tokenizer(args.checkpoint, vocab, args.tokenizer)
+        except (ValueError, OSError) as e:
+            raise SystemExit("eval_ppl: %s" % e)
+        if tok is None:
+            raise SystemExit("eval_ppl: %s: give --tokenizer or token ids with --ids" % why)
+        text = None
+        if args.text:
+            with open(args.text, encoding="utf-8") as f:
+                text = f.read()
+        ids = heldout_ids(args.sequences, args.tokens, None if isinstance(tok, ByteTokenizer) else tok, text)
+        if int(ids.max()) >= vocab:
+            raise SystemExit("eval_ppl: the tokenizer gives id %d, the model has %d tokens" % (int(ids.max()), vocab))
     taus = [float(t) for t in args.tau.split(",")]
-    results, rows = evaluate(model, ids, taus, args.batch, args.threads, not args.no_random)
+    try:   # e.g. a sliding-window layer longer than its window: refused by name, nothing written
+        results, rows = evaluate(model, ids, taus, args.batch, args.threads, not args.no_random)
+    except (NotImplementedError, lampsim.LampsimError) as e:
+        raise SystemExit("eval_ppl: %s" % e)
     meta = {"checkpoint": os.path.relpath(args.checkpoint, _ROOT) if args.checkpoint.startswith(_ROOT)
             else args.checkpoint, "sequences": int(ids.shape[0]), "tokens": int(ids.shape[1] - 1),
-            "lampsim": lampsim.version()}
+            "lampsim": lampsim.version(), "model_type": model.config["model_type"]}
     write_outputs(args.out, results, rows, meta)
     if args.dump_traces:
-        print("wrote", dump_traces(model, ids[:1, :-1], args.dump_traces))
+        try:
+            print("wrote", dump_traces(model, ids[:1, :-1], args.dump_traces))
+        except ValueError as e:
+            raise SystemExit("eval_ppl: --dump-traces: %s" % e)
     print("wrote %s/ppl.csv, ppl.json, layers.csv, ppl_vs_tau.png, ppl_vs_rate.png" % args.out)
     return 0
 

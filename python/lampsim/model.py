@@ -1,9 +1,11 @@
-"""A Qwen3-style decoder-only language model in plain PyTorch (1.13 and 2.x).
+"""Decoder-only language models in plain PyTorch (1.13 and 2.x): Qwen3, Qwen2, Llama, Gemma 3 (text).
 
-RMSNorm, headwise QK-norm with learned gains (RMSNorm over the head dimension, applied before
-RoPE), rotary position embeddings, grouped-query attention, SwiGLU MLP, optional tied embeddings.
-Parameter names follow Hugging Face's Qwen3 checkpoints (``model.layers.N.self_attn.q_proj.weight``
-...), so a user's Qwen3 ``config.json`` + ``.safetensors`` loads with :func:`load_pretrained`.
+RMSNorm (Gemma: 1 + weight, sandwich norms, embeddings scaled by sqrt(hidden)), headwise QK-norm
+with learned gains before RoPE (Qwen3, Gemma 3), rotary position embeddings with rope_scaling
+default / linear / llama3, grouped-query attention, SwiGLU or tanh-GELU MLP, sliding-window layers,
+optional tied embeddings. Parameter names follow Hugging Face's checkpoints
+(``model.layers.N.self_attn.q_proj.weight`` ...), so a user's ``config.json`` + ``.safetensors``
+loads with :func:`load_pretrained` (lampsim.checkpoints also reads llama2.c ``.bin`` files).
 
 Attention itself is computed by :class:`CoreAttention`, a submodule whose forward takes
 ``(q, k, v)`` after QK-norm and RoPE. It calls ``torch.nn.functional.scaled_dot_product_attention``
@@ -18,60 +20,162 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-# Config keys (Hugging Face spelling) with the defaults Qwen3 uses when a key is absent.
-_DEFAULTS = {
-    "rms_norm_eps": 1e-6,
-    "rope_theta": 1000000.0,
-    "tie_word_embeddings": False,
-    "attention_bias": False,
-    "hidden_act": "silu",
+# Per architecture (config.json's model_type): the math it implies beyond the shared decoder, and
+# the defaults Hugging Face's config classes use when a key is absent. One table: check_config,
+# the modules and the docs (docs/models.md) follow it.
+_ARCH = {
+    # QK-norm, bias on q/k/v (key or fixed), bias on o, Gemma-style norms/scaling
+    "qwen3": {"qk_norm": True, "qkv_bias": "attention_bias", "o_bias": "attention_bias", "gemma": False,
+              "defaults": {"rope_theta": 1000000.0, "rms_norm_eps": 1e-6, "tie_word_embeddings": False}},
+    "lampsim-tiny": {"qk_norm": True, "qkv_bias": "attention_bias", "o_bias": "attention_bias", "gemma": False,
+                     "defaults": {"rope_theta": 1000000.0, "rms_norm_eps": 1e-6, "tie_word_embeddings": False}},
+    "llama": {"qk_norm": False, "qkv_bias": "attention_bias", "o_bias": "attention_bias", "gemma": False,
+              "defaults": {"rope_theta": 10000.0, "rms_norm_eps": 1e-6, "tie_word_embeddings": False}},
+    "qwen2": {"qk_norm": False, "qkv_bias": True, "o_bias": False, "gemma": False,
+              "defaults": {"rope_theta": 10000.0, "rms_norm_eps": 1e-6, "tie_word_embeddings": False}},
+    "gemma3_text": {"qk_norm": True, "qkv_bias": "attention_bias", "o_bias": "attention_bias", "gemma": True,
+                    "defaults": {"rope_theta": 1000000.0, "rms_norm_eps": 1e-6, "tie_word_embeddings": True,
+                                 "hidden_activation": "gelu_pytorch_tanh", "query_pre_attn_scalar": 256,
+                                 "rope_local_base_freq": 10000.0, "sliding_window": 4096,
+                                 "sliding_window_pattern": 6}},
 }
+_DEFAULTS = {"attention_bias": False, "mlp_bias": False, "hidden_act": "silu"}
 _REQUIRED = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads")
+_ACTIVATIONS = ("silu", "gelu_pytorch_tanh")
+# Keys that change the math and are not implemented: refused when set to anything but these values.
+_UNSUPPORTED = {"partial_rotary_factor": (None, 1, 1.0), "attn_logit_softcapping": (None,),
+                "use_bidirectional_attention": (None, False), "quantization_config": (None,),
+                "num_experts": (None, 0), "num_local_experts": (None, 0)}
+_ROPE_TYPES = ("default", "linear", "llama3")
 
 
 class ConfigError(ValueError):
     """A model configuration this implementation cannot represent faithfully."""
 
 
+def _rope_scaling(rs, source):
+    """rope_scaling normalised to a dict with 'rope_type' (None: no scaling), or ConfigError."""
+    if not rs:
+        return None
+    if not isinstance(rs, dict):
+        raise ConfigError("%s: rope_scaling: expected an object, got %r" % (source, rs))
+    kind = rs.get("rope_type", rs.get("type", "default"))
+    if kind not in _ROPE_TYPES:
+        raise ConfigError("%s: rope_scaling.rope_type %r is not supported (%s only)" % (source, kind, ", ".join(_ROPE_TYPES)))
+    need = {"linear": ("factor",), "llama3": ("factor", "low_freq_factor", "high_freq_factor",
+                                              "original_max_position_embeddings")}.get(kind, ())
+    for k in need:
+        if k not in rs:
+            raise ConfigError("%s: rope_scaling (%s) misses %r" % (source, kind, k))
+    return dict(rs, rope_type=kind) if kind != "default" else None
+
+
 def check_config(cfg, source="config"):
-    """Returns a complete config dict or raises ConfigError naming the offending key."""
+    """Returns a complete config dict or raises ConfigError naming the source and the offending key.
+
+    Adds the derived keys head_dim, num_key_value_heads and layer_types (per layer "full_attention"
+    or "sliding_attention")."""
+    mt = cfg.get("model_type", "qwen3")
+    if mt == "gemma3" and isinstance(cfg.get("text_config"), dict):
+        raise ConfigError("%s: model_type 'gemma3' (multimodal): load it with lampsim.checkpoints.load_hf, which "
+                          "takes its text_config" % source)
+    if mt not in _ARCH:
+        raise ConfigError("%s: model_type %r is not supported (%s)" % (source, mt, ", ".join(sorted(_ARCH))))
+    arch = _ARCH[mt]
     out = dict(_DEFAULTS)
-    out.update(cfg)
-    mt = out.get("model_type", "qwen3")
-    if mt not in ("qwen3", "lampsim-tiny"):
-        raise ConfigError("%s: model_type %r is not supported (Qwen3-style models only; Gemma 3 needs "
-                          "sliding-window attention, soft-capping and sandwich norms, not implemented)" % (source, mt))
+    out.update(arch["defaults"])
+    out.update({k: v for k, v in cfg.items() if v is not None or k not in arch["defaults"]})
+    out["model_type"] = mt
     for k in _REQUIRED:
         if k not in out:
             raise ConfigError("%s: missing key %r" % (source, k))
-    out.setdefault("num_key_value_heads", out["num_attention_heads"])
-    out.setdefault("head_dim", out["hidden_size"] // out["num_attention_heads"])
+    for k, allowed in _UNSUPPORTED.items():
+        if out.get(k) not in allowed:
+            raise ConfigError("%s: %s %r is not supported (it changes the math)" % (source, k, out[k]))
+    if out.get("num_key_value_heads") is None:
+        out["num_key_value_heads"] = out["num_attention_heads"]
+    if out.get("head_dim") is None:
+        out["head_dim"] = out["hidden_size"] // out["num_attention_heads"]
     if out["num_attention_heads"] % out["num_key_value_heads"]:
         raise ConfigError("%s: num_attention_heads %d is not a multiple of num_key_value_heads %d"
                           % (source, out["num_attention_heads"], out["num_key_value_heads"]))
-    if out.get("use_sliding_window") or (out.get("layer_types") and any(t != "full_attention" for t in out["layer_types"])):
-        raise ConfigError("%s: sliding-window attention is not supported (use_sliding_window / layer_types)" % source)
-    if out["hidden_act"] != "silu":
-        raise ConfigError("%s: hidden_act %r is not supported (silu only)" % (source, out["hidden_act"]))
-    if out.get("rope_scaling"):
-        raise ConfigError("%s: rope_scaling %r is not supported" % (source, out["rope_scaling"]))
+    act_key = "hidden_activation" if arch["gemma"] else "hidden_act"
+    if out.get(act_key) not in _ACTIVATIONS:
+        raise ConfigError("%s: %s %r is not supported (%s)" % (source, act_key, out.get(act_key), ", ".join(_ACTIVATIONS)))
+    out["rope_scaling"] = _rope_scaling(out.get("rope_scaling"), source)
+    out["layer_types"] = _layer_types(out, arch, source)
+    if "sliding_attention" in out["layer_types"] and not (isinstance(out.get("sliding_window"), int)
+                                                          and out["sliding_window"] > 0):
+        raise ConfigError("%s: sliding_window %r: expected a positive integer for the sliding-window layers"
+                          % (source, out.get("sliding_window")))
     return out
 
 
+def _layer_types(out, arch, source):
+    n = out["num_hidden_layers"]
+    lt = out.get("layer_types")
+    if lt is not None:
+        if len(lt) != n:
+            raise ConfigError("%s: layer_types has %d entries for %d layers" % (source, len(lt), n))
+        for i, t in enumerate(lt):
+            if t not in ("full_attention", "sliding_attention"):
+                raise ConfigError("%s: layer_types[%d] %r is not supported (full_attention, sliding_attention)"
+                                  % (source, i, t))
+        return list(lt)
+    if arch["gemma"]:   # every sliding_window_pattern-th layer is global
+        p = out["sliding_window_pattern"]
+        return ["full_attention" if (i + 1) % p == 0 else "sliding_attention" for i in range(n)]
+    if out.get("use_sliding_window"):   # Qwen2/Qwen3: layers from max_window_layers on slide
+        first = out.get("max_window_layers", 0)
+        return ["sliding_attention" if i >= first else "full_attention" for i in range(n)]
+    return ["full_attention"] * n
+
+
+def layer_rope_theta(cfg, i):
+    """(theta, scaling) of layer i: Gemma 3's sliding layers use rope_local_base_freq, unscaled."""
+    if _ARCH[cfg["model_type"]]["gemma"] and cfg["layer_types"][i] == "sliding_attention":
+        return float(cfg["rope_local_base_freq"]), None
+    return float(cfg["rope_theta"]), cfg["rope_scaling"]
+
+
 class RMSNorm(nn.Module):
-    def __init__(self, dim, eps):
+    """x / rms(x) * weight, in float32; offset 1 gives Gemma's x / rms(x) * (1 + weight)."""
+
+    def __init__(self, dim, eps, offset=0.0):
         super().__init__()
-        self.weight = nn.Parameter(torch.ones(dim))
+        self.weight = nn.Parameter(torch.zeros(dim) if offset else torch.ones(dim))
         self.eps = eps
+        self.offset = offset
 
     def forward(self, x):
         x32 = x.float()
         y = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
-        return (self.weight * y).to(x.dtype)
+        w = self.weight.float() + self.offset if self.offset else self.weight
+        return (w * y).to(x.dtype)
 
 
-def rope_tables(seq, dim, theta, device=None):
-    inv = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float64, device=device) / dim))
+def rope_frequencies(dim, theta, scaling=None):
+    """The rotary inverse frequencies (float64) for head dim `dim`, with rope_scaling applied:
+    'linear' divides every frequency by factor (positions / factor); 'llama3' divides the
+    low-frequency ones (wavelength above original_max_position_embeddings / low_freq_factor) by
+    factor, keeps the high-frequency ones (wavelength below ... / high_freq_factor) and blends
+    linearly in between (Llama 3.1's published rule)."""
+    inv = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
+    if not scaling:
+        return inv
+    factor = float(scaling["factor"])
+    if scaling["rope_type"] == "linear":
+        return inv / factor
+    lo, hi = float(scaling["low_freq_factor"]), float(scaling["high_freq_factor"])
+    orig = float(scaling["original_max_position_embeddings"])
+    wavelen = 2 * math.pi / inv
+    smooth = ((orig / wavelen - lo) / (hi - lo)).clamp(0.0, 1.0)
+    return torch.where(wavelen < orig / hi, inv,
+                       torch.where(wavelen > orig / lo, inv / factor, (1 - smooth) * inv / factor + smooth * inv))
+
+
+def rope_tables(seq, dim, theta, device=None, scaling=None):
+    inv = rope_frequencies(dim, theta, scaling).to(device)
     ang = torch.arange(seq, dtype=torch.float64, device=device)[:, None] * inv[None, :]
     ang = torch.cat([ang, ang], dim=-1)
     return ang.cos().float(), ang.sin().float()
@@ -83,53 +187,94 @@ def apply_rope(x, cos, sin):
     return x * cos + rot * sin
 
 
-def reference_attention(q, k, v, causal=True, scale=None):
+def attention_mask(sq, sk, causal=True, window=None, device=None):
+    """Boolean keep-mask [sq, sk], bottom-right aligned: causal keeps key j for query i when j <= i
+    (i counted from sk - sq); a window W also drops keys with i - j >= W (W keys visible, self
+    included, as Hugging Face's sliding-window layers)."""
+    i = torch.arange(sk - sq, sk, device=device)[:, None]
+    j = torch.arange(sk, device=device)[None, :]
+    keep = j <= i if causal else torch.ones(sq, sk, dtype=torch.bool, device=device)
+    if window is not None:
+        keep = keep & (i - j < window)
+    return keep
+
+
+def reference_attention(q, k, v, causal=True, scale=None, window=None):
     """softmax(q k^T * scale) v with GQA (KV head h serves query heads h*g .. h*g+g-1) and a
-    bottom-right aligned causal mask, in the input dtype: the fp32 baseline."""
+    bottom-right aligned causal mask (optionally a sliding window), in the input dtype: the fp32
+    baseline."""
     hq, hk = q.shape[-3], k.shape[-3]
     if hq != hk:
         k = k.repeat_interleave(hq // hk, dim=-3)
         v = v.repeat_interleave(hq // hk, dim=-3)
     s = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
     att = torch.matmul(q, k.transpose(-2, -1)) * s
-    if causal:
-        sq, sk = att.shape[-2], att.shape[-1]
-        keep = torch.ones(sq, sk, dtype=torch.bool, device=att.device).tril(sk - sq)
+    if causal or window is not None:
+        keep = attention_mask(att.shape[-2], att.shape[-1], causal, window, att.device)
         att = att.masked_fill(~keep, float("-inf"))
     return torch.matmul(torch.softmax(att, dim=-1), v)
 
 
 class CoreAttention(nn.Module):
-    """softmax(q k^T / sqrt(d)) v on q [B, Hq, S, D], k and v [B, Hkv, S, D]: the part lampsim replaces."""
+    """softmax(q k^T * scale) v on q [B, Hq, S, D], k and v [B, Hkv, S, D]: the part lampsim replaces.
+
+    scale None means 1/sqrt(D); window (sliding-window layers) limits each query to its last
+    `window` keys. Both are attributes, so the patch helpers and trace capture read them from the
+    module (lampsim.patch refuses a window shorter than the sequence: the engine has no mask)."""
+
+    def __init__(self, scale=None, window=None):
+        super().__init__()
+        self.scale = scale
+        self.window = window
 
     def forward(self, q, k, v, causal=True):
+        window = self.window if self.window is not None and self.window < k.shape[-2] else None
         sdpa = getattr(F, "scaled_dot_product_attention", None)
         if sdpa is not None:
             if q.shape[1] != k.shape[1]:
                 g = q.shape[1] // k.shape[1]
                 k, v = k.repeat_interleave(g, dim=1), v.repeat_interleave(g, dim=1)
-            return sdpa(q, k, v, is_causal=causal)
-        return reference_attention(q, k, v, causal)
+            kw = {} if self.scale is None else {"scale": self.scale}
+            if window is not None:
+                mask = attention_mask(q.shape[-2], k.shape[-2], causal, window, q.device)
+                return sdpa(q, k, v, attn_mask=mask, **kw)
+            return sdpa(q, k, v, is_causal=causal, **kw)
+        return reference_attention(q, k, v, causal, self.scale, window)
+
+
+def _bias(arch, which, cfg):
+    b = arch[which]
+    return bool(cfg[b]) if isinstance(b, str) else b
 
 
 class Attention(nn.Module):
-    def __init__(self, cfg):
+    def __init__(self, cfg, layer):
         super().__init__()
+        arch = _ARCH[cfg["model_type"]]
         h, hq, hk, d = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
-        bias = bool(cfg["attention_bias"])
+        qkv_bias, o_bias = _bias(arch, "qkv_bias", cfg), _bias(arch, "o_bias", cfg)
         self.hq, self.hk, self.d = hq, hk, d
-        self.q_proj = nn.Linear(h, hq * d, bias=bias)
-        self.k_proj = nn.Linear(h, hk * d, bias=bias)
-        self.v_proj = nn.Linear(h, hk * d, bias=bias)
-        self.o_proj = nn.Linear(hq * d, h, bias=bias)
-        self.q_norm = RMSNorm(d, cfg["rms_norm_eps"])
-        self.k_norm = RMSNorm(d, cfg["rms_norm_eps"])
-        self.core = CoreAttention()
+        self.q_proj = nn.Linear(h, hq * d, bias=qkv_bias)
+        self.k_proj = nn.Linear(h, hk * d, bias=qkv_bias)
+        self.v_proj = nn.Linear(h, hk * d, bias=qkv_bias)
+        self.o_proj = nn.Linear(hq * d, h, bias=o_bias)
+        if arch["qk_norm"]:
+            offset = 1.0 if arch["gemma"] else 0.0
+            self.q_norm = RMSNorm(d, cfg["rms_norm_eps"], offset)
+            self.k_norm = RMSNorm(d, cfg["rms_norm_eps"], offset)
+        else:
+            self.q_norm = self.k_norm = None
+        scale = float(cfg["query_pre_attn_scalar"]) ** -0.5 if arch["gemma"] else None
+        window = cfg["sliding_window"] if cfg["layer_types"][layer] == "sliding_attention" else None
+        self.core = CoreAttention(scale, window)
 
     def forward(self, x, cos, sin):
         b, s, _ = x.shape
-        q = self.q_norm(self.q_proj(x).view(b, s, self.hq, self.d)).transpose(1, 2)
-        k = self.k_norm(self.k_proj(x).view(b, s, self.hk, self.d)).transpose(1, 2)
+        q = self.q_proj(x).view(b, s, self.hq, self.d)
+        k = self.k_proj(x).view(b, s, self.hk, self.d)
+        if self.q_norm is not None:
+            q, k = self.q_norm(q), self.k_norm(k)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)
         v = self.v_proj(x).view(b, s, self.hk, self.d).transpose(1, 2)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
         o = self.core(q.contiguous(), k.contiguous(), v.contiguous(), causal=True)
@@ -139,24 +284,39 @@ class Attention(nn.Module):
 class MLP(nn.Module):
     def __init__(self, cfg):
         super().__init__()
-        h, m = cfg["hidden_size"], cfg["intermediate_size"]
-        self.gate_proj = nn.Linear(h, m, bias=False)
-        self.up_proj = nn.Linear(h, m, bias=False)
-        self.down_proj = nn.Linear(m, h, bias=False)
+        h, m, bias = cfg["hidden_size"], cfg["intermediate_size"], bool(cfg["mlp_bias"])
+        self.gate_proj = nn.Linear(h, m, bias=bias)
+        self.up_proj = nn.Linear(h, m, bias=bias)
+        self.down_proj = nn.Linear(m, h, bias=bias)
+        gemma = _ARCH[cfg["model_type"]]["gemma"]
+        self.tanh_gelu = (cfg["hidden_activation"] if gemma else cfg["hidden_act"]) == "gelu_pytorch_tanh"
 
     def forward(self, x):
-        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+        g = self.gate_proj(x)
+        g = F.gelu(g, approximate="tanh") if self.tanh_gelu else F.silu(g)
+        return self.down_proj(g * self.up_proj(x))
 
 
 class DecoderLayer(nn.Module):
-    def __init__(self, cfg):
+    """Pre-norm residual block; Gemma adds a norm after attention and after the MLP ("sandwich")."""
+
+    def __init__(self, cfg, layer):
         super().__init__()
-        self.input_layernorm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
-        self.self_attn = Attention(cfg)
-        self.post_attention_layernorm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        gemma = _ARCH[cfg["model_type"]]["gemma"]
+        h, eps, off = cfg["hidden_size"], cfg["rms_norm_eps"], 1.0 if gemma else 0.0
+        self.input_layernorm = RMSNorm(h, eps, off)
+        self.self_attn = Attention(cfg, layer)
+        self.post_attention_layernorm = RMSNorm(h, eps, off)
         self.mlp = MLP(cfg)
+        if gemma:
+            self.pre_feedforward_layernorm = RMSNorm(h, eps, off)
+            self.post_feedforward_layernorm = RMSNorm(h, eps, off)
+        self.gemma = gemma
 
     def forward(self, x, cos, sin):
+        if self.gemma:
+            x = x + self.post_attention_layernorm(self.self_attn(self.input_layernorm(x), cos, sin))
+            return x + self.post_feedforward_layernorm(self.mlp(self.pre_feedforward_layernorm(x)))
         x = x + self.self_attn(self.input_layernorm(x), cos, sin)
         return x + self.mlp(self.post_attention_layernorm(x))
 
@@ -164,57 +324,63 @@ class DecoderLayer(nn.Module):
 class Backbone(nn.Module):
     def __init__(self, cfg):
         super().__init__()
+        off = 1.0 if _ARCH[cfg["model_type"]]["gemma"] else 0.0
         self.embed_tokens = nn.Embedding(cfg["vocab_size"], cfg["hidden_size"])
-        self.layers = nn.ModuleList([DecoderLayer(cfg) for _ in range(cfg["num_hidden_layers"])])
-        self.norm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"])
+        self.layers = nn.ModuleList([DecoderLayer(cfg, i) for i in range(cfg["num_hidden_layers"])])
+        self.norm = RMSNorm(cfg["hidden_size"], cfg["rms_norm_eps"], off)
 
 
 class CausalLM(nn.Module):
-    """Qwen3-style causal LM; forward(ids [B, S]) -> logits [B, S, vocab]."""
+    """Decoder-only causal LM (Qwen3, Qwen2, Llama, Gemma 3 text; see _ARCH); forward(ids [B, S]) ->
+    logits [B, S, vocab]."""
 
     def __init__(self, cfg):
         super().__init__()
         self.config = check_config(cfg)
-        self.model = Backbone(self.config)
-        self.lm_head = nn.Linear(self.config["hidden_size"], self.config["vocab_size"], bias=False)
-        if self.config["tie_word_embeddings"]:
+        c = self.config
+        self.model = Backbone(c)
+        self.lm_head = nn.Linear(c["hidden_size"], c["vocab_size"], bias=False)
+        if c["tie_word_embeddings"]:
             self.lm_head.weight = self.model.embed_tokens.weight
+        gemma = _ARCH[c["model_type"]]["gemma"]
+        self.embed_scale = math.sqrt(c["hidden_size"]) if gemma else None
+        self.final_softcap = c.get("final_logit_softcapping") if gemma else None
+        # layers sharing (theta, scaling) share one table
+        self.layer_rope = [layer_rope_theta(c, i) for i in range(c["num_hidden_layers"])]
 
     def forward(self, ids):
         x = self.model.embed_tokens(ids)
-        cos, sin = rope_tables(ids.shape[1], self.config["head_dim"], self.config["rope_theta"], ids.device)
-        for layer in self.model.layers:
-            x = layer(x, cos, sin)
-        return self.lm_head(self.model.norm(x))
+        if self.embed_scale is not None:   # Gemma: the scale rounded to the activations' dtype first
+            x = x * torch.tensor(self.embed_scale, dtype=x.dtype)
+        tables = {}
+        for layer, (theta, scaling) in zip(self.model.layers, self.layer_rope):
+            key = (theta, json.dumps(scaling, sort_keys=True))
+            if key not in tables:
+                tables[key] = rope_tables(ids.shape[1], self.config["head_dim"], theta, ids.device, scaling)
+            x = layer(x, *tables[key])
+        logits = self.lm_head(self.model.norm(x))
+        if self.final_softcap:
+            logits = torch.tanh(logits / self.final_softcap) * self.final_softcap
+        return logits
 
     def core_attention_names(self):
         """Qualified names of the CoreAttention submodules, in layer order."""
         return [n for n, m in self.named_modules() if isinstance(m, CoreAttention)]
 
 
+def greedy_generate(model, ids, steps):
+    """ids [1, S] followed by `steps` greedily chosen tokens (full recompute per step: small models)."""
+    out = ids
+    with torch.no_grad():
+        for _ in range(steps):
+            nxt = model(out)[:, -1].argmax(-1, keepdim=True)
+            out = torch.cat([out, nxt], dim=1)
+    return out
+
+
 def load_pretrained(path, dtype=torch.float32):
-    """A CausalLM from a directory with config.json and *.safetensors (Hugging Face layout) or from
-    a single .safetensors file whose metadata holds the config (the tiny model's checkpoint)."""
-    from .safetensors_io import read_safetensors
-    if os.path.isdir(path):
-        cfg_path = os.path.join(path, "config.json")
-        with open(cfg_path) as f:
-            cfg = check_config(json.load(f), cfg_path)
-        tensors = {}
-        for name in sorted(os.listdir(path)):
-            if name.endswith(".safetensors"):
-                tensors.update(read_safetensors(os.path.join(path, name))[0])
-    else:
-        tensors, meta = read_safetensors(path)
-        if "config" not in meta:
-            raise ConfigError("%s: no 'config' entry in the safetensors metadata" % path)
-        cfg = check_config(json.loads(meta["config"]), path)
-    model = CausalLM(cfg)
-    state = {k: torch.from_numpy(v).to(dtype) for k, v in tensors.items()}
-    if cfg["tie_word_embeddings"]:
-        state.setdefault("lm_head.weight", state.get("model.embed_tokens.weight"))
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    if missing or unexpected:
-        raise ConfigError("%s: checkpoint does not match the config (missing %s, unexpected %s)"
-                          % (path, missing[:5], unexpected[:5]))
-    return model.to(dtype).eval()
+    """A CausalLM from a checkpoint (lampsim.checkpoints.load_model): a Hugging Face directory
+    (config.json + *.safetensors, sharded or not), a llama2.c .bin, or a single .safetensors file
+    whose metadata holds the config (the tiny model's checkpoint)."""
+    from .checkpoints import load_model
+    return load_model(path, dtype)

@@ -5,7 +5,9 @@
   no SDPA, the function is installed for the block, so code that looks it up at call time uses it.
 * patch_modules: replaces the forward of the submodules that compute attention themselves from
   (q, k, v, ...) (default: every module whose class is named CoreAttention, as in
-  lampsim.model), the path for models on torch 1.13.
+  lampsim.model), the path for models on torch 1.13. A module's ``scale`` attribute (softmax scale,
+  e.g. Gemma's query_pre_attn_scalar ** -0.5) is honoured; a ``window`` attribute shorter than the
+  keys (a sliding-window layer) is refused, naming the module: the engine has no mask.
 
 Both yield a list that receives one (name, stats) per attention call, in call order. They compute
 without autograd (evaluation only). torch is imported when a patch is made, so that
@@ -71,11 +73,17 @@ def patch_modules(model, pattern=None, class_name="CoreAttention", config=None, 
     calls = []
     patched = []   # (module, its own forward attribute before the patch, or _NONE)
     for name, mod in _matching_modules(model, pattern, class_name):
-        def forward(q, k, v, causal=True, _name=name, **extra):
+        def forward(q, k, v, causal=True, _name=name, _mod=mod, **extra):
             if extra:
                 _refuse("the argument(s) %s of %s" % (", ".join(sorted(extra)), _name))
+            # a module's own softmax scale and sliding window (lampsim.model.CoreAttention's attributes)
+            window = getattr(_mod, "window", None)
+            if window is not None and window < k.shape[-2]:
+                _refuse("sliding-window attention (window %d < %d keys) in %s" % (window, k.shape[-2], _name))
+            scale = getattr(_mod, "scale", None)
+            opts = options if scale is None else dict(options, scale=scale)
             with torch.no_grad():
-                o, stats = attention(q, k, v, causal=causal, config=config, **options)
+                o, stats = attention(q, k, v, causal=causal, config=config, **opts)
             calls.append((_name, stats))
             return o
         patched.append((mod, vars(mod).get("forward", _NONE)))

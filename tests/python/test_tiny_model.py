@@ -86,7 +86,7 @@ def main(tmp, checkpoint):
     hf = load_pretrained(tmp)
     check(torch.equal(hf(x), model(x)), "Qwen3 checkpoint directory (config.json + safetensors) loads identically")
     # configurations the architecture cannot represent are refused by name
-    for bad, needle in (({"model_type": "gemma3"}, "gemma3"), ({"use_sliding_window": True}, "sliding"),
+    for bad, needle in (({"model_type": "gemma3"}, "gemma3"), ({"layer_types": ["chunked_attention"] * 4}, "layer_types[0]"),
                         ({"num_key_value_heads": 3}, "num_key_value_heads"), ({"rope_scaling": {"type": "yarn"}}, "rope_scaling")):
         try:
             check_config(dict(cfg, **bad), "config.json")
