@@ -407,6 +407,26 @@ static void leaf_paths(const ls_yamltree_node *m, const char *prefix, char (*out
     }
 }
 
+/* The leaf key paths a YAML file of the repository sets (at most cap); 0 when it cannot be read. */
+static int file_leaf_paths(const char *name, char (*keys)[256], int cap)
+{
+    FILE *f = fopen(rpath(name), "rb");
+    CHECK_MSG(f != NULL, "%s missing", name);
+    static char text[1 << 16];
+    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[len] = 0;
+    ls_yamltree_doc doc;
+    int el, ec, nk = 0;
+    char em[256];
+    int ok = ls_yamltree_parse(text, len, &doc, &el, &ec, em, sizeof em) == 0;
+    CHECK_MSG(ok, "%s:%d:%d: %s", name, el, ec, em);
+    if (!ok) return 0;
+    leaf_paths(doc.root, "", keys, &nk, cap);
+    ls_yamltree_free(&doc);
+    return nk;
+}
+
 static int numeric(const ls_config_schema_entry *e)
 {
     return e->type == LS_CONFIG_T_INT || e->type == LS_CONFIG_T_INT64 || e->type == LS_CONFIG_T_DOUBLE;
@@ -435,20 +455,8 @@ static void test_gpu_presets(void)
         snprintf(path, sizeof path, "configs/gpu/%s.yaml", names[k]);
         CHECK_MSG(ls_config_load(&g, rpath(presets[k]), NULL, 0, &diag) == 0,
                   "%s", diag.message);
-        FILE *f = fopen(rpath(path), "rb");
-        CHECK_MSG(f != NULL, "%s missing", path);
-        static char text[1 << 14];
-        size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-        if (f) fclose(f);
-        text[len] = 0;
-        ls_yamltree_doc doc;
-        int el, ec;
-        char em[256];
-        CHECK(ls_yamltree_parse(text, len, &doc, &el, &ec, em, sizeof em) == 0);
         static char keys[64][256];
-        int nk = 0;
-        leaf_paths(doc.root, "", keys, &nk, 64);
-        ls_yamltree_free(&doc);
+        int nk = file_leaf_paths(path, keys, 64);
         CHECK(nk >= 3);
         for (int i = 0; i < nk; ++i) {
             if (!strcmp(keys[i], "accelerator.name")) continue;
@@ -502,20 +510,8 @@ static void test_provenance(void)
             CHECK_MSG(ls_config_provenance_find(s[i].path) != NULL,
                       "%s has neither a source nor an estimate (add it to sim/config/provenance.c)", s[i].path);
     /* ... and every key the preset file sets */
-    FILE *f = fopen(rpath("configs/lampattention.yaml"), "rb");
-    CHECK(f != NULL);
-    static char text[1 << 16];
-    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f) fclose(f);
-    text[len] = 0;
-    ls_yamltree_doc doc;
-    int el, ec;
-    char em[256];
-    CHECK(ls_yamltree_parse(text, len, &doc, &el, &ec, em, sizeof em) == 0);
     static char keys[256][256];
-    int nk = 0;
-    leaf_paths(doc.root, "", keys, &nk, 256);
-    ls_yamltree_free(&doc);
+    int nk = file_leaf_paths("configs/lampattention.yaml", keys, 256);
     CHECK(nk > 30);
     for (int i = 0; i < nk; ++i)
         if (strcmp(keys[i], "accelerator.name"))
