@@ -901,7 +901,7 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
     }
     ls_fields_double(fs, "area.synthesized_total_mm2", tr->area.synth_total_mm2);
     for (int k = 0; k < LS_AREA_N; k++) {
-        if (k != LS_AREA_TENSOR && k != LS_AREA_LUT && k != LS_AREA_SCHEDULER && k != LS_AREA_PACK) continue;
+        if (!ls_area_is_synthesized(k)) continue;
         snprintf(n, sizeof n, "area.synthesized.%s_mm2", tr->area.c[k].name);
         ls_fields_double(fs, n, tr->area.c[k].synth_mm2);
     }

@@ -40,6 +40,11 @@ static double by_nk(int n_k, double at4, double at8)
     return at4 + (at8 - at4) * (n_k - 4) / 4.0;
 }
 
+int ls_area_is_synthesized(int k)
+{
+    return k == LS_AREA_TENSOR || k == LS_AREA_LUT || k == LS_AREA_SCHEDULER || k == LS_AREA_PACK;
+}
+
 void ls_area_synthesized(const ls_config_accelerator *ac, int layout, int n_k, ls_area *a)
 {
     double um2 = ac->area.nand2_um2, q = ac->warp_size;
@@ -55,7 +60,7 @@ void ls_area_synthesized(const ls_config_accelerator *ac, int layout, int n_k, l
     eq[LS_AREA_PACK] = (double)ac->warp_size * ac->regfile.subpartitions * SYN_YPACK_LANE * (per_reg - 1.0) / 3.0;
     a->synth_total_mm2 = a->total_mm2;
     for (int k = 0; k < LS_AREA_N; k++) {
-        if (eq[k] <= 0) continue;   /* not synthesized (or, fp32's pack network, nothing to build) */
+        if (!ls_area_is_synthesized(k) || eq[k] <= 0) continue;   /* fp32's pack network: nothing to build */
         a->c[k].synth_mm2 = eq[k] * um2 * 1e-6 * ac->cores;
         a->synth_total_mm2 += a->c[k].synth_mm2 - a->c[k].mm2;
     }

@@ -44,6 +44,9 @@ void ls_area_of(const ls_config_accelerator *ac, int layout, ls_area *a);
  * key tile of n_k sub-blocks (the scheduler's size follows it). Fills synth_mm2 and synth_total_mm2 of
  * an a that ls_area_of filled for the same layout. */
 void ls_area_synthesized(const ls_config_accelerator *ac, int layout, int n_k, ls_area *a);
+/* 1 for the components rtl/ synthesizes (tensor, lut, scheduler, regfile_pack): the ones with an
+ * area.synthesized.<name>_mm2 field, whatever the layout. */
+int ls_area_is_synthesized(int k);
 #ifdef __cplusplus
 }
 #endif
