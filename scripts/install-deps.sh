@@ -33,7 +33,7 @@ systemc() {
   pc systemc tlm && return 0
   [ -n "${SYSTEMC_HOME:-}" ] && [ -f "$SYSTEMC_HOME/include/systemc.h" ] && return 0
   local p
-  for p in ${CMAKE_PREFIX_PATH//:/ }; do
+  for p in $(printf %s "${CMAKE_PREFIX_PATH:-}" | tr : " "); do
     compgen -G "$p/lib*/cmake/SystemCLanguage/SystemCLanguageConfig.cmake" >/dev/null && return 0
   done
   return 1
