@@ -81,7 +81,17 @@ run "$root" build test
 grep -q "^install -y -qq --no-install-recommends cmake parallel$" "$tmp/apt.log" 2>/dev/null ||
   fail "root: apt-get not asked for cmake parallel: $(cat "$tmp/apt.log" 2>/dev/null)"
 
-# 6. bad usage: exit 2
+# 6. no pkg-config, and neither SYSTEMC_HOME nor CMAKE_PREFIX_PATH set (a fresh machine): the SystemC
+#    probe falls through to its last source without tripping `set -u`, and SystemC is named missing
+nopc=$(machine nopc pkg-config); add_id "$nopc" 1000
+rm -f "$tmp/apt.log"
+env -u SYSTEMC_HOME -u CMAKE_PREFIX_PATH PATH="$nopc" bash "$script" build > "$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "no pkg-config, prefixes unset: exit $rc, expected 1: $(cat "$tmp/out")"
+grep -q "unbound variable" "$tmp/out" && fail "no pkg-config, prefixes unset: $(cat "$tmp/out")"
+grep -q "Debian: libsystemc-dev" "$tmp/out" || fail "no pkg-config: SystemC not named: $(cat "$tmp/out")"
+
+# 7. bad usage: exit 2
 run "$full" nosuchgroup
 [ $rc -eq 2 ] || fail "unknown group: exit $rc, expected 2"
 grep -q "groups: build test bench long" "$tmp/out" || fail "unknown group: groups not listed"
