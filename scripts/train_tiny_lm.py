@@ -9,7 +9,10 @@ step count, one torch thread: 849 s on a 2-core machine shared with three other 
 checkpoint is stored in float16 with the model config and the training settings (and the
 seconds it took, the only field that differs between two runs) in the safetensors metadata.
 
-    /usr/bin/python3 scripts/train_tiny_lm.py [--out models/tiny_kjv.safetensors] [--steps N]
+    /usr/bin/python3 scripts/train_tiny_lm.py [--out models/tiny_kjv.safetensors] [--steps N] [--seq N] [--layers N]
+
+With the defaults it reproduces models/tiny_kjv.safetensors; --seq above 256 raises the config's
+max_position_embeddings to match, --layers changes only the layer count.
 """
 import argparse
 import json
@@ -43,13 +46,19 @@ def main(argv=None):
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--layers", type=int, default=CONFIG["num_hidden_layers"],
+                    help="number of layers (default 4, the shipped model)")
     args = ap.parse_args(argv)
+    if args.steps < 1 or args.batch < 1 or args.seq < 2 or args.layers < 1:
+        ap.error("--steps, --batch, --layers must be >= 1 and --seq >= 2")
+    config = dict(CONFIG, num_hidden_layers=args.layers,
+                  max_position_embeddings=max(CONFIG["max_position_embeddings"], args.seq))
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     train, held = kjv.split(kjv.kjv_bytes())
     data = torch.from_numpy(np.frombuffer(train, dtype=np.uint8).astype(np.int64))
     rng = np.random.default_rng(args.seed)
-    model = CausalLM(CONFIG)
+    model = CausalLM(config)
     for name, p in model.named_parameters():
         if p.dim() == 2:  # Qwen3's initializer_range; norm gains stay at one
             torch.nn.init.normal_(p, std=0.02)
@@ -73,7 +82,7 @@ def main(argv=None):
             log.append((step, float(loss)))
             print("step %5d  loss %.4f  %.0f s" % (step, float(loss), time.time() - t0), flush=True)
     state = {k: v.detach().to(torch.float16).numpy() for k, v in model.state_dict().items() if k != "lm_head.weight"}
-    meta = {"config": json.dumps(CONFIG, sort_keys=True),
+    meta = {"config": json.dumps(config, sort_keys=True),
             "training": json.dumps({"data": "King James Bible, Debian bible-kjv-text (held-out last %d bytes)"
                                     % kjv.HELDOUT_BYTES, "steps": args.steps, "batch": args.batch, "seq": args.seq,
                                     "lr": args.lr, "seed": args.seed, "threads": args.threads,
