@@ -172,6 +172,24 @@ def overlapping(lines):
     return out
 
 
+# The modes that read a key; every other key is read by every mode. The same table as
+# sim/config/modes.c (tests/sweep/test_sweep_report.sh checks them against `lampsim config --explain`).
+KEY_MODES = {
+    "algorithm.tau": ("lamp",), "algorithm.delta": ("lamp",), "algorithm.stage1": ("lamp",),
+    "algorithm.stage2": ("lamp",), "algorithm.knapsack_tiebreak": ("lamp",),
+    "algorithm.lamp_code_tau": ("lamp_code",), "algorithm.random_rate": ("random",),
+}
+
+
+def bare(key):
+    return key[7:] if key.startswith("config.") else key
+
+
+def applies(key, mode):
+    m = KEY_MODES.get(bare(key))
+    return m is None or not mode or mode in m
+
+
 def plot_tau_layout(F, header, rows, axes_cols=()):
     lamp = [r for r in rows if r.get(MODE, "lamp") == "lamp"]
     winners = "best.winner" in header
@@ -187,7 +205,7 @@ def plot_tau_layout(F, header, rows, axes_cols=()):
         panels.insert(0, (cyc, "cycles"))
     else:
         F.note("tau_layout: no cycles column (the timed model adds it); plotting recompute figures only")
-    skeys = series_key(axes_cols)
+    skeys = [k for k in series_key(axes_cols) if applies(k, "lamp")]  # no random_rate in a lamp legend
     if winners:  # one line per group of the objective but tau (best.group: key=value of the per axes)
         per = [t.partition("=")[0] for t in lamp[0].get("best.group", "").split(" ") if "=" in t] if lamp else []
         skeys = [c for c in ("config." + k for k in per) if c != TAU] or [LAYOUT]

@@ -18,22 +18,7 @@ import plot_sweep as ps
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 
-# The modes that read a key; every other key is read by every mode. The same table as
-# sim/config/modes.c (tests/sweep/test_sweep_report.sh checks them against `lampsim config --explain`).
-KEY_MODES = {
-    "algorithm.tau": ("lamp",), "algorithm.delta": ("lamp",), "algorithm.stage1": ("lamp",),
-    "algorithm.stage2": ("lamp",), "algorithm.knapsack_tiebreak": ("lamp",),
-    "algorithm.lamp_code_tau": ("lamp_code",), "algorithm.random_rate": ("random",),
-}
-
-
-def bare(key):
-    return key[7:] if key.startswith("config.") else key
-
-
-def applies(key, mode):
-    m = KEY_MODES.get(bare(key))
-    return m is None or not mode or mode in m
+KEY_MODES, bare, applies = ps.KEY_MODES, ps.bare, ps.applies  # one home: plot_sweep.py
 
 
 def value_text(v):
