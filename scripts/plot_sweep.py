@@ -190,6 +190,11 @@ def applies(key, mode):
     return m is None or not mode or mode in m
 
 
+def lamp_series_key(axes_cols):
+    """series_key for LampAttention lines: only the keys lamp reads (no random_rate in their legend)."""
+    return [k for k in series_key(axes_cols) if applies(k, "lamp")]
+
+
 def plot_tau_layout(F, header, rows, axes_cols=()):
     lamp = [r for r in rows if r.get(MODE, "lamp") == "lamp"]
     winners = "best.winner" in header
@@ -205,7 +210,7 @@ def plot_tau_layout(F, header, rows, axes_cols=()):
         panels.insert(0, (cyc, "cycles"))
     else:
         F.note("tau_layout: no cycles column (the timed model adds it); plotting recompute figures only")
-    skeys = [k for k in series_key(axes_cols) if applies(k, "lamp")]  # no random_rate in a lamp legend
+    skeys = lamp_series_key(axes_cols)
     if winners:  # one line per group of the objective but tau (best.group: key=value of the per axes)
         per = [t.partition("=")[0] for t in lamp[0].get("best.group", "").split(" ") if "=" in t] if lamp else []
         skeys = [c for c in ("config." + k for k in per) if c != TAU] or [LAYOUT]

@@ -88,6 +88,10 @@ assert set(sweep_report.KEY_MODES) <= {"algorithm.tau", "algorithm.delta", "algo
                                        "algorithm.knapsack_tiebreak", "algorithm.lamp_code_tau", "algorithm.random_rate"}
 assert sweep_report.value_text("0.10000000000000001") == "0.1" and sweep_report.value_text("16") == "16"
 assert sweep_report.value_text("compact") == "compact" and sweep_report.value_text("1.0") == "1"
+import plot_sweep
+assert sweep_report.applies is plot_sweep.applies  # one key-mode table
+keys = plot_sweep.lamp_series_key(["algorithm.mode", "algorithm.tau", "algorithm.random_rate", "algorithm.b_k"])
+assert keys == [plot_sweep.LAYOUT, "config.algorithm.b_k"], keys
 print("ok")
 PY
 check "[ \"\$(cat kw)\" = ok ]" "scripts/sweep_report.py's key-mode table matches lampsim config --explain: $(cat kw)"
