@@ -32,8 +32,8 @@ libfuzzer() {
 systemc() {
   pc systemc tlm && return 0
   [ -n "${SYSTEMC_HOME:-}" ] && [ -f "$SYSTEMC_HOME/include/systemc.h" ] && return 0
-  local p
-  for p in $(printf %s "${CMAKE_PREFIX_PATH:-}" | tr : " "); do
+  local p prefixes=${CMAKE_PREFIX_PATH:-}
+  for p in ${prefixes//:/ }; do
     compgen -G "$p/lib*/cmake/SystemCLanguage/SystemCLanguageConfig.cmake" >/dev/null && return 0
   done
   return 1

@@ -18,7 +18,7 @@ import plot_sweep as ps
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 
-KEY_MODES, bare, applies = ps.KEY_MODES, ps.bare, ps.applies  # one home: plot_sweep.py
+bare, applies = ps.bare, ps.applies  # the key-mode table lives in plot_sweep.py
 
 
 def value_text(v):

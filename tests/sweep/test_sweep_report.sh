@@ -77,22 +77,22 @@ $py - "$src/scripts" "$lampsim" > kw 2>&1 <<'PY'
 import subprocess, sys
 sys.path.insert(0, sys.argv[1])
 import sweep_report
+import plot_sweep
 for key in ["algorithm.tau", "algorithm.delta", "algorithm.stage1", "algorithm.stage2", "algorithm.knapsack_tiebreak",
             "algorithm.lamp_code_tau", "algorithm.random_rate", "algorithm.b_k", "algorithm.mode",
             "accelerator.regfile.layout", "algorithm.delta", "algorithm.rounding"]:
     out = subprocess.run([sys.argv[2], "config", "--explain", key], capture_output=True, text=True, check=True).stdout
     line = [l for l in out.splitlines() if l.strip().startswith("modes:")]
     c = tuple(line[0].split("read in mode ")[1].split(" only")[0].split()) if line else None
-    assert sweep_report.KEY_MODES.get(key) == c, (key, sweep_report.KEY_MODES.get(key), c)
-assert set(sweep_report.KEY_MODES) <= {"algorithm.tau", "algorithm.delta", "algorithm.stage1", "algorithm.stage2",
+    assert plot_sweep.KEY_MODES.get(key) == c, (key, plot_sweep.KEY_MODES.get(key), c)
+assert set(plot_sweep.KEY_MODES) <= {"algorithm.tau", "algorithm.delta", "algorithm.stage1", "algorithm.stage2",
                                        "algorithm.knapsack_tiebreak", "algorithm.lamp_code_tau", "algorithm.random_rate"}
 assert sweep_report.value_text("0.10000000000000001") == "0.1" and sweep_report.value_text("16") == "16"
 assert sweep_report.value_text("compact") == "compact" and sweep_report.value_text("1.0") == "1"
-import plot_sweep
 assert sweep_report.applies is plot_sweep.applies  # one key-mode table
 keys = plot_sweep.lamp_series_key(["algorithm.mode", "algorithm.tau", "algorithm.random_rate", "algorithm.b_k"])
 assert keys == [plot_sweep.LAYOUT, "config.algorithm.b_k"], keys
 print("ok")
 PY
-check "[ \"\$(cat kw)\" = ok ]" "scripts/sweep_report.py's key-mode table matches lampsim config --explain: $(cat kw)"
+check "[ \"\$(cat kw)\" = ok ]" "scripts/plot_sweep.py's key-mode table matches lampsim config --explain: $(cat kw)"
 finish
