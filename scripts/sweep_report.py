@@ -77,6 +77,12 @@ def completeness(csv_path, rows, axes_cols):
     return total, missing
 
 
+def times(x):
+    """A ratio to three significant figures, grouped past a thousand (30,100, not 3.01e+04)."""
+    r = float("%.3g" % x)
+    return "{:,.0f}".format(r) if r >= 1000 else "%.3g" % r
+
+
 def pct_range(lo, hi):
     return "%.0f %%" % lo if round(lo) == round(hi) else "%.0f-%.0f %%" % (lo, hi)
 
@@ -160,7 +166,7 @@ def axis_findings(rows, axes_cols, metric, better="lower"):
                 else:
                     out.append("%s=%s is faster than %s%s by %s%s%s." % (name, w, vs, at, gap, settings, note))
             else:
-                span = "%.3g×" % lo if abs(hi - lo) < 0.005 else "%.3g-%.3g×" % (lo, hi)
+                span = times(lo) + "×" if abs(hi - lo) < 0.005 else "%s-%s×" % (times(lo), times(hi))
                 out.append("%s=%s has the lowest %s%s%s: %s lower than %s%s." % (
                     name, w, human_metric(metric), at, settings, span, vs, note))
         else:

@@ -90,6 +90,8 @@ assert set(plot_sweep.KEY_MODES) <= {"algorithm.tau", "algorithm.delta", "algori
 assert sweep_report.value_text("0.10000000000000001") == "0.1" and sweep_report.value_text("16") == "16"
 assert sweep_report.value_text("compact") == "compact" and sweep_report.value_text("1.0") == "1"
 assert sweep_report.applies is plot_sweep.applies  # one key-mode table
+# ratios in findings: three significant figures, no exponent (was "518-3.01e+04x")
+assert [sweep_report.times(x) for x in (1.234, 518, 999.6, 30123)] == ["1.23", "518", "1,000", "30,100"]
 keys = plot_sweep.lamp_series_key(["algorithm.mode", "algorithm.tau", "algorithm.random_rate", "algorithm.b_k"])
 assert keys == [plot_sweep.LAYOUT, "config.algorithm.b_k"], keys
 print("ok")
