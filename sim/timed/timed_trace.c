@@ -333,7 +333,9 @@ static void write_slice(FILE *f, const ls_timed_trace *t, const ls_timed_trace_e
         snprintf(name, sizeof name, is_transfer((int)e->op) ? "%s (port)" : "%s operands", is_transfer((int)e->op) ? transfer_name((int)e->op) : mn);
     else
         snprintf(name, sizeof name, "%s", mn);
-    fprintf(f, "{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,", name, s->core, tid_of(e->track, s->lane));
+    /* the category is the track: viewers filter by it and name each flow after its slices' */
+    fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,", track_name((int)e->track), name,
+            s->core, tid_of(e->track, s->lane));
     put_us(f, "ts", s->s);
     fputc(',', f);
     put_us(f, "dur", s->e - s->s);

@@ -6,7 +6,7 @@
 - tracks carry the report's unit names (tensor, lut, sfu, vector, scheduler, buffer), `memory
   requests`, `contexts` (extra lanes `NAME #2`, ...) and, in the chip process, `dram` and `l2`; every
   named track holds an event and every event's track is named (no empty tracks);
-- slices carry their context (`item`, `context`) and their work (macs and precision on tensor,
+- slices carry their track as category (`cat`), their context (`item`, `context`) and their work (macs and precision on tensor,
   lookups, exps, elem_ops, tests, bytes);
 - flows (bind_id, flow_in / flow_out) are chains: one start (out only), one end (in only), steps
   (both) between, in time order, never two links on one slice;
@@ -56,6 +56,9 @@ def main():
         miss = [k for k in need if k not in a]
         if miss:
             bad.append("slice %s on %s lacks %s" % (e["name"], base, miss))
+            break
+        if e.get("cat") != base:  # the viewers' category filter and flow names
+            bad.append("slice %s on %s has category %r" % (e["name"], base, e.get("cat")))
             break
     # flows: chains
     links = defaultdict(list)
