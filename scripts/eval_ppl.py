@@ -230,6 +230,7 @@ def main(argv=None):
     except (ValueError, OSError) as e:
         raise SystemExit("eval_ppl: %s" % e)
     vocab = model.config["vocab_size"]
+    bos = None  # the id put first in every sequence (byte-level checkpoints trained with a BOS byte)
     if args.ids:
         ids = torch.from_numpy(np.load(args.ids).astype(np.int64))
         if ids.dim() != 2 or int(ids.min()) < 0 or int(ids.max()) >= vocab:
@@ -246,6 +247,11 @@ def main(argv=None):
             with open(args.text, encoding="utf-8") as f:
                 text = f.read()
         ids = heldout_ids(args.sequences, args.tokens, None if isinstance(tok, ByteTokenizer) else tok, text)
+        if isinstance(tok, ByteTokenizer) and model.config.get("bos_token_id") is not None:
+            # as in training (train_tiny_lm.py --bos): each window's first byte gives way to BOS, so
+            # the predicted bytes are those of the same windows without it
+            bos = int(model.config["bos_token_id"])
+            ids[:, 0] = bos
         if int(ids.max()) >= vocab:
             raise SystemExit("eval_ppl: the tokenizer gives id %d, the model has %d tokens" % (int(ids.max()), vocab))
     taus = [float(t) for t in args.tau.split(",")]
@@ -255,7 +261,8 @@ def main(argv=None):
         raise SystemExit("eval_ppl: %s" % e)
     meta = {"checkpoint": os.path.relpath(args.checkpoint, _ROOT) if args.checkpoint.startswith(_ROOT)
             else args.checkpoint, "sequences": int(ids.shape[0]), "tokens": int(ids.shape[1] - 1),
-            "lampsim": lampsim.version(), "model_type": model.config["model_type"]}
+            "lampsim": lampsim.version(), "model_type": model.config["model_type"],
+            "bos_token_id": bos}
     write_outputs(args.out, results, rows, meta)
     if args.dump_traces:
         try:

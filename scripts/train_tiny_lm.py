@@ -9,10 +9,11 @@ step count, one torch thread: 849 s on a 2-core machine shared with three other 
 checkpoint is stored in float16 with the model config and the training settings (and the
 seconds it took, the only field that differs between two runs) in the safetensors metadata.
 
-    /usr/bin/python3 scripts/train_tiny_lm.py [--out models/tiny_kjv.safetensors] [--steps N] [--seq N] [--layers N]
+    /usr/bin/python3 scripts/train_tiny_lm.py [--out models/tiny_kjv.safetensors] [--steps N] [--seq N] [--layers N] [--bos BYTE]
 
 With the defaults it reproduces models/tiny_kjv.safetensors; --seq above 256 raises the config's
-max_position_embeddings to match, --layers changes only the layer count.
+max_position_embeddings to match, --layers changes only the layer count, --bos BYTE puts a
+beginning-of-sequence byte first in every window (the config's bos_token_id; eval_ppl.py does the same).
 """
 import argparse
 import json
@@ -48,14 +49,23 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--layers", type=int, default=CONFIG["num_hidden_layers"],
                     help="number of layers (default 4, the shipped model)")
+    ap.add_argument("--bos", type=int, default=None, metavar="BYTE",
+                    help="begin every training window with this byte (one the text never contains, e.g. 2), "
+                         "recorded as the config's bos_token_id; eval_ppl.py then begins its sequences with it")
     args = ap.parse_args(argv)
     if args.steps < 1 or args.batch < 1 or args.seq < 2 or args.layers < 1:
         ap.error("--steps, --batch, --layers must be >= 1 and --seq >= 2")
     config = dict(CONFIG, num_hidden_layers=args.layers,
                   max_position_embeddings=max(CONFIG["max_position_embeddings"], args.seq))
+    train, held = kjv.split(kjv.kjv_bytes())
+    if args.bos is not None:
+        if not 0 <= args.bos < CONFIG["vocab_size"]:
+            ap.error("--bos must be a byte value, 0 .. 255 (got %d)" % args.bos)
+        if bytes([args.bos]) in train:
+            ap.error("--bos %d occurs in the training text: a beginning-of-sequence byte must not" % args.bos)
+        config["bos_token_id"] = args.bos
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    train, held = kjv.split(kjv.kjv_bytes())
     data = torch.from_numpy(np.frombuffer(train, dtype=np.uint8).astype(np.int64))
     rng = np.random.default_rng(args.seed)
     model = CausalLM(config)
@@ -71,6 +81,8 @@ def main(argv=None):
         starts = torch.from_numpy(rng.integers(0, len(data) - args.seq - 1, size=args.batch))
         idx = starts[:, None] + torch.arange(args.seq + 1)[None, :]
         batch = data[idx]
+        if args.bos is not None:  # the window's first byte gives way to BOS; the rest is text
+            batch[:, 0] = args.bos
         logits = model(batch[:, :-1])
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 256), batch[:, 1:].reshape(-1))
         opt.zero_grad(set_to_none=True)
