@@ -60,6 +60,16 @@ def heldout_ids(sequences, tokens, tokenizer=None, text=None):
     return torch.from_numpy(ids[:need].reshape(sequences, tokens + 1).copy())
 
 
+def begin_with_bos(ids, model):
+    """For a byte-level checkpoint trained with a BOS byte (train_tiny_lm.py --bos, the config's
+    bos_token_id): each window's first byte gives way to it, as in training, so the predicted
+    bytes are those of the same windows without it. Returns the id, or None (ids unchanged)."""
+    bos = model.config.get("bos_token_id")
+    if bos is not None:
+        ids[:, 0] = int(bos)
+    return None if bos is None else int(bos)
+
+
 def perplexity(model, ids, batch):
     """exp(mean next-token NLL) over all sequences, in float64."""
     nll, count = 0.0, 0
@@ -247,11 +257,8 @@ def main(argv=None):
             with open(args.text, encoding="utf-8") as f:
                 text = f.read()
         ids = heldout_ids(args.sequences, args.tokens, None if isinstance(tok, ByteTokenizer) else tok, text)
-        if isinstance(tok, ByteTokenizer) and model.config.get("bos_token_id") is not None:
-            # as in training (train_tiny_lm.py --bos): each window's first byte gives way to BOS, so
-            # the predicted bytes are those of the same windows without it
-            bos = int(model.config["bos_token_id"])
-            ids[:, 0] = bos
+        if isinstance(tok, ByteTokenizer):
+            bos = begin_with_bos(ids, model)
         if int(ids.max()) >= vocab:
             raise SystemExit("eval_ppl: the tokenizer gives id %d, the model has %d tokens" % (int(ids.max()), vocab))
     taus = [float(t) for t in args.tau.split(",")]

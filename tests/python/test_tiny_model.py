@@ -24,7 +24,7 @@ from checks import ROOT, check, done  # noqa: E402
 import lampsim  # noqa: E402
 from lampsim.model import ConfigError, check_config, load_pretrained  # noqa: E402
 from lampsim.safetensors_io import write_safetensors  # noqa: E402
-from eval_ppl import heldout_ids, perplexity  # noqa: E402
+from eval_ppl import begin_with_bos, heldout_ids, perplexity  # noqa: E402
 
 
 
@@ -36,6 +36,7 @@ def main(tmp, checkpoint):
     torch.set_num_threads(1)
     model = load_pretrained(checkpoint)
     ids = heldout_ids(4, 256)
+    begin_with_bos(ids, model)  # a checkpoint trained with a BOS byte sees it first, as in training
     ppl_torch = perplexity(model, ids, 4)
     check(2.0 < ppl_torch < 8.0, "the trained model predicts held-out text: perplexity %.4f per byte" % ppl_torch)
     had_sdpa = hasattr(F, "scaled_dot_product_attention")
