@@ -3,7 +3,8 @@
 fp32 through the bridge == torch's attention (perplexity to 4 significant digits); the SDPA
 replacement and the module hook give the same logits; LAMP's perplexity lies between pure 8-bit's
 and fp32's and moves toward fp32 as tau falls; configs the architecture cannot represent are refused.
-usage: test_tiny_model.py TMPDIR [CHECKPOINT]"""
+usage: test_tiny_model.py TMPDIR [CHECKPOINT] (default models/tiny_kjv.safetensors; a checkpoint trained
+with a BOS byte sees it first, as eval_ppl.py gives it)"""
 import json
 import os
 import shutil
