@@ -65,9 +65,10 @@ def begin_with_bos(ids, model):
     bos_token_id): each window's first byte gives way to it, as in training, so the predicted
     bytes are those of the same windows without it. Returns the id, or None (ids unchanged)."""
     bos = model.config.get("bos_token_id")
-    if bos is not None:
-        ids[:, 0] = int(bos)
-    return None if bos is None else int(bos)
+    if bos is None:
+        return None
+    ids[:, 0] = int(bos)
+    return int(bos)
 
 
 def perplexity(model, ids, batch):

@@ -56,6 +56,10 @@ def main(tmp):
           "a BOS byte found in the text (space) is refused, nothing written: %r" % err.strip().splitlines()[-1:])
     code, err = refused(["--steps", "1", "--bos", "256", "--out", os.path.join(tmp, "x.safetensors")])
     check(code == 2 and "0 .. 255" in err, "--bos 256 is refused: %r" % err.strip().splitlines()[-1:])
+    ids = eval_ppl.heldout_ids(2, 8)
+    text = ids.clone()
+    check(eval_ppl.begin_with_bos(ids, load_pretrained(ck)) == 2 and (ids[:, 0] == 2).all() and
+          (ids[:, 1:] == text[:, 1:]).all(), "begin_with_bos: the windows' first byte becomes 2, the rest stays text")
     args = ["--sequences", "1", "--tokens", "32", "--no-random", "--tau", "0.5", "--threads", "1"]
     with contextlib.redirect_stdout(io.StringIO()):
         eval_ppl.main(["-o", os.path.join(tmp, "ev_bos"), "--checkpoint", ck] + args)
