@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 #include "config.h"
 #include "model.h"
@@ -183,15 +184,17 @@ int ls_cli_workload(int argc, char **argv)
     ls_config *cfg = malloc(sizeof *cfg);
     ls_wfit_sums *fs = fit ? ls_wfit_sums_new() : NULL;
     FILE *csv = stdout;
-    char tmp_path[PATH_MAX + 8] = "";
+    ls_atomic_file af = {0};   /* -o: written whole or not at all (a device or FIFO in place) */
     if (!cfg || (fit && !fs)) { rc = 1; goto done; }
-    /* written whole or not at all: a temporary renamed at the end */
-    if (!fit && out_path) snprintf(tmp_path, sizeof tmp_path, "%s.tmp", out_path);
-    if (!fit && out_path && !(csv = fopen(tmp_path, "w"))) {
-        fprintf(stderr, "lampsim workload stats: %s: cannot write\n", out_path);
-        csv = NULL;
-        rc = 2;
-        goto done;
+    if (!fit && out_path) {
+        char err[2048] = "";
+        if (ls_atomic_file_open(&af, out_path, err, sizeof err)) {
+            fprintf(stderr, "lampsim workload stats: %s\n", err);
+            csv = NULL;
+            rc = 2;
+            goto done;
+        }
+        csv = af.fp;
     }
     ls_config first;
     for (int r = 0; r < nrun && !rc; ++r) {
@@ -240,15 +243,12 @@ int ls_cli_workload(int argc, char **argv)
     if (fit && nrun > 0 && !rc) ls_config_free(&first);
 done:
     if (csv && csv != stdout) {
-        if (fclose(csv) && !rc) {
-            fprintf(stderr, "lampsim workload stats: %s: write failed\n", out_path);
+        char err[2048] = "";
+        if (rc) ls_atomic_file_abort(&af);
+        else if (ls_atomic_file_commit(&af, err, sizeof err)) {
+            fprintf(stderr, "lampsim workload stats: %s\n", err);
             rc = 2;
         }
-        if (!rc && rename(tmp_path, out_path)) {
-            fprintf(stderr, "lampsim workload stats: %s: cannot write\n", out_path);
-            rc = 2;
-        }
-        if (rc) remove(tmp_path);
     }
     ls_wfit_sums_free(fs);
     free(cfg);

@@ -40,6 +40,27 @@ static char *dir_of(const char *path)
     return d;
 }
 
+/* Opens an existing special file (device, FIFO) for writing in place, as `sort -o` does: renaming
+ * over it would replace, say, /dev/null by a regular file. */
+static int open_direct(ls_atomic_file *af, const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    FILE *fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!fp) {
+        set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    af->fp = fp;
+    af->final_path = dup_str(path);
+    if (!af->final_path) {
+        set_err(err, errlen, "out of memory");
+        ls_atomic_file_abort(af);
+        return -1;
+    }
+    return 0;
+}
+
 int ls_atomic_file_open(ls_atomic_file *af, const char *path, char *err, size_t errlen)
 {
     memset(af, 0, sizeof *af);
@@ -53,8 +74,38 @@ int ls_atomic_file_open(ls_atomic_file *af, const char *path, char *err, size_t 
         set_err(err, errlen, "%s: output path names a directory", path);
         return -1;
     }
+    /* What is there decides how it is written: nothing or a regular file is replaced atomically;
+     * a device or FIFO is written in place; a symlink is followed (its target is what gets
+     * replaced, the link stays); a dangling symlink, a directory or a socket is refused. */
+    struct stat lst, st;
+    char *target = NULL;
+    if (lstat(path, &lst) == 0) {
+        if (stat(path, &st) != 0) {
+            set_err(err, errlen, "%s: symbolic link to a missing file (give the target's path)", path);
+            return -1;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            set_err(err, errlen, "%s: output path names a directory", path);
+            return -1;
+        }
+        if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode)) return open_direct(af, path, err, errlen);
+        if (!S_ISREG(st.st_mode)) {
+            set_err(err, errlen, "%s: exists and is neither a regular file nor a device or FIFO", path);
+            return -1;
+        }
+        if (S_ISLNK(lst.st_mode)) {
+            target = realpath(path, NULL);
+            if (!target) {
+                set_err(err, errlen, "%s: cannot resolve the symbolic link: %s", path, strerror(errno));
+                return -1;
+            }
+            path = target;
+            base = strrchr(path, '/') + 1;   /* realpath gives an absolute path */
+        }
+    }
     char *dir = dir_of(path);
     if (!dir) {
+        free(target);
         set_err(err, errlen, "out of memory");
         return -1;
     }
@@ -62,6 +113,7 @@ int ls_atomic_file_open(ls_atomic_file *af, const char *path, char *err, size_t 
     char *tmp = malloc(n);
     if (!tmp) {
         free(dir);
+        free(target);
         set_err(err, errlen, "out of memory");
         return -1;
     }
@@ -71,6 +123,7 @@ int ls_atomic_file_open(ls_atomic_file *af, const char *path, char *err, size_t 
     if (fd < 0) {
         set_err(err, errlen, "%s: cannot create temporary file: %s", path, strerror(errno));
         free(tmp);
+        free(target);
         return -1;
     }
     (void)fchmod(fd, 0644);
@@ -80,11 +133,12 @@ int ls_atomic_file_open(ls_atomic_file *af, const char *path, char *err, size_t 
         close(fd);
         unlink(tmp);
         free(tmp);
+        free(target);
         return -1;
     }
     af->fp = fp;
     af->tmp_path = tmp;
-    af->final_path = dup_str(path);
+    af->final_path = target ? target : dup_str(path);
     if (!af->final_path) {
         set_err(err, errlen, "out of memory");
         ls_atomic_file_abort(af);
@@ -115,7 +169,8 @@ int ls_atomic_file_commit(ls_atomic_file *af, char *err, size_t errlen)
         ls_atomic_file_abort(af);
         return -1;
     }
-    if (fsync(fileno(af->fp)) != 0) {
+    int fs = fsync(fileno(af->fp));
+    if (fs != 0 && !(!af->tmp_path && (errno == EINVAL || errno == EROFS))) {   /* a FIFO or /dev/null: nothing to sync */
         set_err(err, errlen, "%s: fsync failed: %s", path, strerror(errno));
         ls_atomic_file_abort(af);
         return -1;
@@ -126,6 +181,11 @@ int ls_atomic_file_commit(ls_atomic_file *af, char *err, size_t errlen)
         set_err(err, errlen, "%s: close failed: %s", path, strerror(errno));
         ls_atomic_file_abort(af);
         return -1;
+    }
+    if (!af->tmp_path) {   /* written in place */
+        free(af->final_path);
+        memset(af, 0, sizeof *af);
+        return 0;
     }
     if (rename(af->tmp_path, path) != 0) {
         set_err(err, errlen, "%s: rename failed: %s", path, strerror(errno));

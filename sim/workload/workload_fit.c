@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "io.h"
 #include "workload_internal.h"
 #include "lsfp.h"
@@ -229,13 +230,9 @@ int ls_wfit_write(const ls_wfit_sums *s, const ls_config_workload *base, const c
         ls_io_err(err, errlen, "nothing fitted");
         return -1;
     }
-    char tmp[LS_CONFIG_PATH_MAX + 16];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        ls_io_err(err, errlen, "%s: cannot write", path);
-        return -1;
-    }
+    ls_atomic_file af;   /* written whole or not at all (a device or FIFO in place) */
+    if (ls_atomic_file_open(&af, path, err, errlen)) return -1;
+    FILE *f = af.fp;
     const char *dt[] = {"fp32", "bf16", "fp16"};
     fprintf(f, "# SYNTHETIC: the heads generator fitted by `lampsim workload fit` to %d traced layer(s) of %d query / %d KV\n"
                "# heads each; query head L*%d + h imitates head h of traced layer L (knobs: docs/workloads.md).\n"
@@ -253,10 +250,5 @@ int ls_wfit_write(const ls_wfit_sums *s, const ls_config_workload *base, const c
     put_list(f, "recency", s->k, s->n, offsetof(ls_wheads_knobs, recency));
     put_list(f, "decay", s->k, s->n, offsetof(ls_wheads_knobs, decay));
     put_list(f, "jitter", s->k, s->n, offsetof(ls_wheads_knobs, jitter));
-    if (fclose(f) || rename(tmp, path)) {
-        remove(tmp);
-        ls_io_err(err, errlen, "%s: write failed", path);
-        return -1;
-    }
-    return 0;
+    return ls_atomic_file_commit(&af, err, errlen);
 }
