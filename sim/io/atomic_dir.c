@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,6 +38,46 @@ static int has_entries(const char *dir)
     return n;
 }
 
+/* Removes parent/.base.run.XXXXXX directories whose owner is gone: a live run holds an flock on
+ * its temporary until commit or abort, and the kernel drops it when the process dies. */
+static void remove_stale(const char *parent, const char *base)
+{
+    DIR *d = opendir(parent);
+    if (!d) return;
+    size_t bl = strlen(base);
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *n = e->d_name;
+        if (n[0] != '.' || strncmp(n + 1, base, bl) || strncmp(n + 1 + bl, ".run.", 5) || strlen(n + 1 + bl + 5) != 6)
+            continue;
+        char *p = ls_io_path_join(parent, n);
+        int fd = p ? open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) (void)ls_io_remove_tree(p);   /* still locked: removed under it */
+        if (fd >= 0) close(fd);
+        free(p);
+    }
+    closedir(d);
+}
+
+/* Makes and locks the temporary directory (template tmp). A stale sweep by another process may
+ * take the new directory between mkdtemp and flock (it sees it unlocked): then it is gone or not
+ * the one locked, and another name is tried. Returns the lock's fd, or -1 with errno. */
+static int make_locked_tmp(char *tmp)
+{
+    size_t tl = strlen(tmp);
+    for (int tries = 0; tries < 16; tries++) {
+        memcpy(tmp + tl - 6, "XXXXXX", 6);
+        if (!mkdtemp(tmp)) return -1;
+        int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat a, b;
+        if (fd >= 0 && flock(fd, LOCK_EX) == 0 && fstat(fd, &a) == 0 && stat(tmp, &b) == 0 && a.st_ino == b.st_ino &&
+            a.st_dev == b.st_dev)
+            return fd;
+        if (fd >= 0) close(fd);
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
 int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *err, size_t errlen)
 {
     memset(ad, 0, sizeof *ad);
@@ -61,6 +102,19 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
             ls_io_err(err, errlen, "%s: %s", path, strerror(errno));
             return 2;
         }
+        final = real;
+    }
+    /* a symbolic link: the run goes into the directory it names (the swap renames over the
+     * target; renaming over the link itself would fail after the whole computation) */
+    struct stat lst;
+    if (lstat(final, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        char *real = realpath(final, NULL);
+        if (!real) {
+            ls_io_err(err, errlen, "%s: symbolic link to a missing directory (%s)", final, strerror(errno));
+            free(final);
+            return 2;
+        }
+        free(final);
         final = real;
     }
     if (inside_cwd(final)) {
@@ -94,8 +148,10 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
     }
     sprintf(tmp, "%s/.%s.run.XXXXXX", parent, base);
     int rc = ls_io_make_dirs(parent, err, errlen);
+    if (!rc) remove_stale(parent, base);
     free(parent);
-    if (!rc && !mkdtemp(tmp)) {
+    int lock = -1;
+    if (!rc && (lock = make_locked_tmp(tmp)) < 0) {
         ls_io_err(err, errlen, "%s: cannot create a directory next to it: %s", final, strerror(errno));
         rc = -1;
     }
@@ -109,6 +165,8 @@ int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *
     (void)chmod(tmp, 0777 & ~um); /* mkdtemp makes it private */
     ad->final_path = final;
     ad->tmp_path = tmp;
+    ad->replace = replace;
+    ad->lock_fd = lock;
     return 0;
 }
 
@@ -203,6 +261,7 @@ void ls_atomic_dir_abort(ls_atomic_dir *ad)
     if (!ad) return;
     disarm(ad);
     if (ad->tmp_path) (void)ls_io_remove_tree(ad->tmp_path);
+    if (ad->tmp_path && ad->lock_fd >= 0) close(ad->lock_fd);
     free(ad->tmp_path);
     free(ad->final_path);
     memset(ad, 0, sizeof *ad);
@@ -241,6 +300,12 @@ static int commit(ls_atomic_dir *ad, char *err, size_t errlen)
     /* a missing or empty destination is replaced by a plain rename */
     if (rename(tmp, fin) == 0) goto done;
     if (errno != ENOTEMPTY && errno != EEXIST) goto fail;
+    if (!ad->replace) {   /* filled since open (another run, a file added): never deleted without --force */
+        ls_io_err(err, errlen, "%s: output directory is not empty any more: something was written into it during the "
+                  "run (another run?); nothing replaced, this run's result is discarded (use --force to overwrite)", fin);
+        ls_atomic_dir_abort(ad);
+        return -1;
+    }
     /* a previous run: exchange the two atomically, then remove the old one (now at tmp) */
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, fin, RENAME_EXCHANGE) == 0) {
         (void)ls_io_remove_tree(tmp);
@@ -268,6 +333,7 @@ static int commit(ls_atomic_dir *ad, char *err, size_t errlen)
     }
 done:
     sync_parent(fin);
+    if (ad->lock_fd >= 0) close(ad->lock_fd);
     free(ad->tmp_path);
     free(ad->final_path);
     memset(ad, 0, sizeof *ad);

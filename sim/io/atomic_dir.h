@@ -12,14 +12,20 @@
 typedef struct {
     char *final_path;   /* the destination, as given */
     char *tmp_path;     /* where the files go until commit: DIR/../.NAME.run.XXXXXX */
+    bool replace;       /* --force: a non-empty destination may be replaced (at open and at commit) */
+    int lock_fd;        /* flock held on tmp_path until commit or abort: marks the temporary as live */
 } ls_atomic_dir;
 
 /* Checks the destination before anything is computed: refuses a non-directory, and a non-empty
- * directory unless replace; creates the missing parents and the temporary directory. Returns 0,
+ * directory unless replace; a symbolic link is followed (the run goes into the directory it names;
+ * a dangling one is refused). Removes the temporaries of the same destination that a killed run
+ * left (those whose owner no longer holds their lock: the lock dies with the process, kill -9
+ * included), creates the missing parents and the temporary directory, and locks it. Returns 0,
  * or 2 (bad destination) / 1 (I/O) with a message naming the path. */
 int ls_atomic_dir_open(ls_atomic_dir *ad, const char *path, bool replace, char *err, size_t errlen);
-/* Swaps the temporary directory in (the old destination, if any, is removed). 0 or -1 with err;
- * on failure the temporary is removed and the old destination kept. */
+/* Swaps the temporary directory in (the old destination, if any, is removed). Without replace,
+ * a destination that became non-empty meanwhile (another run, a file added) is refused here as at
+ * open, and kept. 0 or -1 with err; on failure the temporary is removed and the destination kept. */
 int ls_atomic_dir_commit(ls_atomic_dir *ad, char *err, size_t errlen);
 /* Rewrites the temporary directory's path in a message (a failed write inside it) to the
  * destination's: the temporary is removed on failure, the destination is what the user named. */
