@@ -522,6 +522,9 @@ static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, cons
                 if (!v->text[0] || strlen(v->text) >= sizeof sw->name)
                     return fail_at(pe, v->line, v->col, k->text, "expected a non-empty name under %zu characters",
                                    sizeof sw->name);
+                if (!strcmp(v->text, ".") || !strcmp(v->text, ".."))   /* the default output out/NAME: one new directory */
+                    return fail_at(pe, v->line, v->col, k->text, "'%s' is not a name (the sweep's directory is out/NAME)",
+                                   v->text);
                 snprintf(sw->name, sizeof sw->name, "%s", v->text);
             } else snprintf(sw->description, sizeof sw->description, "%s", v->text);
         } else if (!strcmp(k->text, "base")) bi = i;
@@ -807,6 +810,12 @@ int ls_sweep_load_text(ls_sweep *sw, const char *text, size_t len, const char *p
     }
     rc = parse_root(&pe, sw, text, len, &doc);
     ls_yamltree_free(&doc);
+    /* a name taken from the file name (no name:) must be one path component too: "..yaml" gives "." */
+    if (!rc && (!sw->name[0] || !strcmp(sw->name, ".") || !strcmp(sw->name, "..") || strchr(sw->name, '/'))) {
+        snprintf(err, errlen, "%s: the sweep's name '%s' (from the file name) is not one path component: give it a "
+                 "name: key", path, sw->name);
+        rc = 2;
+    }
     if (!rc) rc = expand(&pe, sw);
     if (rc) {
         if (rc == 1 && !err[0]) snprintf(err, errlen, "%s: out of memory", path);

@@ -915,8 +915,43 @@ static void runner_free(runner *r)
 }
 
 /* The run's stages; returns the exit status. */
+/* What a sweep directory may hold: the runner's files, `lampsim report`'s, and the temporaries of
+ * their atomic writes (.NAME.XXXXXX). Anything else means DIR is someone else's directory, whose
+ * files (a sweep.yaml of their own, say) the runner would overwrite: refused (exit 2). */
+static int check_out_dir(const char *out, char *err, size_t errlen)
+{
+    static const char *const own[] = {"manifest.tsv", "sweep.yaml", "objective.tsv", "points", "claims",
+                                      "results.csv", "report.html", "figures", "parallel.joblog", NULL};
+    DIR *d = opendir(out);
+    if (!d) return 0;   /* missing (made later) or not a directory (refused when made) */
+    bool has_manifest = false, has_copy = false;
+    char *stray = NULL;
+    for (struct dirent *e; !stray && (e = readdir(d));) {
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, "..")) continue;
+        bool ok = false;
+        for (int i = 0; own[i] && !ok; i++) {
+            size_t l = strlen(own[i]);
+            ok = !strcmp(n, own[i]) || (n[0] == '.' && !strncmp(n + 1, own[i], l) && n[1 + l] == '.');
+        }
+        has_manifest |= !strcmp(n, "manifest.tsv");
+        has_copy |= !strcmp(n, "sweep.yaml");
+        if (!ok) stray = strdup(n);
+    }
+    closedir(d);
+    if (!stray && has_copy && !has_manifest) stray = strdup("sweep.yaml");   /* written after the manifest */
+    if (!stray) return 0;
+    snprintf(err, errlen, "%s: not a sweep directory: it holds '%s' (a sweep writes only manifest.tsv, sweep.yaml, "
+             "objective.tsv, points/, claims/, parallel.joblog (scripts/parallel_sweep.sh) and, by lampsim report, results.csv, report.html, figures/): choose "
+             "a new or empty directory with -o", out, stray);
+    free(stray);
+    return 2;
+}
+
 static int run_stages(runner *r)
 {
+    int crc = check_out_dir(r->out, r->err, r->errlen);
+    if (crc) return crc;
     const ls_sweep_run_opts *o = r->o;
     int n = r->n;
     r->sel = calloc((size_t)n, 1);
