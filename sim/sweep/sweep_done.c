@@ -66,7 +66,10 @@ char *ls_sweep_done_stale(const char *pdir, const char *id, const char *ident)
     const char *l2 = strchr(t, '\n'), *rest = l2 ? strchr(l2 + 1, '\n') : NULL;
     rest = rest ? rest + 1 : "";
     size_t idl = l2 ? (size_t)(l2 - t) : strlen(t);
-    if (idl != strlen(id) || strncmp(t, id, idl)) {
+    if (!l2 || !strchr(l2 + 1, '\n') || l2[1] == '\n') {   /* "<id>\n<how>\n" at least, every line complete */
+        why = ls_io_path_fmt("its DONE marker is incomplete (a point's marker is its id and how it was computed, "
+                             "each on a line ending in a newline)");
+    } else if (idl != strlen(id) || strncmp(t, id, idl)) {
         why = ls_io_path_fmt("its DONE marker is of configuration %.*s, not %s (the sweep's base or an include changed)",
                              (int)(idl < 40 ? idl : 40), t, id);
     } else if (strcmp(rest, ident)) {
