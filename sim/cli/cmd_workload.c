@@ -65,6 +65,7 @@ static int expand_inputs(char **args, int n, input **out, int *nout)
             free(m), free(v);
             return 2;
         }
+        int before = k;
         for (int l = 0; l < (is_model ? m->layers : 1); ++l) {
             const char *p = is_model ? m->traces[l] : path;
             if (is_model && !p) {
@@ -88,6 +89,13 @@ static int expand_inputs(char **args, int n, input **out, int *nout)
             }
             v[k].layer = is_model ? l : k;
             k++;
+        }
+        if (is_model && k == before) {   /* an empty CSV exiting 0 would look like a measurement */
+            fprintf(stderr, "lampsim workload: %s: no layer of the model has a trace: nothing to measure (give the "
+                    "layers' traces in the model description)\n", path);
+            ls_model_free(m);
+            free(m), free(v);
+            return 2;
         }
         if (m) ls_model_free(m);   /* also what a failed parse left */
         free(m);
@@ -154,7 +162,7 @@ int ls_cli_workload(int argc, char **argv)
         else if (!strcmp(a, "--sink") || !strcmp(a, "--local") || !strcmp(a, "--heads") || !strcmp(a, "--engine-rows") ||
                  !strcmp(a, "--row-budget")) {
             double x = strtod(argv[++i], &end);
-            double lo = !strcmp(a, "--sink") || !strcmp(a, "--local") ? 1 : 0;
+            double lo = 1;   /* 0 heads, rows or multiply-adds would measure nothing */
             if (!*argv[i] || *end || x < lo || x > 1e15 || (strcmp(a, "--row-budget") && (x > INT_MAX || x != floor(x)))) {
                 fprintf(stderr, "lampsim workload %s: %s: expected a%s number >= %g, got '%s'\n", sub, a,
                         strcmp(a, "--row-budget") ? "n integer" : "", lo, argv[i]);

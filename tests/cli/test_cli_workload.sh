@@ -49,4 +49,15 @@ check "--sink 0 exit" $? 2
 check "fit without -o" $? 2
 "$L" workload frobnicate 2> "$T/err"
 check "unknown subcommand" $? 2
+# a model description without traces: nothing to measure is an error, not an empty CSV (issue #39 D11)
+"$L" workload stats "$R/workloads/models/qwen3_8b_like.yaml" -o "$T/nt.csv" 2> "$T/err"
+check "model without traces exit" $? 2
+grep -q "qwen3_8b_like.yaml: no layer of the model has a trace" "$T/err"; check "model without traces: named" $? 0
+check "model without traces: no output" "$(ls "$T" | grep -c '^nt.csv')" 0
+# 0 heads, engine rows or multiply-adds would measure nothing
+for o in --heads --row-budget --engine-rows; do
+  "$L" workload stats "$R/workloads/gaussian_small.yaml" $o 0 -o "$T/z.csv" 2> "$T/err"
+  check "$o 0 refused" $? 2
+  grep -q -- "$o: expected" "$T/err"; check "$o 0: named" $? 0
+done
 exit $fail
