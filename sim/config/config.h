@@ -245,6 +245,9 @@ int ls_config_load_string_all(ls_config *cfg, const char *text, size_t len, cons
 /* Only the schema defaults (no YAML). */
 void ls_config_defaults(ls_config *cfg);
 /* Writes the resolved configuration as YAML; reloading it yields an identical config. */
+/* s as a YAML double-quoted scalar (quotes, backslashes, line breaks and non-printables escaped):
+ * every string lampsim writes into YAML goes through it, so no value can inject a key. */
+void ls_config_write_yaml_string(FILE *out, const char *s);
 int ls_config_write_resolved(const ls_config *cfg, FILE *out);
 /* Writes it to path atomically (e.g. out/config.resolved.yaml). */
 int ls_config_write_resolved_file(const ls_config *cfg, const char *path, char *err, size_t errlen);

@@ -62,7 +62,7 @@ int ls_config_utf8_valid(const char *s)
 }
 
 /* YAML double-quoted scalar; anything outside YAML's printable set is escaped. */
-static void write_string(FILE *out, const char *s)
+void ls_config_write_yaml_string(FILE *out, const char *s)
 {
     fputc('"', out);
     const unsigned char *p = (const unsigned char *)s;
@@ -157,7 +157,7 @@ int ls_config_write_resolved(const ls_config *cfg, FILE *out)
         const char *key = dot ? dot + 1 : e->path;
         fprintf(out, "%*s%s: ", 2 * depth, "", key);
         if (e->type == LS_CONFIG_T_STRING || e->type == LS_CONFIG_T_PATH) {
-            write_string(out, (const char *)cfield(cfg, e));
+            ls_config_write_yaml_string(out, (const char *)cfield(cfg, e));
         } else {
             char buf[64];
             value_text(cfg, e, buf, sizeof buf, 0);

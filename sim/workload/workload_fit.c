@@ -238,7 +238,9 @@ int ls_wfit_write(const ls_wfit_sums *s, const ls_config_workload *base, const c
                "# heads each; query head L*%d + h imitates head h of traced layer L (knobs: docs/workloads.md).\n"
                "# RoPE is not fitted (it changes no statistic of the random part); rope.* are the defaults.\n",
             s->layers, s->heads_q, s->heads_kv, s->heads_q);
-    fprintf(f, "name: %s\n", name ? name : "fitted");
+    fputs("name: ", f);   /* quoted: "x: y" or a newline in --name cannot make or inject keys */
+    ls_config_write_yaml_string(f, name ? name : "fitted");
+    fputc('\n', f);
     fprintf(f, "description: \"SYNTHETIC: heads generator fitted to %d traced layer(s) (lampsim workload fit)\"\n", s->layers);
     fprintf(f, "batch: 1\nheads_q: %d\nheads_kv: %d\nseq_q: %d\nseq_k: %d\ndim: %d\ncausal: %s\ndtype: %s\n", s->n,
             s->heads_kv * s->layers, s->seq_q, s->seq_k, s->dim, s->causal ? "true" : "false", dt[base->dtype]);

@@ -60,4 +60,15 @@ for o in --heads --row-budget --engine-rows; do
   check "$o 0 refused" $? 2
   grep -q -- "$o: expected" "$T/err"; check "$o 0: named" $? 0
 done
+# --name is written as a quoted YAML scalar: "x: y" round-trips, a newline injects no key (issue #39 D7)
+"$L" workload fit "$R/workloads/gaussian_small.yaml" --name 'x: y' -o "$T/n1.yaml" 2> "$T/err"
+check "fit --name 'x: y'" $? 0
+"$L" workload stats "$T/n1.yaml" --no-lamp -o "$T/n1.csv" 2> "$T/err"
+check "stats of the fit named 'x: y'" $? 0
+grep -q "^x: y (layer 0)" "$T/err"; check "the name 'x: y' round-trips" $? 0
+"$L" workload fit "$R/workloads/gaussian_small.yaml" --name $'a\nseed: 5' -o "$T/n2.yaml" 2> "$T/err"
+check "fit --name with a newline" $? 0
+check "no key injected" "$(grep -c '^seed:' "$T/n2.yaml")" 0
+"$L" workload stats "$T/n2.yaml" --no-lamp -o "$T/n2.csv" 2> "$T/err"
+check "stats of the fit named with a newline" $? 0
 exit $fail
