@@ -135,9 +135,10 @@ int ls_model_load(ls_model *m, const char *path, char *err, size_t errlen)
     snprintf(m->path, sizeof m->path, "%s", path);
     merr e = {path, err, errlen};
     size_t len = 0;
-    char *text = ls_sweep_read_file(path, &len);
+    char *text = ls_sweep_read_file_max(path, &len, LS_YAMLTREE_MAX_BYTES);
     if (!text) {
-        snprintf(err, errlen, "%s: cannot read the model file: %s", path, strerror(errno));
+        if (errno == EFBIG) snprintf(err, errlen, "%s: model file larger than %u bytes", path, LS_YAMLTREE_MAX_BYTES);
+        else snprintf(err, errlen, "%s: cannot read the model file: %s", path, strerror(errno));
         return 2;
     }
     char dir[LS_CONFIG_PATH_MAX];

@@ -200,6 +200,9 @@ void ls_sweep_csv_free(char **fields, int n);
 void ls_sweep_csv_cell(FILE *out, const char *s);
 /* Reads a whole file (malloc'ed, NUL-terminated), or NULL. */
 char *ls_sweep_read_file(const char *path, size_t *len);
+/* The same, reading no more than max + 1 bytes: NULL with errno EFBIG past max (YAML inputs use
+ * LS_YAMLTREE_MAX_BYTES, so /dev/zero is refused at once, not read until memory runs out). */
+char *ls_sweep_read_file_max(const char *path, size_t *len, size_t max);
 
 /* ---- what a DONE marker vouches for (sweep_done.c) ----
  * A point's DONE marker: its id, how it got its numerics, then the identity of the files its

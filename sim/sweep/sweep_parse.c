@@ -48,11 +48,22 @@ static const char *kind_name(const ls_yamltree_node *n)
 
 char *ls_sweep_read_file(const char *path, size_t *len)
 {
+    return ls_sweep_read_file_max(path, len, SIZE_MAX - 1);
+}
+
+char *ls_sweep_read_file_max(const char *path, size_t *len, size_t max)
+{
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     while (buf) {
+        if (n > max) {   /* stop at the limit: /dev/zero or a huge file is never read whole */
+            free(buf);
+            fclose(f);
+            errno = EFBIG;
+            return NULL;
+        }
         if (n + 1 >= cap) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) { free(buf); buf = NULL; break; }
@@ -540,9 +551,10 @@ static int parse_root(perr *pe, ls_sweep *sw, const char *text, size_t len, cons
             if (b->text[0] == '/') snprintf(path, sizeof path, "%s", b->text);
             else snprintf(path, sizeof path, "%s/%s", sw->base_dir, b->text);
             ls_config_path_normalize(path);
-            sw->base_text = ls_sweep_read_file(path, &sw->base_len);
+            sw->base_text = ls_sweep_read_file_max(path, &sw->base_len, LS_YAMLTREE_MAX_BYTES);
             if (!sw->base_text)
-                return fail_at(pe, b->line, b->col, "base", "cannot read configuration '%s': %s", path, strerror(errno));
+                return fail_at(pe, b->line, b->col, "base", "cannot read configuration '%s': %s", path,
+                               errno == EFBIG ? "larger than the 1 MiB limit of a YAML file" : strerror(errno));
             if (strlen(path) >= sizeof sw->base_name)
                 return fail_at(pe, b->line, b->col, "base", "path too long");
             memcpy(sw->base_name, path, strlen(path) + 1);
@@ -772,10 +784,11 @@ out:
 int ls_sweep_load(ls_sweep *sw, const char *path, char *err, size_t errlen)
 {
     size_t len = 0;
-    char *text = ls_sweep_read_file(path, &len);
+    char *text = ls_sweep_read_file_max(path, &len, LS_YAMLTREE_MAX_BYTES);
     if (!text) {
         memset(sw, 0, sizeof *sw);
-        snprintf(err, errlen, "%s: cannot read sweep file: %s", path, strerror(errno));
+        if (errno == EFBIG) snprintf(err, errlen, "%s: sweep file larger than %u bytes", path, LS_YAMLTREE_MAX_BYTES);
+        else snprintf(err, errlen, "%s: cannot read sweep file: %s", path, strerror(errno));
         return 2;
     }
     int rc = ls_sweep_load_text(sw, text, len, path, err, errlen);
