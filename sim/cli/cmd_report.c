@@ -123,7 +123,8 @@ static int report_dir(const char *dir, int sweep, const char *py, char *script)
     int prc = ls_cli_run_python(args);
     unlink(fpath);
     free(fpath);
-    if (prc) {
+    if (prc == 2) rc = 2; /* bad input: the script named the file on one line */
+    else if (prc) {
         fprintf(stderr, "lampsim report: plot_sweep.py failed (exit %d)\n", prc);
         rc = 1;
     } else printf("%s\n", html);
@@ -168,7 +169,8 @@ int ls_cli_report(int argc, char **argv)
     if (!dir) { fputs("usage: lampsim report DIR\n", stderr); return 2; }
     char script[PATH_MAX + 64];
     if (ls_cli_is_file(dir, "sensitivity.csv")) {
-        if (ls_cli_sensitivity_html(dir, py)) return 1;
+        int hrc = ls_cli_sensitivity_html(dir, py);
+        if (hrc) return hrc == -2 ? 2 : 1;
         printf("%s/sensitivity.html\n", dir);
         return 0;
     }
