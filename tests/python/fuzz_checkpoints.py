@@ -13,6 +13,7 @@ is a finding, printed with the case number that reproduces it (--seed S --first 
 
 usage: fuzz_checkpoints.py TMPDIR [--cases N | --seconds S] [--seed S] [--first N] [--no-fail] [-v]"""
 import argparse
+import copy
 import json
 import os
 import random
@@ -86,7 +87,12 @@ POOL = [None, True, False, 0, -1, 1, 2, 3, 7, 1 << 24, 1 << 31, 1 << 63, 1 << 64
         [1 << 40, 1 << 40], [3, -1], [0, 1 << 62], {}, {"a": 1}, ["x"] * 3, "@DEEP@"]
 
 
-def nodes(obj, path=()):
+def pick(rng):
+    """A fresh copy of a pool value: edits of one case never change the pool (cases replay alone)."""
+    return copy.deepcopy(rng.choice(POOL))
+
+
+def nodes(obj):
     """Every (container, key) pair of a parsed JSON value."""
     out = []
     if isinstance(obj, dict):
@@ -102,7 +108,7 @@ def nodes(obj, path=()):
 
 def mutate_value(rng, v):
     if isinstance(v, bool) or v is None:
-        return rng.choice(POOL)
+        return pick(rng)
     if isinstance(v, (int, float)) and rng.random() < 0.6:
         return rng.choice([-v, 0, v + 1, v - 1, v * 2, v * (1 << 20), float(v), v / 3, float("nan"), float("inf"),
                            str(v), [v], 1 << 24])
@@ -110,10 +116,10 @@ def mutate_value(rng, v):
         return rng.choice([v + "x", v[:-1], "../" + v, "/" + v, v.upper(), v + "/../../" + v, "", v * 2, [v], 0])
     if isinstance(v, list) and v and rng.random() < 0.5:
         w = list(v)
-        rng.choice([lambda: w.pop(), lambda: w.append(rng.choice(POOL)), lambda: w.reverse(),
-                    lambda: w.__setitem__(0, rng.choice(POOL))])()
+        rng.choice([lambda: w.pop(), lambda: w.append(pick(rng)), lambda: w.reverse(),
+                    lambda: w.__setitem__(0, pick(rng))])()
         return w
-    return rng.choice(POOL)
+    return pick(rng)
 
 
 def mutate_json_text(rng, text):
@@ -126,7 +132,7 @@ def mutate_json_text(rng, text):
         ns = nodes(obj)
         choice = rng.random()
         if not ns or choice < 0.08:
-            obj = rng.choice(POOL + [obj])
+            obj = pick(rng) if rng.random() < 0.9 else [obj]
             continue
         cont, key = rng.choice(ns)
         if choice < 0.7:
@@ -134,9 +140,9 @@ def mutate_json_text(rng, text):
         elif choice < 0.85:
             del cont[key]
         elif isinstance(cont, dict):
-            cont[rng.choice(["__metadata__", "extra", "config", "x" * 300, key + "_"])] = rng.choice(POOL)
+            cont[rng.choice(["__metadata__", "extra", "config", "x" * 300, key + "_"])] = pick(rng)
         else:
-            cont.insert(key, rng.choice(POOL))
+            cont.insert(key, pick(rng))
     out = json.dumps(obj)
     return out.replace('"@DEEP@"', DEEP)
 
