@@ -1,5 +1,5 @@
 /* `lampsim report DIR`: DIR/results.csv for a sweep, then figures and report.html from
- * scripts/plot_sweep.py (docs/sweeps.md; a run directory's page is scripts/report/, docs/reports.md);
+ * scripts/plot_sweep.py (docs/sweeps.md; a run or model directory's page is scripts/report/, docs/reports.md);
  * `lampsim report --fields [--markdown]`: the report's field reference (sim/report/field_docs.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -147,8 +147,9 @@ int ls_cli_report(int argc, char **argv)
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: lampsim report DIR [--python PYTHON]\n"
                  "       lampsim report --fields [--markdown]\n"
-                 "  writes DIR/report.html (tables and embedded figures, self-contained) for a run directory\n"
-                 "  (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv and DIR/figures/);\n"
+                 "  writes DIR/report.html (tables and embedded figures, self-contained) for a run or a `lampsim\n"
+                 "  model -o` directory (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv\n"
+                 "  and DIR/figures/);\n"
                  "  DIR/sensitivity.html for a `lampsim sensitivity` directory (sensitivity.csv)\n"
                  "  --fields: every report field's unit and meaning (tab-separated; --markdown: docs/reports.md's table)");
             return 0;
