@@ -213,7 +213,7 @@ def mutate_llama2c(rng, raw):
         i = rng.randrange(7)
         h[i] = rng.choice([0, -1, 1, 2, 3, -h[i], h[i] + 1, h[i] - 1, h[i] * 2, 1 << 24, (1 << 31) - 1, -(1 << 31),
                            rng.randrange(-(1 << 31), 1 << 31)])
-    return struct.pack("<7i", *h) + raw[28:]
+    return struct.pack("<7i", *(((v + (1 << 31)) % (1 << 32)) - (1 << 31) for v in h)) + raw[28:]   # int32 wrap
 
 
 def mutate(rng, kind, raw):
