@@ -27,10 +27,13 @@ curve is flat. Exit status 0, 1 when a sweep fails, 2 for bad input.
 """
 import argparse
 import csv
+import ctypes
 import json
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import yaml
@@ -204,13 +207,81 @@ def lampsim_cmd(args, *rest):
     return [args.lampsim] + list(rest)
 
 
+def write_atomic(path, text):
+    """path holds text or, if anything fails (a kill, a full disk, an exception while producing it),
+    what it held before: written to a temporary beside it, flushed, then renamed over it."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)   # as open() would create it, not mkstemp's 0600
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path, obj):
+    """obj as indented JSON into path, atomically (serialised whole before the file is touched)."""
+    write_atomic(path, json.dumps(obj, indent=1, sort_keys=True) + "\n")
+
+
+_PR_SET_PDEATHSIG = 1   # <linux/prctl.h>
+
+
+def _child_setup(parent):
+    """In the child before exec: its own process group (so the driver can signal the sweep and its
+    workers together) and SIGTERM when the driver dies, even by SIGKILL (Linux's PDEATHSIG)."""
+    def setup():
+        os.setpgid(0, 0)
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        except (OSError, AttributeError):   # not Linux: the signal forwarding below still holds
+            pass
+        if os.getppid() != parent:   # the driver died before prctl took effect
+            os._exit(143)
+    return setup
+
+
+def run_child(cmd, **kw):
+    """subprocess.call(cmd) that leaves no orphan: SIGINT, SIGTERM and SIGHUP to the driver are passed
+    to the child's process group, waited for, and end the driver with 128 + the signal; a driver
+    killed outright takes the child with it (PDEATHSIG: `lampsim sweep run` stops its workers on
+    SIGTERM and keeps its finished points, so a rerun resumes)."""
+    child = subprocess.Popen(cmd, preexec_fn=_child_setup(os.getpid()), **kw)
+    got = []
+
+    def forward(signum, frame):
+        got.append(signum)
+        try:
+            os.killpg(child.pid, signum)
+        except ProcessLookupError:
+            pass
+
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {s: signal.signal(s, forward) for s in sigs}
+    try:
+        rc = child.wait()
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    if got:
+        sys.exit(128 + got[0])
+    return rc
+
+
 def run_sweep(args, sweep, out):
     cmd = lampsim_cmd(args, "sweep", "run", sweep, "-j", str(args.jobs), "-o", out, "--quiet")
-    rc = subprocess.call(cmd)
+    rc = run_child(cmd)
     if rc != 0:
         sys.exit("breakeven_study: %s failed (exit %d); rerun to resume" % (" ".join(cmd), rc) if rc != 2 else 2)
-    rc = subprocess.call(lampsim_cmd(args, "sweep", "merge", out, "-o", os.path.join(out, "results.csv"), "--strict"),
-                         stderr=subprocess.DEVNULL)
+    rc = run_child(lampsim_cmd(args, "sweep", "merge", out, "-o", os.path.join(out, "results.csv"), "--strict"),
+                   stderr=subprocess.DEVNULL)
     if rc != 0:
         sys.exit("breakeven_study: merging %s failed (exit %d)" % (out, rc))
     return read_rows(os.path.join(out, "results.csv"))
@@ -251,8 +322,7 @@ def estimate_sweep(args, name, sweep_file, winners, point_keys, ests, path):
     sweep = {"name": name, "description": "the winners of %s re-timed at each estimate's low and high end"
              % os.path.basename(sweep_file), "base": absolute_base(sweep_file),
              "axes": {"zip_point": zip_pt, "zip_estimate": zip_est}}
-    with open(path, "w") as f:
-        yaml.safe_dump(sweep, f, sort_keys=False, default_flow_style=None, width=1000)
+    write_atomic(path, yaml.safe_dump(sweep, sort_keys=False, default_flow_style=None, width=1000))
     return ends
 
 
@@ -325,9 +395,7 @@ def cmd_run(args):
     }
     summary["range"] = range_of(summary)
     path = os.path.join(args.out, "summary.json")
-    with open(path, "w") as f:
-        json.dump(summary, f, indent=1, sort_keys=True)
-        f.write("\n")
+    write_json_atomic(path, summary)
     plot(summary, os.path.join(args.out, "figures"))
     print("breakeven_study: %s, figures in %s" % (path, os.path.join(args.out, "figures")))
 
@@ -686,8 +754,7 @@ def write_page(path, blocks):
         if i < 0 or j < 0:
             sys.exit("breakeven_study: %s has no %s ... %s block" % (path, start.strip(), end))
         text = text[:i + len(start)] + body + text[j:]
-    with open(path, "w") as f:
-        f.write(text)
+    write_atomic(path, text)
 
 
 def main():

@@ -51,9 +51,31 @@ def human(v):
     return "%.4g" % v
 
 
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+class InputError(Exception):
+    """A damaged or foreign sensitivity file: 'FILE: reason', one line on stderr, exit 2."""
+
+
+def read_csv(path, need):
+    """path's rows as dicts; InputError naming the file unless it is text with the columns `need`, every
+    row complete and its rank a whole number (a truncated or edited file is refused, not half drawn)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, ValueError, csv.Error) as e:   # UnicodeDecodeError is a ValueError
+        raise InputError("%s: not a readable CSV (%s)" % (path, " ".join(str(e).split())[:160])) from None
+    if not rows:
+        raise InputError("%s: no rows" % path)
+    lacking = sorted(need - set(rows[0]))
+    if lacking:
+        raise InputError("%s: lacks the column%s %s" % (path, "s" if len(lacking) > 1 else "", ", ".join(lacking)))
+    for i, r in enumerate(rows):
+        if None in r or None in r.values():
+            raise InputError("%s: line %d: its fields do not match the header's columns" % (path, i + 2))
+        try:
+            int(r["rank"])
+        except ValueError:
+            raise InputError("%s: line %d: rank %r is not a whole number" % (path, i + 2, r["rank"][:40])) from None
+    return rows
 
 
 def by_metric(rows):
@@ -141,19 +163,20 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--top", type=int, default=15, help="parameters per tornado (default 15)")
     a = ap.parse_args()
-    try:
-        oat = read_csv(os.path.join(a.dir, "sensitivity.csv"))
-        with open(os.path.join(a.dir, "summary.txt")) as f:
-            summary = f.read()
-    except (OSError, csv.Error, KeyError) as e:
-        print("plot_sensitivity: %s" % e, file=sys.stderr)
-        return 2
-    mpath = os.path.join(a.dir, "morris.csv")
-    morris = read_csv(mpath) if os.path.exists(mpath) else []
     need = {"metric", "param", "low", "base", "high", "metric_low", "metric_base", "metric_high", "swing", "rank"}
-    if not oat or not need <= set(oat[0]):
-        print("plot_sensitivity: %s/sensitivity.csv lacks the columns %s" % (a.dir, ", ".join(sorted(need))),
-              file=sys.stderr)
+    mpath = os.path.join(a.dir, "morris.csv")
+    spath = os.path.join(a.dir, "summary.txt")
+    try:
+        oat = read_csv(os.path.join(a.dir, "sensitivity.csv"), need)
+        morris = read_csv(mpath, {"metric", "param", "effects", "mu", "mu_star", "sigma", "rank"}) \
+            if os.path.exists(mpath) else []
+        try:
+            with open(spath, encoding="utf-8") as f:
+                summary = f.read()
+        except (OSError, ValueError) as e:
+            raise InputError("%s: %s" % (spath, " ".join(str(e).split())[:160])) from None
+    except InputError as e:   # one line, no traceback (`lampsim report` and `sensitivity` add nothing)
+        print("lampsim report: %s" % e, file=sys.stderr)
         return 2
     lines = summary.splitlines()
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>lampsim sensitivity</title>",

@@ -575,18 +575,23 @@ def main():
     try:
         header, rows = read_csv(a.csv)
     except (OSError, csv.Error, UnicodeDecodeError) as e:
-        print("plot_sweep: %s: %s" % (a.csv, e), file=sys.stderr)
+        print("lampsim report: %s: %s" % (a.csv, e), file=sys.stderr)
         return 2
     if not header:
-        print("plot_sweep: %s: empty CSV" % a.csv, file=sys.stderr)
+        print("lampsim report: %s: empty CSV" % a.csv, file=sys.stderr)
         return 2
     sweep = a.sweep or (not a.run and "point.index" in header)
     axes_cols = header[:header.index("point.index")] if "point.index" in header else []
     out = a.out or os.path.join(os.path.dirname(os.path.abspath(a.csv)), "figures")
     if not sweep and rows:  # one run: its own page (scripts/report/, next to this script)
         from report import run as run_page
-        for p in run_page.write(a.csv, a.html, out, atomic_write, a.fields, a.title):
-            print(p)
+        from report.fields import ReportInputError
+        try:
+            for p in run_page.write(a.csv, a.html, out, atomic_write, a.fields, a.title):
+                print(p)
+        except ReportInputError as e:   # exit 2: `lampsim report` adds nothing to this one line
+            print("lampsim report: %s" % e, file=sys.stderr)
+            return 2
         return 0
     F = Figures(out)
     if not rows:

@@ -15,6 +15,7 @@ Every error names the file and the tensor or key.
 """
 import heapq
 import json
+import math
 import os
 import re
 import struct
@@ -22,69 +23,110 @@ import struct
 import numpy as np
 import torch
 
-from .model import CausalLM, ConfigError, check_config, rope_frequencies
-from .safetensors_io import read_safetensors, write_safetensors
+from .errors import CheckpointError, ConfigError, show
+from .model import CausalLM, check_config, parameter_shapes, rope_frequencies
+from .safetensors_io import open_regular, parse_json, read_safetensors, write_safetensors
 
+__all__ = ["CheckpointError", "load_model", "load_hf", "load_llama2c", "read_llama2c", "export_hf", "export_llama2c",
+           "load_tokenizer", "ByteTokenizer", "Llama2cTokenizer"]
 
-class CheckpointError(ConfigError):
-    """A checkpoint file that is missing, truncated or does not match its config."""
+MAX_JSON = 64 << 20   # config.json and the index: a few kB to a few MB in published checkpoints
 
 
 # ----------------------------------------------------------------------------- loading
 
+def _read_json(path):
+    """A JSON file (config.json, the index) parsed; CheckpointError naming it. NaN and Infinity parse:
+    the config check names the key that holds them."""
+    try:
+        with open_regular(path) as f:
+            raw = f.read(MAX_JSON + 1)
+    except OSError as e:
+        raise CheckpointError(path, "cannot read: %s" % (e.strerror or e)) from None
+    if len(raw) > MAX_JSON:
+        raise CheckpointError(path, "larger than %d bytes" % MAX_JSON)
+    return parse_json(path, raw, constants=True)
+
+
+def _config(raw, path):
+    """check_config of a checkpoint's config, its refusals as CheckpointErrors naming path."""
+    try:
+        return check_config(raw, path)
+    except CheckpointError:
+        raise
+    except ConfigError as e:
+        msg = str(e)
+        raise CheckpointError(path, msg[len(path) + 2:] if msg.startswith(path + ": ") else msg) from None
+
+
 def load_model(path, dtype=torch.float32):
     """A CausalLM (eval mode) from a Hugging Face directory, a llama2.c .bin or a .safetensors with
-    its config in the metadata."""
+    its config in the metadata. Every refusal is a CheckpointError (a ValueError) naming the file."""
+    path = os.fspath(path)
     if os.path.isdir(path):
         return load_hf(path, dtype)
     if not os.path.isfile(path):
-        raise CheckpointError("%s: no such checkpoint (a directory with config.json, a .bin or a .safetensors)" % path)
+        raise CheckpointError(path, "no such checkpoint (a directory with config.json, a .bin or a .safetensors)")
     if path.endswith(".bin"):
         return load_llama2c(path, dtype)
     if path.endswith(".safetensors"):
         tensors, meta = read_safetensors(path)
         if "config" not in meta:
-            raise CheckpointError("%s: no 'config' entry in the safetensors metadata (a Hugging Face checkpoint is "
-                                  "loaded from its directory, with config.json)" % path)
-        return _build(check_config(json.loads(meta["config"]), path), {k: (v, path) for k, v in tensors.items()},
-                      path, dtype)
-    raise CheckpointError("%s: unknown checkpoint format (expected a directory, .bin or .safetensors)" % path)
+            raise CheckpointError(path, "no 'config' entry in the safetensors metadata (a Hugging Face checkpoint is "
+                                  "loaded from its directory, with config.json)")
+        cfg = _config(parse_json(path, meta["config"], "metadata config", constants=True), path)
+        return _build(cfg, {k: (v, path) for k, v in tensors.items()}, path, path, dtype)
+    raise CheckpointError(path, "unknown checkpoint format (expected a directory, .bin or .safetensors)")
+
+
+def _shard_path(d, index, shard):
+    """DIR/shard for a file name from the index, which travels with a download and so is confined
+    to the directory: an absolute path, or one that climbs out with '..', is refused. (Symlinks in
+    the directory are followed: the directory's owner made them, as the Hugging Face cache links
+    every snapshot file to ../../blobs/.)"""
+    if not isinstance(shard, str) or not shard or "\0" in shard:
+        raise CheckpointError(index, "weight_map: shard %s: expected a file name" % show(shard))
+    norm = os.path.normpath(shard)
+    if os.path.isabs(shard) or norm == os.curdir or norm == os.pardir or norm.startswith(os.pardir + os.sep):
+        raise CheckpointError(index, "weight_map: shard %s leaves the checkpoint directory (a shard is a file "
+                              "in it)" % show(shard))
+    return os.path.join(d, norm)
 
 
 def _hf_tensors(d):
-    """{name: (array, file)} from DIR's index and shards, or from every *.safetensors in DIR."""
+    """({name: (array, file)}, the file that lists them: the index or DIR) from DIR's index and
+    shards, or from every *.safetensors in DIR."""
     index = os.path.join(d, "model.safetensors.index.json")
     out = {}
     if os.path.exists(index):
-        with open(index) as f:
-            weight_map = json.load(f).get("weight_map")
+        weight_map = _read_json(index)
+        weight_map = weight_map.get("weight_map") if isinstance(weight_map, dict) else None
         if not isinstance(weight_map, dict) or not weight_map:
-            raise CheckpointError("%s: no 'weight_map' object" % index)
+            raise CheckpointError(index, "no 'weight_map' object")
         shards = {}
         for name, shard in weight_map.items():
-            shards.setdefault(shard, []).append(name)
-        for shard, names in sorted(shards.items()):
-            sp = os.path.join(d, shard)
+            shards.setdefault(_shard_path(d, index, shard), []).append(name)
+        for sp, names in sorted(shards.items()):
             if not os.path.isfile(sp):
-                raise CheckpointError("%s: shard %s is missing (it holds tensor %s%s)"
-                                      % (index, sp, names[0], " and %d more" % (len(names) - 1) if len(names) > 1 else ""))
+                raise CheckpointError(index, "shard %s is missing (it holds tensor %s%s)" % (
+                    sp, show(names[0], quote=False), " and %d more" % (len(names) - 1) if len(names) > 1 else ""))
             arrays, _ = read_safetensors(sp)
             for name in names:
                 if name not in arrays:
-                    raise CheckpointError("%s: tensor %s is not in %s, where %s puts it" % (sp, name, shard, index))
+                    raise CheckpointError(sp, "not in this shard, where %s puts it" % index, name)
                 out[name] = (arrays[name], sp)
-        return out
+        return out, index
     files = sorted(n for n in os.listdir(d) if n.endswith(".safetensors"))
     if not files:
-        raise CheckpointError("%s: no *.safetensors files (pytorch_model.bin and other formats are not read: "
-                              "convert them to safetensors)" % d)
+        raise CheckpointError(d, "no *.safetensors files (pytorch_model.bin and other formats are not read: "
+                              "convert them to safetensors)")
     for n in files:
         sp = os.path.join(d, n)
         for name, arr in read_safetensors(sp)[0].items():
             if name in out:
-                raise CheckpointError("%s: tensor %s is also in %s" % (sp, name, out[name][1]))
+                raise CheckpointError(sp, "also in %s" % out[name][1], name)
             out[name] = (arr, sp)
-    return out
+    return out, d
 
 
 # multimodal Gemma 3: the language model's tensors under these prefixes, the vision tower's ignored
@@ -95,18 +137,20 @@ _GEMMA3_OTHER_PREFIXES = ("vision_tower.", "multi_modal_projector.", "model.visi
 
 def load_hf(d, dtype=torch.float32):
     """A CausalLM from a Hugging Face checkpoint directory."""
+    d = os.fspath(d)
     cfg_path = os.path.join(d, "config.json")
     if not os.path.isfile(cfg_path):
-        raise CheckpointError("%s: missing (a Hugging Face checkpoint directory needs config.json)" % cfg_path)
-    with open(cfg_path) as f:
-        try:
-            raw = json.load(f)
-        except json.JSONDecodeError as e:
-            raise CheckpointError("%s: line %d: not JSON (%s)" % (cfg_path, e.lineno, e.msg))
-    tensors = _hf_tensors(d)
-    if raw.get("model_type") == "gemma3" and isinstance(raw.get("text_config"), dict):
+        raise CheckpointError(cfg_path, "missing (a Hugging Face checkpoint directory needs config.json)")
+    raw = _read_json(cfg_path)
+    if not isinstance(raw, dict):
+        raise CheckpointError(cfg_path, "expected a JSON object of configuration keys")
+    gemma3 = raw.get("model_type") == "gemma3" and isinstance(raw.get("text_config"), dict)
+    if gemma3:
         raw = dict(raw["text_config"], model_type="gemma3_text")
         raw.setdefault("tie_word_embeddings", True)
+    cfg = _config(raw, cfg_path)   # before the tensors are read: a bad config costs no I/O
+    tensors, source = _hf_tensors(d)
+    if gemma3:
         mapped = {}
         for name, val in tensors.items():
             if name.startswith(_GEMMA3_OTHER_PREFIXES):
@@ -117,32 +161,48 @@ def load_hf(d, dtype=torch.float32):
                     break
             mapped[name] = val
         tensors = mapped
-    return _build(check_config(raw, cfg_path), tensors, d, dtype)
+    return _build(cfg, tensors, source, cfg_path, dtype)
 
 
-def _build(cfg, tensors, source, dtype):
-    """The model of cfg with tensors {name: (array, file)}; refuses missing, unexpected or misshapen ones."""
-    model = CausalLM(cfg)
-    expected = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+def _check_tensors(cfg, tensors, source, cfg_path):
+    """Every tensor of cfg's model present with its shape and a floating-point dtype, none other:
+    checked against parameter_shapes(cfg) before the model exists, so a config claiming a huge
+    vocabulary or many layers is refused, naming the file, the tensor and the config keys, without
+    allocating it. tensors: {name: (array, file)}."""
+    seen = set()
+    for name, shape, keys in parameter_shapes(cfg):
+        seen.add(name)
+        if name not in tensors:
+            if name == "lm_head.weight" and cfg["tie_word_embeddings"]:
+                continue
+            why = ("num_hidden_layers %d" % cfg["num_hidden_layers"] if name.startswith("model.layers.")
+                   else "model_type %s" % cfg["model_type"])
+            raise CheckpointError(source, "missing, though %s's %s implies it" % (cfg_path, why), name)
+        arr, f = tensors[name]
+        if tuple(arr.shape) != shape:
+            raise CheckpointError(f, "shape %s, but %s's %s make it %s" % (
+                list(arr.shape), cfg_path, ", ".join("%s %d" % (k, cfg[k]) for k in keys), list(shape)), name)
+        if arr.dtype.kind != "f":
+            raise CheckpointError(f, "dtype %s: expected floating-point weights" % arr.dtype, name)
+    for name in sorted(set(tensors) - seen):
+        raise CheckpointError(tensors[name][1], "unexpected tensor: not in the %s model %s describes"
+                              % (cfg["model_type"], cfg_path), name)
+
+
+def _build(cfg, tensors, source, cfg_path, dtype):
+    """The model of cfg with tensors {name: (array, file)}; refuses missing, unexpected or misshapen
+    ones (source: the file that lists the tensors, cfg_path: the config's) before building it."""
     tensors = {k: v for k, v in tensors.items() if not k.endswith("rotary_emb.inv_freq")}  # recomputed
-    if cfg["tie_word_embeddings"] and "lm_head.weight" in tensors and "model.embed_tokens.weight" in tensors:
+    _check_tensors(cfg, tensors, source, cfg_path)
+    if cfg["tie_word_embeddings"] and "lm_head.weight" in tensors:
         head, emb = tensors.pop("lm_head.weight"), tensors["model.embed_tokens.weight"]
-        if head[0].shape != emb[0].shape or not np.array_equal(head[0], emb[0]):
-            raise CheckpointError("%s: tensor lm_head.weight differs from model.embed_tokens.weight but the config "
-                                  "ties them (tie_word_embeddings)" % head[1])
-    for name, (arr, f) in sorted(tensors.items()):
-        if name not in expected:
-            raise CheckpointError("%s: unexpected tensor %s (not in a %s model of this config)" % (f, name, cfg["model_type"]))
-        if tuple(arr.shape) != expected[name]:
-            raise CheckpointError("%s: tensor %s has shape %s, the config implies %s"
-                                  % (f, name, list(arr.shape), list(expected[name])))
+        if not np.array_equal(head[0], emb[0]):
+            raise CheckpointError(head[1], "differs from model.embed_tokens.weight but %s ties them "
+                                  "(tie_word_embeddings)" % cfg_path, "lm_head.weight")
+    model = CausalLM(cfg)
     state = {k: torch.from_numpy(np.ascontiguousarray(v[0])).to(dtype) for k, v in tensors.items()}
-    if cfg["tie_word_embeddings"] and "model.embed_tokens.weight" in state:
+    if cfg["tie_word_embeddings"]:
         state["lm_head.weight"] = state["model.embed_tokens.weight"]
-    missing = sorted(set(expected) - set(state))
-    if missing:
-        raise CheckpointError("%s: tensor %s is missing%s" % (source, missing[0], " (and %d more)" % (len(missing) - 1)
-                                                             if len(missing) > 1 else ""))
     model.load_state_dict(state, strict=True)
     return model.to(dtype).eval()
 
@@ -165,29 +225,38 @@ def _llama2c_layout(h):
 
 
 def read_llama2c(path):
-    """(header dict, {array name: float32 array}) of a llama2.c .bin; CheckpointError naming the file."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    if len(raw) < 28:
-        raise CheckpointError("%s: %d bytes: too short for a llama2.c header (seven int32)" % (path, len(raw)))
-    if struct.unpack("<I", raw[:4])[0] == _LLAMA2C_MAGIC:
-        raise CheckpointError("%s: a llama2.c version-%d export (magic 'ak42'): only the legacy format (header of seven "
-                              "int32, fp32 weights) is read" % (path, struct.unpack("<i", raw[4:8])[0]))
-    h = dict(zip(_LLAMA2C_HEADER, struct.unpack("<7i", raw[:28])))
-    for k in _LLAMA2C_HEADER:
-        if h[k] <= 0 and (k != "vocab_size" or h[k] == 0):
-            raise CheckpointError("%s: header %s = %d is not positive (not a llama2.c checkpoint?)" % (path, k, h[k]))
-    if h["dim"] % h["n_heads"] or h["n_heads"] % h["n_kv_heads"] or (h["dim"] // h["n_heads"]) % 2:
-        raise CheckpointError("%s: header dim %d, n_heads %d, n_kv_heads %d: dim must be an even multiple of n_heads "
-                              "and n_heads a multiple of n_kv_heads" % (path, h["dim"], h["n_heads"], h["n_kv_heads"]))
-    layout = _llama2c_layout(h)
-    need = 28 + 4 * sum(int(np.prod(s)) for _, s in layout)
-    if len(raw) != need:
-        raise CheckpointError("%s: %d bytes, but the header (%s) implies %d (fp32 weights in llama2.c's order)"
-                              % (path, len(raw), ", ".join("%s %d" % (k, h[k]) for k in _LLAMA2C_HEADER), need))
-    arrays, off = {}, 28
+    """(header dict, {array name: float32 array}) of a llama2.c .bin; CheckpointError naming the file.
+    The header's sizes are checked against the file's length before the weights are read."""
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(28)
+            if len(head) < 28:
+                raise CheckpointError(path, "%d bytes: too short for a llama2.c header (seven int32)" % len(head))
+            if struct.unpack("<I", head[:4])[0] == _LLAMA2C_MAGIC:
+                raise CheckpointError(path, "a llama2.c version-%d export (magic 'ak42'): only the legacy format (header "
+                                      "of seven int32, fp32 weights) is read" % struct.unpack("<i", head[4:8])[0])
+            h = dict(zip(_LLAMA2C_HEADER, struct.unpack("<7i", head)))
+            for k in _LLAMA2C_HEADER:
+                if h[k] <= 0 and (k != "vocab_size" or h[k] == 0):
+                    raise CheckpointError(path, "header %s = %d is not positive (not a llama2.c checkpoint?)" % (k, h[k]))
+            if h["dim"] % h["n_heads"] or h["n_heads"] % h["n_kv_heads"] or (h["dim"] // h["n_heads"]) % 2:
+                raise CheckpointError(path, "header dim %d, n_heads %d, n_kv_heads %d: dim must be an even multiple of "
+                                      "n_heads and n_heads a multiple of n_kv_heads"
+                                      % (h["dim"], h["n_heads"], h["n_kv_heads"]))
+            layout = _llama2c_layout(h)
+            need = 28 + 4 * sum(math.prod(s) for _, s in layout)
+            if size != need:
+                raise CheckpointError(path, "%d bytes, but the header (%s) implies %d (fp32 weights in llama2.c's order)"
+                                      % (size, ", ".join("%s %d" % (k, h[k]) for k in _LLAMA2C_HEADER), need))
+            raw = f.read(need - 28 + 1)
+    except OSError as e:
+        raise CheckpointError(path, "cannot read: %s" % (e.strerror or e)) from None
+    if len(raw) != need - 28:
+        raise CheckpointError(path, "changed size while being read")
+    arrays, off = {}, 0
     for name, shape in layout:
-        n = int(np.prod(shape))
+        n = math.prod(shape)
         arrays[name] = np.frombuffer(raw, dtype="<f4", count=n, offset=off).reshape(shape).copy()
         off += 4 * n
     return h, arrays
@@ -219,7 +288,7 @@ def llama2c_config(h):
 def load_llama2c(path, dtype=torch.float32):
     """A Llama CausalLM from a llama2.c .bin."""
     h, a = read_llama2c(path)
-    cfg = check_config(llama2c_config(h), path)
+    cfg = _config(llama2c_config(h), path)
     t = {"model.embed_tokens.weight": a["token_embedding"], "model.norm.weight": a["rms_final"]}
     for i in range(h["n_layers"]):
         p = "model.layers.%d." % i
@@ -234,7 +303,7 @@ def load_llama2c(path, dtype=torch.float32):
         t[p + "mlp.up_proj.weight"] = a["w3"][i]
     if "wcls" in a:
         t["lm_head.weight"] = a["wcls"]
-    return _build(cfg, {k: (v, path) for k, v in t.items()}, path, dtype)
+    return _build(cfg, {k: (v, path) for k, v in t.items()}, path, path, dtype)
 
 
 def export_llama2c(model, path, seq_len=None):
@@ -320,24 +389,28 @@ class Llama2cTokenizer:
     adjacent pair whose concatenation is a token with the highest score (sentencepiece BPE)."""
 
     def __init__(self, path, vocab_size):
-        with open(path, "rb") as f:
-            raw = f.read()
+        self.path = path
+        try:
+            with open_regular(path) as f:
+                raw = f.read()
+        except OSError as e:
+            raise CheckpointError(path, "cannot read: %s" % (e.strerror or e)) from None
         if len(raw) < 4:
-            raise CheckpointError("%s: too short for a tokenizer.bin" % path)
+            raise CheckpointError(path, "too short for a tokenizer.bin")
         self.max_token_length = struct.unpack("<i", raw[:4])[0]
         self.pieces, self.scores, off = [], [], 4
         for i in range(vocab_size):
             if off + 8 > len(raw):
-                raise CheckpointError("%s: ends at token %d of the model's %d" % (path, i, vocab_size))
+                raise CheckpointError(path, "ends at token %d of the model's %d" % (i, vocab_size))
             score, n = struct.unpack("<fi", raw[off:off + 8])
             if n < 0 or off + 8 + n > len(raw):
-                raise CheckpointError("%s: token %d has length %d beyond the file" % (path, i, n))
+                raise CheckpointError(path, "token %d has length %d beyond the file" % (i, n))
             self.pieces.append(raw[off + 8:off + 8 + n])
             self.scores.append(score)
             off += 8 + n
         if off != len(raw):
-            raise CheckpointError("%s: %d bytes after the model's %d tokens (a tokenizer for a larger vocabulary?)"
-                                  % (path, len(raw) - off, vocab_size))
+            raise CheckpointError(path, "%d bytes after the model's %d tokens (a tokenizer for a larger vocabulary?)"
+                                  % (len(raw) - off, vocab_size))
         self.vocab_size = vocab_size
         self.lookup = {}
         for i, p in enumerate(self.pieces):
@@ -347,7 +420,7 @@ class Llama2cTokenizer:
         for piece in (b"<0x%02X>" % b, bytes([b])):
             if piece in self.lookup:
                 return self.lookup[piece]
-        raise CheckpointError("tokenizer: byte 0x%02X has no token" % b)
+        raise CheckpointError(self.path, "byte 0x%02X has no token" % b)
 
     def encode(self, text, bos=None, dummy_prefix=False):
         """Token ids of text; bos: an id to put first; dummy_prefix: prepend a space (sentencepiece's)."""
@@ -441,7 +514,7 @@ def load_tokenizer(checkpoint, vocab_size, tokenizer=None):
             return ByteTokenizer(), None
         return None, "%s: no tokenizer found (tokenizer.json, or tokenizer.bin beside a .bin)" % checkpoint
     if not os.path.isfile(path):
-        raise CheckpointError("%s: no such tokenizer file" % path)
+        raise CheckpointError(path, "no such tokenizer file")
     if path.endswith(".bin"):
         return Llama2cTokenizer(path, vocab_size), None
     try:
@@ -451,5 +524,5 @@ def load_tokenizer(checkpoint, vocab_size, tokenizer=None):
             return ByteTokenizer(), None
         return None, "%s needs the `tokenizers` package, which is not installed" % path
     if tok.vocab_size > vocab_size:
-        raise CheckpointError("%s: %d tokens, the model has %d" % (path, tok.vocab_size, vocab_size))
+        raise CheckpointError(path, "%d tokens, the model has %d" % (tok.vocab_size, vocab_size))
     return tok, None

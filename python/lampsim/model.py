@@ -20,6 +20,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .errors import ConfigError, is_int, is_number, show
+
 # Per architecture (config.json's model_type): the math it implies beyond the shared decoder, and
 # the defaults Hugging Face's config classes use when a key is absent. One table: check_config,
 # the modules and the docs (docs/models.md) follow it.
@@ -49,8 +51,38 @@ _UNSUPPORTED = {"partial_rotary_factor": (None, 1, 1.0), "attn_logit_softcapping
 _ROPE_TYPES = ("default", "linear", "llama3")
 
 
-class ConfigError(ValueError):
-    """A model configuration this implementation cannot represent faithfully."""
+# Value types, checked before anything is computed from them (a config comes from a user's file).
+# Integers are bounded by int32 (the engine's and llama2.c's), layers by _MAX_LAYERS (published
+# models have at most a few hundred): a config alone must not make the loader build huge tables.
+_INT_KEYS = {"vocab_size": 1, "hidden_size": 1, "intermediate_size": 1, "num_hidden_layers": 1,
+             "num_attention_heads": 1, "num_key_value_heads": 1, "head_dim": 1, "sliding_window": 1,
+             "sliding_window_pattern": 1, "max_position_embeddings": 1, "max_window_layers": 0}   # key: minimum
+_MAX_INT = (1 << 31) - 1
+_MAX_LAYERS = 1 << 16
+_POSITIVE_KEYS = ("rms_norm_eps", "rope_theta", "rope_local_base_freq", "query_pre_attn_scalar",
+                  "final_logit_softcapping")   # finite and > 0
+_BOOL_KEYS = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window")
+_STR_KEYS = ("hidden_act", "hidden_activation")
+
+
+def _check_values(out, source):
+    """Refuses a value of the wrong type or out of range, naming the key (None: the key is unset)."""
+    for k, lo in _INT_KEYS.items():
+        v = out.get(k)
+        if v is not None and not (is_int(v) and lo <= v <= _MAX_INT):
+            raise ConfigError("%s: %s %s: expected an integer in [%d, %d]" % (source, k, show(v), lo, _MAX_INT))
+    if out["num_hidden_layers"] > _MAX_LAYERS:
+        raise ConfigError("%s: num_hidden_layers %d: more than %d layers" % (source, out["num_hidden_layers"], _MAX_LAYERS))
+    for k in _POSITIVE_KEYS:
+        v = out.get(k)
+        if v is not None and not (is_number(v) and v > 0):
+            raise ConfigError("%s: %s %s: expected a finite number > 0" % (source, k, show(v)))
+    for k in _BOOL_KEYS:
+        if out.get(k) is not None and not isinstance(out[k], bool):
+            raise ConfigError("%s: %s %s: expected true or false" % (source, k, show(out[k])))
+    for k in _STR_KEYS:
+        if out.get(k) is not None and not isinstance(out[k], str):
+            raise ConfigError("%s: %s %s: expected a string" % (source, k, show(out[k])))
 
 
 def _rope_scaling(rs, source):
@@ -60,13 +92,18 @@ def _rope_scaling(rs, source):
     if not isinstance(rs, dict):
         raise ConfigError("%s: rope_scaling: expected an object, got %r" % (source, rs))
     kind = rs.get("rope_type", rs.get("type", "default"))
-    if kind not in _ROPE_TYPES:
-        raise ConfigError("%s: rope_scaling.rope_type %r is not supported (%s only)" % (source, kind, ", ".join(_ROPE_TYPES)))
+    if not isinstance(kind, str) or kind not in _ROPE_TYPES:
+        raise ConfigError("%s: rope_scaling.rope_type %s is not supported (%s only)" % (source, show(kind), ", ".join(_ROPE_TYPES)))
     need = {"linear": ("factor",), "llama3": ("factor", "low_freq_factor", "high_freq_factor",
                                               "original_max_position_embeddings")}.get(kind, ())
     for k in need:
         if k not in rs:
             raise ConfigError("%s: rope_scaling (%s) misses %r" % (source, kind, k))
+        if not (is_number(rs[k]) and rs[k] > 0):
+            raise ConfigError("%s: rope_scaling.%s %s: expected a finite number > 0" % (source, k, show(rs[k])))
+    if kind == "llama3" and rs["high_freq_factor"] <= rs["low_freq_factor"]:
+        raise ConfigError("%s: rope_scaling.high_freq_factor %s: expected more than low_freq_factor %s"
+                          % (source, show(rs["high_freq_factor"]), show(rs["low_freq_factor"])))
     return dict(rs, rope_type=kind) if kind != "default" else None
 
 
@@ -75,33 +112,41 @@ def check_config(cfg, source="config"):
 
     Adds the derived keys head_dim, num_key_value_heads and layer_types (per layer "full_attention"
     or "sliding_attention")."""
+    if not isinstance(cfg, dict):
+        raise ConfigError("%s: expected an object of configuration keys, got %s" % (source, show(cfg)))
     mt = cfg.get("model_type", "qwen3")
     if mt == "gemma3" and isinstance(cfg.get("text_config"), dict):
         raise ConfigError("%s: model_type 'gemma3' (multimodal): load it with lampsim.checkpoints.load_hf, which "
                           "takes its text_config" % source)
-    if mt not in _ARCH:
-        raise ConfigError("%s: model_type %r is not supported (%s)" % (source, mt, ", ".join(sorted(_ARCH))))
+    if not isinstance(mt, str) or mt not in _ARCH:
+        raise ConfigError("%s: model_type %s is not supported (%s)" % (source, show(mt), ", ".join(sorted(_ARCH))))
     arch = _ARCH[mt]
     out = dict(_DEFAULTS)
     out.update(arch["defaults"])
     out.update({k: v for k, v in cfg.items() if v is not None or k not in arch["defaults"]})
     out["model_type"] = mt
     for k in _REQUIRED:
-        if k not in out:
+        if out.get(k) is None:
             raise ConfigError("%s: missing key %r" % (source, k))
     for k, allowed in _UNSUPPORTED.items():
         if out.get(k) not in allowed:
-            raise ConfigError("%s: %s %r is not supported (it changes the math)" % (source, k, out[k]))
+            raise ConfigError("%s: %s %s is not supported (it changes the math)" % (source, k, show(out[k])))
+    _check_values(out, source)
     if out.get("num_key_value_heads") is None:
         out["num_key_value_heads"] = out["num_attention_heads"]
     if out.get("head_dim") is None:
         out["head_dim"] = out["hidden_size"] // out["num_attention_heads"]
+        if out["head_dim"] == 0:
+            raise ConfigError("%s: hidden_size %d over num_attention_heads %d leaves head_dim 0"
+                              % (source, out["hidden_size"], out["num_attention_heads"]))
+    if out["head_dim"] % 2:
+        raise ConfigError("%s: head_dim %d is odd (RoPE rotates pairs of coordinates)" % (source, out["head_dim"]))
     if out["num_attention_heads"] % out["num_key_value_heads"]:
         raise ConfigError("%s: num_attention_heads %d is not a multiple of num_key_value_heads %d"
                           % (source, out["num_attention_heads"], out["num_key_value_heads"]))
     act_key = "hidden_activation" if arch["gemma"] else "hidden_act"
     if out.get(act_key) not in _ACTIVATIONS:
-        raise ConfigError("%s: %s %r is not supported (%s)" % (source, act_key, out.get(act_key), ", ".join(_ACTIVATIONS)))
+        raise ConfigError("%s: %s %s is not supported (%s)" % (source, act_key, show(out.get(act_key)), ", ".join(_ACTIVATIONS)))
     out["rope_scaling"] = _rope_scaling(out.get("rope_scaling"), source)
     out["layer_types"] = _layer_types(out, arch, source)
     if "sliding_attention" in out["layer_types"] and not (isinstance(out.get("sliding_window"), int)
@@ -115,18 +160,20 @@ def _layer_types(out, arch, source):
     n = out["num_hidden_layers"]
     lt = out.get("layer_types")
     if lt is not None:
+        if not isinstance(lt, list):
+            raise ConfigError("%s: layer_types %s: expected a list" % (source, show(lt)))
         if len(lt) != n:
             raise ConfigError("%s: layer_types has %d entries for %d layers" % (source, len(lt), n))
         for i, t in enumerate(lt):
             if t not in ("full_attention", "sliding_attention"):
-                raise ConfigError("%s: layer_types[%d] %r is not supported (full_attention, sliding_attention)"
-                                  % (source, i, t))
+                raise ConfigError("%s: layer_types[%d] %s is not supported (full_attention, sliding_attention)"
+                                  % (source, i, show(t)))
         return list(lt)
     if arch["gemma"]:   # every sliding_window_pattern-th layer is global
         p = out["sliding_window_pattern"]
         return ["full_attention" if (i + 1) % p == 0 else "sliding_attention" for i in range(n)]
     if out.get("use_sliding_window"):   # Qwen2/Qwen3: layers from max_window_layers on slide
-        first = out.get("max_window_layers", 0)
+        first = out.get("max_window_layers") or 0
         return ["sliding_attention" if i >= first else "full_attention" for i in range(n)]
     return ["full_attention"] * n
 
@@ -366,6 +413,44 @@ class CausalLM(nn.Module):
     def core_attention_names(self):
         """Qualified names of the CoreAttention submodules, in layer order."""
         return [n for n, m in self.named_modules() if isinstance(m, CoreAttention)]
+
+
+def parameter_shapes(cfg):
+    """(name, shape, config keys that set it) of every tensor in CausalLM(cfg).state_dict(), computed
+    from a checked config without building the model: the loaders compare a checkpoint's tensors
+    with these before allocating anything (tests/python/test_checkpoints.py holds the two equal).
+    A generator, so a config claiming many layers is refused at the first missing one."""
+    arch = _ARCH[cfg["model_type"]]
+    h, m, v, d = cfg["hidden_size"], cfg["intermediate_size"], cfg["vocab_size"], cfg["head_dim"]
+    hq, hk = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    H, M, D = ("hidden_size",), ("intermediate_size",), ("head_dim",)
+    Q, K = ("num_attention_heads", "head_dim"), ("num_key_value_heads", "head_dim")
+    yield "model.embed_tokens.weight", (v, h), ("vocab_size", "hidden_size")
+    norms = ["input_layernorm", "post_attention_layernorm"]
+    if arch["gemma"]:
+        norms += ["pre_feedforward_layernorm", "post_feedforward_layernorm"]
+    qkv_bias, o_bias, mlp_bias = _bias(arch, "qkv_bias", cfg), _bias(arch, "o_bias", cfg), bool(cfg["mlp_bias"])
+    for i in range(cfg["num_hidden_layers"]):
+        p = "model.layers.%d." % i
+        for n in norms:
+            yield p + n + ".weight", (h,), H
+        a = p + "self_attn."
+        for proj, rows, keys in (("q", hq * d, Q), ("k", hk * d, K), ("v", hk * d, K)):
+            yield a + proj + "_proj.weight", (rows, h), keys + H
+            if qkv_bias:
+                yield a + proj + "_proj.bias", (rows,), keys
+        yield a + "o_proj.weight", (h, hq * d), H + Q
+        if o_bias:
+            yield a + "o_proj.bias", (h,), H
+        if arch["qk_norm"]:
+            yield a + "q_norm.weight", (d,), D
+            yield a + "k_norm.weight", (d,), D
+        for proj, shape, keys in (("gate", (m, h), M + H), ("up", (m, h), M + H), ("down", (h, m), H + M)):
+            yield p + "mlp." + proj + "_proj.weight", shape, keys
+            if mlp_bias:
+                yield p + "mlp." + proj + "_proj.bias", shape[:1], keys[:1]
+    yield "model.norm.weight", (h,), H
+    yield "lm_head.weight", (v, h), ("vocab_size", "hidden_size")
 
 
 def greedy_generate(model, ids, steps):

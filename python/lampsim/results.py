@@ -21,6 +21,39 @@ def _need(path, what):
         raise _lib.LampsimError("%s: no %s (%s)" % (os.path.dirname(path) or ".", os.path.basename(path), what))
 
 
+def _why(e):
+    """An exception's message on one line, short (pandas' parser errors span lines)."""
+    msg = " ".join(str(e).split()) or type(e).__name__
+    return msg if len(msg) <= 160 else msg[:157] + "..."
+
+
+def _read_csv(pd, path, columns, rows=None):
+    """path as a DataFrame with these columns (and `rows` rows when given); LampsimError naming the
+    file for anything pandas cannot read (empty, not text, ragged rows) or a file of another kind."""
+    try:
+        df = pd.read_csv(path)
+    except (OSError, ValueError) as e:   # pandas' EmptyDataError and ParserError, UnicodeDecodeError
+        raise _lib.LampsimError("%s: not a readable CSV (%s)" % (path, _why(e))) from None
+    lacking = [c for c in columns if c not in df.columns]
+    if lacking:
+        raise _lib.LampsimError("%s: no column %s: not written by lampsim, or damaged" % (path, ", ".join(lacking)))
+    if rows is not None and len(df) != rows:
+        raise _lib.LampsimError("%s: %d data rows, expected %d (damaged or truncated?)" % (path, len(df), rows))
+    return df
+
+
+def _read_json(path):
+    """A JSON object from path; LampsimError naming the file when it is not one."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            obj = json.load(f)
+    except (OSError, ValueError, RecursionError) as e:   # JSONDecodeError, UnicodeDecodeError, deep nesting
+        raise _lib.LampsimError("%s: not readable JSON (%s)" % (path, _why(e))) from None
+    if not isinstance(obj, dict):
+        raise _lib.LampsimError("%s: expected a JSON object (a lampsim report)" % path)
+    return obj
+
+
 def load_run(run_dir):
     """A run directory (`lampsim run -o DIR`, `lampsim.run(out=DIR)`) as a one-row DataFrame: the
     columns of report.csv (schema_version, mode, cycles, units.tensor.utilisation, config.*, ...),
@@ -28,7 +61,7 @@ def load_run(run_dir):
     pd = _pandas()
     path = os.path.join(os.fspath(run_dir), "report.csv")
     _need(path, "not a run directory")
-    df = pd.read_csv(path)
+    df = _read_csv(pd, path, ("schema_version", "mode"), rows=1)
     df.index = [os.fspath(run_dir)]
     return df
 
@@ -42,7 +75,12 @@ def load_sweep(sweep_dir):
     d = os.fspath(sweep_dir)
     _need(os.path.join(d, "manifest.tsv"), "not a sweep directory")
     text, (total, merged, failed, missing) = _lib.sweep_merge(d)
-    df = pd.read_csv(io.StringIO(text))
+    try:
+        df = pd.read_csv(io.StringIO(text))
+    except ValueError as e:   # the merge's own table: only an empty one (no point finished) lacks a header
+        if text.strip():
+            raise _lib.LampsimError("%s: the merged table does not parse (%s)" % (d, _why(e))) from None
+        df = pd.DataFrame()
     df.attrs.update(points=total, merged=merged, failed=failed, missing=missing)
     if merged < total:
         warnings.warn("%s: INCOMPLETE: %d of %d points (%d failed, %d not run or not finished)"
@@ -59,11 +97,10 @@ def load_model(model_dir):
     d = os.fspath(model_dir)
     path = os.path.join(d, "layers.csv")
     _need(path, "not a `lampsim model -o` directory")
-    df = pd.read_csv(path)
+    df = _read_csv(pd, path, ("phase", "cycles"))
     if any(c.startswith("util_") for c in df.columns):
         raise _lib.LampsimError("%s: written by an older lampsim (util_* columns): rerun `lampsim model -o`" % path)
     rp = os.path.join(d, "report.json")
     if os.path.isfile(rp):
-        with open(rp) as f:
-            df.attrs["report"] = json.load(f)
+        df.attrs["report"] = _read_json(rp)
     return df

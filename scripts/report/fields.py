@@ -18,9 +18,21 @@ def flatten(obj, prefix=""):
     return out
 
 
+class ReportInputError(Exception):
+    """A report file that cannot be read (damaged, truncated, not lampsim's): 'FILE: reason', shown
+    as one line by `lampsim report` (exit 2), never as a traceback."""
+
+
 def load_report(json_path):
-    with open(json_path) as f:
-        return flatten(json.load(f))
+    """report.json flattened; ReportInputError naming the file when it is not a JSON object."""
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            obj = json.load(f)
+    except (OSError, ValueError, RecursionError) as e:   # JSONDecodeError, UnicodeDecodeError, deep nesting
+        raise ReportInputError("%s: not readable JSON (%s)" % (json_path, " ".join(str(e).split())[:160])) from None
+    if not isinstance(obj, dict):
+        raise ReportInputError("%s: expected a JSON object (a lampsim report)" % json_path)
+    return flatten(obj)
 
 
 def _pattern(name):
@@ -91,6 +103,10 @@ def fmt(v, unit=""):
         return "; ".join(fmt(x) for x in v)
     if isinstance(v, str):
         return v
+    if isinstance(v, dict):   # an object inside an array (a model report's layers are their own table)
+        return json.dumps(v, sort_keys=True)
+    if not isinstance(v, (int, float)):
+        return str(v)
     x = float(v)
     if math.isnan(x):
         return "n/a"

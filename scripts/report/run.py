@@ -6,7 +6,7 @@ import os
 import sys
 
 from . import charts
-from .fields import FieldDocs, code_spans, fmt, load_report, shown_unit
+from .fields import FieldDocs, ReportInputError, code_spans, flatten, fmt, load_report, shown_unit
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 
@@ -38,8 +38,13 @@ def group_of(field):
 
 def read_csv_row(path):
     """report.csv as {name: value}, numbers parsed (a run directory written before report.json existed)."""
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, ValueError, csv.Error) as e:
+        raise ReportInputError("%s: not a readable CSV (%s)" % (path, " ".join(str(e).split())[:160])) from None
+    if len(rows) != 1 or None in rows[0] or None in rows[0].values():
+        raise ReportInputError("%s: expected a header and one row of as many fields (damaged or truncated?)" % path)
     out = {}
     for k, v in (rows[0] if rows else {}).items():
         try:
@@ -84,6 +89,7 @@ def headline(r, docs):
             fmt(r.get("power.dynamic_w")), fmt(r.get("power.leakage_w")))))
     if r.get("energy.per_token_uj") is not None:
         cards.append(kpi(r, docs, "Energy per token", "energy.per_token_uj"))
+    cards = [c for c in cards if c["value"] is not None]   # a model report has no tile rates or FLOPs
     lines = []
     cyc = r.get("cycles")
     if timed and "cycle_stack.working_cores.busy" in r and cyc:
@@ -152,6 +158,19 @@ def trace_info(run_dir):
             "max_tiles": (od or {}).get("max_key_tiles")}
 
 
+def layers_table(layers, path):
+    """A model report's layers[] (`lampsim model -o`) as {"columns", "rows"} of shown values, the
+    columns of layers.csv; ReportInputError when it is not a list of objects."""
+    if not isinstance(layers, list) or not all(isinstance(x, dict) for x in layers):
+        raise ReportInputError("%s: layers: expected an array of objects (a `lampsim model` report)" % path)
+    flat = [flatten(x) for x in layers]
+    cols = []
+    for row in flat:
+        cols += [c for c in row if c not in cols]
+    return {"columns": cols, "rows": [[fmt(row.get(c), "fraction" if c.endswith(("_rate", ".utilisation")) else "")
+                                       for c in cols] for row in flat]}
+
+
 def write(csv_path, html_path, out_dir, atomic_write, fields_path=None, title=None):
     """Writes the figures into out_dir and the page into html_path (each through atomic_write(path,
     data)); returns the PNG paths."""
@@ -163,6 +182,8 @@ def write(csv_path, html_path, out_dir, atomic_write, fields_path=None, title=No
     run_dir = os.path.dirname(os.path.abspath(csv_path))
     jp = os.path.join(run_dir, "report.json")
     r = load_report(jp) if os.path.exists(jp) else read_csv_row(csv_path)
+    model = r.get("report") == "model"   # `lampsim model -o DIR`: its rows are a table of their own
+    layers = layers_table(r.pop("layers", []), jp) if model else None
     docs = FieldDocs(fields_path)
     if not docs:
         print("plot_sweep: no field reference (--fields, from `lampsim report`): the tables have no meanings",
@@ -183,7 +204,8 @@ def write(csv_path, html_path, out_dir, atomic_write, fields_path=None, title=No
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     cards, lines = headline(r, docs)
     page = env.get_template("run.html.j2").render(
-        title=title or "lampsim run report: %s" % os.path.basename(run_dir), run_dir=run_dir, setup=setup_line(r),
+        title=title or "lampsim %s report: %s" % ("model" if model else "run", os.path.basename(run_dir)), run_dir=run_dir,
+        setup=setup_line(r), layers=layers,
         cards=cards, lines=lines, figures=figs, tables=tables(r, docs), trace=trace_info(run_dir),
         source=html.escape(os.path.basename(jp) if os.path.exists(jp) else os.path.basename(csv_path)),
         have_docs=bool(docs))

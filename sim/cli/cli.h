@@ -31,7 +31,8 @@ int ls_cli_unknown(const char *cmd, const char *what, const char *arg, const cha
 int ls_cli_find_script(const char *name, const char *env_var, char *out, size_t len);
 /* cmd_report.c: runs args[0] with args (NULL-terminated) and waits; its exit status, or -1. */
 int ls_cli_run_python(char *const *args);
-/* cmd_sensitivity.c: DIR/sensitivity.html from DIR's CSVs (scripts/plot_sensitivity.py run by py); 0 or -1
+/* cmd_sensitivity.c: DIR/sensitivity.html from DIR's CSVs (scripts/plot_sensitivity.py run by py); 0, -2 for a
+ * damaged input (the script named the file) or -1
  * with a message on stderr. */
 int ls_cli_sensitivity_html(const char *dir, const char *py);
 

@@ -1,5 +1,5 @@
 /* `lampsim report DIR`: DIR/results.csv for a sweep, then figures and report.html from
- * scripts/plot_sweep.py (docs/sweeps.md; a run directory's page is scripts/report/, docs/reports.md);
+ * scripts/plot_sweep.py (docs/sweeps.md; a run or model directory's page is scripts/report/, docs/reports.md);
  * `lampsim report --fields [--markdown]`: the report's field reference (sim/report/field_docs.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -123,7 +123,8 @@ static int report_dir(const char *dir, int sweep, const char *py, char *script)
     int prc = ls_cli_run_python(args);
     unlink(fpath);
     free(fpath);
-    if (prc) {
+    if (prc == 2) rc = 2; /* bad input: the script named the file on one line */
+    else if (prc) {
         fprintf(stderr, "lampsim report: plot_sweep.py failed (exit %d)\n", prc);
         rc = 1;
     } else printf("%s\n", html);
@@ -146,8 +147,9 @@ int ls_cli_report(int argc, char **argv)
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: lampsim report DIR [--python PYTHON]\n"
                  "       lampsim report --fields [--markdown]\n"
-                 "  writes DIR/report.html (tables and embedded figures, self-contained) for a run directory\n"
-                 "  (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv and DIR/figures/);\n"
+                 "  writes DIR/report.html (tables and embedded figures, self-contained) for a run or a `lampsim\n"
+                 "  model -o` directory (report.csv) or a sweep directory (manifest.tsv; also writes DIR/results.csv\n"
+                 "  and DIR/figures/);\n"
                  "  DIR/sensitivity.html for a `lampsim sensitivity` directory (sensitivity.csv)\n"
                  "  --fields: every report field's unit and meaning (tab-separated; --markdown: docs/reports.md's table)");
             return 0;
@@ -168,7 +170,8 @@ int ls_cli_report(int argc, char **argv)
     if (!dir) { fputs("usage: lampsim report DIR\n", stderr); return 2; }
     char script[PATH_MAX + 64];
     if (ls_cli_is_file(dir, "sensitivity.csv")) {
-        if (ls_cli_sensitivity_html(dir, py)) return 1;
+        int hrc = ls_cli_sensitivity_html(dir, py);
+        if (hrc) return hrc == -2 ? 2 : 1;
         printf("%s/sensitivity.html\n", dir);
         return 0;
     }

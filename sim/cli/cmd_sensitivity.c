@@ -43,7 +43,7 @@ static void usage(FILE *out)
             LS_SENS_DEFAULT_TRAJECTORIES, LS_SENS_DEFAULT_LEVELS);
 }
 
-/* DIR/sensitivity.html from DIR's CSVs. */
+/* DIR/sensitivity.html from DIR's CSVs: 0, -2 for a damaged input (the script said which file), -1. */
 int ls_cli_sensitivity_html(const char *dir, const char *py)
 {
     char script[PATH_MAX + 64];
@@ -57,6 +57,7 @@ int ls_cli_sensitivity_html(const char *dir, const char *py)
     }
     char *args[] = {(char *)py, script, (char *)dir, NULL};
     int rc = ls_cli_run_python(args);
+    if (rc == 2) return -2; /* bad input: the script named the file on one line */
     if (rc) fprintf(stderr, "lampsim sensitivity: plot_sensitivity.py failed (exit %d)\n", rc);
     return rc ? -1 : 0;
 }
