@@ -263,6 +263,16 @@ void lsfp_exp_lut_apply(const lsfp_exp_lut *lut, const float *s, const float *y,
  * hardware, a function here). */
 float lsfp_exp_neg(const lsfp_format *out, float s);
 
+/* The baseline tensor-core dot product (rtl/lamp_tc_dot.sv): fp32 bits of c + sum_{i<k} a[i] b[i] for
+ * operand codes in format f (bf16, e4m3, ...), k <= LSFP_TC_DOT_MAX_K: every product exact, one
+ * alignment of the k products and c to the largest term's leading bit with `window` bits below it
+ * (bits below dropped: each magnitude truncated), an exact signed sum, one RNE rounding to fp32
+ * (subnormals kept, overflow to Inf). NaN (0x7FC00000) for a NaN, Inf x 0 or Infs of both signs;
+ * -0 only when every term is a zero of negative sign. Not correctly rounded when cancellation exposes
+ * the dropped bits, as the units measured on GPUs. */
+#define LSFP_TC_DOT_MAX_K 32
+uint32_t lsfp_tc_dot(const lsfp_format *f, int k, int window, const uint32_t *a, const uint32_t *b, uint32_t c);
+
 #ifdef __cplusplus
 }
 #endif

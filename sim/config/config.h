@@ -52,7 +52,6 @@ typedef struct ls_config_area {
     double regfile_bit_um2;                     /* one register-file bit with 2 ports (1R1W banks) */
     int regfile_ports;                          /* ports per bank: the bit grows as (ports / 2)^2 */
     double pack_lane_um2;                       /* byte-granular pack/unpack of one 32-bit register lane */
-    double nand2_um2;                           /* one NAND2 equivalent, placed: synthesized areas (rtl/) */
     double sram_bit_um2, l2_bit_um2;            /* one bit of the on-chip buffer / of L2, macro level */
     double leak_logic_mw_per_mm2, leak_sram_mw_per_mm2;
 } ls_config_area;

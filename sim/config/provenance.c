@@ -232,9 +232,6 @@ static const ls_config_provenance table[] = {
     EEST("accelerator.area.pack_lane_um2", 30, 300, "7 nm",
          "Byte-granular extract and insert for one 32-bit lane: 32 4:1 multiplexers each way plus the 16-bit "
          "sub-block's path, ~150 gates at ~0.3-0.6 um2 each at 7 nm; like CUDA's SIMD byte intrinsics (hw 4)."),
-    EEST("accelerator.area.nand2_um2", 0.044, 0.101, "7 nm",
-         "TSMC N7 logic density 91.2 MTr/mm2 (docs/rtl.md): a 4-transistor NAND2 is 0.044 um2 at full placement, "
-         "0.063 at 70 % utilisation; +60 % for 50 % utilisation and the two-input mapping's excess over a real library."),
     EEST("accelerator.area.sram_bit_um2", 0.03, 0.07, "7 nm",
          "TSMC N7's high-density 6T bit cell is 0.027 um2 (Chang et al., ISSCC 2017 12.1, via WikiChip); a macro with "
          "sense amplifiers, decoders and redundancy reaches ~60 % array efficiency: 0.045; 0.03 for large arrays, 0.07 "

@@ -246,9 +246,6 @@ static const ls_config_schema_entry schema[] = {
       "Area in square micrometres at 7 nm of the byte-granular pack / unpack network of one 32-bit register lane "
       "(warp_size x subpartitions lanes per core), which the compact layout's 8-bit logits need; full (16-bit "
       "halves) costs a third of it, fp32 nothing."),
-    D("accelerator.area.nand2_um2", accelerator.area.nand2_um2, "0.063", 0, 1e9,
-      "Area in square micrometres at 7 nm of one NAND2 equivalent after placement: converts the synthesized gate "
-      "counts of the units in rtl/ (docs/rtl.md) to area.synthesized.* beside the published-figure areas."),
     D("accelerator.area.sram_bit_um2", accelerator.area.sram_bit_um2, "0.045", 0, 1e9,
       "Area in square micrometres at 7 nm of one bit of the on-chip buffer (memory.buffer_kib), macro level: bit "
       "cell and periphery."),

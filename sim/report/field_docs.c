@@ -166,26 +166,31 @@ static const ls_field_doc docs[] = {
      "the process node of the area table and of the scaled energies: `7 nm`"},
     {"area.total_mm2", "mm²",
      "the modelled components' area, mm²: `occupancy.cores` × `area.core_mm2` + L2 (not a die size: no "
-     "L1/texture, FP64, control, I/O)"},
+     "L1/texture, FP64, control, I/O); the one cost source: units rtl/ implements from their ASAP7 synthesis, "
+     "register file and buffer from ASAP7 SRAM banks, sfu, vector and l2 from the published figures (section "
+     "\"Area and power\")"},
     {"area.core_mm2", "mm²",
      "one core's components, mm²"},
     {"area.tensor_mm2, area.lut_mm2, area.sfu_mm2, area.vector_mm2, area.scheduler_mm2, area.regfile_mm2, "
      "area.regfile_pack_mm2, area.buffer_mm2, area.l2_mm2", "mm²",
-     "each component over the whole chip, mm² (per core × cores; L2 once)"},
-    {"area.synthesized.tensor_mm2, area.synthesized.lut_mm2, area.synthesized.scheduler_mm2, "
-     "area.synthesized.regfile_pack_mm2", "mm²",
-     "the same components from this project's synthesis of their RTL (rtl/, docs/rtl.md): NAND2 "
-     "equivalents × `area.nand2_um2`, over the whole chip, mm² (section \"Area and power\", \"Synthesized "
-     "beside published\")"},
-    {"area.synthesized_total_mm2", "mm²",
-     "`area.total_mm2` with those four synthesized areas in place of the published-figure ones"},
+     "each component over the whole chip, mm² (per core × cores; L2 once), from its `area.source.<unit>`"},
+    {"area.source.<unit>", "",
+     "where the component's area and leakage come from: `asap7 cells` (rtl/synth/asap7_units.csv, placed at "
+     "its utilisation), `asap7 sram` (the SRAM bank's area per bit) or `published` (`accelerator.area.*`)"},
+    {"area.published_total_mm2", "mm²",
+     "the same chip from the published-figure table `accelerator.area.*` alone: the cross-check"},
+    {"area.published.<unit>_mm2", "mm²",
+     "each component from the published figures, over the whole chip, mm² (docs/rtl.md reconciles the two)"},
     {"power.average_w", "W",
      "average power over the layer, W: `power.dynamic_w` + `power.leakage_w`"},
     {"power.dynamic_w", "W",
      "`energy.total_uj` / `time_us`"},
     {"power.leakage_w", "W",
-     "every component's area × its leakage per mm² (`area.leak_logic_mw_per_mm2`, "
-     "`area.leak_sram_mw_per_mm2`), all cores powered, idle or not"},
+     "every component's leakage, all cores powered, idle or not: the cells' own (ASAP7, state-averaged) for "
+     "the synthesized units, area × `area.leak_sram_mw_per_mm2` for the SRAM banks (the library gives none), "
+     "area × `area.leak_logic_mw_per_mm2` / `leak_sram_mw_per_mm2` for the published-figure units"},
+    {"power.leakage_published_w", "W",
+     "the leakage of the published-figure areas at the two rates: the cross-check"},
     {"power.leakage.<unit>_w", "W",
      "the same per component (units as `area.*`)"},
     {"efficiency.tflops_per_mm2", "TFLOP/s/mm²",

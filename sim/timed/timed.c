@@ -636,8 +636,7 @@ static void cycle_stack(timed_run *t)
 static void cost_figures(timed_run *t)
 {
     ls_timed_result *tr = t->tr;
-    ls_area_of(t->ac, t->rp.layout, &tr->area);
-    ls_area_synthesized(t->ac, t->rp.layout, t->ep->n_k, &tr->area);
+    ls_area_of(t->ac, t->rp.layout, t->ep->n_k, &tr->area);
     double s = tr->time_us * 1e-6;
     tr->power.dynamic_w = s > 0 ? tr->energy_uj.total * 1e-6 / s : 0.0;
     tr->power.leakage_w = tr->area.leakage_w;
@@ -899,11 +898,14 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
         snprintf(n, sizeof n, "area.%s_mm2", tr->area.c[k].name);
         ls_fields_double(fs, n, tr->area.c[k].mm2);
     }
-    ls_fields_double(fs, "area.synthesized_total_mm2", tr->area.synth_total_mm2);
     for (int k = 0; k < LS_AREA_N; k++) {
-        if (!ls_area_is_synthesized(k)) continue;
-        snprintf(n, sizeof n, "area.synthesized.%s_mm2", tr->area.c[k].name);
-        ls_fields_double(fs, n, tr->area.c[k].synth_mm2);
+        snprintf(n, sizeof n, "area.source.%s", tr->area.c[k].name);
+        ls_fields_string(fs, n, ls_area_source_name(tr->area.c[k].source));
+    }
+    ls_fields_double(fs, "area.published_total_mm2", tr->area.published_total_mm2);
+    for (int k = 0; k < LS_AREA_N; k++) {
+        snprintf(n, sizeof n, "area.published.%s_mm2", tr->area.c[k].name);
+        ls_fields_double(fs, n, tr->area.c[k].published_mm2);
     }
     ls_fields_double(fs, "power.average_w", tr->power.average_w);
     ls_fields_double(fs, "power.dynamic_w", tr->power.dynamic_w);
@@ -912,6 +914,7 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
         snprintf(n, sizeof n, "power.leakage.%s_w", tr->area.c[k].name);
         ls_fields_double(fs, n, tr->area.c[k].leakage_w);
     }
+    ls_fields_double(fs, "power.leakage_published_w", tr->area.published_leakage_w);
     ls_fields_double(fs, "efficiency.tflops_per_mm2", tr->tflops_per_mm2);
     ls_fields_double(fs, "efficiency.tflops_per_w", tr->tflops_per_w);
     ls_stack_report_fields(fs, &tr->stack);
@@ -959,10 +962,13 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
             ar->c[LS_AREA_VECTOR].mm2 / tr->occupancy.cores, ar->c[LS_AREA_SCHEDULER].mm2 / tr->occupancy.cores,
             ar->c[LS_AREA_REGFILE].mm2 / tr->occupancy.cores, ar->c[LS_AREA_PACK].mm2 / tr->occupancy.cores,
             ar->c[LS_AREA_BUFFER].mm2 / tr->occupancy.cores);
-    fprintf(out, "  area, synthesized units (rtl/, docs/rtl.md) per core: tensor %.4f, lut %.4f, scheduler %.4f, pack %.4f; "
-            "%.2f mm2 with them\n", ar->c[LS_AREA_TENSOR].synth_mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_LUT].synth_mm2 / tr->occupancy.cores, ar->c[LS_AREA_SCHEDULER].synth_mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_PACK].synth_mm2 / tr->occupancy.cores, ar->synth_total_mm2);
+    fprintf(out, "  area, published figures (cross-check; sfu, vector and l2 have no RTL and use them): %.2f mm2, leakage "
+            "%.1f W; per core: tensor %.4f, lut %.4f, scheduler %.4f, regfile %.4f, pack %.4f, buffer %.4f\n",
+            ar->published_total_mm2, ar->published_leakage_w, ar->c[LS_AREA_TENSOR].published_mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_LUT].published_mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_SCHEDULER].published_mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_REGFILE].published_mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_PACK].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_BUFFER].published_mm2 / tr->occupancy.cores);
     fprintf(out, "  power: %.1f W average (dynamic %.1f, leakage %.1f); energy %.3f uJ with leakage, %.4f uJ per token; "
             "%.4f TFLOP/s per mm2, %.3f TFLOP/s per W\n", tr->power.average_w, tr->power.dynamic_w, tr->power.leakage_w,
             tr->energy_layer_uj, tr->energy_per_token_uj, tr->tflops_per_mm2, tr->tflops_per_w);

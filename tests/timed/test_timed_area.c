@@ -4,8 +4,9 @@
  *  2. the layouts cost what they cost: the pack network compact 3x full, fp32 none; the logits'
  *     register accesses halve from fp32 to full and again to compact;
  *  3. register-file ports: the bit grows as (ports / 2)^2;
- *  4. the synthesized areas (rtl/): NAND2 equivalents x area.nand2_um2 per core x cores, the pack lanes by
- *     layout as the published ones, the scheduler growing with N_k, the total with them substituted;
+ *  4. the cost source: the units rtl/ implements from the ASAP7 table (timed_cost.h) x instances, the
+ *     register file and buffer from its SRAM banks, the rest (sfu, vector, l2) at the published figures,
+ *     which stay beside every component as the cross-check; leakage from the cells where they give it;
  *  5. a run: power = dynamic + leakage, leakage energy = leakage x time, per token, TFLOP/s per mm2
  *     and per W; node_scale scales every on-chip energy and leaves DRAM alone; cycles do not move. */
 #include <math.h>
@@ -13,11 +14,15 @@
 
 #include "check.h"
 #include "lsreglayout.h"
+#include "timed_cost.h"
 #include "timed_energy.h"
 #include "timed_testutil.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-12)
+
+/* area per core of a cost-table row, um2 -> mm2 */
+static double row_mm2(int id, double n) { return n * ls_cost(id)->area_um2 * 1e-6; }
 
 static void table(void)
 {
@@ -26,67 +31,75 @@ static void table(void)
     const ls_config_accelerator *ac = &cfg.accelerator;
     const ls_config_area *x = &ac->area;
     ls_area a;
-    ls_area_of(ac, LSREGFILE_COMPACT, &a);
-    double tensor = ac->cores * (ac->tensor.macs_per_cycle_8bit * x->mac_8bit_um2 +
-                                 ac->tensor.macs_per_cycle_16bit * x->mac_16bit_um2) * 1e-6;
-    CHECK_MSG(NEAR(a.c[LS_AREA_TENSOR].mm2, tensor), "tensor %g vs %g", a.c[LS_AREA_TENSOR].mm2, tensor);
-    double lut = ac->cores * (double)ac->lut.lanes * ac->lut.entries * x->lut_output_bits * x->lut_bit_um2 * 1e-6;
-    CHECK(NEAR(a.c[LS_AREA_LUT].mm2, lut));
-    CHECK(NEAR(a.c[LS_AREA_REGFILE].mm2, ac->cores * ac->regfile.registers * 32.0 * x->regfile_bit_um2 * 1e-6));
-    CHECK(NEAR(a.c[LS_AREA_BUFFER].mm2, ac->cores * ac->memory.buffer_kib * 8192.0 * x->sram_bit_um2 * 1e-6));
-    CHECK(NEAR(a.c[LS_AREA_L2].mm2, ac->memory.l2_mib * 8388608.0 * x->l2_bit_um2 * 1e-6));   /* once per chip */
-    double sum = 0, leak = 0;
+    ls_area_of(ac, LSREGFILE_COMPACT, 4, &a);
+    double cores = ac->cores, q = ac->warp_size;
+    /* 1. the published figures (the cross-check column): instances x area per instance */
+    double tensor = cores * (ac->tensor.macs_per_cycle_8bit * x->mac_8bit_um2 +
+                             ac->tensor.macs_per_cycle_16bit * x->mac_16bit_um2) * 1e-6;
+    CHECK_MSG(NEAR(a.c[LS_AREA_TENSOR].published_mm2, tensor), "tensor %g vs %g", a.c[LS_AREA_TENSOR].published_mm2, tensor);
+    CHECK(NEAR(a.c[LS_AREA_LUT].published_mm2,
+               cores * (double)ac->lut.lanes * ac->lut.entries * x->lut_output_bits * x->lut_bit_um2 * 1e-6));
+    CHECK(NEAR(a.c[LS_AREA_REGFILE].published_mm2, cores * ac->regfile.registers * 32.0 * x->regfile_bit_um2 * 1e-6));
+    CHECK(NEAR(a.c[LS_AREA_BUFFER].published_mm2, cores * ac->memory.buffer_kib * 8192.0 * x->sram_bit_um2 * 1e-6));
+    /* 2. the cost source: synthesized rows of the ASAP7 table x instances, per core x cores */
+    CHECK(NEAR(a.c[LS_AREA_TENSOR].mm2, cores * (row_mm2(LS_COST_LAMP_ACC_STEP_LP, ac->tensor.macs_per_cycle_8bit) +
+                                                 row_mm2(LS_COST_LAMP_ACC_STEP_HP, ac->tensor.macs_per_cycle_16bit))));
+    CHECK(NEAR(a.c[LS_AREA_LUT].mm2, cores * row_mm2(LS_COST_LAMP_LUT_EXP_LP, ac->lut.lanes)));
+    CHECK(NEAR(a.c[LS_AREA_SCHEDULER].mm2,
+               cores * (row_mm2(LS_COST_LAMP_STAGE1_TEST_LP, 1) + row_mm2(LS_COST_LAMP_SCHED_SORT_NK4_Q4, q / 4.0) +
+                        row_mm2(LS_COST_LAMP_STAGE2_SELECT_NK4_Q1, q))));
+    CHECK(NEAR(a.c[LS_AREA_PACK].mm2, cores * row_mm2(LS_COST_LAMP_YPACK_LANE, q * ac->regfile.subpartitions)));
+    const ls_cost_unit *rb = ls_cost(LS_COST_SRAMBANK_64X4X32_6T122), *bb = ls_cost(LS_COST_SRAMBANK_256X4X64_6T122);
+    CHECK(NEAR(a.c[LS_AREA_REGFILE].mm2, cores * ac->regfile.registers * 32.0 * rb->area_um2 / rb->bits * 1e-6));
+    CHECK(NEAR(a.c[LS_AREA_BUFFER].mm2, cores * ac->memory.buffer_kib * 8192.0 * bb->area_um2 / bb->bits * 1e-6));
+    /* no RTL: the published figure is the cost */
+    CHECK(a.c[LS_AREA_SFU].source == LS_AREA_SRC_PUBLISHED && a.c[LS_AREA_SFU].mm2 == a.c[LS_AREA_SFU].published_mm2);
+    CHECK(a.c[LS_AREA_L2].source == LS_AREA_SRC_PUBLISHED &&
+          NEAR(a.c[LS_AREA_L2].mm2, ac->memory.l2_mib * 8388608.0 * x->l2_bit_um2 * 1e-6));   /* once per chip */
+    CHECK(a.c[LS_AREA_TENSOR].source == LS_AREA_SRC_CELLS && a.c[LS_AREA_BUFFER].source == LS_AREA_SRC_SRAM);
+    /* leakage: the cells' own for synthesized logic, the rate of its kind for the rest */
+    CHECK(NEAR(a.c[LS_AREA_LUT].leakage_w, cores * ac->lut.lanes * ls_cost(LS_COST_LAMP_LUT_EXP_LP)->leakage_nw * 1e-9));
+    CHECK(NEAR(a.c[LS_AREA_REGFILE].leakage_w, a.c[LS_AREA_REGFILE].mm2 * x->leak_sram_mw_per_mm2 * 1e-3));
+    CHECK(NEAR(a.c[LS_AREA_VECTOR].leakage_w, a.c[LS_AREA_VECTOR].mm2 * x->leak_logic_mw_per_mm2 * 1e-3));
+    double sum = 0, leak = 0, psum = 0, pleak = 0;
     for (int k = 0; k < LS_AREA_N; k++) {
         sum += a.c[k].mm2;
-        leak += a.c[k].mm2 * (a.c[k].sram ? x->leak_sram_mw_per_mm2 : x->leak_logic_mw_per_mm2) * 1e-3;
-        CHECK_MSG(a.c[k].mm2 > 0, "%s has no area", a.c[k].name);
+        leak += a.c[k].leakage_w;
+        psum += a.c[k].published_mm2;
+        pleak += a.c[k].published_mm2 * (a.c[k].sram ? x->leak_sram_mw_per_mm2 : x->leak_logic_mw_per_mm2) * 1e-3;
+        CHECK_MSG(a.c[k].mm2 > 0 && a.c[k].leakage_w > 0, "%s has no area or leakage", a.c[k].name);
     }
-    CHECK(NEAR(sum, a.total_mm2) && NEAR(a.total_mm2, ac->cores * a.core_mm2 + a.c[LS_AREA_L2].mm2));
-    CHECK(NEAR(leak, a.leakage_w) && a.c[LS_AREA_REGFILE].sram && !a.c[LS_AREA_TENSOR].sram);
+    CHECK(NEAR(sum, a.total_mm2) && NEAR(a.total_mm2, cores * a.core_mm2 + a.c[LS_AREA_L2].mm2));
+    CHECK(NEAR(leak, a.leakage_w) && NEAR(psum, a.published_total_mm2) && NEAR(pleak, a.published_leakage_w));
 
-    /* layouts: the pack network */
-    ls_area full, fp32;
-    ls_area_of(ac, LSREGFILE_FULL, &full);
-    ls_area_of(ac, LSREGFILE_FP32, &fp32);
+    /* 3. layouts: the pack network compact 3x full, fp32 none; the scheduler grows with N_k */
+    ls_area full, fp32, s8;
+    ls_area_of(ac, LSREGFILE_FULL, 4, &full);
+    ls_area_of(ac, LSREGFILE_FP32, 4, &fp32);
+    ls_area_of(ac, LSREGFILE_COMPACT, 8, &s8);
     CHECK(NEAR(a.c[LS_AREA_PACK].mm2, 3.0 * full.c[LS_AREA_PACK].mm2) && fp32.c[LS_AREA_PACK].mm2 == 0.0);
+    CHECK(NEAR(a.c[LS_AREA_PACK].published_mm2, 3.0 * full.c[LS_AREA_PACK].published_mm2));
     CHECK(a.total_mm2 > full.total_mm2 && full.total_mm2 > fp32.total_mm2);
     CHECK(NEAR(a.c[LS_AREA_REGFILE].mm2, fp32.c[LS_AREA_REGFILE].mm2));   /* the same capacity */
+    CHECK(s8.c[LS_AREA_SCHEDULER].mm2 > 1.5 * a.c[LS_AREA_SCHEDULER].mm2);
     CHECK(lsregfile_logit_bits(LSREGFILE_COMPACT, false) == 8 && lsregfile_logit_bits(LSREGFILE_COMPACT, true) == 16 &&
           lsregfile_logit_bits(LSREGFILE_FULL, false) == 16 && lsregfile_logit_bits(LSREGFILE_FP32, true) == 32);
 
-    /* ports and cores */
+    /* 4. ports (published column: the bit as (ports / 2)^2; banks: ports from banking) and cores */
     static ls_config c2;
     c2 = cfg;
     c2.accelerator.area.regfile_ports = 4;
     c2.accelerator.cores = 2 * ac->cores;
     ls_area b;
-    ls_area_of(&c2.accelerator, LSREGFILE_COMPACT, &b);
-    CHECK(NEAR(b.c[LS_AREA_REGFILE].mm2, 8.0 * a.c[LS_AREA_REGFILE].mm2));   /* 2x cores x (4/2)^2 */
+    ls_area_of(&c2.accelerator, LSREGFILE_COMPACT, 4, &b);
+    CHECK(NEAR(b.c[LS_AREA_REGFILE].published_mm2, 8.0 * a.c[LS_AREA_REGFILE].published_mm2));   /* 2x cores x (4/2)^2 */
+    CHECK(NEAR(b.c[LS_AREA_REGFILE].mm2, 2.0 * a.c[LS_AREA_REGFILE].mm2));
     CHECK(NEAR(b.c[LS_AREA_TENSOR].mm2, 2.0 * a.c[LS_AREA_TENSOR].mm2) && NEAR(b.c[LS_AREA_L2].mm2, a.c[LS_AREA_L2].mm2));
-    /* synthesized: the LUT lanes and the pack lanes by their gate counts; the scheduler with N_k */
-    ls_area s4, s8, sf, sp;
-    s4 = a, sf = full, sp = fp32;
-    ls_area_synthesized(ac, LSREGFILE_COMPACT, 4, &s4);
-    ls_area_synthesized(ac, LSREGFILE_FULL, 4, &sf);
-    ls_area_synthesized(ac, LSREGFILE_FP32, 4, &sp);
-    s8 = a;
-    ls_area_synthesized(ac, LSREGFILE_COMPACT, 8, &s8);
-    CHECK(NEAR(s4.c[LS_AREA_LUT].synth_mm2, ac->cores * ac->lut.lanes * 1607.0 * x->nand2_um2 * 1e-6));
-    CHECK(NEAR(s4.c[LS_AREA_PACK].synth_mm2, ac->cores * ac->warp_size * ac->regfile.subpartitions * 416.0 * x->nand2_um2 * 1e-6));
-    CHECK(NEAR(s4.c[LS_AREA_PACK].synth_mm2, 3.0 * sf.c[LS_AREA_PACK].synth_mm2) && sp.c[LS_AREA_PACK].synth_mm2 == 0.0);
-    CHECK(NEAR(s4.c[LS_AREA_SCHEDULER].synth_mm2,
-               ac->cores * (33960.0 + ac->warp_size / 4.0 * 16734.0 + ac->warp_size * 14485.0) * x->nand2_um2 * 1e-6));
-    CHECK(s8.c[LS_AREA_SCHEDULER].synth_mm2 > 2.0 * s4.c[LS_AREA_SCHEDULER].synth_mm2);
-    CHECK(s4.c[LS_AREA_SFU].synth_mm2 == 0.0 && s4.c[LS_AREA_REGFILE].synth_mm2 == 0.0);   /* not synthesized */
-    double subst = a.total_mm2;
+    printf("preset at 7 nm: %.2f mm2 (published figures %.2f), %.4f mm2 per core, leakage %.2f W (published %.2f)\n",
+           a.total_mm2, a.published_total_mm2, a.core_mm2, a.leakage_w, a.published_leakage_w);
     for (int k = 0; k < LS_AREA_N; k++)
-        if (s4.c[k].synth_mm2 > 0) subst += s4.c[k].synth_mm2 - a.c[k].mm2;
-    CHECK(NEAR(s4.synth_total_mm2, subst) && s4.total_mm2 == a.total_mm2);
-    printf("synthesized per core: tensor %.4f lut %.4f scheduler %.4f (N_k 8: %.4f) pack %.4f mm2; total with them %.2f mm2\n",
-           s4.c[LS_AREA_TENSOR].synth_mm2 / ac->cores, s4.c[LS_AREA_LUT].synth_mm2 / ac->cores,
-           s4.c[LS_AREA_SCHEDULER].synth_mm2 / ac->cores, s8.c[LS_AREA_SCHEDULER].synth_mm2 / ac->cores,
-           s4.c[LS_AREA_PACK].synth_mm2 / ac->cores, s4.synth_total_mm2);
-    printf("preset at 7 nm: %.2f mm2, %.4f mm2 per core, leakage %.2f W\n", a.total_mm2, a.core_mm2, a.leakage_w);
+        printf("  %-12s %-11s %9.4f mm2 per core (published %9.4f)\n", a.c[k].name, ls_area_source_name(a.c[k].source),
+               a.c[k].mm2 / (a.c[k].per_core ? cores : 1), a.c[k].published_mm2 / (a.c[k].per_core ? cores : 1));
 }
 
 static int run(const char *const *ov, int nov, ls_timed_result *tr)
