@@ -40,6 +40,8 @@ typedef struct ls_config_energy {
     double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
     double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b;
     double node_scale;                  /* on-chip energies x this: from the table's 45 nm to the area model's node */
+    /* measured at the area model's node (ASAP7 7 nm, scripts/rtl_energy.py), not scaled; 0: the 45 nm table above */
+    double lp_step, hp_step, lut_exp;
 } ls_config_energy;
 
 /* The area table (square micrometres per instance at the area model's node, 7 nm; sim/timed/timed_area.h) and

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ls_asap7_energy.h"   /* generated from hw/cost/asap7_energy.csv */
 
 #define SRC(k, t) {k, LS_CONFIG_PROV_SOURCE, 0, 0, NULL, t}
 #define EST(k, lo, hi, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, NULL, t}
@@ -27,6 +28,9 @@
 #define SYN(k, lo, hi, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, NULL, t}
 #define ESYN(k, lo, hi, node, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, node, t}
 
+#define ASAP7_NODE "7 nm (ASAP7 RVT TT, 0.7 V)"
+#define ASAP7_ENERGY "hw/cost/asap7_energy.csv (scripts/rtl_energy.py): the unit's Yosys netlist on the ASAP7 cells, " \
+    "toggles of a Verilator simulation weighted by the liberty's internal-energy tables and pin capacitances"
 #define HOROWITZ "Horowitz, Computing's energy problem, ISSCC 2014, 45 nm 0.9 V (as tabulated in stillwater-sc universal generic_45nm.hpp; hw 5)"
 #define LUO "Luo et al., Benchmarking and Dissecting the Nvidia Hopper GPU Architecture, arXiv 2402.13499, load latencies measured on an H800 PCIe (quoted in hw 1)"
 
@@ -194,6 +198,15 @@ static const ls_config_provenance table[] = {
          "Stillmaker and Baas, Scaling equations ... from 180 nm to 7 nm (Integration 58, 2017) fit energy per operation "
          "down to 7 nm, the node their fits reach; hw 5 quotes a 32-bit register access at ~1 pJ (45 nm) and ~0.2 pJ "
          "(5 nm): 0.2, with 0.1 for a lower supply and 0.35 for wire-dominated SRAM reads that scale less."),
+    /* Measured (scripts/rtl_energy.py, docs/rtl.md "Energy from switching activity"): the range is the method's
+     * error: x0.9 for the slew (5 ps instead of 10 moves it by a few per cent), x1.6 for what a zero-delay,
+     * wire-less simulation leaves out (glitches, 10-40 % of an arithmetic unit's switching; wires, 20-30 %). */
+    ESYN("accelerator.energy.lp_step", 0.9 * LS_ASAP7_PJ_lamp_acc_step_lp, 1.6 * LS_ASAP7_PJ_lamp_acc_step_lp, ASAP7_NODE,
+         ASAP7_ENERGY ": lamp_acc_step_lp on tiny-model Q/K."),
+    ESYN("accelerator.energy.hp_step", 0.9 * LS_ASAP7_PJ_lamp_acc_step_hp, 1.6 * LS_ASAP7_PJ_lamp_acc_step_hp, ASAP7_NODE,
+         ASAP7_ENERGY ": lamp_acc_step_hp on tiny-model Q/K."),
+    ESYN("accelerator.energy.lut_exp", 0.9 * LS_ASAP7_PJ_lamp_lut_exp_lp, 1.6 * LS_ASAP7_PJ_lamp_lut_exp_lp, ASAP7_NODE,
+         ASAP7_ENERGY ": lamp_lut_exp_lp on the tiny model's e4m3 logits and running maxima."),
 
     /* ---------------- area and leakage at 7 nm (docs/reports.md, "Area and power") ----------------
      * 45 nm logic areas are scaled by 0.06 [0.04, 0.1]: (CPP x MMP) from about 160 x 160 nm at 45 nm to 57 x 40 nm

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ls_asap7_energy.h"   /* generated from hw/cost/asap7_energy.csv */
 #include "lsreglayout.h"
 
 #define F(field) offsetof(ls_config, field), sizeof(((ls_config *)0)->field)
@@ -217,6 +218,18 @@ static const ls_config_schema_entry schema[] = {
     D("accelerator.energy.node_scale", accelerator.energy.node_scale, "0.2", 0, 10,
       "Factor on every on-chip energy per action above (all but dram_read_64b, an interface figure) that brings the "
       "45 nm table to the area model's 7 nm node (docs/reports.md, \"Area and power\"); 1 prices at 45 nm."),
+    D("accelerator.energy.lp_step", accelerator.energy.lp_step, LS_ASAP7_PJS_lamp_acc_step_lp, 0, 1e9,
+      "Energy in pJ of one step of the LP dot product (a Q.K^T MAC of the 8-bit datapath: bf16 K x fp32 pre-scaled Q, "
+      "rounded into the e4m3 accumulator, with its register) at the area model's 7 nm node, not scaled by node_scale: "
+      "the unit lamp_acc_step_lp from switching activity on the ASAP7 cells (hw/cost/asap7_energy.csv, docs/rtl.md). "
+      "0: the 45 nm table, (fp8_mul + fp8_add) x node_scale."),
+    D("accelerator.energy.hp_step", accelerator.energy.hp_step, LS_ASAP7_PJS_lamp_acc_step_hp, 0, 1e9,
+      "Energy in pJ of one step of the HP dot product (bf16 x fp32 into the e4m11 accumulator, with its register; "
+      "the high-precision logits, first selection, recompute and full-HP work) at 7 nm, not scaled: lamp_acc_step_hp "
+      "(hw/cost/asap7_energy.csv). 0: the 45 nm table, fma_16 x node_scale."),
+    D("accelerator.energy.lut_exp", accelerator.energy.lut_exp, LS_ASAP7_PJS_lamp_lut_exp_lp, 0, 1e9,
+      "Energy in pJ of one LUT exponential (shift, rounding to the index format, table read, output register) at "
+      "7 nm, not scaled: lamp_lut_exp_lp (hw/cost/asap7_energy.csv). 0: the 45 nm table, lut_lookup x node_scale."),
     D("accelerator.area.mac_8bit_um2", accelerator.area.mac_8bit_um2, "60", 0, 1e9,
       "Area in square micrometres at 7 nm of one MAC lane of the 8-bit (e4m3) tensor datapath, its share of the "
       "accumulation included; the tensor unit holds tensor.macs_per_cycle_8bit of them."),

@@ -27,13 +27,25 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
     a->dram_words64 = (double)mem->model.dram_bytes / 8.0;
 }
 
+void ls_timed_per_action(const ls_config_energy *e, ls_timed_action_pj *pj)
+{
+    /* the units with RTL are priced as measured at 7 nm (0: the 45 nm table, scaled like it) */
+    pj->qk_lp_mac = e->lp_step > 0 ? e->lp_step : (e->fp8_mul + e->fp8_add) * e->node_scale;
+    pj->hp_fma = e->hp_step > 0 ? e->hp_step : e->fma_16 * e->node_scale;
+    pj->lut_lookup = e->lut_exp > 0 ? e->lut_exp : e->lut_lookup * e->node_scale;
+    /* no RTL: the P.V products (ue5m3 or ue5m11 x bf16, fp32 accumulation) stay on the 45 nm table */
+    pj->pv_lp_mac = (e->fp8_mul + e->fp_add_32) * e->node_scale;
+    pj->pv_hp_mac = (e->fp_mul_16 + e->fp_add_32) * e->node_scale;
+}
+
 void ls_timed_energy_of(const ls_config_energy *e, const ls_timed_actions *a, ls_timed_energy *out)
 {
-    double pj_tensor = a->qk_lp_macs * (e->fp8_mul + e->fp8_add) + a->hp_fmas * e->fma_16 +
-                       a->pv_lp_macs * (e->fp8_mul + e->fp_add_32) + a->pv_hp_macs * (e->fp_mul_16 + e->fp_add_32);
+    ls_timed_action_pj pj;
+    ls_timed_per_action(e, &pj);
+    out->tensor = (a->qk_lp_macs * pj.qk_lp_mac + a->hp_fmas * pj.hp_fma + a->pv_lp_macs * pj.pv_lp_mac +
+                   a->pv_hp_macs * pj.pv_hp_mac) * 1e-6;
     double k = e->node_scale * 1e-6;   /* pJ at 45 nm -> uJ at the area model's node */
-    out->tensor = pj_tensor * k;
-    out->lut = a->lut_lookups * e->lut_lookup * k;
+    out->lut = a->lut_lookups * pj.lut_lookup * 1e-6;
     out->sfu = a->sfu_ops * e->sfu_exp * k;
     out->vector = a->vector_ops * e->fp_add_32 * k;
     out->scheduler = a->sched_tests * e->fp_add_16 * k;

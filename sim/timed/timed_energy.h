@@ -32,7 +32,16 @@ typedef struct {
 void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand_reads_timed, int dim, int bc,
                             int layout, ls_timed_actions *a);
 
+/* The picojoules of one tensor or LUT action at the area model's node: measured on the RTL (ASAP7 7 nm,
+ * e->lp_step, hp_step, lut_exp, unscaled) where the unit exists and the key is not 0, else the 45 nm table
+ * x e->node_scale. */
+typedef struct {
+    double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup;
+} ls_timed_action_pj;
+void ls_timed_per_action(const ls_config_energy *e, ls_timed_action_pj *pj);
+
 /* Per-action energies x action counts, in microjoules per component and in total; every on-chip
- * energy is scaled by e->node_scale (45 nm table -> the area model's 7 nm), DRAM is not. */
+ * energy of the 45 nm table is scaled by e->node_scale (45 nm -> the area model's 7 nm), DRAM and the
+ * measured 7 nm energies (ls_timed_per_action) are not. */
 void ls_timed_energy_of(const ls_config_energy *e, const ls_timed_actions *a, ls_timed_energy *out);
 #endif

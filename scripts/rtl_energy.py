@@ -1,0 +1,765 @@
+#!/usr/bin/env python3
+"""Dynamic energy per action of the RTL units from switching activity on the ASAP7 7 nm cells.
+
+Method (docs/rtl.md, "Energy from switching activity"):
+
+1. Yosys 0.23 maps a unit (rtl/*.sv and the generated wrappers, as scripts/rtl_synth.sh reads them)
+   onto the ASAP7 RVT TT liberty (`abc -D 546 -liberty`) and writes a gate-level netlist.
+2. A cell shim gives every cell the netlist uses a Verilog model written from the liberty's
+   `function` attributes; Verilator simulates netlist + shim, driven by a generated C++ testbench
+   with operand streams from a real workload (Q and K of the shipped tiny model,
+   models/tiny_kjv.safetensors, captured as scripts/eval_ppl.py --dump-traces captures them), and
+   dumps every net to a VCD.
+3. Each net transition costs 0.5 C V^2 (C: the input-pin capacitances it drives, plus a flip-flop's D
+   pin on an output port; no wires) and the driving cell's internal energy: the liberty's
+   rise_power / fall_power of the arc from the input that switched (VDD and VSS tables summed; the
+   mean over the arcs when several inputs switched together) at the stated input slew and the
+   net's load, or, where an input switched and no output did, the input pin's own internal-power
+   table (the `when` state that holds). Zero-delay simulation: glitches are not counted.
+4. Energy per action = the stream's energy / its steps; the unit's output register (one DFFHQNx1
+   per output bit, clocked every action) is given beside it.
+
+    scripts/rtl_energy.py [--build build] [--out hw/cost/asap7_energy.csv]   # regenerate the CSV
+    scripts/rtl_energy.py --check hw/cost/asap7_energy.csv                   # rerun, fail on drift
+    scripts/rtl_energy.py --netlist net.v --top T --stimulus s.txt            # one netlist (tests)
+"""
+import argparse
+import csv
+import functools
+import gzip
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+LIBERTY = os.path.join(ROOT, "..", "shared", "pdk", "asap7", "asap7_rvt_tt.lib.gz")
+VDD = 0.7            # V (the liberty's nom_voltage)
+SLEW_PS = 10.0       # input transition at which the internal-energy tables are read (their index_1)
+CLOCK_PS = 546       # abc -D: one cycle at 1.83 GHz, as scripts/rtl_synth.sh's liberty mapping
+REG_CELL = "DFFHQNx1_ASAP7_75t_R"
+RTL_SOURCES = ["rtl/lamp_decode.sv", "rtl/lamp_round.sv", "rtl/lamp_lut_exp.sv", "rtl/lamp_acc_step.sv",
+               "rtl/lamp_ypack_lane.sv", "rtl/lamp_sched.sv", "rtl/lamp_stage2.sv"]
+GEN_SOURCES = ["lamp_lut_rom.sv", "lamp_cfg_units.sv"]
+STEPS_PER_UNIT = 4096   # actions simulated per unit (32 dot products of d = 128)
+
+# unit -> (action, description); the order of the CSV
+UNITS = {
+    "lamp_acc_step_lp": ("MAC step", "LP dot-product step bf16 x fp32 -> e4m3"),
+    "lamp_acc_step_lp_bf16q": ("MAC step", "LP dot-product step bf16 x bf16 -> e4m3"),
+    "lamp_acc_step_hp": ("MAC step", "HP dot-product step bf16 x fp32 -> e4m11"),
+    "lamp_lut_exp_lp": ("lookup", "LUT exponential lane: e4m3 shift + RNE to ue5m3-S + table"),
+}
+
+
+def die(msg, code=1):
+    sys.stderr.write("rtl_energy: %s\n" % msg)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------- liberty ----------------------------------------------------------------
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z0-9_.\-+!*\[\]$]+|[(){}:;,]')
+
+
+class Group:
+    """One liberty group: `kind (args) { attrs; subgroups }`."""
+    def __init__(self, kind, args):
+        self.kind, self.args, self.attrs, self.groups = kind, args, {}, []
+
+    def sub(self, kind):
+        return [g for g in self.groups if g.kind == kind]
+
+
+def _parse_groups(text):
+    toks = _TOKEN.findall(text.replace("\\\n", " "))
+    root = Group("root", [])
+    stack, i, n = [root], 0, len(toks)
+    while i < n:
+        t = toks[i]
+        if t == "}":
+            stack.pop()
+            i += 1
+            continue
+        if i + 1 < n and toks[i + 1] == ":":           # name : value ;
+            stack[-1].attrs[t] = toks[i + 2].strip('"')
+            i += 4 if i + 3 < n and toks[i + 3] == ";" else 3
+            continue
+        if i + 1 < n and toks[i + 1] == "(":           # name ( args ) { ... }  or  name ( args ) ;
+            j, args = i + 2, []
+            while toks[j] != ")":
+                if toks[j] != ",":
+                    args.append(toks[j].strip('"'))
+                j += 1
+            if j + 1 < n and toks[j + 1] == "{":
+                g = Group(t, args)
+                stack[-1].groups.append(g)
+                stack.append(g)
+                i = j + 2
+            else:
+                stack[-1].attrs[t] = args
+                i = j + 2 if j + 1 < n and toks[j + 1] == ";" else j + 1
+            continue
+        i += 1
+    return root
+
+
+class Table:
+    """A power table: 1-D (slew) or 2-D (slew x load), read by bilinear interpolation (linear extrapolation
+    outside the index range, as static timing tools read them: a small load lies below the first index)."""
+    def __init__(self, g):
+        vals = [[float(x) for x in row.split(",")] for row in g.attrs.get("values", ["0"])]
+        self.i1 = [float(x) for x in g.attrs["index_1"][0].split(",")] if "index_1" in g.attrs else None
+        self.i2 = [float(x) for x in g.attrs["index_2"][0].split(",")] if "index_2" in g.attrs else None
+        self.v = vals
+
+    @staticmethod
+    def _seg(ix, x):
+        if len(ix) == 1:
+            return 0, 0, 0.0
+        k = 0
+        while k < len(ix) - 2 and x > ix[k + 1]:
+            k += 1
+        return k, k + 1, (x - ix[k]) / (ix[k + 1] - ix[k])
+
+    def at(self, slew, load):
+        if self.i1 is None:
+            return self.v[0][0]
+        a, b, f = self._seg(self.i1, slew)
+        if self.i2 is None:
+            row = self.v[0] if len(self.v) == 1 else [r[0] for r in self.v]
+            return row[a] + (row[b] - row[a]) * f
+        c, d, h = self._seg(self.i2, load)
+        lo = self.v[a][c] + (self.v[a][d] - self.v[a][c]) * h
+        hi = self.v[b][c] + (self.v[b][d] - self.v[b][c]) * h
+        return lo + (hi - lo) * f
+
+
+@functools.lru_cache(maxsize=None)
+def _func_py(expr):
+    """A liberty Boolean function as a Python expression over a dict `p` of 0/1 pin values."""
+    e = re.sub(r"\b([A-Za-z_][A-Za-z0-9_]*)\b", r"p['\1']", expr)
+    e = e.replace("!", " not ").replace("*", " and ").replace("&", " and ").replace("+", " or ").replace("|", " or ")
+    return compile("int(%s)" % e, expr, "eval")
+
+
+def _func_v(expr):
+    return expr.replace("!", "~").replace("*", "&").replace("+", "|")
+
+
+class Cell:
+    def __init__(self, g):
+        self.name, self.area = g.args[0], float(g.attrs.get("area", 0))
+        self.inputs, self.outputs, self.cap, self.func, self.func_src = [], [], {}, {}, {}
+        self.arcs = {}      # (in, out) -> [(when or None, rise Table list, fall Table list)] summed over pg pins
+        self.inpow = {}     # in -> [(when, rise tables, fall tables)]
+        for p in g.sub("pin"):
+            name = p.args[0]
+            if p.attrs.get("direction") == "input":
+                self.inputs.append(name)
+                self.cap[name] = (float(p.attrs.get("rise_capacitance", p.attrs.get("capacitance", 0))),
+                                  float(p.attrs.get("fall_capacitance", p.attrs.get("capacitance", 0))))
+                for ip in p.sub("internal_power"):
+                    self._add(self.inpow.setdefault(name, []), ip)
+            elif p.attrs.get("direction") == "output":
+                self.outputs.append(name)
+                if "function" in p.attrs:
+                    self.func_src[name] = p.attrs["function"]
+                    self.func[name] = _func_py(p.attrs["function"])
+                for ip in p.sub("internal_power"):
+                    rel = ip.attrs.get("related_pin", "")
+                    self._add(self.arcs.setdefault((rel, name), []), ip)
+
+    @staticmethod
+    def _add(lst, ip):
+        """Groups of one (pin, when) over the pg pins are summed: VDD's and VSS's tables of one event."""
+        when = ip.attrs.get("when")
+        rise = [Table(t) for t in ip.sub("rise_power")]
+        fall = [Table(t) for t in ip.sub("fall_power")]
+        for entry in lst:
+            if entry[0] == when:
+                entry[1].extend(rise)
+                entry[2].extend(fall)
+                return
+        lst.append((when, rise, fall))
+
+    def _pick(self, entries, state, rising, slew, load):
+        """The event's energy: the `when` variant that holds in state (the unconditional one, or their mean, else)."""
+        chosen = [e for e in entries if e[0] is not None and eval(_func_py(e[0]), {}, {"p": state})]
+        if not chosen:
+            chosen = [e for e in entries if e[0] is None] or entries
+        vals = [sum(t.at(slew, load) for t in (e[1] if rising else e[2])) for e in chosen]
+        return sum(vals) / len(vals) if vals else 0.0
+
+    def arc_energy(self, inp, out, state, rising, slew, load):
+        entries = self.arcs.get((inp, out))
+        if not entries:     # no table for this related pin: the mean of the output's arcs
+            entries = [e for (i, o), es in self.arcs.items() if o == out for e in es]
+        return self._pick(entries, state, rising, slew, load) if entries else 0.0
+
+    def input_energy(self, inp, state, rising, slew):
+        entries = self.inpow.get(inp)
+        return self._pick(entries, state, rising, slew, 0.0) if entries else 0.0
+
+
+class Liberty:
+    """Cells parsed on demand from the one liberty file (only those a netlist uses)."""
+    def __init__(self, path):
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt") as f:
+            self.text = f.read()
+        self.path = path
+        self.plain = None       # an unpacked copy for ABC, which reads no gzip
+        self.starts = {m.group(1): m.start() for m in re.finditer(r"^  cell \((\w+)\) \{", self.text, re.M)}
+        self.order = sorted(self.starts.values())
+        self.cells = {}
+
+    def unpacked(self, work):
+        if self.plain is None:
+            self.plain = os.path.join(work, "asap7.lib")
+            with open(self.plain, "w") as f:
+                f.write(self.text)
+        return self.plain
+
+    def cell(self, name):
+        if name not in self.cells:
+            if name not in self.starts:
+                die("cell %s is not in %s" % (name, self.path))
+            a = self.starts[name]
+            k = self.order.index(a)
+            b = self.order[k + 1] if k + 1 < len(self.order) else len(self.text)
+            self.cells[name] = Cell(_parse_groups(self.text[a:b]).groups[0])
+        return self.cells[name]
+
+
+# ---------------------------------------------------------------- netlist ----------------------------------------------------------------
+class Netlist:
+    """A flat gate-level netlist as Yosys's write_verilog -noattr -noexpr writes it (or by hand, in that form)."""
+    def __init__(self, path):
+        text = open(path).read()
+        m = re.search(r"module\s+(\w+)\s*\(", text)
+        if not m:
+            die("%s: no module" % path, 2)
+        self.top = m.group(1)
+        self.ports = {}                       # name -> (direction, width, lsb)
+        for d, rng, names in re.findall(r"^\s*(input|output)\s+(\[\d+:\d+\])?\s*([^;]+);", text, re.M):
+            hi, lo = (int(x) for x in re.findall(r"\d+", rng)) if rng else (0, 0)
+            for nm in names.split(","):
+                self.ports[nm.strip()] = (d, hi - lo + 1, lo)
+        self.alias = {}
+        for lhs, rhs in re.findall(r"^\s*assign\s+(\S+)\s*=\s*([^;]+);", text, re.M):
+            self.alias[lhs.strip()] = rhs.strip()
+        self.insts = []                       # (cell type, instance, {pin: net})
+        for ctype, inst, body in re.findall(r"^\s*(\w+_ASAP7_75t_R)\s+(\S+)\s*\((.*?)\);", text, re.M | re.S):
+            pins = {p: self.canon(n.strip()) for p, n in re.findall(r"\.(\w+)\(([^()]*)\)", body)}
+            self.insts.append((ctype, inst, pins))
+
+    def canon(self, net):
+        """Nets are named by bit: `n12`, `a[3]`, constants `0`/`1`."""
+        seen = 0
+        while net in self.alias and seen < 100:
+            net, seen = self.alias[net], seen + 1
+        c = re.fullmatch(r"\d+'[hb]([01])", net)
+        if c:
+            return c.group(1)
+        if net in self.ports and self.ports[net][1] == 1 and not re.search(r"\[", net):
+            return net
+        return net.replace(" ", "")
+
+
+def cell_shim(lib, types, path):
+    """Verilog models of the used cells from their liberty functions (no tracing inside them)."""
+    out = ["// generated by scripts/rtl_energy.py from the liberty's function attributes", "/*verilator tracing_off*/"]
+    for t in sorted(types):
+        c = lib.cell(t)
+        if not c.func:
+            die("cell %s has no function (sequential or special): not simulated" % t)
+        out.append("module %s(%s);" % (t, ", ".join(c.inputs + c.outputs)))
+        out += ["  input %s;" % p for p in c.inputs] + ["  output %s;" % p for p in c.outputs]
+        out += ["  assign %s = %s;" % (o, _func_v(c.func_src[o])) for o in c.outputs]
+        out.append("endmodule")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+# ---------------------------------------------------------------- simulation ----------------------------------------------------------------
+TB = r"""// generated by scripts/rtl_energy.py: drives %(top)s from a stimulus file and dumps every net
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include "V%(top)s.h"
+#include "verilated.h"
+#include "verilated_vcd_c.h"
+int main(int argc, char **argv) {
+    if (argc != 4) { std::fprintf(stderr, "usage: tb STIMULUS VCD OUTPUTS\n"); return 2; }
+    auto ctx = std::make_unique<VerilatedContext>();
+    ctx->traceEverOn(true);
+    auto top = std::make_unique<V%(top)s>(ctx.get());
+    auto vcd = std::make_unique<VerilatedVcdC>();
+    top->trace(vcd.get(), 0);
+    vcd->open(argv[2]);
+    FILE *in = std::fopen(argv[1], "r"), *out = std::fopen(argv[3], "w");
+    if (!in || !out) { std::perror("tb"); return 1; }
+    unsigned long long v[%(nin)d + 1];
+    unsigned long long fb = 0;
+    uint64_t step = 0;
+    for (;;) {
+        for (int i = 0; i <= %(nin)d; i++)
+            if (std::fscanf(in, "%%llx", &v[i]) != 1) goto done;
+%(assign)s
+        top->eval();
+        vcd->dump(step++);
+%(record)s
+    }
+done:
+    vcd->close();
+    std::fclose(in);
+    std::fclose(out);
+    return 0;
+}
+"""
+
+
+def build_sim(net_path, shim_path, top, inputs, outputs, feedback, work):
+    """Verilator model of the netlist with a testbench: stimulus columns = a flag, then the inputs;
+    feedback (in, out): the input takes the previous output unless the flag is 1 (then the column)."""
+    assign = []
+    for i, (name, _w) in enumerate(inputs):
+        if feedback and name == feedback[0]:
+            assign.append("        top->%s = v[0] ? v[%d] : fb;" % (name, i + 1))
+        else:
+            assign.append("        top->%s = v[%d];" % (name, i + 1))
+    record = []
+    if feedback:
+        record.append("        fb = top->%s;" % feedback[1])
+    record.append('        std::fprintf(out, "%s\\n", %s);' % (
+        " ".join("%llx" for _ in outputs), ", ".join("(unsigned long long)top->%s" % o for o, _w in outputs)))
+    tb = os.path.join(work, "tb.cpp")
+    with open(tb, "w") as f:
+        f.write(TB % {"top": top, "nin": len(inputs), "assign": "\n".join(assign), "record": "\n".join(record)})
+    mdir = os.path.join(work, "obj")
+    cmd = ["verilator", "--cc", "--exe", "--build", "--trace", "-O1", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+           "-Wno-UNOPTFLAT", "--top-module", top, "--prefix", "V" + top, "--Mdir", mdir, "-j", "1",
+           "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O0", "-o", "tb", shim_path, net_path, tb]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        die("verilator failed on %s:\n%s" % (top, (r.stdout + r.stderr)[-3000:]))
+    return os.path.join(mdir, "tb")
+
+
+def read_vcd(path, top):
+    """Per step (after the first), the bits that changed: list of {net_bit: new value}; plus the initial values."""
+    codes = {}          # code -> [(net base, width, lsb)]
+    scope = []
+    steps, cur, init, header = [], None, {}, True
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if header:
+                if line.startswith("$scope"):
+                    scope.append(line.split()[2])
+                elif line.startswith("$upscope"):
+                    scope.pop()
+                elif line.startswith("$var"):
+                    parts = line.split()
+                    width, code, name = int(parts[2]), parts[3], parts[4]
+                    lsb = 0
+                    if len(parts) > 6 and parts[5].startswith("["):
+                        lsb = int(re.findall(r"\d+", parts[5])[-1])
+                    if scope and scope[-1] == top:
+                        codes.setdefault(code, []).append((name, width, lsb))
+                elif line.startswith("$enddefinitions"):
+                    header = False
+                continue
+            if not line:
+                continue
+            if line[0] == "#":
+                if cur is not None:
+                    steps.append(cur)
+                cur = {}
+                continue
+            if line[0] == "b":
+                val, code = line[1:].split()
+            elif line[0] in "01xz":
+                val, code = line[0], line[1:]
+            else:
+                continue
+            for name, width, lsb in codes.get(code, ()):
+                bits = val.replace("x", "0").replace("z", "0").rjust(width, "0")
+                for k in range(width):
+                    key = name if width == 1 else "%s[%d]" % (name, lsb + k)
+                    cur[key] = int(bits[width - 1 - k])
+    if cur is not None:
+        steps.append(cur)
+    if not steps:
+        die("%s: no value changes" % path)
+    return steps
+
+
+def energy_of(netlist, lib, steps, slew=SLEW_PS, out_load_cell=REG_CELL):
+    """Energy in fJ over the steps after the first (the first sets the initial state): (switching,
+    internal, per-cell-type internal dict), from per-step value changes."""
+    vals = dict(steps[0])
+    vals["0"], vals["1"] = 0, 1
+    fanout = {}         # net -> [(inst index, pin)]
+    driver = {}
+    for k, (t, _i, pins) in enumerate(netlist.insts):
+        c = lib.cell(t)
+        for p, n in pins.items():
+            if p in c.inputs:
+                fanout.setdefault(n, []).append((k, p))
+            else:
+                driver[n] = (k, p)
+    reg = lib.cell(out_load_cell)
+    d_cap = reg.cap["D"]
+    out_bits = set()
+    for name, (d, w, lsb) in netlist.ports.items():
+        if d == "output":
+            out_bits |= {name} if w == 1 else {"%s[%d]" % (name, lsb + k) for k in range(w)}
+    cap = {}
+    for n in set(fanout) | set(driver) | out_bits:
+        cr = sum(lib.cell(netlist.insts[k][0]).cap[p][0] for k, p in fanout.get(n, ()))
+        cf = sum(lib.cell(netlist.insts[k][0]).cap[p][1] for k, p in fanout.get(n, ()))
+        if n in out_bits:
+            cr, cf = cr + d_cap[0], cf + d_cap[1]
+        cap[n] = (cr, cf)
+    e_sw = e_int = 0.0
+    per_type = {}
+    memo = {}           # (instance, pin state, switched inputs, switched outputs) -> fJ
+    v2 = VDD * VDD
+    for ch in steps[1:]:
+        changed = {n: v for n, v in ch.items() if vals.get(n) != v}
+        vals.update(changed)
+        touched = set()
+        for n in changed:
+            c = cap.get(n)
+            if c:
+                e_sw += 0.5 * (c[0] if changed[n] else c[1]) * v2
+            for k, _p in fanout.get(n, ()):
+                touched.add(k)
+            if n in driver:
+                touched.add(driver[n][0])
+        for k in touched:
+            t, _i, pins = netlist.insts[k]
+            c = lib.cell(t)
+            state = {p: vals.get(n, 0) for p, n in pins.items()}
+            ins = [p for p in c.inputs if pins.get(p) in changed]
+            outs = [p for p in c.outputs if pins.get(p) in changed]
+            key = (k, tuple(sorted(state.items())), tuple(ins), tuple(outs))
+            e = memo.get(key)
+            if e is None:
+                e = 0.0
+                for o in outs:
+                    if not ins:
+                        continue
+                    rising = state[o] == 1
+                    load = sum(cap.get(pins[o], (0, 0))) / 2
+                    e += sum(c.arc_energy(p, o, state, rising, slew, load) for p in ins) / len(ins)
+                if not outs:
+                    for p in ins:
+                        e += c.input_energy(p, state, state[p] == 1, slew)
+                memo[key] = e
+            e_int += e
+            per_type[t] = per_type.get(t, 0.0) + e
+    return e_sw, e_int, per_type
+
+
+def register_energy(lib, n_bits, toggles, n_steps, slew=SLEW_PS):
+    """fJ of n_bits DFFHQNx1 clocked n_steps times whose data toggled `toggles` times in all: the clock pin's
+    internal energy each cycle (rise + fall, mean of its `when` variants) and the QN arc's per data toggle."""
+    reg = lib.cell(REG_CELL)
+    clk = reg.inpow.get("CLK", [])
+    e_clk = sum(sum(t.at(slew, 0) for t in e[1]) + sum(t.at(slew, 0) for t in e[2]) for e in clk) / max(len(clk), 1)
+    load = 1.0   # fF: one fan-out
+    arc = reg.arcs.get(("CLK", "QN"), [])
+    e_q = sum((sum(t.at(slew, load) for t in e[1]) + sum(t.at(slew, load) for t in e[2])) / 2 for e in arc) / max(len(arc), 1)
+    return n_bits * n_steps * e_clk + toggles * (e_q + 0.5 * load * VDD * VDD)
+
+
+# ---------------------------------------------------------------- operand streams ----------------------------------------------------------------
+def _bf16_bits(x):
+    """fp32 values -> bf16 bit patterns, round to nearest even."""
+    import numpy as np
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return r.astype(np.uint32)
+
+
+def _round_minifloat(x, e_bits, m_bits, bias, maxv):
+    """RNE, saturating, to a signed minifloat grid (value, as float); the accumulator model of the stream."""
+    if x == 0 or math.isnan(x):
+        return 0.0
+    s = -1.0 if x < 0 else 1.0
+    a = abs(x)
+    e = max(math.floor(math.log2(a)), 1 - bias)
+    q = 2.0 ** (e - m_bits)
+    r = round(a / q) * q       # Python round: half to even
+    return s * min(r, maxv)
+
+
+def _minifloat_code(v, e_bits, m_bits, bias):
+    s = 1 if v < 0 else 0
+    a = abs(v)
+    if a == 0:
+        return s << (e_bits + m_bits)
+    e = math.floor(math.log2(a))
+    if e < 1 - bias:                       # subnormal
+        return (s << (e_bits + m_bits)) | int(round(a / 2.0 ** (1 - bias - m_bits)))
+    frac = int(round((a / 2.0 ** e - 1) * (1 << m_bits)))
+    return (s << (e_bits + m_bits)) | ((e + bias) << m_bits) | frac
+
+
+def workload_qk(build, checkpoint, tokens=128):
+    """Q (pre-scaled by 1/sqrt(d) in fp32) and K of every layer of the tiny model on held-out text:
+    [(q [H, T, D] float32, k [Hkv, T, D] float32)]."""
+    os.environ.setdefault("LAMPSIM_LIB", os.path.join(build, "liblampsim.so"))
+    sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "scripts")]
+    import numpy as np
+    import torch
+    torch.set_num_threads(1)      # the same activations, bit for bit, on any machine's thread count
+    import eval_ppl
+    from dump_qkv import capture_qkv
+    from lampsim.model import load_pretrained
+    model = load_pretrained(checkpoint)
+    ids = eval_ppl.heldout_ids(1, tokens)
+    layers = capture_qkv(model, lambda: model(ids[:, :-1]), mode="hook", module=r".*\.core")
+    out = []
+    for layer in layers:
+        q = layer.q[0].float().numpy()
+        k = layer.k[0].float().numpy()
+        s = np.float32(1.0 / math.sqrt(q.shape[-1]))
+        out.append(((q * s).astype(np.float32), k.astype(np.float32)))
+    return out
+
+
+def _pairs(layers, n_dots, seed=1):
+    """n_dots (layer, head, query, key) causal pairs, drawn with a fixed seed across layers and heads."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    out = []
+    for j in range(n_dots):
+        li = j % len(layers)
+        q, k = layers[li]
+        h = int(rng.integers(q.shape[0]))
+        t = int(rng.integers(1, q.shape[1]))
+        s = int(rng.integers(0, t + 1))
+        out.append((li, h, h * k.shape[0] // q.shape[0], t, s))
+    return out
+
+
+def stream_step(layers, kind, steps):
+    """Stimulus of a dot-product step unit: flag (1 = first step of a dot product: acc = +0), acc, a (bf16 K),
+    b (fp32 or bf16 pre-scaled Q), one line per step, each dot product over d in order."""
+    import numpy as np
+    d = layers[0][0].shape[-1]
+    lines = []
+    for li, h, hk, t, s in _pairs(layers, (steps + d - 1) // d):
+        q, k = layers[li]
+        a = _bf16_bits(k[hk, s])
+        b = _bf16_bits(q[h, t]) if kind == "bf16q" else np.asarray(q[h, t], dtype=np.float32).view(np.uint32)
+        for x in range(d):
+            lines.append("%x 0 %x %x" % (1 if x == 0 else 0, a[x], b[x]))
+    return lines[:steps]
+
+
+def lp_logits(layers, n_rows):
+    """LP logits (e4m3 codes, the sequential e4m3 accumulation of bf16 K x fp32 Q) of n_rows query rows with
+    their running maxima per 64-key tile: [(mu code, y code)] in key order."""
+    import numpy as np
+    rng = np.random.default_rng(2)
+    out = []
+    for r in range(n_rows):
+        li = r % len(layers)
+        q, k = layers[li]
+        h = int(rng.integers(q.shape[0]))
+        hk = h * k.shape[0] // q.shape[0]
+        t = int(rng.integers(q.shape[1] // 2, q.shape[1]))
+        kb = _bf16_bits(k[hk, :t + 1]).astype(np.uint32) << 16
+        kf = kb.view(np.float32).astype(np.float64)
+        qf = q[h, t].astype(np.float64)
+        ys = []
+        for s in range(t + 1):
+            acc = 0.0
+            for x in range(q.shape[-1]):
+                acc = _round_minifloat(acc + kf[s, x] * qf[x], 4, 3, 7, 448.0)
+            ys.append(acc)
+        mu = -math.inf
+        for s in range(t + 1):
+            if s % 64 == 0:
+                mu = max(mu, max(ys[s:s + 64]))
+            out.append((_minifloat_code(mu, 4, 3, 7), _minifloat_code(ys[s], 4, 3, 7)))
+    return out
+
+
+def stream_lut(layers, steps):
+    """Stimulus of the LUT exponential lane: flag 0, mu_code, y_code, y_masked = 0 (masked keys are skipped)."""
+    rows, lines = 1, []
+    while len(lines) < steps:
+        lines = ["0 %x %x 0" % p for p in lp_logits(layers, rows)]
+        rows *= 2
+    return lines[:steps]
+
+
+# ---------------------------------------------------------------- driver ----------------------------------------------------------------
+def synth(top, build, lib_path, work):
+    gen = os.path.join(build, "rtl", "gen")
+    src = [os.path.join(ROOT, s) for s in RTL_SOURCES] + [os.path.join(gen, s) for s in GEN_SOURCES]
+    for s in src:
+        if not os.path.exists(s):
+            die("%s missing (cmake --build %s --target lamp_rtl_generated)" % (s, build))
+    net = os.path.join(work, top + "_net.v")
+    script = ("read_verilog -sv %s; synth -flatten -noshare -top %s; abc -D %d -liberty %s; opt_clean -purge; "
+              "rename -enumerate -pattern n%%; tee -q -o %s stat -liberty %s; write_verilog -noattr -noexpr %s"
+              % (" ".join(src), top, CLOCK_PS, lib_path, os.path.join(work, top + ".stat"), lib_path, net))
+    r = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True)
+    if r.returncode != 0:
+        die("yosys failed on %s:\n%s" % (top, (r.stdout + r.stderr)[-3000:]))
+    area = re.search(r"Chip area for module .*: ([\d.]+)", open(os.path.join(work, top + ".stat")).read())
+    return net, float(area.group(1)) if area else float("nan")
+
+
+def run_netlist(net_path, lib, stimulus_lines, work, feedback=None, slew=SLEW_PS, columns=None):
+    """Simulate a netlist on stimulus lines (a flag, then the inputs named by columns, default: the
+    netlist's input ports in declaration order); returns a dict of the energy figures (fJ totals, steps)."""
+    nl = Netlist(net_path)
+    shim = os.path.join(work, "cells.v")
+    cell_shim(lib, {t for t, _i, _p in nl.insts}, shim)
+    ins = [(n, w) for n, (d, w, _l) in nl.ports.items() if d == "input"]
+    if columns:
+        if sorted(columns) != sorted(n for n, _w in ins):
+            die("%s: stimulus columns %s are not the inputs %s" % (net_path, columns, [n for n, _w in ins]))
+        ins = [(n, nl.ports[n][1]) for n in columns]
+    outs = [(n, w) for n, (d, w, _l) in nl.ports.items() if d == "output"]
+    tb = build_sim(net_path, shim, nl.top, ins, outs, feedback, work)
+    stim = os.path.join(work, "stimulus.txt")
+    with open(stim, "w") as f:
+        f.write("\n".join(stimulus_lines) + "\n")
+    vcd, outv = os.path.join(work, "dump.vcd"), os.path.join(work, "outputs.txt")
+    r = subprocess.run([tb, stim, vcd, outv], capture_output=True, text=True)
+    if r.returncode != 0:
+        die("testbench failed (exit %d): %s" % (r.returncode, r.stderr + r.stdout))
+    steps = read_vcd(vcd, nl.top)
+    e_sw, e_int, per_type = energy_of(nl, lib, steps, slew)
+    out_bits = sum(w for _n, w in outs)
+    out_rows = [line.split() for line in open(outv)]
+    toggles = 0
+    for prev, cur in zip(out_rows, out_rows[1:]):
+        toggles += sum(bin(int(a, 16) ^ int(b, 16)).count("1") for a, b in zip(prev, cur))
+    n = len(steps) - 1
+    e_reg = register_energy(lib, out_bits, toggles, n, slew)
+    return {"steps": n, "switching_fj": e_sw, "internal_fj": e_int, "register_fj": e_reg, "per_type": per_type,
+            "cells": len(nl.insts), "outputs": out_rows}
+
+
+def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
+    os.makedirs(work, exist_ok=True)
+    net, area = synth(top, build, lib.unpacked(os.path.dirname(work)), work)
+    if top.startswith("lamp_acc_step"):
+        lines = stream_step(layers, "bf16q" if top.endswith("bf16q") else "fp32", steps + 1)
+        fb, cols = ("acc", "res"), ["acc", "a", "b"]
+    else:
+        lines = stream_lut(layers, steps + 1)
+        fb, cols = None, ["mu_code", "y_code", "y_masked"]
+    r = run_netlist(net, lib, lines, work, fb, slew, cols)
+    r["area_um2"] = area
+    return r
+
+
+FIELDS = ["unit", "action", "pj_per_action", "logic_pj", "switching_pj", "internal_pj", "register_pj", "cells",
+          "area_um2", "steps", "description"]
+
+
+def row_of(top, r):
+    n = r["steps"]
+    logic = (r["switching_fj"] + r["internal_fj"]) / n / 1000
+    reg = r["register_fj"] / n / 1000
+    return {"unit": top, "action": UNITS[top][0], "pj_per_action": "%.5f" % (logic + reg),
+            "logic_pj": "%.5f" % logic, "switching_pj": "%.5f" % (r["switching_fj"] / n / 1000),
+            "internal_pj": "%.5f" % (r["internal_fj"] / n / 1000), "register_pj": "%.5f" % reg,
+            "cells": r["cells"], "area_um2": "%.2f" % r["area_um2"], "steps": n, "description": UNITS[top][1]}
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        f.write("# Dynamic energy per action of the RTL units on ASAP7 RVT TT, 0.7 V, 25 C (scripts/rtl_energy.py;\n"
+                "# method: docs/rtl.md, \"Energy from switching activity\"). pJ; input slew %g ps; zero-delay\n"
+                "# simulation (no glitches); register_pj: one DFFHQNx1 per output bit clocked every action.\n" % SLEW_PS)
+        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="configured build (generated RTL, liblampsim.so)")
+    ap.add_argument("--liberty", default=LIBERTY)
+    ap.add_argument("--units", help="comma-separated units (default: all of the CSV)")
+    ap.add_argument("--steps", type=int, default=STEPS_PER_UNIT, help="actions simulated per unit")
+    ap.add_argument("--slew", type=float, default=SLEW_PS, help="input slew in ps for the internal-energy tables")
+    ap.add_argument("--checkpoint", default=os.path.join(ROOT, "models", "tiny_kjv.safetensors"))
+    ap.add_argument("--out", help="write the CSV here (hw/cost/asap7_energy.csv)")
+    ap.add_argument("--check", metavar="CSV", help="rerun and fail (exit 1) if a unit's energy drifts from CSV")
+    ap.add_argument("--tolerance", type=float, default=1e-3, help="relative drift --check accepts")
+    ap.add_argument("--work", default=None, help="scratch directory (default BUILD/rtl/energy)")
+    ap.add_argument("--netlist", help="simulate this gate-level netlist instead (with --top, --stimulus)")
+    ap.add_argument("--stimulus", help="stimulus lines: flag then one hex value per input port, port order")
+    args = ap.parse_args(argv)
+    for tool in ("yosys", "verilator"):
+        if not shutil.which(tool):
+            die("%s not found (scripts/install-deps.sh rtl)" % tool)
+    if not os.path.exists(args.liberty):
+        die("liberty %s not found" % args.liberty, 2)
+    lib = Liberty(args.liberty)
+    work = args.work or os.path.join(args.build, "rtl", "energy")
+    os.makedirs(work, exist_ok=True)
+    if args.netlist:
+        if not args.stimulus:
+            die("--netlist needs --stimulus", 2)
+        r = run_netlist(args.netlist, lib, [l.strip() for l in open(args.stimulus) if l.strip()], work, None, args.slew)
+        print("steps %d switching_fj %.6f internal_fj %.6f register_fj %.6f" % (
+            r["steps"], r["switching_fj"], r["internal_fj"], r["register_fj"]))
+        return 0
+    units = args.units.split(",") if args.units else list(UNITS)
+    for u in units:
+        if u not in UNITS:
+            die("unknown unit %s (known: %s)" % (u, ", ".join(UNITS)), 2)
+    layers = workload_qk(args.build, args.checkpoint)
+    rows = []
+    for u in units:
+        r = measure_unit(u, args.build, lib, os.path.join(work, u), layers, args.steps, args.slew)
+        rows.append(row_of(u, r))
+        print("%-24s %8s pJ/%s (logic %s: switching %s + internal %s; register %s), %d cells, %s um2" % (
+            u, rows[-1]["pj_per_action"], rows[-1]["action"], rows[-1]["logic_pj"], rows[-1]["switching_pj"],
+            rows[-1]["internal_pj"], rows[-1]["register_pj"], r["cells"], rows[-1]["area_um2"]), flush=True)
+    if args.out:
+        write_csv(args.out, rows)
+        print("rtl_energy: wrote", args.out)
+    if args.check:
+        ref = {r["unit"]: r for r in read_csv(args.check)}
+        bad = 0
+        for r in rows:
+            old = ref.get(r["unit"])
+            if old is None:
+                print("rtl_energy: %s missing from %s" % (r["unit"], args.check))
+                bad += 1
+                continue
+            for key in ("pj_per_action", "logic_pj", "register_pj"):
+                a, b = float(old[key]), float(r[key])
+                if abs(a - b) > args.tolerance * max(abs(a), 1e-12):
+                    print("rtl_energy: drift %s %s: CSV %s, rerun %s" % (r["unit"], key, old[key], r[key]))
+                    bad += 1
+        if bad:
+            return 1
+        print("rtl_energy: %d units match %s" % (len(rows), args.check))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

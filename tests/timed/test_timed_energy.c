@@ -1,0 +1,118 @@
+/* The measured energies per action (hw/cost/asap7_energy.csv, scripts/rtl_energy.py) in the energy model:
+ *  1. the table generated at build time equals the committed CSV, row for row;
+ *  2. the schema's defaults of accelerator.energy.lp_step, hp_step and lut_exp are the CSV's units;
+ *  3. the energy model prices the LP and HP dot-product steps and the LUT lookups at them, unscaled by
+ *     node_scale, the P.V products on the 45 nm table x node_scale, and falls back to the table when a
+ *     measured key is 0.
+ * Argument: the source root (for the CSV). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "ls_asap7_energy.h"
+#include "timed_energy.h"
+
+#define NEAR(a, b) (fabs((a) - (b)) <= 1e-12 * (fabs(a) + fabs(b)) + 1e-15)
+
+static const ls_asap7_energy_row rows[] = LS_ASAP7_ENERGY_ROWS;
+
+static double csv_pj(const char *root, const char *unit, int *found_rows)
+{
+    char path[1024], line[1024];
+    snprintf(path, sizeof path, "%s/hw/cost/asap7_energy.csv", root);
+    FILE *f = fopen(path, "r");
+    CHECK_MSG(f != NULL, "cannot open %s", path);
+    if (!f)
+        return NAN;
+    double out = NAN;
+    int n = 0, header = 1;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (header) {
+            header = 0;
+            continue;
+        }
+        char *field[8] = {0};   /* the first 7 comma-separated fields */
+        int nf = 0;
+        for (char *c = line; nf < 7 && c; nf++) {
+            field[nf] = c;
+            c = strchr(c, ',');
+            if (c)
+                *c++ = '\0';
+        }
+        char *name = field[0], *action = field[1], *pj = field[2], *logic = field[3], *reg = field[6];
+        if (!name || !action || !pj || !logic || !reg) {
+            CHECK_MSG(0, "%s: short row", path);
+            continue;
+        }
+        /* 1. the generated row of this unit, in the same place, with the same numbers */
+        CHECK_MSG(n < LS_ASAP7_ENERGY_N, "%s has more rows than the generated table (%d)", path, LS_ASAP7_ENERGY_N);
+        if (n < LS_ASAP7_ENERGY_N) {
+            const ls_asap7_energy_row *r = &rows[n];
+            CHECK_MSG(!strcmp(r->unit, name) && !strcmp(r->action, action), "row %d: generated %s, CSV %s", n, r->unit, name);
+            CHECK_MSG(r->pj_per_action == strtod(pj, NULL) && r->logic_pj == strtod(logic, NULL) &&
+                      r->register_pj == strtod(reg, NULL), "%s: generated %g pJ, CSV %s", name, r->pj_per_action, pj);
+            CHECK(NEAR(r->pj_per_action, r->logic_pj + r->register_pj) || fabs(r->pj_per_action - r->logic_pj - r->register_pj) < 2e-5);
+            CHECK_MSG(r->pj_per_action > 0, "%s: no energy", name);
+        }
+        if (!strcmp(name, unit))
+            out = strtod(pj, NULL);
+        n++;
+    }
+    fclose(f);
+    *found_rows = n;
+    return out;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s SOURCE_ROOT\n", argv[0]);
+        return 2;
+    }
+    int n = 0;
+    double lp = csv_pj(argv[1], "lamp_acc_step_lp", &n), hp = csv_pj(argv[1], "lamp_acc_step_hp", &n),
+           lut = csv_pj(argv[1], "lamp_lut_exp_lp", &n);
+    CHECK_MSG(n == LS_ASAP7_ENERGY_N, "CSV %d rows, generated table %d (a stale build?)", n, LS_ASAP7_ENERGY_N);
+
+    /* 2. schema defaults */
+    static ls_config cfg;
+    ls_config_defaults(&cfg);
+    ls_config_energy e = cfg.accelerator.energy;
+    CHECK_MSG(e.lp_step == lp && e.hp_step == hp && e.lut_exp == lut, "defaults %g %g %g, CSV %g %g %g", e.lp_step,
+              e.hp_step, e.lut_exp, lp, hp, lut);
+
+    /* 3. the model: one action of each kind */
+    ls_timed_actions a;
+    memset(&a, 0, sizeof a);
+    a.qk_lp_macs = 1000;
+    a.hp_fmas = 100;
+    a.pv_lp_macs = 300;
+    a.pv_hp_macs = 30;
+    a.lut_lookups = 50;
+    ls_timed_energy out;
+    ls_timed_energy_of(&e, &a, &out);
+    double tensor = (1000 * lp + 100 * hp + 300 * (e.fp8_mul + e.fp_add_32) * e.node_scale +
+                     30 * (e.fp_mul_16 + e.fp_add_32) * e.node_scale) * 1e-6;
+    CHECK_MSG(NEAR(out.tensor, tensor), "tensor %.12g uJ, expected %.12g", out.tensor, tensor);
+    CHECK_MSG(NEAR(out.lut, 50 * lut * 1e-6), "lut %.12g uJ", out.lut);
+
+    ls_config_energy e2 = e;      /* node_scale moves only the 45 nm part */
+    e2.node_scale = 2 * e.node_scale;
+    ls_timed_energy o2;
+    ls_timed_energy_of(&e2, &a, &o2);
+    CHECK(NEAR(o2.lut, out.lut) && NEAR(o2.tensor - out.tensor, tensor - (1000 * lp + 100 * hp) * 1e-6));
+
+    ls_config_energy e0 = e;      /* 0: the 45 nm table, as before the measurement */
+    e0.lp_step = e0.hp_step = e0.lut_exp = 0;
+    ls_timed_action_pj pj;
+    ls_timed_per_action(&e0, &pj);
+    CHECK(NEAR(pj.qk_lp_mac, (e.fp8_mul + e.fp8_add) * e.node_scale) && NEAR(pj.hp_fma, e.fma_16 * e.node_scale) &&
+          NEAR(pj.lut_lookup, e.lut_lookup * e.node_scale));
+    printf("measured pJ (7 nm): LP step %g, HP step %g, LUT exp %g; 45 nm table x %g: %g, %g, %g\n", lp, hp, lut,
+           e.node_scale, pj.qk_lp_mac, pj.hp_fma, pj.lut_lookup);
+    CHECK_DONE();
+}
