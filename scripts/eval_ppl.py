@@ -119,9 +119,10 @@ def run_mode(model, ids, batch, label, options):
     return res, rows
 
 
-def evaluate(model, ids, taus, batch=8, threads=2, random_control=True, progress=print):
+def evaluate(model, ids, taus, batch=8, threads=2, random_control=True, progress=print, settings=None):
     """The table: list of result dicts (label, mode, tau, random_rate, ppl, disruptive_rate,
-    subblock_rate) and the per-layer rows."""
+    subblock_rate) and the per-layer rows. settings: configuration keys set in every lampsim mode
+    ({"algorithm.lp_datapath": "fused"}), or None."""
     plan = [("torch fp32", None), ("fa2_fp32", {"mode": "fa2_fp32"}), ("fa2_16bit", {"mode": "fa2_16bit"}),
             ("pure_8bit", {"mode": "pure_8bit"})]
     plan += [("lamp tau=%g" % t, {"mode": "lamp", "tau": float(t)}) for t in taus]
@@ -129,6 +130,8 @@ def evaluate(model, ids, taus, batch=8, threads=2, random_control=True, progress
     for label, opts in plan:
         if opts is not None:
             opts = dict(opts, threads=threads)
+            if settings:
+                opts["settings"] = dict(settings)
         t0 = time.time()
         res, rows = run_mode(model, ids, batch, label, opts)
         results.append(res)
@@ -137,7 +140,10 @@ def evaluate(model, ids, taus, batch=8, threads=2, random_control=True, progress
         if random_control and opts and opts["mode"] == "lamp":
             rate = min(1.0, res["subblock_rate"])
             rl = "random @ lamp tau=%g" % opts["tau"]
-            rres, rrows = run_mode(model, ids, batch, rl, {"mode": "random", "random_rate": rate, "threads": threads})
+            ropts = {"mode": "random", "random_rate": rate, "threads": threads}
+            if settings:
+                ropts["settings"] = dict(settings)
+            rres, rrows = run_mode(model, ids, batch, rl, ropts)
             rres["tau"] = opts["tau"]  # the tau whose rate it matches
             results.append(rres)
             layer_rows += rrows
@@ -234,7 +240,15 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-random", action="store_true", help="skip the random-recompute control")
     ap.add_argument("--dump-traces", metavar="DIR", help="also write per-layer Q/K/V traces and DIR/model.yaml")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="configuration key for every lampsim mode (repeatable), e.g. algorithm.lp_datapath=fused")
     args = ap.parse_args(argv)
+    settings = {}
+    for kv in args.set:
+        key, eq, value = kv.partition("=")
+        if not eq or not key:
+            raise SystemExit("eval_ppl: --set %r: expected KEY=VALUE" % kv)
+        settings[key] = value
     torch.set_num_threads(1)
     try:
         model = load_pretrained(args.checkpoint)
@@ -264,13 +278,13 @@ def main(argv=None):
             raise SystemExit("eval_ppl: the tokenizer gives id %d, the model has %d tokens" % (int(ids.max()), vocab))
     taus = [float(t) for t in args.tau.split(",")]
     try:   # e.g. a sliding-window layer longer than its window: refused by name, nothing written
-        results, rows = evaluate(model, ids, taus, args.batch, args.threads, not args.no_random)
+        results, rows = evaluate(model, ids, taus, args.batch, args.threads, not args.no_random, settings=settings)
     except (NotImplementedError, lampsim.LampsimError) as e:
         raise SystemExit("eval_ppl: %s" % e)
     meta = {"checkpoint": os.path.relpath(args.checkpoint, _ROOT) if args.checkpoint.startswith(_ROOT)
             else args.checkpoint, "sequences": int(ids.shape[0]), "tokens": int(ids.shape[1] - 1),
             "lampsim": lampsim.version(), "model_type": model.config["model_type"],
-            "bos_token_id": bos}
+            "bos_token_id": bos, "settings": settings}
     write_outputs(args.out, results, rows, meta)
     if args.dump_traces:
         try:

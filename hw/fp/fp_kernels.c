@@ -350,7 +350,7 @@ float lsfp_dot(const lsfp_accum *spec, const float *a, const float *b, int n, ls
     acc_ctx c;
     acc_ctx_init(&c, spec);
     uint64_t sat = 0, fix = 0;
-    float r = dot_strided(&c, spec, a, 1, b, 1, n, &sat, &fix);
+    float r = spec->fused_k > 0 ? lsfp_fused_dot(spec, a, 1, b, 1, n, &sat) : dot_strided(&c, spec, a, 1, b, 1, n, &sat, &fix);
     count_above_max(&c.k, sat, ev);
     if (ev) ev->exact_fixups += fix;
     return r;
@@ -364,6 +364,13 @@ void lsfp_logit_tile(const lsfp_accum *spec, const float *K, int ldk, const floa
     acc_ctx_init(&c, spec);
     uint64_t sat = 0, fix = 0;
     int j0 = 0;
+    if (spec->fused_k > 0) {   /* the fused form: scalar kernel (fp_fused.c) */
+        for (int i = 0; i < nk; i++)
+            for (int j = 0; j < nq; j++)
+                Y[(long)i * ldy + j] = lsfp_fused_dot(spec, K + (long)i * ldk, 1, Qt + j, ldq, d, &sat);
+        count_above_max(&c.k, sat, ev);
+        return;
+    }
 #ifdef LSFP_X86
     if (spec->chunk_k <= 1 && !c.stochastic) {
         /* AVX-512 takes whole groups of 16 queries, AVX2 a group of 8 left over, the scalar code the rest */
@@ -385,7 +392,7 @@ bool lsfp_logit_tile_fast(const lsfp_accum *spec)
 {
     acc_ctx c;
     acc_ctx_init(&c, spec);
-    return spec->chunk_k <= 1 && !c.stochastic && c.k.fast && lsfp_isa_active() == LSFP_ISA_AVX512;
+    return spec->fused_k <= 0 && spec->chunk_k <= 1 && !c.stochastic && c.k.fast && lsfp_isa_active() == LSFP_ISA_AVX512;
 }
 
 void lsfp_logit_tile_fp32(const float *K, int ldk, const float *Qt, int ldq, int nk, int nq, int d, float *Y, int ldy)

@@ -167,7 +167,27 @@ typedef struct {
     int chunk_k;             /* 1: round after every product; K > 1: products of a chunk summed
                                 in fp32 (fmaf, in the chunk's order), then acc <- round(acc + chunk) */
     lsfp_rng *rng;           /* generator for stochastic rounding (fmt->rounding); NULL = RNE */
+    int fused_k;             /* 0: the sequential forms above. K >= 1: the K-term fused form (model,
+                                chunk_k and rng unused): lsfp_fused_step per K products in the order */
+    int fused_frac;          /* fused form: window fraction bits below the largest term (LSFP_FUSED_FRAC) */
 } lsfp_accum;
+
+/* The K-term fused dot product (fp_fused.c, docs/numerics.md "The LP datapath"): one alignment and
+ * one rounding per K products, a tensor core's dot-product shape with a narrow accumulator.
+ *   c <- round(c + a[0]b[0] + ... + a[n-1]b[n-1]) as follows. Every product is exact. Each nonzero
+ *   term t (the n products and c) has an alignment exponent E(t): for a product ea + eb, where an
+ *   operand's e is its fp32/bf16 exponent (floor(log2|x|), -126 for subnormals); for c
+ *   max(floor(log2|c|), emin of the format). M = the largest E. Each term's magnitude is truncated
+ *   onto the window of `frac` fraction bits below 2^M, T = trunc(|t| 2^(frac - M)) (bits shifted out
+ *   are dropped, as a tensor core's aligner does), the signed integers are summed exactly, and
+ *   S 2^(M - frac) is rounded once into the format (RNE or RTZ, then its overflow rule; +0 for S = 0).
+ *   A non-finite operand or c: the IEEE sum of c and the products, rounded (NaN, or Inf's overflow rule).
+ * With bf16 operands (16-bit product significands) a window of frac >= 14 keeps every product of the
+ * largest exponent exact. flags as lsfp_round. n <= LSFP_FUSED_MAX_K, 1 <= frac <= 40. */
+#define LSFP_FUSED_MAX_K 64
+#define LSFP_FUSED_FRAC 16
+float lsfp_fused_step(const lsfp_format *f, float c, const float *a, long sa, const float *b, long sb, int n,
+                      int frac, unsigned *flags);
 
 /* One dot product sum_k a[k]*b[k] accumulated in spec's format, starting from 0. */
 float lsfp_dot(const lsfp_accum *spec, const float *a, const float *b, int n, lsfp_events *ev);

@@ -26,6 +26,13 @@ int lslamp_cfg_finalize(lslamp_cfg *c, char *err, size_t errlen)
     if (!(c->tau >= 0)) return fail(err, errlen, "tau must be >= 0");
     if (c->chunk_k < 1) return fail(err, errlen, "chunk_k must be >= 1");
     if (!(c->random_rate >= 0 && c->random_rate <= 1)) return fail(err, errlen, "random_rate must be in [0, 1]");
+    if (c->lp_datapath == LSLAMP_LP_FUSED) {
+        if (c->lp_fused_k < 1 || c->lp_fused_k > LSFP_FUSED_MAX_K)
+            return fail(err, errlen, "lp_fused_k must be in 1..64");
+        if (c->chunk_k != 1) return fail(err, errlen, "lp_datapath fused sums its own groups: chunk_k must be 1");
+        if (c->rounding == LSFP_RND_STOCHASTIC)
+            return fail(err, errlen, "lp_datapath fused rounds RNE or RTZ: rounding stochastic is not supported");
+    }
     if (!c->policy) c->policy = &lslamp_policy_lamp;
     c->bc = c->n_k * c->b_k;
     c->scale = (float)(1.0 / sqrt((double)c->d));
@@ -58,6 +65,10 @@ int lslamp_cfg_finalize(lslamp_cfg *c, char *err, size_t errlen)
     c->lp_acc.model = c->hp_acc.model = c->acc_model;
     c->lp_acc.order = c->hp_acc.order = c->acc_order;
     c->lp_acc.chunk_k = c->hp_acc.chunk_k = c->chunk_k;
+    if (c->lp_datapath == LSLAMP_LP_FUSED) {
+        c->lp_acc.fused_k = c->lp_fused_k;
+        c->lp_acc.fused_frac = LSFP_FUSED_FRAC;
+    }
     /* mu_lp and y are multiples of the LP quantum below 2^(emax+2) in magnitude: their difference
      * needs at most emax + 2 - (emin - m) significant bits (19 for e4m3). */
     c->lp_diff_exact = !c->lp_fmt.fp32_range && c->lp_fmt.emax + 2 - (c->lp_fmt.emin - c->lp_fmt.mbits) <= 24;

@@ -29,6 +29,11 @@ typedef enum { LSLAMP_ARITH_HARDWARE, LSLAMP_ARITH_PAPER } lslamp_arith;
 typedef enum { LSLAMP_MU_TRUNC, LSLAMP_MU_RNE, LSLAMP_MU_EXACT } lslamp_mu_shift;
 typedef enum { LSLAMP_HPSHIFT_ROUNDED, LSLAMP_HPSHIFT_EXACT } lslamp_hp_shift;
 typedef enum { LSLAMP_SCALE_PRE_FP32, LSLAMP_SCALE_PRE_BF16, LSLAMP_SCALE_POST } lslamp_scale_point;
+/* How the LP dot product is built (docs/numerics.md "The LP datapath"): SEQUENTIAL rounds into the LP
+ * format after every product (or chunk_k products, acc_model); FUSED sums lp_fused_k exact products
+ * and the accumulator in one aligned window and rounds once (lsfp_fused_step). The HP path is
+ * sequential either way; the operands are the scale point's (scale_point). */
+typedef enum { LSLAMP_LP_SEQUENTIAL, LSLAMP_LP_FUSED } lslamp_lp_datapath;
 typedef enum { LSLAMP_TIE_WORST_QUERY, LSLAMP_TIE_LEXICOGRAPHIC } lslamp_tiebreak;
 typedef enum { LSLAMP_DISRUPT_FLAGGED, LSLAMP_DISRUPT_FULL_TILE } lslamp_disruptive;
 typedef enum { LSLAMP_ABOVE_KEEP, LSLAMP_ABOVE_RAISE } lslamp_above_one;
@@ -79,6 +84,8 @@ typedef struct lslamp_cfg {
     lslamp_scale_point scale_point;
     lsfp_acc_order acc_order;
     int chunk_k;
+    lslamp_lp_datapath lp_datapath;
+    int lp_fused_k;                /* products per rounding of the fused LP datapath */
     lslamp_tiebreak tiebreak;
     lslamp_disruptive disruptive;
     lslamp_above_one above_one;

@@ -881,6 +881,17 @@ static int check(ctx *c)
         FAILED_CHECK(c, rc);
     }
     if (check_formats(c) != 0) FAILED_CHECK(c, rc);
+    if (a->lp_datapath == LSLAMP_LP_FUSED && a->chunk_k != 1) {
+        err_at(c, later(c, "algorithm.lp_datapath", "algorithm.chunk_k"),
+               "algorithm.lp_datapath fused sums its own groups of lp_fused_k products: chunk_k must be 1 (got %d)",
+               a->chunk_k);
+        FAILED_CHECK(c, rc);
+    }
+    if (a->lp_datapath == LSLAMP_LP_FUSED && a->rounding == LSFP_RND_STOCHASTIC) {
+        err_at(c, later(c, "algorithm.lp_datapath", "algorithm.rounding"),
+               "algorithm.lp_datapath fused rounds RNE or RTZ: algorithm.rounding stochastic is not supported");
+        FAILED_CHECK(c, rc);
+    }
     if (w->generator != LS_CONFIG_GEN_TRACE && w->dim % a->chunk_k != 0) {
         err_at(c, later(c, "algorithm.chunk_k", "workload.dim"), "chunk_k = %d does not divide workload.dim = %d",
                a->chunk_k, w->dim);

@@ -28,6 +28,7 @@ static const char *const state_names[] = {"fp32", "fp64", NULL};
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", NULL};
 static const char *const gen_names[] = {"gaussian", "qknorm", "trace", "heads", NULL};
 static const char *const opfmt_names[] = {"input", "e4m3", NULL};
+static const char *const lpdp_names[] = {"sequential", "fused", NULL};
 
 #define FMT_NAMES "Names: e4m3, e4m11, ue5m3s, ue5m3x, ue5m11s, ue5m11x, bf16, fp16, fp32, ps<m> (m = 1..23: fp32 range, m " \
       "fraction bits), or [u]e<E>m<M>[_b<bias>][_ocp|_ieee|_finite][_nosub] (docs/numerics.md, formats as configuration)."
@@ -311,6 +312,16 @@ static const ls_config_schema_entry schema[] = {
     EN("algorithm.acc_order", algorithm.acc_order, "ascending", order_names, "Order of accumulation over the head dimension."),
     I("algorithm.chunk_k", algorithm.chunk_k, "1", 1, 4096,
       "Products accumulated exactly before each low-precision rounding (LAMP code block_size_k); must divide workload.dim."),
+    EN("algorithm.lp_datapath", algorithm.lp_datapath, "sequential", lpdp_names,
+       "How the low-precision (lp_format) dot product is built: `sequential` rounds into lp_format after every "
+       "product (acc_model, chunk_k: the accelerator's e4m3 lane); `fused` sums lp_fused_k exact products and the "
+       "accumulator in one window aligned to the largest term (16 fraction bits below it, lower bits truncated) and "
+       "rounds once per group (a tensor core's dot-product shape, rtl/lamp_dot_fused.sv). The operands are "
+       "scale_point's (pre_fp32: bf16 x fp32; post: bf16 x bf16, scaled after); the high-precision path stays "
+       "sequential. docs/numerics.md, the LP datapath."),
+    I("algorithm.lp_fused_k", algorithm.lp_fused_k, "4", 1, 64,
+      "Products per rounding of lp_datapath fused (the dot-product unit's width k). Estimate: 4 (a tensor core's "
+      "k-term adder tree; range 2-16)."),
     EN("algorithm.knapsack_tiebreak", algorithm.knapsack_tiebreak, "worst_query", tie_names,
        "Stage 2 tie-break among feasible subsets of equal size: minimal worst-query cost then lexicographic, or lexicographic only."),
     EN("algorithm.disruptive_numerics", algorithm.disruptive_numerics, "flagged_only", disr_names,

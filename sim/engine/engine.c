@@ -50,6 +50,8 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, bool tables, lslamp_c
     c->scale_point = p->scale_point;
     c->acc_order = p->acc_order;
     c->chunk_k = p->chunk_k;
+    c->lp_datapath = p->lp_datapath;
+    c->lp_fused_k = p->lp_fused_k;
     c->tiebreak = p->knapsack_tiebreak;
     c->disruptive = p->disruptive_numerics;
     c->above_one = p->above_one;

@@ -47,6 +47,8 @@ typedef struct ls_engine_params {
     lslamp_scale_point scale_point;
     lsfp_acc_order acc_order;
     int chunk_k;
+    lslamp_lp_datapath lp_datapath;
+    int lp_fused_k;
     lslamp_tiebreak knapsack_tiebreak;
     lslamp_disruptive disruptive_numerics;
     lslamp_above_one above_one;

@@ -67,7 +67,7 @@ static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in
     uint64_t h = 0xcbf29ce484222325ull;
     int iv[] = { (int)p->mode, (int)p->arithmetic, (int)p->acc_model, p->b_q, p->n_q, p->b_k, p->n_k, p->stage1,
                  p->stage2, (int)p->rounding, (int)p->overflow, (int)p->mu_lp_shift, (int)p->hp_shift,
-                 (int)p->scale_point, (int)p->acc_order, p->chunk_k, (int)p->knapsack_tiebreak,
+                 (int)p->scale_point, (int)p->acc_order, p->chunk_k, (int)p->lp_datapath, p->lp_fused_k, (int)p->knapsack_tiebreak,
                  (int)p->disruptive_numerics, (int)p->above_one, (int)p->state_precision, p->compute_reference,
                  p->keep_reference };
     h = fnv(h, iv, sizeof iv);

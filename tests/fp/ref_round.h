@@ -63,6 +63,15 @@ float ref_acc_paper(const ref_fmt *r, ref_mode mode, float c, float a, float b, 
 float ref_dot(const ref_fmt *r, ref_mode mode, lsfp_acc_model model, lsfp_acc_order order,
               int chunk_k, const float *a, const float *b, int n);
 
+/* The K-term fused step as lsfp.h defines it (lsfp_fused_step), in integers (ref_fused.c, written
+ * from that definition): operands decoded from their bits, products as 48-bit integers, alignment
+ * by shifts, the window sum in 128 bits, the rounding by ref_round_parts. ref_fused_dot: the whole
+ * dot product from +0 in groups of k in the order; *above counts roundings above max finite. */
+float ref_fused_step(const ref_fmt *r, ref_mode mode, float c, const float *a, const float *b, int n, int frac,
+                     unsigned *flags);
+float ref_fused_dot(const ref_fmt *r, ref_mode mode, lsfp_acc_order order, int k, int frac, const float *a,
+                    const float *b, int n, uint64_t *above);
+
 /* Distance of x (> 0) to the nearest rounding midpoint of format r, in units of the local quantum
  * q (0 = exactly on a midpoint, 0.5 = on a grid point). Used to prove a long-double value's
  * rounding is insensitive to its error. */

@@ -210,7 +210,7 @@ static void accumulation(void)
             for (int t = 0; t < D; t++)
                 for (int j = 0; j < NQ; j++) Qt[t * NQ + j] = Q[j * D + t];
             lsfp_accum acc = { &f, it % 2 ? LSFP_ACC_EXACT : LSFP_ACC_PAPER,
-                               it % 3 ? LSFP_ORDER_ASCENDING : LSFP_ORDER_DESCENDING, (it % 4) == 3 ? 8 : 1, NULL };
+                               it % 3 ? LSFP_ORDER_ASCENDING : LSFP_ORDER_DESCENDING, (it % 4) == 3 ? 8 : 1, NULL, 0, 0 };
             for (int fs = 0; fs < 2; fs++) {
                 lsfp_set_force_scalar(fs != 0);
                 lsfp_logit_tile(&acc, K, D, Qt, NQ, NK, NQ, D, Y, NQ, NULL);
