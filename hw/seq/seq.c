@@ -25,6 +25,7 @@ typedef struct {
 
 struct lsseq_slot {
     int core, index;
+    int pos;                     /* position in the schedule's order of the current item */
     bool busy, ctx_ok;
     lsdp_ctx ctx;
     int pc;
@@ -206,9 +207,11 @@ static int resident(const lsseq *s, int core)
     return n;
 }
 
-static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
+static int start_item(lsseq *s, lsseq_slot *sl, int pos, uint64_t t0)
 {
     const lsdp_shape *sh = s->sh;
+    int item = s->order[pos];
+    sl->pos = pos;
     t0 += s->hw->item_setup;   /* block dispatch and initialisation before the first instruction */
     if (!sl->ctx_ok) {
         if (lsdp_ctx_init(&sl->ctx, sh) != 0) { snprintf(s->err, sizeof s->err, "out of memory (context)"); return -1; }
@@ -242,23 +245,45 @@ static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
     return 0;
 }
 
+/* The position of the next item a slot (or its block's first slot) takes, or -1 when none is left:
+ * the next in order for the dynamic schedules; for PERSISTENT the worker's own next, nslots
+ * positions on (a block of g slots takes g consecutive positions, so its workers stride by nslots
+ * as well). */
+static int next_pos(const lsseq *s, const lsseq_slot *sl)
+{
+    if (s->schedule == LSSEQ_SCHEDULE_PERSISTENT) {
+        int g = s->hw->kv_group > 1 ? s->hw->kv_group : 1;
+        long long p = (long long)(sl - sl->index % g)->pos + s->nslots;
+        return p < s->items ? (int)p : -1;
+    }
+    return s->next_item < s->items ? s->next_item : -1;
+}
+
 /* A slot's item has ended at `when`. A block (kv_shared_contexts) takes new items when its last
- * context has ended: the next items, consecutive query blocks, one per slot, all starting then
- * with an empty shared-load table. */
+ * context has ended: the next items, consecutive in the schedule's order, one per slot, all
+ * starting then with an empty shared-load table. */
 static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
 {
     int g = s->hw->kv_group;
-    if (g <= 1) return s->next_item < s->items ? start_item(s, sl, s->next_item++, when) : 0;
+    int p = next_pos(s, sl);
+    if (g <= 1) {
+        if (p < 0) return 0;
+        if (s->schedule != LSSEQ_SCHEDULE_PERSISTENT) s->next_item++;
+        return start_item(s, sl, p, when);
+    }
     lsseq_slot *first = sl - sl->index % g;
     uint64_t t0 = when;
     for (int k = 0; k < g; k++) {
         if (first[k].busy) return 0;          /* a sibling is still working: the block stays resident */
         if (first[k].ever && first[k].last_end > t0) t0 = first[k].last_end;
     }
+    if (p < 0) return 0;
     lsseq_block *bl = block_of(s, sl);
     for (int kt = 0; kt < s->sh->nkt; kt++) bl->head[kt] = 0;
-    for (int k = 0; k < g && s->next_item < s->items; k++)
-        if (start_item(s, &first[k], s->next_item++, t0) != 0) return -1;
+    for (int k = 0; k < g && p + k < s->items; k++) {
+        if (s->schedule != LSSEQ_SCHEDULE_PERSISTENT) s->next_item++;
+        if (start_item(s, &first[k], p + k, t0) != 0) return -1;
+    }
     return 0;
 }
 
@@ -459,7 +484,7 @@ static int step(lsseq *s, lsseq_slot *sl)
         send(s, sl, LSUCODE_OP_STO, LSUCODE_REGFILE, 1, ready, 0, &t);   /* release the registers */
         sl->busy = false;
         sl->last_end = ready;
-        if (s->trace_resident && s->next_item >= s->items)
+        if (s->trace_resident && next_pos(s, sl) < 0)
             s->trace_resident(s->trace_user, sl->core, ready, resident(s, sl->core));
         s->slot_busy_cycles += ready - sl->item_start;
         if (ready > s->core_end[sl->core]) s->core_end[sl->core] = ready;
@@ -481,6 +506,35 @@ static int step(lsseq *s, lsseq_slot *sl)
     return finish_or_wait(s, sl, in);
 }
 
+void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n, int *order)
+{
+    int nb = sh->nqb, nhb = sh->batch * sh->heads_q;
+    if (schedule != LSSEQ_SCHEDULE_LONGEST_FIRST || nb < 1 || (long long)nb * nhb != n) {
+        for (int p = 0; p < n; p++) order[p] = p;
+        return;
+    }
+    /* FlashAttention-3's DynamicPersistentTileScheduler (hopper/tile_scheduler.hpp, commit
+     * 0251105a2fb1, get_block_coord and to_underlying_arguments), without PackGQA: the (batch,
+     * head) pairs in sections of `swizzle` heads whose K and V fit the L2 share the kernel assumes
+     * (32 MiB of the H100's 50 MiB, here the same share of the configured L2), times the query heads
+     * per KV head; within a section query block outer, head inner; the query block taken from the
+     * last (longest under a causal mask) down. */
+    double kv_head = (double)sh->seq_k * 2.0 * sh->dim * sh->elem_bytes;
+    double budget = l2_bytes * (32.0 / 50.0);
+    long long sw = 1;
+    if (kv_head > 0 && budget >= kv_head)
+        while (sw * 2 <= (long long)(budget / kv_head)) sw *= 2;
+    int swizzle = (int)(sw * (sh->group > 0 ? sh->group : 1) < nhb ? sw * (sh->group > 0 ? sh->group : 1) : nhb);
+    if (swizzle < 1) swizzle = 1;
+    int quotient = nhb / swizzle, remainder = nhb % swizzle;
+    for (int p = 0; p < n; p++) {
+        int sec = p / (swizzle * nb), within = p % (swizzle * nb);
+        int width = sec < quotient ? swizzle : remainder;
+        int block = within / width, hb = sec * swizzle + within % width;
+        order[p] = hb * nb + (nb - 1 - block);
+    }
+}
+
 int lsseq_run(lsseq *s)
 {
     const lsdp_hw *hw = s->hw;
@@ -490,6 +544,9 @@ int lsseq_run(lsseq *s)
     s->heap = malloc((size_t)s->nslots * sizeof(int));
     s->core_end = calloc((size_t)hw->cores, sizeof(uint64_t));
     s->core_stalls = calloc((size_t)hw->cores * LSSEQ_NSTALLS, sizeof(uint64_t));
+    s->order = malloc((size_t)(s->items > 0 ? s->items : 1) * sizeof(int));
+    if (!s->order) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
+    lsseq_item_order(s->schedule, s->sh, hw->l2_bytes, s->items, s->order);
     int g = hw->kv_group > 1 ? hw->kv_group : 1;
     if (s->contexts_per_core % g != 0) {
         snprintf(s->err, sizeof s->err, "%d resident contexts per core do not form whole blocks of %d", s->contexts_per_core, g);
@@ -553,6 +610,8 @@ void lsseq_free(lsseq *s)
     free(s->heap);
     free(s->core_end);
     free(s->core_stalls);
+    free(s->order);
     s->core_stalls = NULL;
+    s->order = NULL;
     s->slots = NULL; s->heap = NULL; s->core_end = NULL; s->blocks = NULL; s->nblocks = 0;
 }

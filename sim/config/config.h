@@ -65,6 +65,7 @@ typedef struct ls_config_accelerator {
     int interleave_cycles;              /* slice size with which contexts share a unit (0 = whole instructions) */
     bool skip_masked;                   /* false: a computed tile costs its masked warps / sub-blocks too */
     bool sfu_shares_tensor_issue;       /* SFU and tensor unit never busy in the same cycle (GPU presets) */
+    int scheduling;                     /* lsseq_schedule: the order work items go to the slots */
     int launch_cycles;                  /* fixed cost of a launch before the first item starts */
     int item_setup_cycles;              /* fixed latency between a slot taking an item and its first instruction */
     struct { int per_cycle, tensor_macs_per_instr, sfu_ops_per_instr, lut_ops_per_instr, vector_ops_per_instr,

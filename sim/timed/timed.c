@@ -481,6 +481,7 @@ static int run_sequencer(timed_run *t)
     s->port = direct_port; s->port_user = t;
     s->item_done = item_done; s->item_user = t;
     s->item_stats = t->items; s->hist = t->hist; s->records = t->replay ? NULL : t->recs; s->items = t->nitems;
+    s->schedule = t->ac->scheduling;
     if (opt->trace_path && *opt->trace_path) {
         ls_timed_trace_init(&t->trace, opt->trace_first_tile, opt->trace_tiles,
                      (size_t)(opt->trace_max_events > 0 ? opt->trace_max_events : 200000));
