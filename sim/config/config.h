@@ -92,6 +92,7 @@ typedef struct ls_config_workload {
     char description[LS_CONFIG_TEXT_MAX];
     int batch, heads_q, heads_kv, seq_q, seq_k, dim;
     bool causal;
+    int window;                           /* sliding window in keys (causal only), 0 = none */
     ls_config_dtype dtype;
     ls_config_generator generator;
     int64_t seed;                       /* -1: use the top-level seed */
@@ -169,6 +170,8 @@ const ls_config_schema_entry *ls_config_schema_find(const char *path);
 /* The work that workload.max_work bounds: multiply-adds of Q.K^T over the visible query-key pairs
  * (causal: query i sees the keys up to i + seq_k - seq_q). */
 double ls_config_attention_work(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal);
+/* The same with a sliding window of `window` keys (causal; 0 = none): the visible pairs x dim. */
+double ls_config_attention_work_window(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal, int window);
 /* Closest schema key or section to path (the "did you mean"); 1 when a suggestion was written. */
 int ls_config_suggest(const char *path, char *out, size_t outlen);
 /* The modes that read key (space-separated, e.g. "lamp" for algorithm.tau), or NULL when every

@@ -388,6 +388,10 @@ static const ls_config_schema_entry schema[] = {
     I("workload.seq_k", workload.seq_k, "512", 1, 16777216, "Key/value sequence length."),
     I("workload.dim", workload.dim, "128", 1, 4096, "Head dimension d."),
     B("workload.causal", workload.causal, "true", "Causal mask, bottom-right aligned: query i sees key j iff j <= i + seq_k - seq_q."),
+    I("workload.window", workload.window, "0", 0, 16777216,
+      "Sliding-window attention (causal only): query i sees the `window` keys ending at its own, j in "
+      "(i + seq_k - seq_q - window, i + seq_k - seq_q] (Gemma 3's local layers: 1024). 0 = no window. Key tiles "
+      "wholly before a query block's windows are skipped as fully masked, like the tiles after the diagonal."),
     EN("workload.dtype", workload.dtype, "bf16", dtype_names, "Operand dtype: Q, K, V are rounded (RNE) to it before the run."),
     EN("workload.generator", workload.generator, "qknorm", gen_names,
        "`gaussian` (i.i.d. normal), `qknorm` (RMS-normalised rows x per-channel gains, RoPE, sinks), `trace` (files), "
