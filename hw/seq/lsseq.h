@@ -29,10 +29,13 @@ const char *lsseq_stall_name(int s);
  *                  worker i mod (slots), whenever that worker frees up */
 typedef enum { LSSEQ_SCHEDULE_INDEX, LSSEQ_SCHEDULE_LONGEST_FIRST, LSSEQ_SCHEDULE_PERSISTENT, LSSEQ_NSCHEDULES } lsseq_schedule;
 
-/* The item order of a schedule: order[p] is the item handed out p-th, p < n (batch x heads_q x nqb
- * items; any other n gets index order). l2_bytes sizes LONGEST_FIRST's head sections (0: the
- * query heads of one KV head each). */
-void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n, int *order);
+/* The item order of a schedule: order[p] is the item handed out p-th, or -1 for a hole, p <
+ * lsseq_order_len (n = batch x heads_q x nqb items; any other n gets index order). LONGEST_FIRST
+ * orders groups of `unit` consecutive query blocks of a head (a block of kv_shared_contexts slots:
+ * the warpgroups of one GPU thread block), a head's last group padded with holes; l2_bytes sizes
+ * its head sections (0: the query heads of one KV head each). */
+int lsseq_order_len(int schedule, const lsdp_shape *sh, int n, int unit);
+void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n, int unit, int *order);
 
 typedef void (*lsseq_port_fn)(void *user, lsdp_txn *t);
 typedef void (*lsseq_item_fn)(void *user, lsdp_ctx *x);
@@ -77,7 +80,7 @@ typedef struct {
     /* internal */
     lsseq_slot *slots;
     int nslots, next_item;       /* next_item: the next position in order[] (dynamic schedules) */
-    int *order;                  /* [items]: the schedule's item order */
+    int *order, norder;          /* [norder]: the schedule's item order (-1: a hole) */
     lsseq_block *blocks;
     int nblocks;
     int *heap, nheap;

@@ -254,9 +254,9 @@ static int next_pos(const lsseq *s, const lsseq_slot *sl)
     if (s->schedule == LSSEQ_SCHEDULE_PERSISTENT) {
         int g = s->hw->kv_group > 1 ? s->hw->kv_group : 1;
         long long p = (long long)(sl - sl->index % g)->pos + s->nslots;
-        return p < s->items ? (int)p : -1;
+        return p < s->norder ? (int)p : -1;
     }
-    return s->next_item < s->items ? s->next_item : -1;
+    return s->next_item < s->norder ? s->next_item : -1;
 }
 
 /* A slot's item has ended at `when`. A block (kv_shared_contexts) takes new items when its last
@@ -266,7 +266,7 @@ static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
 {
     int g = s->hw->kv_group;
     int p = next_pos(s, sl);
-    if (g <= 1) {
+    if (g <= 1) {   /* (no holes: LONGEST_FIRST pads to blocks of g) */
         if (p < 0) return 0;
         if (s->schedule != LSSEQ_SCHEDULE_PERSISTENT) s->next_item++;
         return start_item(s, sl, p, when);
@@ -280,9 +280,9 @@ static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
     if (p < 0) return 0;
     lsseq_block *bl = block_of(s, sl);
     for (int kt = 0; kt < s->sh->nkt; kt++) bl->head[kt] = 0;
-    for (int k = 0; k < g && p + k < s->items; k++) {
+    for (int k = 0; k < g && p + k < s->norder; k++) {
         if (s->schedule != LSSEQ_SCHEDULE_PERSISTENT) s->next_item++;
-        if (start_item(s, &first[k], p + k, t0) != 0) return -1;
+        if (s->order[p + k] >= 0 && start_item(s, &first[k], p + k, t0) != 0) return -1;   /* a hole: idle */
     }
     return 0;
 }
@@ -506,10 +506,21 @@ static int step(lsseq *s, lsseq_slot *sl)
     return finish_or_wait(s, sl, in);
 }
 
-void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n, int *order)
+static bool lpt_shape(int schedule, const lsdp_shape *sh, int n)
 {
-    int nb = sh->nqb, nhb = sh->batch * sh->heads_q;
-    if (schedule != LSSEQ_SCHEDULE_LONGEST_FIRST || nb < 1 || (long long)nb * nhb != n) {
+    return schedule == LSSEQ_SCHEDULE_LONGEST_FIRST && sh->nqb >= 1 && (long long)sh->nqb * sh->batch * sh->heads_q == n;
+}
+
+int lsseq_order_len(int schedule, const lsdp_shape *sh, int n, int unit)
+{
+    if (!lpt_shape(schedule, sh, n)) return n;
+    if (unit < 1) unit = 1;
+    return (sh->nqb + unit - 1) / unit * unit * sh->batch * sh->heads_q;
+}
+
+void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n, int unit, int *order)
+{
+    if (!lpt_shape(schedule, sh, n)) {
         for (int p = 0; p < n; p++) order[p] = p;
         return;
     }
@@ -518,20 +529,25 @@ void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n
      * head) pairs in sections of `swizzle` heads whose K and V fit the L2 share the kernel assumes
      * (32 MiB of the H100's 50 MiB, here the same share of the configured L2), times the query heads
      * per KV head; within a section query block outer, head inner; the query block taken from the
-     * last (longest under a causal mask) down. */
+     * last (longest under a causal mask) down. A kernel block is `unit` of the model's. */
+    if (unit < 1) unit = 1;
+    int nb = sh->nqb, nbu = (nb + unit - 1) / unit, nhb = sh->batch * sh->heads_q;
     double kv_head = (double)sh->seq_k * 2.0 * sh->dim * sh->elem_bytes;
     double budget = l2_bytes * (32.0 / 50.0);
     long long sw = 1;
     if (kv_head > 0 && budget >= kv_head)
         while (sw * 2 <= (long long)(budget / kv_head)) sw *= 2;
-    int swizzle = (int)(sw * (sh->group > 0 ? sh->group : 1) < nhb ? sw * (sh->group > 0 ? sh->group : 1) : nhb);
+    long long swg = sw * (sh->group > 0 ? sh->group : 1);
+    int swizzle = (int)(swg < nhb ? swg : nhb);
     if (swizzle < 1) swizzle = 1;
-    int quotient = nhb / swizzle, remainder = nhb % swizzle;
-    for (int p = 0; p < n; p++) {
-        int sec = p / (swizzle * nb), within = p % (swizzle * nb);
+    int quotient = nhb / swizzle, remainder = nhb % swizzle, len = nbu * unit * nhb;
+    for (int p = 0; p < len; p++) {
+        int u = p / unit, k = p % unit;
+        int sec = u / (swizzle * nbu), within = u % (swizzle * nbu);
         int width = sec < quotient ? swizzle : remainder;
         int block = within / width, hb = sec * swizzle + within % width;
-        order[p] = hb * nb + (nb - 1 - block);
+        int qb = (nbu - 1 - block) * unit + k;
+        order[p] = qb < nb ? hb * nb + qb : -1;
     }
 }
 
@@ -544,10 +560,11 @@ int lsseq_run(lsseq *s)
     s->heap = malloc((size_t)s->nslots * sizeof(int));
     s->core_end = calloc((size_t)hw->cores, sizeof(uint64_t));
     s->core_stalls = calloc((size_t)hw->cores * LSSEQ_NSTALLS, sizeof(uint64_t));
-    s->order = malloc((size_t)(s->items > 0 ? s->items : 1) * sizeof(int));
-    if (!s->order) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
-    lsseq_item_order(s->schedule, s->sh, hw->l2_bytes, s->items, s->order);
     int g = hw->kv_group > 1 ? hw->kv_group : 1;
+    s->norder = lsseq_order_len(s->schedule, s->sh, s->items, g);
+    s->order = malloc((size_t)(s->norder > 0 ? s->norder : 1) * sizeof(int));
+    if (!s->order) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
+    lsseq_item_order(s->schedule, s->sh, hw->l2_bytes, s->items, g, s->order);
     if (s->contexts_per_core % g != 0) {
         snprintf(s->err, sizeof s->err, "%d resident contexts per core do not form whole blocks of %d", s->contexts_per_core, g);
         return -1;
@@ -570,10 +587,11 @@ int lsseq_run(lsseq *s)
     /* spread the first items (blocks of g consecutive items) over the cores, then fill further
      * slots; nothing starts before the launch overhead has passed */
     s->next_item = 0;
-    for (int k = 0; k < s->contexts_per_core && s->next_item < s->items; k += g)
-        for (int c = 0; c < hw->cores && s->next_item < s->items; c++)
-            for (int j = 0; j < g && s->next_item < s->items; j++)
-                if (start_item(s, &s->slots[c * s->contexts_per_core + k + j], s->next_item++, hw->launch_cycles) != 0)
+    for (int k = 0; k < s->contexts_per_core && s->next_item < s->norder; k += g)
+        for (int c = 0; c < hw->cores && s->next_item < s->norder; c++)
+            for (int j = 0; j < g && s->next_item < s->norder; j++, s->next_item++)
+                if (s->order[s->next_item] >= 0 &&
+                    start_item(s, &s->slots[c * s->contexts_per_core + k + j], s->next_item, hw->launch_cycles) != 0)
                     return -1;
     while (s->nheap > 0) {
         if (s->stop) {

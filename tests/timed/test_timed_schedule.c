@@ -31,23 +31,36 @@ static void orders(void)
     lsdp_shape sh = { .batch = 1, .heads_q = 6, .heads_kv = 6, .group = 1, .seq_k = 1024, .dim = 64, .nqb = 3,
                       .elem_bytes = 2 };
     int o[18];
-    lsseq_item_order(LSSEQ_SCHEDULE_INDEX, &sh, 0, 18, o);
+    lsseq_item_order(LSSEQ_SCHEDULE_INDEX, &sh, 0, 18, 1, o);
     for (int i = 0; i < 18; i++) CHECK(o[i] == i);
-    lsseq_item_order(LSSEQ_SCHEDULE_PERSISTENT, &sh, 0, 18, o);
+    lsseq_item_order(LSSEQ_SCHEDULE_PERSISTENT, &sh, 0, 18, 1, o);
     for (int i = 0; i < 18; i++) CHECK(o[i] == i);
     /* an L2 budget of 4 heads' K/V (32/50 of the L2): sections {0..3} and the residual {4, 5} */
     double l2 = 4.5 * 262144.0 * 50.0 / 32.0;
-    lsseq_item_order(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, l2, 18, o);
+    CHECK(lsseq_order_len(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, 18, 1) == 18);
+    lsseq_item_order(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, l2, 18, 1, o);
     CHECK(is_perm(o, 18));
     static const int want[18] = { 2, 5, 8, 11, 1, 4, 7, 10, 0, 3, 6, 9, 14, 17, 13, 16, 12, 15 };
     for (int i = 0; i < 18; i++) CHECK_MSG(o[i] == want[i], "longest_first[%d] = %d, want %d", i, o[i], want[i]);
     /* no L2: sections of one KV head's query heads (group 2 here: 3 sections of 2 heads) */
     sh.heads_kv = 3; sh.group = 2;
-    lsseq_item_order(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, 0, 18, o);
+    lsseq_item_order(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, 0, 18, 1, o);
     CHECK(is_perm(o, 18));
     CHECK(o[0] == 2 && o[1] == 5 && o[2] == 1 && o[5] == 3 && o[6] == 8 && o[7] == 11);
+    /* kernel blocks of 2 query blocks (kv_shared_contexts 2): 3 blocks make 2 per head, the last
+     * (the longest, first) padded with a hole; within a kernel block the query blocks in order */
+    int o2[24];
+    sh.heads_kv = 6; sh.group = 1;
+    CHECK(lsseq_order_len(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, 18, 2) == 24);
+    lsseq_item_order(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, 0, 18, 2, o2);
+    static const int want2[8] = { 2, -1, 0, 1, 5, -1, 3, 4 };
+    for (int i = 0; i < 8; i++) CHECK_MSG(o2[i] == want2[i], "unit 2: [%d] = %d, want %d", i, o2[i], want2[i]);
+    int seen = 0;
+    for (int i = 0; i < 24; i++) seen += o2[i] >= 0;
+    CHECK(seen == 18);
     /* a count that is not the shape's falls back to index order instead of writing past it */
-    lsseq_item_order(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, 0, 5, o);
+    CHECK(lsseq_order_len(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, 5, 2) == 5);
+    lsseq_item_order(LSSEQ_SCHEDULE_LONGEST_FIRST, &sh, 0, 5, 2, o);
     for (int i = 0; i < 5; i++) CHECK(o[i] == i);
 }
 
@@ -86,6 +99,29 @@ static void longest_first(void)
     CHECK(tt_unit(&a, "tensor")->work == tt_unit(&b, "tensor")->work);
     CHECK(tt_unit(&a, "tensor")->busy_cycles == tt_unit(&b, "tensor")->busy_cycles);
     CHECK(tt_unit(&a, "dram")->work == tt_unit(&b, "dram")->work);
+    ls_timed_result_free(&a);
+    ls_timed_result_free(&b);
+}
+
+/* with blocks of 2 contexts sharing K/V loads, longest first hands a block two query blocks of one
+ * head (one kernel block), so the loads stay shared as in index order */
+static void blocks(void)
+{
+    const char *ix[] = { CAUSAL, "workload.heads_q=2", "workload.heads_kv=2", "workload.seq_q=384",
+                         "workload.seq_k=384", "accelerator.regfile.max_contexts=2",
+                         "accelerator.memory.kv_shared_contexts=2", "accelerator.scheduling=index" };
+    const char *lf[] = { CAUSAL, "workload.heads_q=2", "workload.heads_kv=2", "workload.seq_q=384",
+                         "workload.seq_k=384", "accelerator.regfile.max_contexts=2",
+                         "accelerator.memory.kv_shared_contexts=2", "accelerator.scheduling=longest_first" };
+    ls_timed_result a, b;
+    CHECK(run(ix, N(ix), 0, &a, NULL, NULL) == 0 && run(lf, N(lf), 0, &b, NULL, NULL) == 0);
+    printf("blocks of 2 contexts: index %llu cycles, %llu DRAM bytes; longest_first %llu cycles, %llu DRAM bytes\n",
+           (unsigned long long)a.cycles, (unsigned long long)tt_unit(&a, "dram")->work, (unsigned long long)b.cycles,
+           (unsigned long long)tt_unit(&b, "dram")->work);
+    CHECK(tt_unit(&a, "tensor")->busy_cycles == tt_unit(&b, "tensor")->busy_cycles);
+    CHECK_MSG(tt_unit(&b, "l2")->work + tt_unit(&b, "dram")->work <= tt_unit(&a, "l2")->work + tt_unit(&a, "dram")->work,
+              "longest_first moved more K/V bytes than index order: the blocks lost their shared loads");
+    CHECK(b.cycles <= a.cycles);
     ls_timed_result_free(&a);
     ls_timed_result_free(&b);
 }
@@ -154,6 +190,7 @@ int main(void)
 {
     orders();
     longest_first();
+    blocks();
     persistent();
     numerics();
     refused();
