@@ -89,6 +89,18 @@ PRESETS = {
 }
 
 
+# The tile scheduler each measured kernel ran (accelerator.scheduling, docs/architecture.md "Work
+# ordering"), from the released code of the version the sources measured: FlashAttention-2 v2.5.8
+# launches a grid with blockIdx.x = query block (csrc/flash_attn/src/flash_fwd_kernel.h,
+# compute_attn), handed out by the hardware in index order; FlashAttention-3 as released in July 2024
+# (hopper/flash_fwd_launch_template.h at 74b0761f) runs non-causal layers on the
+# StaticPersistentTileScheduler and causal ones on the DynamicPersistentTileScheduler, which then
+# took tiles in index order (its longest-first order came with 7a802796, January 2025).
+SCHEDULING = {("fa2", False): "index", ("fa2", True): "index",
+              ("fa3", False): "persistent", ("fa3", True): "index",
+              ("fa3fp8", False): "persistent", ("fa3fp8", True): "index"}
+
+
 def effective_scale(gpu, d, scale):
     """The largest fraction 1/s of the chip, s <= scale, that divides both its cores and the heads
     (the H100 PCIe's 114 SMs take 1/2 where the others take 1/4)."""
@@ -128,6 +140,7 @@ def point_args(impl, gpu, d, causal, seq, scale, interleave=None, separate_sfu=F
         "accelerator.memory.bandwidth_gbps": bw / scale,
         "accelerator.memory.l2_bandwidth_gbps": l2bw / scale,
         "accelerator.memory.l2_mib": l2 / scale,
+        "accelerator.scheduling": SCHEDULING[(impl, causal)],
     }
     if interleave is not None:   # sensitivity study: override the preset's issue granularity
         sets["accelerator.interleave_cycles"] = interleave
@@ -178,6 +191,8 @@ def run_point(lampsim, work, impl, gpu, d, causal, seq, scale, interleave=None, 
         "heads": 2048 // d, "scale": scale, "cycles": r["cycles"],
         "interleave": resolved_value(out, "interleave_cycles"),
         "sfu_shares_tensor_issue": resolved_value(out, "shares_tensor_issue"),
+        "scheduling": resolved_value(out, "scheduling"),
+        "tail_cycles": r["balance"]["tail_cycles"],
         "sim_tflops": r["tflops_effective"] * scale,
         "tensor_util": u["tensor"]["utilisation"], "sfu_util": u["sfu"]["utilisation"],
         "vector_util": u["vector"]["utilisation"], "buffer_util": u["buffer"]["utilisation"],

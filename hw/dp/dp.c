@@ -13,7 +13,7 @@ int lsdp_ctx_init(lsdp_ctx *x, const lsdp_shape *sh)
     size_t br = (size_t)sh->br, bc = (size_t)sh->bc, nkt = (size_t)sh->nkt;
     lslamp_block *blk = &x->blk;
     *blk = (lslamp_block){ .seq_k = sh->seq_k, .dim = sh->dim, .b_q = sh->b_q, .br = sh->br, .bc = sh->bc,
-                           .causal = sh->causal };
+                           .causal = sh->causal, .window = sh->causal ? sh->window : 0 };
     int bad = lslamp_block_alloc(blk) != 0;
     /* the units address the block buffers through the context */
     x->Qt = blk->Qt; x->Y = blk->Y; x->mu = blk->mu; x->om32 = blk->om32; x->O32 = blk->O32;
@@ -129,6 +129,9 @@ uint32_t lsdp_active_geometry(const lsdp_ctx *x, int wi)
         int k0 = th * sh->b_k;
         if (k0 >= io->nkeys) break;
         if (sh->causal && io->key0 + k0 > qmax + io->causal_shift) break;
+        /* a window: the sub-block's last key must be inside the first query's window */
+        int klast = (k0 + sh->b_k < io->nkeys ? k0 + sh->b_k : io->nkeys) - 1;
+        if (io->window > 0 && io->key0 + klast <= io->query0 + io->causal_shift - io->window) continue;
         a |= 1u << th;
     }
     return a;
@@ -143,12 +146,9 @@ int lsdp_unmasked_geometry(const lsdp_ctx *x, int wi, uint32_t mask)
     for (int th = 0; th < sh->n_k; th++) {
         if (!(mask >> th & 1u)) continue;
         for (int i = th * sh->b_k; i < (th + 1) * sh->b_k && i < io->nkeys; i++) {
-            int64_t jlo = 0;
-            if (io->causal) {
-                jlo = io->key0 + i - io->causal_shift - io->query0;
-                if (jlo < 0) jlo = 0;
-            }
-            if (jlo < nq) n += nq - (int)jlo;
+            int jlo, jhi;
+            lslamp_key_queries(io->causal, io->causal_shift, io->window, io->key0 + i, io->query0, nq, &jlo, &jhi);
+            if (jhi > jlo) n += jhi - jlo;
         }
     }
     return n;

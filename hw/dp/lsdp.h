@@ -49,6 +49,7 @@ typedef struct {
     float *o, *o_ref;
     int batch, heads_q, heads_kv, seq_q, seq_k, dim, group;
     bool causal;
+    int window;              /* > 0: sliding window of that many keys (causal only) */
     int b_q, n_q, b_k, n_k, br, bc, nqb, nkt;
     uint64_t seed;
     bool accuracy;

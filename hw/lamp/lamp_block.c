@@ -66,6 +66,7 @@ int lslamp_warp_io(const lslamp_block *blk, int wi, int kt, lslamp_tile_io *io)
     io->query0 = blk->q0 + wi * blk->b_q;
     io->causal_shift = blk->shift;
     io->causal = blk->causal;
+    io->window = blk->causal ? blk->window : 0;
     io->Y = blk->Y + wi * blk->b_q; io->ldy = blk->br;
     return nqw;
 }

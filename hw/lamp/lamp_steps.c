@@ -35,13 +35,10 @@ void lslamp_apply_mask(const lslamp_cfg *c, const lslamp_tile_io *io, int k0, in
             for (int j = 0; j < ncols; j++) y[j] = -INFINITY;
             continue;
         }
-        int jlo = 0;
-        if (io->causal) {
-            int64_t need = io->key0 + i - io->causal_shift - io->query0;   /* first query that sees key i */
-            jlo = need <= 0 ? 0 : (need >= ncols ? ncols : (int)need);
-        }
+        int jlo, jhi;   /* the queries that see key i */
+        lslamp_key_queries(io->causal, io->causal_shift, io->window, io->key0 + i, io->query0, ncols, &jlo, &jhi);
         for (int j = 0; j < jlo; j++) y[j] = -INFINITY;
-        for (int j = imax(nq, jlo); j < ncols; j++) y[j] = -INFINITY;
+        for (int j = imax(imin(nq, jhi), jlo); j < ncols; j++) y[j] = -INFINITY;
     }
 }
 
@@ -51,6 +48,8 @@ bool lslamp_tile_fully_masked(const lslamp_cfg *c, const lslamp_tile_io *io)
     int nq = imin(io->nq, io->ncols);
     if (io->nkeys <= 0 || nq <= 0) return true;
     if (io->causal && io->key0 > io->query0 + (nq - 1) + io->causal_shift) return true;
+    /* the tile's last key is older than the first query's window */
+    if (io->causal && io->window > 0 && io->key0 + io->nkeys - 1 <= io->query0 + io->causal_shift - io->window) return true;
     return false;
 }
 

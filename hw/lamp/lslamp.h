@@ -167,8 +167,9 @@ typedef struct {
     int nkeys;                 /* valid keys (<= bc); rows beyond are padding (masked) */
     int nq;                    /* valid queries; columns nq..ncols-1 are padding (masked) */
     int ncols;                 /* columns of the Y / Qt view (b_q for a warp, Br for a block) */
-    /* Mask geometry: query j is global query query0+j, key i is key0+i; causal: key <= query + shift. */
-    int64_t key0, query0, causal_shift;
+    /* Mask geometry: query j is global query query0+j, key i is key0+i; causal: key <= query + shift;
+     * window > 0 (causal only): also key > query + shift - window (a sliding window of that many keys). */
+    int64_t key0, query0, causal_shift, window;
     bool causal;
     float *Y; int ldy;         /* bc x b_q logits; LP on entry to lslamp_warp_tile (masked = -inf) */
     const float *y_hp; int ldyhp; /* test hook: if non-NULL, HP logits are read from here (bc x b_q,
@@ -215,7 +216,16 @@ void lslamp_logits(const lslamp_cfg *c, bool hp, const lslamp_tile_io *io, int k
  * nq <= j < ncols (scale_point: fp32 multiply by fp32(1/sqrt d), then bf16 rounding for pre_bf16;
  * unscaled for post). */
 void lslamp_prepare_qt(const lslamp_cfg *c, const float *Q, int ldqrow, int nq, int ncols, float *Qt, int ldq);
-/* Set masked logits (padding keys/queries, causal) of rows [k0, k0+nk) to -inf. */
+/* The mask as one rule: global key `key` is seen by the queries [*jlo, *jhi) of the n queries from
+ * global query q0 (causal: key <= query + shift; window > 0: key > query + shift - window). */
+static inline void lslamp_key_queries(bool causal, int64_t shift, int64_t window, int64_t key, int64_t q0, int n,
+                                      int *jlo, int *jhi)
+{
+    int64_t lo = causal ? key - shift - q0 : 0, hi = causal && window > 0 ? key - shift - q0 + window : n;
+    *jlo = lo <= 0 ? 0 : lo >= n ? n : (int)lo;
+    *jhi = hi <= 0 ? 0 : hi >= n ? n : (int)hi;
+}
+/* Set masked logits (padding keys/queries, causal, window) of rows [k0, k0+nk) to -inf. */
 void lslamp_apply_mask(const lslamp_cfg *c, const lslamp_tile_io *io, int k0, int nk);
 /* True if every (query, key) pair of the tile is masked for this warp. */
 bool lslamp_tile_fully_masked(const lslamp_cfg *c, const lslamp_tile_io *io);
@@ -328,6 +338,7 @@ typedef struct {
     int b, hq, hkv, qb;
     int q0, nqv;               /* first query of the block, valid queries (<= br) */
     int64_t shift;             /* causal: key <= query + shift (seq_k - seq_q) */
+    int window;                /* > 0 (causal only): key > query + shift - window (set by the caller) */
     const float *Q;            /* the block's first query row (stride dim) */
     const float *K, *V;        /* the head's keys and values, seq_k rows of dim */
     float *O, *Oref;           /* the block's first output row; reference output rows or NULL */

@@ -16,6 +16,27 @@ typedef enum { LSSEQ_STALL_DEPENDENCY, LSSEQ_STALL_UNIT_BUSY, LSSEQ_STALL_MEMORY
                LSSEQ_STALL_SLOW_PATH, LSSEQ_NSTALLS } lsseq_stall;
 const char *lsseq_stall_name(int s);
 
+/* The order in which work items are handed to the slots (accelerator.scheduling; the schema spells
+ * these in value order). Each is a GPU kernel's tile scheduler, derived from its released code
+ * (docs/architecture.md, "Work ordering"):
+ *   INDEX          items in index order (batch, head, query block fastest), each to the next free
+ *                  slot: FlashAttention-2's grid (blockIdx.x = query block) under the hardware's
+ *                  block dispatcher, and FlashAttention-3's causal scheduler as first released
+ *   LONGEST_FIRST  FlashAttention-3's DynamicPersistentTileScheduler since 2025: heads in L2-sized
+ *                  sections, within a section the query blocks last to first (the causal mask's
+ *                  longest first), heads fastest; each to the next free slot
+ *   PERSISTENT     FlashAttention-3's StaticPersistentTileScheduler: index order, item i fixed to
+ *                  worker i mod (slots), whenever that worker frees up */
+typedef enum { LSSEQ_SCHEDULE_INDEX, LSSEQ_SCHEDULE_LONGEST_FIRST, LSSEQ_SCHEDULE_PERSISTENT, LSSEQ_NSCHEDULES } lsseq_schedule;
+
+/* The item order of a schedule: order[p] is the item handed out p-th, or -1 for a hole, p <
+ * lsseq_order_len (n = batch x heads_q x nqb items; any other n gets index order). LONGEST_FIRST
+ * orders groups of `unit` consecutive query blocks of a head (a block of kv_shared_contexts slots:
+ * the warpgroups of one GPU thread block), a head's last group padded with holes; l2_bytes sizes
+ * its head sections (0: the query heads of one KV head each). */
+int lsseq_order_len(int schedule, const lsdp_shape *sh, int n, int unit);
+void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n, int unit, int *order);
+
 typedef void (*lsseq_port_fn)(void *user, lsdp_txn *t);
 typedef void (*lsseq_item_fn)(void *user, lsdp_ctx *x);
 
@@ -43,6 +64,7 @@ typedef struct {
     uint64_t *hist;              /* [items][n_k + 1] */
     lslamp_tile_record *records; /* [items][n_q][nkt] or NULL */
     int items;
+    int schedule;                /* lsseq_schedule (accelerator.scheduling) */
     /* results */
     uint64_t cycles;
     uint64_t stalls[LSSEQ_NSTALLS];
@@ -57,7 +79,8 @@ typedef struct {
     uint64_t *core_stalls;       /* [cores][LSSEQ_NSTALLS]: stalls by core (they sum to stalls) */
     /* internal */
     lsseq_slot *slots;
-    int nslots, next_item;
+    int nslots, next_item;       /* next_item: the next position in order[] (dynamic schedules) */
+    int *order, norder;          /* [norder]: the schedule's item order (-1: a hole) */
     lsseq_block *blocks;
     int nblocks;
     int *heap, nheap;

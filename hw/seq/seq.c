@@ -25,6 +25,7 @@ typedef struct {
 
 struct lsseq_slot {
     int core, index;
+    int pos;                     /* position in the schedule's order of the current item */
     bool busy, ctx_ok;
     lsdp_ctx ctx;
     int pc;
@@ -206,9 +207,11 @@ static int resident(const lsseq *s, int core)
     return n;
 }
 
-static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
+static int start_item(lsseq *s, lsseq_slot *sl, int pos, uint64_t t0)
 {
     const lsdp_shape *sh = s->sh;
+    int item = s->order[pos];
+    sl->pos = pos;
     t0 += s->hw->item_setup;   /* block dispatch and initialisation before the first instruction */
     if (!sl->ctx_ok) {
         if (lsdp_ctx_init(&sl->ctx, sh) != 0) { snprintf(s->err, sizeof s->err, "out of memory (context)"); return -1; }
@@ -242,23 +245,45 @@ static int start_item(lsseq *s, lsseq_slot *sl, int item, uint64_t t0)
     return 0;
 }
 
+/* The position of the next item a slot (or its block's first slot) takes, or -1 when none is left:
+ * the next in order for the dynamic schedules; for PERSISTENT the worker's own next, nslots
+ * positions on (a block of g slots takes g consecutive positions, so its workers stride by nslots
+ * as well). */
+static int next_pos(const lsseq *s, const lsseq_slot *sl)
+{
+    if (s->schedule == LSSEQ_SCHEDULE_PERSISTENT) {
+        int g = s->hw->kv_group > 1 ? s->hw->kv_group : 1;
+        long long p = (long long)(sl - sl->index % g)->pos + s->nslots;
+        return p < s->norder ? (int)p : -1;
+    }
+    return s->next_item < s->norder ? s->next_item : -1;
+}
+
 /* A slot's item has ended at `when`. A block (kv_shared_contexts) takes new items when its last
- * context has ended: the next items, consecutive query blocks, one per slot, all starting then
- * with an empty shared-load table. */
+ * context has ended: the next items, consecutive in the schedule's order, one per slot, all
+ * starting then with an empty shared-load table. */
 static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
 {
     int g = s->hw->kv_group;
-    if (g <= 1) return s->next_item < s->items ? start_item(s, sl, s->next_item++, when) : 0;
+    int p = next_pos(s, sl);
+    if (g <= 1) {   /* (no holes: LONGEST_FIRST pads to blocks of g) */
+        if (p < 0) return 0;
+        if (s->schedule != LSSEQ_SCHEDULE_PERSISTENT) s->next_item++;
+        return start_item(s, sl, p, when);
+    }
     lsseq_slot *first = sl - sl->index % g;
     uint64_t t0 = when;
     for (int k = 0; k < g; k++) {
         if (first[k].busy) return 0;          /* a sibling is still working: the block stays resident */
         if (first[k].ever && first[k].last_end > t0) t0 = first[k].last_end;
     }
+    if (p < 0) return 0;
     lsseq_block *bl = block_of(s, sl);
     for (int kt = 0; kt < s->sh->nkt; kt++) bl->head[kt] = 0;
-    for (int k = 0; k < g && s->next_item < s->items; k++)
-        if (start_item(s, &first[k], s->next_item++, t0) != 0) return -1;
+    for (int k = 0; k < g && p + k < s->norder; k++) {
+        if (s->schedule != LSSEQ_SCHEDULE_PERSISTENT) s->next_item++;
+        if (s->order[p + k] >= 0 && start_item(s, &first[k], p + k, t0) != 0) return -1;   /* a hole: idle */
+    }
     return 0;
 }
 
@@ -459,7 +484,7 @@ static int step(lsseq *s, lsseq_slot *sl)
         send(s, sl, LSUCODE_OP_STO, LSUCODE_REGFILE, 1, ready, 0, &t);   /* release the registers */
         sl->busy = false;
         sl->last_end = ready;
-        if (s->trace_resident && s->next_item >= s->items)
+        if (s->trace_resident && next_pos(s, sl) < 0)
             s->trace_resident(s->trace_user, sl->core, ready, resident(s, sl->core));
         s->slot_busy_cycles += ready - sl->item_start;
         if (ready > s->core_end[sl->core]) s->core_end[sl->core] = ready;
@@ -481,6 +506,51 @@ static int step(lsseq *s, lsseq_slot *sl)
     return finish_or_wait(s, sl, in);
 }
 
+static bool lpt_shape(int schedule, const lsdp_shape *sh, int n)
+{
+    return schedule == LSSEQ_SCHEDULE_LONGEST_FIRST && sh->nqb >= 1 && (long long)sh->nqb * sh->batch * sh->heads_q == n;
+}
+
+int lsseq_order_len(int schedule, const lsdp_shape *sh, int n, int unit)
+{
+    if (!lpt_shape(schedule, sh, n)) return n;
+    if (unit < 1) unit = 1;
+    return (sh->nqb + unit - 1) / unit * unit * sh->batch * sh->heads_q;
+}
+
+void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n, int unit, int *order)
+{
+    if (!lpt_shape(schedule, sh, n)) {
+        for (int p = 0; p < n; p++) order[p] = p;
+        return;
+    }
+    /* FlashAttention-3's DynamicPersistentTileScheduler (hopper/tile_scheduler.hpp, commit
+     * 0251105a2fb1, get_block_coord and to_underlying_arguments), without PackGQA: the (batch,
+     * head) pairs in sections of `swizzle` heads whose K and V fit the L2 share the kernel assumes
+     * (32 MiB of the H100's 50 MiB, here the same share of the configured L2), times the query heads
+     * per KV head; within a section query block outer, head inner; the query block taken from the
+     * last (longest under a causal mask) down. A kernel block is `unit` of the model's. */
+    if (unit < 1) unit = 1;
+    int nb = sh->nqb, nbu = (nb + unit - 1) / unit, nhb = sh->batch * sh->heads_q;
+    double kv_head = (double)sh->seq_k * 2.0 * sh->dim * sh->elem_bytes;
+    double budget = l2_bytes * (32.0 / 50.0);
+    long long sw = 1;
+    if (kv_head > 0 && budget >= kv_head)
+        while (sw * 2 <= (long long)(budget / kv_head)) sw *= 2;
+    long long swg = sw * (sh->group > 0 ? sh->group : 1);
+    int swizzle = (int)(swg < nhb ? swg : nhb);
+    if (swizzle < 1) swizzle = 1;
+    int quotient = nhb / swizzle, remainder = nhb % swizzle, len = nbu * unit * nhb;
+    for (int p = 0; p < len; p++) {
+        int u = p / unit, k = p % unit;
+        int sec = u / (swizzle * nbu), within = u % (swizzle * nbu);
+        int width = sec < quotient ? swizzle : remainder;
+        int block = within / width, hb = sec * swizzle + within % width;
+        int qb = (nbu - 1 - block) * unit + k;
+        order[p] = qb < nb ? hb * nb + qb : -1;
+    }
+}
+
 int lsseq_run(lsseq *s)
 {
     const lsdp_hw *hw = s->hw;
@@ -491,6 +561,10 @@ int lsseq_run(lsseq *s)
     s->core_end = calloc((size_t)hw->cores, sizeof(uint64_t));
     s->core_stalls = calloc((size_t)hw->cores * LSSEQ_NSTALLS, sizeof(uint64_t));
     int g = hw->kv_group > 1 ? hw->kv_group : 1;
+    s->norder = lsseq_order_len(s->schedule, s->sh, s->items, g);
+    s->order = malloc((size_t)(s->norder > 0 ? s->norder : 1) * sizeof(int));
+    if (!s->order) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
+    lsseq_item_order(s->schedule, s->sh, hw->l2_bytes, s->items, g, s->order);
     if (s->contexts_per_core % g != 0) {
         snprintf(s->err, sizeof s->err, "%d resident contexts per core do not form whole blocks of %d", s->contexts_per_core, g);
         return -1;
@@ -513,10 +587,11 @@ int lsseq_run(lsseq *s)
     /* spread the first items (blocks of g consecutive items) over the cores, then fill further
      * slots; nothing starts before the launch overhead has passed */
     s->next_item = 0;
-    for (int k = 0; k < s->contexts_per_core && s->next_item < s->items; k += g)
-        for (int c = 0; c < hw->cores && s->next_item < s->items; c++)
-            for (int j = 0; j < g && s->next_item < s->items; j++)
-                if (start_item(s, &s->slots[c * s->contexts_per_core + k + j], s->next_item++, hw->launch_cycles) != 0)
+    for (int k = 0; k < s->contexts_per_core && s->next_item < s->norder; k += g)
+        for (int c = 0; c < hw->cores && s->next_item < s->norder; c++)
+            for (int j = 0; j < g && s->next_item < s->norder; j++, s->next_item++)
+                if (s->order[s->next_item] >= 0 &&
+                    start_item(s, &s->slots[c * s->contexts_per_core + k + j], s->next_item, hw->launch_cycles) != 0)
                     return -1;
     while (s->nheap > 0) {
         if (s->stop) {
@@ -553,6 +628,8 @@ void lsseq_free(lsseq *s)
     free(s->heap);
     free(s->core_end);
     free(s->core_stalls);
+    free(s->order);
     s->core_stalls = NULL;
+    s->order = NULL;
     s->slots = NULL; s->heap = NULL; s->core_end = NULL; s->blocks = NULL; s->nblocks = 0;
 }

@@ -66,6 +66,7 @@ typedef struct ls_config_accelerator {
     int interleave_cycles;              /* slice size with which contexts share a unit (0 = whole instructions) */
     bool skip_masked;                   /* false: a computed tile costs its masked warps / sub-blocks too */
     bool sfu_shares_tensor_issue;       /* SFU and tensor unit never busy in the same cycle (GPU presets) */
+    int scheduling;                     /* lsseq_schedule: the order work items go to the slots */
     int launch_cycles;                  /* fixed cost of a launch before the first item starts */
     int item_setup_cycles;              /* fixed latency between a slot taking an item and its first instruction */
     struct { int per_cycle, tensor_macs_per_instr, sfu_ops_per_instr, lut_ops_per_instr, vector_ops_per_instr,
@@ -92,6 +93,7 @@ typedef struct ls_config_workload {
     char description[LS_CONFIG_TEXT_MAX];
     int batch, heads_q, heads_kv, seq_q, seq_k, dim;
     bool causal;
+    int window;                           /* sliding window in keys (causal only), 0 = none */
     ls_config_dtype dtype;
     ls_config_generator generator;
     int64_t seed;                       /* -1: use the top-level seed */
@@ -169,6 +171,8 @@ const ls_config_schema_entry *ls_config_schema_find(const char *path);
 /* The work that workload.max_work bounds: multiply-adds of Q.K^T over the visible query-key pairs
  * (causal: query i sees the keys up to i + seq_k - seq_q). */
 double ls_config_attention_work(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal);
+/* The same with a sliding window of `window` keys (causal; 0 = none): the visible pairs x dim. */
+double ls_config_attention_work_window(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal, int window);
 /* Closest schema key or section to path (the "did you mean"); 1 when a suggestion was written. */
 int ls_config_suggest(const char *path, char *out, size_t outlen);
 /* The modes that read key (space-separated, e.g. "lamp" for algorithm.tau), or NULL when every

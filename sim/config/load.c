@@ -910,6 +910,11 @@ static int check(ctx *c)
                    w->seq_q, w->seq_k);
             FAILED_CHECK(c, rc);
         }
+        if (w->window > 0 && !w->causal) {
+            err_at(c, later(c, "workload.window", "workload.causal"),
+                   "a sliding window (window = %d) needs a causal mask (workload.causal: true)", w->window);
+            FAILED_CHECK(c, rc);
+        }
         if (w->generator == LS_CONFIG_GEN_QKNORM && w->rope.enabled && w->dim % 2) {
             err_at(c, "workload.dim", "rotary embeddings need an even head dimension, got %d", w->dim);
             FAILED_CHECK(c, rc);
@@ -1084,5 +1089,19 @@ double ls_config_attention_work(int batch, int heads_q, int seq_q, int seq_k, in
 {
     double pairs = (double)seq_q * seq_k;
     if (causal) pairs = (double)seq_q * ((double)seq_k - seq_q) + (double)seq_q * (seq_q + 1) / 2.0;
+    return (double)batch * heads_q * pairs * dim;
+}
+
+double ls_config_attention_work_window(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal, int window)
+{
+    if (!causal || window <= 0) return ls_config_attention_work(batch, heads_q, seq_q, seq_k, dim, causal);
+    /* query i sees keys (i + shift - window, i + shift] within [0, seq_k) */
+    double pairs = 0.0;
+    int64_t shift = (int64_t)seq_k - seq_q;
+    for (int64_t i = 0; i < seq_q; i++) {
+        int64_t hi = i + shift, lo = hi - window + 1;
+        if (lo < 0) lo = 0;
+        if (hi >= lo) pairs += (double)(hi - lo + 1);
+    }
     return (double)batch * heads_q * pairs * dim;
 }

@@ -29,6 +29,8 @@ static const char *const dtype_names[] = {"fp32", "bf16", "fp16", NULL};
 static const char *const gen_names[] = {"gaussian", "qknorm", "trace", "heads", NULL};
 static const char *const opfmt_names[] = {"input", "e4m3", NULL};
 static const char *const lpdp_names[] = {"sequential", "fused", NULL};
+/* hw/seq's lsseq_schedule, in value order */
+static const char *const sched_names[] = {"index", "longest_first", "persistent", NULL};
 
 #define FMT_NAMES "Names: e4m3, e4m11, ue5m3s, ue5m3x, ue5m11s, ue5m11x, bf16, fp16, fp32, ps<m> (m = 1..23: fp32 range, m " \
       "fraction bits), or [u]e<E>m<M>[_b<bias>][_ocp|_ieee|_finite][_nosub] (docs/numerics.md, formats as configuration)."
@@ -66,6 +68,14 @@ static const ls_config_schema_entry schema[] = {
       "turns between slices, as a GPU's warp schedulers interleave the warps' small MMA and MUFU instructions "
       "(8 = one m16n8k16 mma.sync per sub-partition on an H100). 0 serves each tile instruction whole; contexts then "
       "fall into a ping-pong, the explicit schedule of FlashAttention-3 (docs/architecture.md)."),
+    EN("accelerator.scheduling", accelerator.scheduling, "index", sched_names,
+       "Order in which work items (batch x heads x query blocks) go to the cores' slots, each a GPU kernel's tile "
+       "scheduler (docs/architecture.md, \"Work ordering\"): `index` hands items out in index order (query block "
+       "fastest) to whichever slot frees first (FlashAttention-2's grid, FlashAttention-3's causal scheduler as "
+       "released in 2024); `longest_first` takes the query blocks last to first within L2-sized sections of heads "
+       "(FlashAttention-3's causal scheduler since 2025: a causal mask's longest blocks first, so short ones fill "
+       "the tail); `persistent` fixes item i to slot i mod slots (FlashAttention-3's static persistent scheduler, "
+       "non-causal)."),
     I("accelerator.launch_cycles", accelerator.launch_cycles, "0", 0, 1e9,
       "Fixed cycles of one launch before the first work item starts (kernel launch and grid start-up; a GPU's "
       "back-to-back launch overhead, docs/validation.md). Added once per run."),
@@ -399,6 +409,10 @@ static const ls_config_schema_entry schema[] = {
     I("workload.seq_k", workload.seq_k, "512", 1, 16777216, "Key/value sequence length."),
     I("workload.dim", workload.dim, "128", 1, 4096, "Head dimension d."),
     B("workload.causal", workload.causal, "true", "Causal mask, bottom-right aligned: query i sees key j iff j <= i + seq_k - seq_q."),
+    I("workload.window", workload.window, "0", 0, 16777216,
+      "Sliding-window attention (causal only): query i sees the `window` keys ending at its own, j in "
+      "(i + seq_k - seq_q - window, i + seq_k - seq_q] (Gemma 3's local layers: 1024). 0 = no window. Key tiles "
+      "wholly before a query block's windows are skipped as fully masked, like the tiles after the diagonal."),
     EN("workload.dtype", workload.dtype, "bf16", dtype_names, "Operand dtype: Q, K, V are rounded (RNE) to it before the run."),
     EN("workload.generator", workload.generator, "qknorm", gen_names,
        "`gaussian` (i.i.d. normal), `qknorm` (RMS-normalised rows x per-channel gains, RoPE, sinks), `trace` (files), "

@@ -9,13 +9,14 @@
 #include <string.h>
 
 void eng_fa2_fp32_block(const float *Qt, int ldq, int nqv, int64_t q0, const float *K, const float *V, int seq_k,
-                        int d, int bc, bool causal, int64_t shift, float *S, float *m, float *l, float *O,
+                        int d, int bc, bool causal, int window, int64_t shift, float *S, float *m, float *l, float *O,
                         float *Ebuf, float *muh)
 {
     int nkt = (seq_k + bc - 1) / bc;
     for (int kt = 0; kt < nkt; kt++) {
         int key0 = kt * bc, nkeys = seq_k - key0 < bc ? seq_k - key0 : bc;
         if (causal && key0 > q0 + (nqv - 1) + shift) break;          /* fully masked from here on */
+        if (causal && window > 0 && key0 + nkeys - 1 <= q0 + shift - window) continue;   /* before every window */
         for (int i = 0; i < nkeys; i++) {
             float *y = S + (long)i * ldq;
             const float *k = K + (long)(key0 + i) * d;
@@ -25,11 +26,10 @@ void eng_fa2_fp32_block(const float *Qt, int ldq, int nqv, int64_t q0, const flo
                 const float *q = Qt + (long)t * ldq;
                 for (int j = 0; j < nqv; j++) y[j] = y[j] + kv * q[j];
             }
-            if (causal) {
-                int64_t need = key0 + i - shift - q0;
-                int jlo = need <= 0 ? 0 : (need >= nqv ? nqv : (int)need);
-                for (int j = 0; j < jlo; j++) y[j] = -INFINITY;
-            }
+            int jlo, jhi;
+            lslamp_key_queries(causal, shift, window, key0 + i, q0, nqv, &jlo, &jhi);
+            for (int j = 0; j < jlo; j++) y[j] = -INFINITY;
+            for (int j = jhi > jlo ? jhi : jlo; j < nqv; j++) y[j] = -INFINITY;
         }
         for (int j = 0; j < nqv; j++) {
             float mx = m[j];
@@ -81,7 +81,7 @@ void ls_engine_fa2_native_head(const float *q, const float *k, const float *v, f
             for (int j = 0; j < br; j++) Qt[(long)t * br + j] = j < nqv ? q[(long)(q0 + j) * dim + t] * scale : 0.0f;
         for (int j = 0; j < br; j++) { m[j] = -INFINITY; l[j] = 0.0f; }
         memset(O, 0, (size_t)br * dim * sizeof(float));
-        eng_fa2_fp32_block(Qt, br, nqv, q0, k, v, seq_k, dim, bc, causal, shift, S, m, l, O, NULL, NULL);
+        eng_fa2_fp32_block(Qt, br, nqv, q0, k, v, seq_k, dim, bc, causal, 0, shift, S, m, l, O, NULL, NULL);
         for (int j = 0; j < nqv; j++)
             for (int t = 0; t < dim; t++)
                 o[(long)(q0 + j) * dim + t] = l[j] == 0.0f ? 0.0f : O[(long)j * dim + t] / l[j];

@@ -39,6 +39,6 @@ void eng_run_item(const eng_ctx *x, eng_ws *w, int item);
  * global query q0; m, l: br; O: br x d (row stride d). S: bc x br scratch. Ebuf/muh optional
  * (accuracy reconstruction). Returns nothing; O is left unnormalised. */
 void eng_fa2_fp32_block(const float *Qt, int ldq, int nqv, int64_t q0, const float *K, const float *V, int seq_k,
-                        int d, int bc, bool causal, int64_t shift, float *S, float *m, float *l, float *O,
+                        int d, int bc, bool causal, int window, int64_t shift, float *S, float *m, float *l, float *O,
                         float *Ebuf, float *muh);
 #endif

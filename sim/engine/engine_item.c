@@ -18,7 +18,7 @@ int eng_ws_init(eng_ws *w, const eng_ctx *x)
     size_t br = (size_t)x->br, bc = (size_t)x->bc, nkt = (size_t)x->nkt, sk = (size_t)in->seq_k;
     bool code = p->mode == LS_ENGINE_MODE_LAMP_CODE;
     w->blk = (lslamp_block){ .seq_k = in->seq_k, .dim = in->dim, .b_q = p->b_q, .br = x->br, .bc = x->bc,
-                             .causal = in->causal };
+                             .causal = in->causal, .window = in->causal ? in->window : 0 };
     int bad = lslamp_block_alloc(&w->blk) != 0;
     if (lslamp_ws_init(&w->ws, x->cfg) != 0) bad = 1;
     if (x->accuracy) {
@@ -71,13 +71,21 @@ void ls_engine_acc_ws_free(ls_engine_acc_ws *w)
     memset(w, 0, sizeof *w);
 }
 
-/* Keys row j of the block sees (causal masking), 0 if none. */
+/* Keys row j of the block sees (causal masking): [0, row_keys), 0 if none ... */
 static int row_keys(const lslamp_block *g, int j)
 {
     if (!g->causal) return g->seq_k;
     int64_t last = g->q0 + j + g->shift;
     if (last < 0) return 0;
     return last + 1 < g->seq_k ? (int)(last + 1) : g->seq_k;
+}
+
+/* ... from row_first (a sliding window: the keys before it are masked) */
+static int row_first(const lslamp_block *g, int j)
+{
+    if (!g->causal || g->window <= 0) return 0;
+    int64_t first = g->q0 + j + g->shift - g->window + 1;
+    return first <= 0 ? 0 : first >= g->seq_k ? g->seq_k : (int)first;
 }
 
 /* The fp64 reference of row j from its float64 dot products q . k_i (dl, at least row_keys(j) of
@@ -88,16 +96,18 @@ typedef struct { int kmax; double mx, logz; } row_ref;
 static row_ref row_reference(const lslamp_block *g, int j, double *dl, double *dref)
 {
     row_ref r = { row_keys(g, j), -INFINITY, 0.0 };
-    if (r.kmax == 0) return r;
+    int k0 = row_first(g, j);
+    if (r.kmax <= k0) { r.kmax = 0; return r; }
     double sc = 1.0 / sqrt((double)g->dim), Z = 0.0;
     for (int k = 0; k < r.kmax; k++) {
         dl[k] *= sc;
-        if (dl[k] > r.mx) r.mx = dl[k];
+        if (k >= k0 && dl[k] > r.mx) r.mx = dl[k];
     }
     for (int k = 0; k < r.kmax; k++) dref[k] = dl[k] - r.mx;
     lsfp_exp_f64_array(dref, dref, r.kmax);
-    for (int k = 0; k < r.kmax; k++) Z += dref[k];
-    for (int k = 0; k < r.kmax; k++) dref[k] /= Z;
+    for (int k = 0; k < k0; k++) dref[k] = 0.0;   /* before the window */
+    for (int k = k0; k < r.kmax; k++) Z += dref[k];
+    for (int k = k0; k < r.kmax; k++) dref[k] /= Z;
     for (int k = r.kmax; k < g->seq_k; k++) dref[k] = 0.0;
     r.logz = log(Z);
     return r;
@@ -320,7 +330,7 @@ static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
             else st->executed++;
             if (rec && m) rec[(size_t)wi * x->nkt + kt].flags = LSLAMP_REC_MASKED;
         }
-    eng_fa2_fp32_block(g->Qt, br, g->nqv, g->q0, g->K, g->V, x->in->seq_k, d, x->bc, x->in->causal, g->shift,
+    eng_fa2_fp32_block(g->Qt, br, g->nqv, g->q0, g->K, g->V, x->in->seq_k, d, x->bc, x->in->causal, g->window, g->shift,
                        g->Y, g->mu, g->om32, g->O32, x->accuracy ? w->Ebuf : NULL, x->accuracy ? w->muh : NULL);
     for (int j = 0; j < g->nqv; j++) {
         float l = g->om32[j];

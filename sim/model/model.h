@@ -35,6 +35,10 @@ typedef struct {
     int decode;                         /* generated tokens after the prompt (0: no decode phase) */
     int decode_samples;                 /* decode contexts simulated, interpolated between */
     char *traces[LS_MODEL_MAX_LAYERS];  /* per-layer prefill trace workload file, or NULL */
+    /* window_pattern: per-layer sliding windows, the list repeated over the layers (layer l:
+     * pattern[l % n]; 0 = a global layer). n = 0: no pattern (the workload's window everywhere). */
+    int window_pattern[LS_MODEL_MAX_LAYERS], npattern;
+    ls_model_pos window_pos;
     char *sets[LS_MODEL_MAX_SETS];      /* "key=value" overrides of the configuration */
     int nsets;
     ls_model_pos pos[LS_MODEL_NKEYS];      /* the values of the keys above */
@@ -51,6 +55,8 @@ typedef struct {
     int layer;                 /* decode rows: -1 (the same for every layer; empty / null in the outputs) */
     int decode;                /* 0 prefill, 1 decode sample */
     int seq_q, seq_k;
+    int window;                /* the layer's sliding window (0: global, or no window_pattern) */
+    int layers;                /* decode rows: the layers this row's samples stand for */
     int traced;
     int reused_from;           /* index of the row whose simulation this row reuses, or -1 */
     uint64_t cycles;

@@ -70,6 +70,17 @@ static int parse_traces(merr *e, ls_model *m, const ls_yamltree_node *v, const c
     return 0;
 }
 
+static int parse_pattern(merr *e, ls_model *m, const ls_yamltree_node *v)
+{
+    if (v->kind != LS_YAMLTREE_SEQ || v->n < 1 || v->n > LS_MODEL_MAX_LAYERS)
+        return fail(e, v, "window_pattern", "expected a list of 1 to %d windows (0: a global layer)", LS_MODEL_MAX_LAYERS);
+    m->window_pos = pos_of(v);
+    for (int i = 0; i < v->n; i++)
+        if (get_int(e, v->kids[i], "window_pattern", 0, 16777216, &m->window_pattern[i])) return 2;
+    m->npattern = v->n;
+    return 0;
+}
+
 static int parse_sets(merr *e, ls_model *m, const ls_yamltree_node *v)
 {
     if (v->kind != LS_YAMLTREE_SEQ) return fail(e, v, "set", "expected a list of \"key=value\" strings");
@@ -111,9 +122,10 @@ static int parse_root(merr *e, ls_model *m, const ls_yamltree_node *root, const 
         else if (!strcmp(key, "decode")) rc = get_int(e, v, key, 0, 16777216, &m->decode);
         else if (!strcmp(key, "decode_samples")) rc = get_int(e, v, key, 2, 1024, &m->decode_samples);
         else if (!strcmp(key, "set")) rc = parse_sets(e, m, v);
+        else if (!strcmp(key, "window_pattern")) rc = parse_pattern(e, m, v);
         else if (!strcmp(key, "traces")) traces = v;   /* after `layers` is known */
         else rc = fail(e, k, key, "unknown key (name, config, workload, layers, heads_q, heads_kv, dim, batch, "
-                                  "prefill, decode, decode_samples, set, traces)");
+                                  "prefill, decode, decode_samples, set, traces, window_pattern)");
         if (rc) return rc;
     }
     static const char *const required[] = {"layers", "heads_q", "heads_kv", "dim"};

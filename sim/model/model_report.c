@@ -17,17 +17,17 @@ void ls_model_summary(FILE *out, const ls_model *m, const ls_model_result *r)
     for (int i = 0; i < r->nrows; i++) reused += r->rows[i].reused_from >= 0;
     fprintf(out, "model %s: %d layers, heads %d/%d, d %d, batch %d, prefill %d, decode %d tokens\n", m->name,
             m->layers, m->heads_q, m->heads_kv, m->dim, m->batch, m->prefill, m->decode);
-    fprintf(out, "%-8s %6s %8s %8s %-9s %14s %11s %10s %10s  %s\n", "phase", "layer", "seq_q", "seq_k", "source",
+    fprintf(out, "%-8s %6s %8s %8s %7s %-9s %14s %11s %10s %10s  %s\n", "phase", "layer", "seq_q", "seq_k", "window", "source",
             "cycles", "time_us", "disruptive", "recompute", "computed");
     for (int i = 0; i < r->nrows; i++) {
         const ls_model_row *w = &r->rows[i];
         char layer[16], how[32];
-        if (w->decode) snprintf(layer, sizeof layer, "each");
+        if (w->decode) snprintf(layer, sizeof layer, w->layers == m->layers ? "each" : "%d x", w->layers);
         else snprintf(layer, sizeof layer, "%d", w->layer);
         if (w->reused_from >= 0) snprintf(how, sizeof how, "reused (layer %d)", r->rows[w->reused_from].layer);
         else snprintf(how, sizeof how, "simulated");
-        fprintf(out, "%-8s %6s %8d %8d %-9s %14llu %11.2f %9.2f%% %9.2f%%  %s\n", w->decode ? "decode" : "prefill",
-                layer, w->seq_q, w->seq_k, row_source(w), (unsigned long long)w->cycles, w->time_us,
+        fprintf(out, "%-8s %6s %8d %8d %7d %-9s %14llu %11.2f %9.2f%% %9.2f%%  %s\n", w->decode ? "decode" : "prefill",
+                layer, w->seq_q, w->seq_k, w->window, row_source(w), (unsigned long long)w->cycles, w->time_us,
                 100.0 * w->disruptive_rate, 100.0 * w->subblock_rate, how);
     }
     double ghz = r->clock_ghz > 0 ? r->clock_ghz : 1.0;
@@ -98,6 +98,8 @@ char *ls_model_report_json(const ls_model *m, const ls_model_result *r)
         else ls_json_int(&j, "layer", w->layer);
         ls_json_int(&j, "seq_q", w->seq_q);
         ls_json_int(&j, "seq_k", w->seq_k);
+        ls_json_int(&j, "window", w->window);
+        if (w->decode) ls_json_int(&j, "decode_layers", w->layers);
         ls_json_string(&j, "source", row_source(w));
         if (w->reused_from >= 0) ls_json_int(&j, "reused_from_row", w->reused_from);
         else ls_json_null(&j, "reused_from_row");
@@ -143,7 +145,7 @@ char *ls_model_layers_csv(const ls_model_result *r)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return NULL;
-    fprintf(f, "phase,layer,seq_q,seq_k,source,reused_from_row,cycles,time_us,tiles.disruptive_rate,"
+    fprintf(f, "phase,layer,seq_q,seq_k,window,source,reused_from_row,cycles,time_us,tiles.disruptive_rate,"
                "recompute.subblock_rate");
     for (int u = 0; u < r->nunits; u++) fprintf(f, ",units.%s.utilisation", r->unit_names[u]);
     fputc('\n', f);
@@ -152,8 +154,8 @@ char *ls_model_layers_csv(const ls_model_result *r)
         char layer[16] = "", from[16] = ""; /* empty: every layer (decode) / simulated, not reused */
         if (!w->decode) snprintf(layer, sizeof layer, "%d", w->layer);
         if (w->reused_from >= 0) snprintf(from, sizeof from, "%d", w->reused_from);
-        fprintf(f, "%s,%s,%d,%d,%s,%s,%llu,%.17g,%.17g,%.17g", w->decode ? "decode" : "prefill", layer, w->seq_q,
-                w->seq_k, row_source(w), from, (unsigned long long)w->cycles, w->time_us, w->disruptive_rate,
+        fprintf(f, "%s,%s,%d,%d,%d,%s,%s,%llu,%.17g,%.17g,%.17g", w->decode ? "decode" : "prefill", layer, w->seq_q,
+                w->seq_k, w->window, row_source(w), from, (unsigned long long)w->cycles, w->time_us, w->disruptive_rate,
                 w->subblock_rate);
         for (int u = 0; u < r->nunits; u++) fprintf(f, ",%.17g", w->util[u]);
         fputc('\n', f);

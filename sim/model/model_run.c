@@ -40,7 +40,7 @@ static void add_own(setlist *s, const ls_model *m, ls_model_key from, const char
 /* The overrides of one simulation: the model's, the command line's, then its workload (layer: the
  * prefill layer whose trace it reads, or -1). */
 static void job_sets(setlist *s, const ls_model *m, const char *const *extra, int n_extra, int layer, int seq_q,
-                     int seq_k)
+                     int seq_k, int window)
 {
     s->n = s->nown = 0;
     for (int i = 0; i < m->nsets; i++) add(s, m->sets[i], "set", m->set_pos[i]);
@@ -59,7 +59,14 @@ static void job_sets(setlist *s, const ls_model *m, const char *const *extra, in
     add_own(s, m, len_key, "workload.seq_q", seq_q, NULL);
     add_own(s, m, len_key, "workload.seq_k", seq_k, NULL);
     add_own(s, m, len_key, "workload.causal", 0, "true");
+    if (m->npattern) {   /* the layer's window (0 for a global layer, whatever the workload file says) */
+        add_own(s, m, len_key, "workload.window", window, NULL);
+        s->blame[s->n - 1] = "window_pattern", s->pos[s->n - 1] = m->window_pos;
+    }
 }
+
+/* The window of layer l (0: global, or no pattern). */
+static int layer_window(const ls_model *m, int l) { return m->npattern ? m->window_pattern[l % m->npattern] : 0; }
 
 /* A configuration error of one simulation, placed in the model file when one of its values (a set:
  * entry, config:, workload:, traces:, a shape key) is the cause. */
@@ -230,7 +237,15 @@ int ls_model_run(const ls_model *m, const char *const *extra, int n_extra, FILE 
     int steps[1024];
     double coeff[1024];
     int S = m->decode ? decode_samples(m, steps, coeff) : 0;
-    r->rows = calloc((size_t)(prefill_rows + S), sizeof *r->rows);
+    /* the distinct windows of the layers, each with its count: decode samples run once per window */
+    int wins[LS_MODEL_MAX_LAYERS], wcount[LS_MODEL_MAX_LAYERS], nw = 0;
+    for (int l = 0; l < m->layers; l++) {
+        int w = layer_window(m, l), k = 0;
+        while (k < nw && wins[k] != w) k++;
+        if (k == nw) wins[nw] = w, wcount[nw++] = 0;
+        wcount[k]++;
+    }
+    r->rows = calloc((size_t)(prefill_rows + S * nw), sizeof *r->rows);
     if (!r->rows) {
         snprintf(err, errlen, "out of memory");
         return 1;
@@ -240,34 +255,38 @@ int ls_model_run(const ls_model *m, const char *const *extra, int n_extra, FILE 
         snprintf(err, errlen, "out of memory");
         return 1;
     }
-    int rc = 0, synthetic_row = -1;
+    int rc = 0, synthetic_row[LS_MODEL_MAX_LAYERS];   /* per distinct window: its simulated synthetic row */
+    for (int k = 0; k < nw; k++) synthetic_row[k] = -1;
     double weighted[LS_TIMED_NUNITS] = {0}, weight = 0.0;
     for (int l = 0; l < prefill_rows && !rc; l++) {
         ls_model_row *row = &r->rows[r->nrows++];
         const char *trace = m->traces[l];
-        row->layer = l, row->traced = trace != NULL, row->reused_from = -1;
-        if (!trace && synthetic_row >= 0) {   /* same shape, same synthetic inputs: same cycles */
+        int w = layer_window(m, l), k = 0;
+        while (wins[k] != w) k++;
+        row->layer = l, row->traced = trace != NULL, row->reused_from = -1, row->window = w, row->layers = 1;
+        if (!trace && synthetic_row[k] >= 0) {   /* same shape and window, same synthetic inputs: same cycles */
             ls_model_row keep = *row;
-            *row = r->rows[synthetic_row];
-            row->layer = keep.layer, row->reused_from = synthetic_row;
+            *row = r->rows[synthetic_row[k]];
+            row->layer = keep.layer, row->reused_from = synthetic_row[k];
         } else {
-            job_sets(s, m, extra, n_extra, l, m->prefill, m->prefill);
+            job_sets(s, m, extra, n_extra, l, m->prefill, m->prefill, w);
             if (progress) fprintf(progress, "model: prefill layer %d (%s)\n", l, trace ? trace : "synthetic");
             rc = simulate(m, s, trace, row, r, err, errlen);
-            if (!trace) synthetic_row = r->nrows - 1;
+            if (!trace) synthetic_row[k] = r->nrows - 1;
         }
         r->prefill_cycles += row->cycles;
         for (int u = 0; u < LS_TIMED_NUNITS; u++) weighted[u] += row->util[u] * (double)row->cycles;
         weight += (double)row->cycles;
     }
     double decode = 0.0;
+    for (int k = 0; k < nw && !rc; k++)
     for (int j = 0; j < S && !rc; j++) {
         ls_model_row *row = &r->rows[r->nrows++];
-        row->layer = -1, row->decode = 1, row->reused_from = -1;
-        job_sets(s, m, extra, n_extra, -1, 1, m->prefill + steps[j]);
+        row->layer = -1, row->decode = 1, row->reused_from = -1, row->window = wins[k], row->layers = wcount[k];
+        job_sets(s, m, extra, n_extra, -1, 1, m->prefill + steps[j], wins[k]);
         if (progress) fprintf(progress, "model: decode step %d (context %d)\n", steps[j], m->prefill + steps[j]);
         rc = simulate(m, s, NULL, row, r, err, errlen);
-        double c = (double)m->layers * coeff[j] * (double)row->cycles;
+        double c = (double)wcount[k] * coeff[j] * (double)row->cycles;
         decode += c;
         for (int u = 0; u < LS_TIMED_NUNITS; u++) weighted[u] += row->util[u] * c;
         weight += c;

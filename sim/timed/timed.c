@@ -77,8 +77,9 @@ static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in
     h = fnv(h, &p->seed, sizeof p->seed);
     uint64_t ih = ls_workload_hash(in);
     h = fnv(h, &ih, sizeof ih);
-    int causal = in->causal;
+    int causal = in->causal, window = in->causal ? in->window : 0;
     h = fnv(h, &causal, sizeof causal);
+    h = fnv(h, &window, sizeof window);
     for (int i = 0; i < prog->n; i++) {
         int op = prog->code[i].op, tgt = prog->code[i].target;
         h = fnv(h, &op, sizeof op);
@@ -334,6 +335,7 @@ static void build_shape(timed_run *t)
     sh->q = in->q; sh->k = in->k; sh->v = in->v;
     sh->batch = in->batch; sh->heads_q = in->heads_q; sh->heads_kv = in->heads_kv;
     sh->seq_q = in->seq_q; sh->seq_k = in->seq_k; sh->dim = in->dim; sh->causal = in->causal;
+    sh->window = in->causal ? in->window : 0;
     sh->group = in->heads_q / in->heads_kv;
     sh->b_q = ep->b_q; sh->n_q = ep->n_q; sh->b_k = ep->b_k; sh->n_k = ep->n_k;
     sh->br = ep->b_q * ep->n_q; sh->bc = ep->b_k * ep->n_k;
@@ -481,6 +483,7 @@ static int run_sequencer(timed_run *t)
     s->port = direct_port; s->port_user = t;
     s->item_done = item_done; s->item_user = t;
     s->item_stats = t->items; s->hist = t->hist; s->records = t->replay ? NULL : t->recs; s->items = t->nitems;
+    s->schedule = t->ac->scheduling;
     if (opt->trace_path && *opt->trace_path) {
         ls_timed_trace_init(&t->trace, opt->trace_first_tile, opt->trace_tiles,
                      (size_t)(opt->trace_max_events > 0 ? opt->trace_max_events : 200000));
@@ -662,6 +665,8 @@ static void timed_figures(timed_run *t)
     tr->time_us = (double)s->cycles / (ghz * 1e3);
     double f = 4.0 * in->batch * in->heads_q * (double)in->seq_q * (double)in->seq_k * in->dim;
     if (in->causal) f *= 0.5;
+    if (in->causal && in->window > 0)   /* a window: the pairs it keeps (no published convention to follow) */
+        f = 4.0 * ls_config_attention_work_window(in->batch, in->heads_q, in->seq_q, in->seq_k, in->dim, true, in->window);
     tr->flops = f;
     tr->tflops_effective = s->cycles ? f / ((double)s->cycles / (ghz * 1e9)) / 1e12 : 0.0;
     unit_statistics(t);
@@ -779,7 +784,7 @@ int ls_timed_check_layer(const ls_config *cfg, const ls_engine_params *ep, const
                      nq >= nk ? nq : nk, (long long)w->max_elements);
             return -1;
         }
-        double work = ls_config_attention_work(in->batch, in->heads_q, in->seq_q, in->seq_k, in->dim, in->causal);
+        double work = ls_config_attention_work_window(in->batch, in->heads_q, in->seq_q, in->seq_k, in->dim, in->causal, in->window);
         if (work > (double)w->max_work) {
             snprintf(err, errlen, "%.3g multiply-adds of Q.K^T exceed workload.max_work = %lld", work, (long long)w->max_work);
             return -1;

@@ -11,6 +11,8 @@
 typedef struct ls_attn_inputs {
     int batch, heads_q, heads_kv, seq_q, seq_k, dim;
     bool causal;
+    int window;                  /* > 0 (causal only): a sliding window, query i sees keys
+                                    (i + seq_k - seq_q - window, i + seq_k - seq_q] */
     float *q, *k, *v;
     /* Who owns the storage: release(owner) frees it (malloc'ed buffers or file mappings). */
     void (*release)(struct ls_attn_inputs *self);

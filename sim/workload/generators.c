@@ -214,6 +214,7 @@ int ls_workload_synthetic(const ls_config_workload *w, int64_t seed, ls_attn_inp
     out->seq_k = SK;
     out->dim = D;
     out->causal = w->causal;
+    out->window = w->window;
     out->q = o->q;
     out->k = o->k;
     out->v = o->v;

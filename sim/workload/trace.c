@@ -160,6 +160,7 @@ int ls_workload_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_i
     out->seq_k = (int)dk[2];
     out->dim = (int)dq[3];
     out->causal = w->causal;
+    out->window = w->window;
     out->q = o->a[0].data;
     out->k = o->a[1].data;
     out->v = o->a[2].data;

@@ -291,7 +291,7 @@ int ls_workload_build_geometry(const ls_config *cfg, const char *base_dir, ls_at
         return -1;
     }
     *out = (ls_attn_inputs){ .batch = w->batch, .heads_q = w->heads_q, .heads_kv = w->heads_kv, .seq_q = w->seq_q,
-                             .seq_k = w->seq_k, .dim = w->dim, .causal = w->causal, .release = release_zero_tensors };
+                             .seq_k = w->seq_k, .dim = w->dim, .causal = w->causal, .window = w->window, .release = release_zero_tensors };
     size_t nq = (size_t)w->batch * w->heads_q * w->seq_q * w->dim, nk = (size_t)w->batch * w->heads_kv * w->seq_k * w->dim;
     /* calloc'ed: the zero pages are mapped lazily and never touched by a run that reads no data */
     out->q = calloc(nq, sizeof(float));

@@ -121,12 +121,35 @@ def main(binary, tmp):
     p, rep4 = run(binary, m1, os.path.join(tmp, "o4"), "--set", "algorithm.mode=pure_8bit")
     check(rep4 and all(r["tiles"]["disruptive_rate"] == 0 for r in rep4["layers"]) and rep4["cycles"] != rep["cycles"],
           "--set algorithm.mode=pure_8bit applies to every layer")
+    # per-layer sliding windows (issue 38): layer l runs window_pattern[l % n]; one simulation per
+    # distinct window, decode samples per window weighted by its layers
+    m6 = write(os.path.join(tmp, "m6.yaml"), "layers: 5\nheads_q: 2\nheads_kv: 1\ndim: 128\nprefill: 256\n"
+               "decode: 3\ndecode_samples: 3\nwindow_pattern: [64, 64, 0]\n")
+    p, rep6 = run(binary, m6, os.path.join(tmp, "o6"))
+    check(p.returncode == 0, "windowed model runs (%s)" % p.stderr.strip()[-200:])
+    if rep6:
+        pre6 = [r for r in rep6["layers"] if r["phase"] == "prefill"]
+        dec6 = [r for r in rep6["layers"] if r["phase"] == "decode"]
+        check([r["window"] for r in pre6] == [64, 64, 0, 64, 64] and [r["reused_from_row"] for r in pre6] == [None, 0, None, 0, 0]
+              and rep6["simulations"] == 2 + 2 * 3, "windows 64, 64, 0, 64, 64: two prefill simulations, 3 decode samples each")
+        check(pre6[0]["cycles"] < pre6[2]["cycles"], "a 64-key window layer (%d cycles) is cheaper than a global one (%d)"
+              % (pre6[0]["cycles"], pre6[2]["cycles"]))
+        w64 = [r for r in dec6 if r["window"] == 64]
+        w0 = [r for r in dec6 if r["window"] == 0]
+        check(len(w64) == 3 and len(w0) == 3 and all(r["decode_layers"] == 4 for r in w64)
+              and all(r["decode_layers"] == 1 for r in w0)
+              and rep6["decode_cycles"] == 4 * sum(r["cycles"] for r in w64) + sum(r["cycles"] for r in w0),
+              "decode roll-up = 4 local layers x their samples + 1 global layer x its samples")
+        check(all(a["cycles"] < b["cycles"] for a, b in zip(w64, w0)), "a windowed decode step is cheaper (%s vs %s)"
+              % ([r["cycles"] for r in w64], [r["cycles"] for r in w0]))
     # bad input: clear errors, exit 2, no report
     bad = [("bad1.yaml", base + "layer_count: 3\n", "bad1.yaml:6:1: layer_count: unknown key"),
            ("bad2.yaml", "layers: 2\nheads_q: 3\nheads_kv: 2\ndim: 128\nprefill: 64\n", "heads_kv"),
            ("bad3.yaml", base + "traces:\n  7: l1.yaml\n", "bad3.yaml:7:3: traces: 7 is out of range"),
            ("bad4.yaml", base.replace("heads_q: 2", "heads_q: 4") + "traces:\n  0: l1.yaml\n", "has heads 2/1"),
-           ("bad5.yaml", base.replace("prefill: 128", "prefill: 12x"), "bad5.yaml:5:10: prefill")]
+           ("bad5.yaml", base.replace("prefill: 128", "prefill: 12x"), "bad5.yaml:5:10: prefill"),
+           ("bad6.yaml", base + "window_pattern: [64, -1]\n", "bad6.yaml:6:22: window_pattern: -1 is out of range"),
+           ("bad7.yaml", base + "window_pattern: 64\n", "bad7.yaml:6:17: window_pattern: expected a list")]
     for name, text, needle in bad:
         path = write(os.path.join(tmp, name), text)
         out = os.path.join(tmp, "bad_out_" + name)

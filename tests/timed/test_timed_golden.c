@@ -1,5 +1,5 @@
 /* The timed model's units compute O and every statistic bit-identically to the golden engine
- * (they call the same hw/lamp steps; timed.unit_numerics), on several configurations: causal, GQA,
+ * (they call the same hw/lamp steps; timed.unit_numerics), on several configurations: causal, sliding window, GQA,
  * ragged lengths, both layouts, the three shipped programs and the numerics options that change the
  * tile procedure. The default path (golden engine first, the units replay its records) gives the
  * same numerics and every timed figure equal to the units' run. Also: the SystemC top and the
@@ -144,6 +144,10 @@ int main(void)
     const char *geo[] = { "workload.seq_q=100", "workload.seq_k=200", "algorithm.b_q=16", "algorithm.n_q=3",
                           "algorithm.b_k=8", "algorithm.n_k=6", "algorithm.stage1=false", "accelerator.cores=3" };
     run_case("geometry-stage2-only", geo, 8, 1);
+    /* a sliding window (issue 38): tiles before it skipped, sub-blocks before it inactive by geometry */
+    const char *win[] = { "workload.seq_q=200", "workload.seq_k=333", "workload.window=70", "workload.heads_q=4",
+                          "workload.heads_kv=2", "accelerator.cores=2" };
+    run_case("sliding-window", win, 6, 1);
     const char *noref[] = { "workload.seq_q=64", "workload.seq_k=1000", "workload.causal=true" };
     run_case("decode-like-norecords", noref, 3, 0);
     /* unsupported modes are refused with a pointer to --golden */

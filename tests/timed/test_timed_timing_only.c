@@ -128,6 +128,11 @@ int main(void)
                             "accelerator.regfile.max_contexts=2", "accelerator.memory.latency=3000" };
         snprintf(name, sizeof name, "%s causal seq_q < seq_k", modes[m] + 15);
         compare(name, d, N(d), NULL);
+        /* a sliding window (not a tile multiple), seq_q < seq_k */
+        const char *w[] = { modes[m], "workload.seq_q=150", "workload.seq_k=400", "workload.window=90",
+                            "workload.heads_q=2", "workload.heads_kv=1", "accelerator.cores=2" };
+        snprintf(name, sizeof name, "%s sliding window", modes[m] + 15);
+        compare(name, w, N(w), NULL);
     }
     /* the compact-layout program with the fixed policies: 8-bit logits, stage-1 HP recomputes of
      * every active sub-block (fa2_16bit) and the slow path of the compact layout */
