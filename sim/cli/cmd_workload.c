@@ -208,7 +208,7 @@ int ls_cli_workload(int argc, char **argv)
         int layer = ninputs ? in[r].layer : 0;
         if (fit) {
             if (!r) first = *cfg;
-            if (ls_wfit_accumulate(fs, &ai, layer, err, sizeof err)) {
+            if (ls_wfit_accumulate(fs, &ai, layer, &cfg->algorithm, err, sizeof err)) {
                 fprintf(stderr, "lampsim workload fit: %s: %s\n", ninputs ? in[r].path : "workload", err);
                 rc = 2;
             }
