@@ -416,6 +416,9 @@ static const ls_config_schema_entry schema[] = {
       "heads: 0: the recency bonus is built from key identities (heads.recency, heads.decay); > 0: the mean logit "
       "at distance t is bias + sum over the pairs of amp_cos cos(freq t) + amp_sin sin(freq t), in as many rotary "
       "channel pairs (no cross terms; what `lampsim workload fit` writes)."),
+    S("workload.heads.sink_spread", workload.heads.sink_spread, "0",
+      "heads with pairs > 0: per-head standard deviation of the sink bonus from query to query (a sink that some "
+      "queries ignore lets later tiles raise their running maximum)."),
     S("workload.heads.freq", workload.heads.freq, "0.5",
       "heads with pairs > 0: frequencies in radians per token, in (0, pi], pairs per KV head (KV head-major), or one for all."),
     S("workload.heads.amp_cos", workload.heads.amp_cos, "0",

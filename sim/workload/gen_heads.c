@@ -140,6 +140,7 @@ int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs 
         {"workload.heads.recency", w->heads.recency, -1e4, 1e4, offsetof(ls_wheads_knobs, recency)},
         {"workload.heads.decay", w->heads.decay, 1e-3, 1e9, offsetof(ls_wheads_knobs, decay)},
         {"workload.heads.jitter", w->heads.jitter, 0, 1e4, offsetof(ls_wheads_knobs, jitter)},
+        {"workload.heads.sink_spread", w->heads.sink_spread, 0, 1e4, offsetof(ls_wheads_knobs, sink_spread)},
     };
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; ++l) {
         if (ls_wheads_parse(lists[l].key, lists[l].text, HQ, lists[l].lo, lists[l].hi, tmp, err, errlen)) {
@@ -231,19 +232,38 @@ int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs 
  * noise_cos / noise_sin: a zero-mean term whose standard deviation at distance t is that kernel, independent from
  * key to key (the near keys' extra spread). The random part is the identity layout's (scale, QK-norm, RoPE) in the
  * channels left; jitter is not used. */
+static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int kvoff, const ls_wheads_layout *force,
+                      const ls_wheads_knobs *kn, const double *fr, const double *ac, const double *as, const double *nc,
+                      const double *ns, ls_attn_inputs *out, char *err, size_t errlen);
+
 int ls_wheads_rotary(const ls_config_workload *w, int64_t seed, const ls_wheads_knobs *kn, const double *fr,
                      const double *ac, const double *as, const double *nc, const double *ns, ls_attn_inputs *out,
                      char *err, size_t errlen)
+{
+    return rotary_gen(w, seed, 0, 0, NULL, kn, fr, ac, as, nc, ns, out, err, errlen);
+}
+
+int ls_wheads_rotary_one(const ls_config_workload *w, int64_t seed, int qh, int kvh, const ls_wheads_layout *L,
+                         const ls_wheads_knobs *kn, const double *fr, const double *ac, const double *as, const double *nc,
+                         const double *ns, ls_attn_inputs *out, char *err, size_t errlen)
+{
+    return rotary_gen(w, seed, qh, kvh, L, kn, fr, ac, as, nc, ns, out, err, errlen);
+}
+
+static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int kvoff, const ls_wheads_layout *force,
+                      const ls_wheads_knobs *kn, const double *fr, const double *ac, const double *as, const double *nc,
+                      const double *ns, ls_attn_inputs *out, char *err, size_t errlen)
 {
     const int B = w->batch, HQ = w->heads_q, HK = w->heads_kv, SQ = w->seq_q, SK = w->seq_k, D = w->dim;
     const int P = w->heads.pairs, group = HQ / HK;
     bool any_bias = false, any_sink = false;
     bool any_noise = false;
-    for (int h = 0; h < HQ; ++h) any_bias |= kn[h].bias != 0, any_sink |= kn[h].sink != 0;
+    for (int h = 0; h < HQ; ++h) any_bias |= kn[h].bias != 0, any_sink |= kn[h].sink != 0 || kn[h].sink_spread != 0;
     for (int i = 0; i < HQ * P; ++i) any_noise |= nc[i] != 0 || ns[i] != 0;
     any_sink &= w->sinks.count > 0;
     ls_wheads_layout L;
-    if (ls_wheads_rotary_layout(D, P, any_bias, any_sink, any_noise, &L)) {
+    if (force) L = *force;
+    else if (ls_wheads_rotary_layout(D, P, any_bias, any_sink, any_noise, &L)) {
         ls_io_err(err, errlen, "workload.heads.pairs: %d pairs%s%s%s need %d channels, more than workload.dim = %d", P,
                   any_noise ? " (and as many noise pairs)" : "", any_bias ? " + a bias channel" : "",
                   any_sink ? " + a sink channel" : "", 2 * P + 2 * L.noise + L.bias + L.sink, D);
@@ -270,7 +290,7 @@ int ls_wheads_rotary(const ls_config_workload *w, int64_t seed, const ls_wheads_
     ls_prng r;
     for (int b = 0; b < B; ++b) {
         for (int g = 0; g < HK; ++g) {
-            ls_prng_stream(&r, (uint64_t)seed, TAG_HK, (uint64_t)b, (uint64_t)g);
+            ls_prng_stream(&r, (uint64_t)seed, TAG_HK, (uint64_t)b, (uint64_t)(g + kvoff));
             for (int j = 0; j < SK; ++j) {
                 for (int t = 0; t < D; ++t) row[t] = 0;
                 if (L.bias) row[0] = 1.0;
@@ -289,7 +309,7 @@ int ls_wheads_rotary(const ls_config_workload *w, int64_t seed, const ls_wheads_
                 float *dst = o->k + (((size_t)b * HK + g) * SK + j) * D;
                 for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
             }
-            ls_prng_stream(&r, (uint64_t)seed, TAG_HV, (uint64_t)b, (uint64_t)g);
+            ls_prng_stream(&r, (uint64_t)seed, TAG_HV, (uint64_t)b, (uint64_t)(g + kvoff));
             float *vd = o->v + ((size_t)b * HK + g) * SK * D;
             for (int j = 0; j < SK; ++j) {
                 ls_prng_normals(&r, row, (size_t)D);
@@ -301,12 +321,12 @@ int ls_wheads_rotary(const ls_config_workload *w, int64_t seed, const ls_wheads_
             const double *A = ac + (size_t)h * P, *Bs = as + (size_t)h * P, *F = fr + (size_t)(h / group) * P;
             const double *NA = nc + (size_t)h * P, *NB = ns + (size_t)h * P;
             const double rs = k->scale;
-            ls_prng_stream(&r, (uint64_t)seed, TAG_HQ, (uint64_t)b, (uint64_t)h);
+            ls_prng_stream(&r, (uint64_t)seed, TAG_HQ, (uint64_t)b, (uint64_t)(h + qoff));
             for (int i = 0; i < SQ; ++i) {
                 int pos = i + off;
                 for (int t = 0; t < D; ++t) row[t] = 0;
                 if (L.bias) row[0] = k->bias * sd;
-                if (L.sink) row[L.bias] = k->sink * sd;
+                if (L.sink) row[L.bias] = (k->sink + (k->sink_spread > 0 ? k->sink_spread * ls_prng_normal(&r) : 0)) * sd;
                 const double m = sd;   /* jitter belongs to the identity layout */
                 for (int f = 0; f < P; ++f) {
                     double sn, cs;

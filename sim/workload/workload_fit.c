@@ -18,6 +18,7 @@ struct ls_wfit_sums {
     bool noise;               /* whether d leaves channels for the noise kernel */
     bool bias_ch, sink_ch;    /* whether d leaves channels for the bias and the sink */
     bool calibrate;           /* scale each head so its local mass, entropy and sink mass match the trace's */
+    int64_t seed;             /* the seed the fitted workload will be generated with (calibration uses its numbers) */
     int n, cap;
     int heads_q, heads_kv, layers, seq_q, seq_k, dim, sinks;
     bool causal;
@@ -34,6 +35,7 @@ ls_wfit_sums *ls_wfit_sums_new(void)
 }
 
 void ls_wfit_set_calibrate(ls_wfit_sums *s, bool on) { s->calibrate = on; }
+void ls_wfit_set_seed(ls_wfit_sums *s, int64_t seed) { s->seed = seed; }
 
 void ls_wfit_sums_free(ls_wfit_sums *s)
 {
@@ -420,8 +422,13 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
         const double *c = coef + h * nbmax, *ce = coef + (nh + h) * nbmax;
         const var_acc *v = &va[h];
         /* the sink bonus: the sink keys' logit above the fitted mean profile at their distance */
-        double ss = 0;
-        for (int r = 0; r < v->nrows; ++r) ss += v->sink_l[r] - eval_profile(om, c, 2 * k + 1, (int)v->sink_t[r]);
+        double ss = 0, ss2 = 0;
+        for (int r = 0; r < v->nrows; ++r) {
+            double x = v->sink_l[r] - eval_profile(om, c, 2 * k + 1, (int)v->sink_t[r]);
+            ss += x, ss2 += x * x;
+        }
+        /* its spread over queries beyond what every key has (the far spread) */
+        double sv = v->nrows > 1 ? (ss2 - ss * ss / v->nrows) / (v->nrows - 1) - S2[h] : 0;
         /* the noise kernel adds its square to the variance at every distance, the far ones included */
         double tail = 0, tw = 0;
         for (int t = p[h].tmax / 4; s->noise && t < p[h].tmax; ++t) {
@@ -429,9 +436,13 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
             tail += p[h].w[t] * e * e, tw += p[h].w[t];
         }
         double s2 = S2[h] - (tw > 0 ? tail / tw : 0);
+        if (getenv("LAMPSIM_FIT_DEBUG"))
+            fprintf(stderr, "head %d: far variance %.3g, noise kernel tail %.3g, k %d, e(0..3) %.3g %.3g %.3g %.3g\n", base + h, S2[h],
+                    tw > 0 ? tail / tw : 0, k, eval_profile(om, ce, 2 * k + 1, 0), eval_profile(om, ce, 2 * k + 1, 1),
+                    eval_profile(om, ce, 2 * k + 1, 2), eval_profile(om, ce, 2 * k + 1, 3));
         ls_wheads_knobs *kn = &s->k[base + h];
         *kn = (ls_wheads_knobs){.scale = sqrt(s2 > 0 ? s2 : 0), .bias = c[0], .sink = v->nrows ? ss / v->nrows : 0,
-                                .decay = 16};
+                                .decay = 16, .sink_spread = sv > 0 ? sqrt(sv) : 0};
         for (int f = 0; f < P; ++f) {
             size_t i = (size_t)(base + h) * P + f;
             s->ac[i] = f < k ? c[1 + 2 * f] : 0, s->as[i] = f < k ? c[2 + 2 * f] : 0;
@@ -461,6 +472,9 @@ typedef struct {
     double alpha, beta, gamma, sink;   /* the knobs being calibrated: factors on the profile, scale, noise kernel */
     int evals;
     bool failed;
+    int64_t seed;
+    int qh, kvh;                   /* the head's indices in the fitted workload: its very numbers */
+    ls_wheads_layout layout;       /* the fitted workload's channels */
 } calib;
 
 static ls_wstats_head calib_eval(calib *c)
@@ -476,7 +490,7 @@ static ls_wstats_head calib_eval(calib *c)
     ls_wstats_opts o = ls_wstats_default_opts();
     o.lamp = false;
     c->evals++;
-    if (ls_wheads_rotary(&c->w, 1, &k, c->fr, ac, as, nc, ns, &g, err, sizeof err)) {
+    if (ls_wheads_rotary_one(&c->w, c->seed, c->qh, c->kvh, &c->layout, &k, c->fr, ac, as, nc, ns, &g, err, sizeof err)) {
         c->failed = true;
         return st;
     }
@@ -496,15 +510,20 @@ static double calib_stat(const ls_wstats_head *st, int which)
  * (Illinois); leaves *x at the best point found. */
 static void calib_solve(calib *c, double *x, double lo, double hi, bool logx, int which, double target, double tol)
 {
+    const double x0 = *x;
+    ls_wstats_head st = calib_eval(c);
+    const double f0 = calib_stat(&st, which) - target;
+    if (fabs(f0) <= tol) return;
     double a = logx ? log(lo) : lo, b = logx ? log(hi) : hi;
     *x = logx ? exp(a) : a;
-    ls_wstats_head st = calib_eval(c);
+    st = calib_eval(c);
     double fa = calib_stat(&st, which) - target;
     *x = logx ? exp(b) : b;
     st = calib_eval(c);
     double fb = calib_stat(&st, which) - target;
-    if (fa * fb > 0) {   /* not bracketed: the end nearer the target */
-        *x = fabs(fa) < fabs(fb) ? (logx ? exp(a) : a) : (logx ? exp(b) : b);
+    if (fa * fb > 0) {   /* not bracketed: an end only when it is clearly nearer the target (else the knob hardly matters) */
+        double fe = fabs(fa) < fabs(fb) ? fa : fb;
+        *x = fabs(f0) - fabs(fe) > 0.01 ? (fe == fa ? (logx ? exp(a) : a) : (logx ? exp(b) : b)) : x0;
         return;
     }
     int side = 0;
@@ -532,7 +551,9 @@ static void calibrate_head(ls_wfit_sums *s, const ls_attn_inputs *in, int h, int
                            const ls_engine_params *p, const ls_wstats_head *t)
 {
     const int P = s->pairs;
-    calib c = {.p = p, .k0 = s->k[base + h], .alpha = 1, .beta = 1, .gamma = 1, .sink = s->k[base + h].sink};
+    calib c = {.p = p, .k0 = s->k[base + h], .alpha = 1, .beta = 1, .gamma = 1, .sink = s->k[base + h].sink,
+               .seed = s->seed, .qh = base + h, .kvh = kv_out};
+    ls_wheads_rotary_layout(in->dim, P, s->bias_ch, s->sink_ch, s->noise, &c.layout);
     c.w.batch = 1, c.w.heads_q = c.w.heads_kv = 1, c.w.seq_q = in->seq_q, c.w.seq_k = in->seq_k, c.w.dim = in->dim;
     c.w.causal = in->causal, c.w.sinks.count = s->sinks, c.w.rope.enabled = true, c.w.rope.base = 1e6;
     c.w.heads.qk_norm = qk_norm, c.w.heads.pairs = P, c.w.sharpness = 1, c.w.v_std = 1;
@@ -602,7 +623,8 @@ int ls_wfit_accumulate(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, con
         if (fit_group(s, in, g * group, group, s->n + g * group, nkv - in->heads_kv + g, err, errlen)) return -1;
     for (int h = 0; h < in->heads_q; ++h) {
         if (!s->bias_ch) s->k[s->n + h].bias = 0;
-        if (!s->sink_ch) s->k[s->n + h].sink = 0;
+        if (!s->sink_ch) s->k[s->n + h].sink = s->k[s->n + h].sink_spread = 0;
+        if (in->dim - s->bias_ch - s->sink_ch - 2 * s->pairs * (1 + s->noise) <= 0) s->k[s->n + h].scale = 0;
     }
     size_t nq = (size_t)in->batch * in->heads_q * in->seq_q, nk = (size_t)in->batch * in->heads_kv * in->seq_k;
     bool qk_norm = norm_cv(in->q, nq, in->dim) < 0.05 && norm_cv(in->k, nk, in->dim) < 0.05;
@@ -638,7 +660,7 @@ void ls_wfit_layout_notes(const ls_wfit_sums *s, FILE *out)
                      "only stage 1's margin |mu| delta\n", s->dim);
     if (!s->sink_ch && s->sinks)
         fprintf(out, "lampsim workload fit: warning: d %d has no channel for the sink bonus (sink set to 0)\n", s->dim);
-    int left = s->dim - s->bias_ch - s->sink_ch - 2 * s->pairs;
+    int left = s->dim - s->bias_ch - s->sink_ch - 2 * s->pairs * (1 + s->noise);
     if (!left)
         fprintf(out, "lampsim workload fit: warning: d %d leaves no channel for the random part: scale set to 0, the "
                      "fitted logits are the mean profile only\n", s->dim);
@@ -696,7 +718,7 @@ int ls_wfit_write(const ls_wfit_sums *s, const ls_config_workload *base, const c
     put_list(f, "scale", s->k, s->n, offsetof(ls_wheads_knobs, scale));
     put_list(f, "bias", s->k, s->n, offsetof(ls_wheads_knobs, bias));
     put_list(f, "sink", s->k, s->n, offsetof(ls_wheads_knobs, sink));
-    put_list(f, "jitter", s->k, s->n, offsetof(ls_wheads_knobs, jitter));
+    put_list(f, "sink_spread", s->k, s->n, offsetof(ls_wheads_knobs, sink_spread));
     fprintf(f, "  pairs: %d\n", s->pairs ? s->pairs : 0);
     if (s->pairs && (put_array(f, "freq", s->freq, s->heads_kv * s->layers * s->pairs) ||
                      put_array(f, "amp_cos", s->ac, s->n * s->pairs) || put_array(f, "amp_sin", s->as, s->n * s->pairs) ||

@@ -23,6 +23,8 @@ int ls_wfit_accumulate(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, con
                        size_t errlen);
 /* Calibration on (the default) or off: off gives the analytic fit of the mean profile and spreads only. */
 void ls_wfit_set_calibrate(ls_wfit_sums *s, bool on);
+/* The seed the fitted workload is to be generated with (default 0): calibration measures those very numbers. */
+void ls_wfit_set_seed(ls_wfit_sums *s, int64_t seed);
 /* The knobs fitted so far: *n query heads (layer-major); NULL when none. */
 const ls_wheads_knobs *ls_wfit_knobs(const ls_wfit_sums *s, int *n);
 /* Fits one head (query head h of batch 0 .. in->batch-1, sink keys sinks) into *k. */

@@ -16,6 +16,7 @@
 
 typedef struct {
     double scale, bias, sink, recency, decay, jitter;
+    double sink_spread;   /* rotary layout: the sink bonus's standard deviation over queries */
 } ls_wheads_knobs;
 
 /* Channels of the key identities at head dimension d (the random part gets the rest, minus bias and sink). */
@@ -40,6 +41,11 @@ struct ls_attn_inputs;
 int ls_wheads_rotary(const struct ls_config_workload *w, int64_t seed, const ls_wheads_knobs *kn, const double *fr,
                      const double *ac, const double *as, const double *nc, const double *ns, struct ls_attn_inputs *out,
                      char *err, size_t errlen);
+/* The same for one query head that is query head qh and KV head kvh of a larger workload with layout L: the
+ * very numbers that workload gives that head (the fit calibrates on them). */
+int ls_wheads_rotary_one(const struct ls_config_workload *w, int64_t seed, int qh, int kvh, const ls_wheads_layout *L,
+                         const ls_wheads_knobs *kn, const double *fr, const double *ac, const double *as, const double *nc,
+                         const double *ns, struct ls_attn_inputs *out, char *err, size_t errlen);
 /* Parses a knob list ("1.5 2 0.25", comma or space separated): n values, or one value for all.
  * Returns 0, or -1 with a message naming key. */
 int ls_wheads_parse(const char *key, const char *text, int n, double lo, double hi, double *out, char *err, size_t errlen);
