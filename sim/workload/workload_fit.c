@@ -197,7 +197,7 @@ static double norm_cv(const float *x, size_t rows, int d)
 
 /* ---- the rotary-pair fit (heads.pairs > 0): what `lampsim workload fit` writes ---- */
 
-enum { FIT_OMEGAS = 384, FIT_PAIRS_MAX = 24 };
+enum { FIT_OMEGAS = 384, FIT_PAIRS_MAX = 24, FIT_EXTEND = 32, FIT_EXT_POINTS = 64 };
 static const double PI = 3.14159265358979323846;
 
 /* Solves the n x n system G x = b in place (Gaussian elimination, partial pivoting, a small ridge). */
@@ -377,8 +377,8 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
     if (!p || !coef || !S2 || !va) goto oom;
     for (int h = 0; h < nh; ++h) {
         fit_acc a = {.sinks = s->sinks, .tmax = SK};
-        a.sum = calloc((size_t)SK, sizeof *a.sum);
-        a.cnt = calloc((size_t)SK, sizeof *a.cnt);
+        a.sum = calloc((size_t)FIT_EXTEND * SK, sizeof *a.sum);
+        a.cnt = calloc((size_t)FIT_EXTEND * SK, sizeof *a.cnt);
         p[h].y = a.sum, p[h].w = a.cnt;
         if (!a.sum || !a.cnt || for_rows(in, h0 + h, profile_row, &a)) goto oom;
         int tmax = 0;
@@ -395,9 +395,9 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
          * distances) and the near keys' extra standard deviation, a profile of its own */
         var_acc *v = &va[h];
         *v = (var_acc){.p = &p[h], .sinks = s->sinks};
-        v->r = malloc((size_t)SK * sizeof *v->r);
+        v->r = calloc((size_t)FIT_EXTEND * SK, sizeof *v->r);
         v->vsum = calloc((size_t)SK, sizeof *v->vsum);
-        v->vcnt = calloc((size_t)SK, sizeof *v->vcnt);
+        v->vcnt = calloc((size_t)FIT_EXTEND * SK, sizeof *v->vcnt);
         v->sink_l = malloc((size_t)(SQ + 1) * in->batch * sizeof *v->sink_l);
         v->sink_t = malloc((size_t)(SQ + 1) * in->batch * sizeof *v->sink_t);
         if (!v->r || !v->vsum || !v->vcnt || !v->sink_l || !v->sink_t || for_rows(in, h0 + h, var_row, v)) goto oom;
@@ -412,6 +412,18 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
             e->y[t] = var > S2[h] ? sqrt(var - S2[h]) : 0;
             if (v->vcnt[t] < 8) v->vcnt[t] = 0;
         }
+        /* Beyond the traced distances the fitted workload must stay flat (a sum of cosines would otherwise
+         * repeat its near peak at longer lengths): FIT_EXT_POINTS distances, log-spaced up to FIT_EXTEND times
+         * as far, hold the far mean logit and no extra spread, together weighted as the far half of the trace. */
+        double fy = 0, fw = 0;
+        for (int t = tmax / 2; t < tmax; ++t) fy += p[h].w[t] * p[h].y[t], fw += p[h].w[t];
+        for (int t = tmax; t < FIT_EXTEND * tmax; ++t) p[h].y[t] = p[h].w[t] = e->y[t] = e->w[t] = 0;
+        for (int i = 1; i <= FIT_EXT_POINTS && fw > 0; ++i) {
+            int t = (int)(tmax * pow(FIT_EXTEND, (double)i / FIT_EXT_POINTS)) - 1;
+            p[h].y[t] = fy / fw, p[h].w[t] += fw / FIT_EXT_POINTS;
+            e->w[t] = p[h].w[t];
+        }
+        p[h].tmax = e->tmax = FIT_EXTEND * tmax;
     }
     k = P ? choose_freqs(p, s->noise ? 2 * nh : nh, P, om, coef) : 0;
     if (k < 0) goto oom;
@@ -561,7 +573,7 @@ static void calibrate_head(ls_wfit_sums *s, const ls_attn_inputs *in, int h, int
     for (int f = 0; f < P; ++f)
         c.fr[f] = s->freq[kv_out * P + f], c.ac0[f] = s->ac[(size_t)(base + h) * P + f], c.as0[f] = s->as[(size_t)(base + h) * P + f],
         c.nc0[f] = s->nc[(size_t)(base + h) * P + f], c.ns0[f] = s->ns[(size_t)(base + h) * P + f];
-    bool sink_on = s->sink_ch && t->sink_mass > 1e-3;
+    bool sink_on = s->sink_ch && t->sink_mass > 0.02;   /* below, the sink hardly matters and the solve runs off */
     for (int round = 0; round < 3 && !c.failed; ++round) {
         double w = round ? 2.0 : 8.0;   /* later rounds search near the current point */
         if (P) calib_solve(&c, &c.alpha, c.alpha / w, c.alpha * w, true, CAL_LOCAL, t->local_mass, 0.003);
