@@ -25,10 +25,10 @@ from lampsim.model import load_pretrained  # noqa: E402
 from eval_ppl import dump_traces, heldout_ids  # noqa: E402
 
 # the fit's target (issue 37): the mean over heads of each LAMP rate within 0.05 of the traces' at tau
-# 0.25 / 0.5 / 1 and the default tile; the shape within these limits of the mean over heads. Missed by the
-# disruptive rate of the random sink layers at tau 1 (0.063 off at 256 tokens; docs/workloads.md): 0.08 there.
+# 0.25 / 0.5 / 1 and the default tile (measured: 0.031 at most, docs/workloads.md); the shape within these
+# limits of the mean over heads
 RATES = ("stage1_rate", "subblock_rate", "disruptive_rate")
-LIMIT = {"entropy": 0.05, "local_mass": 0.05, "sink_mass": 0.05, "disruptive_rate": 0.08}
+LIMIT = {"entropy": 0.05, "local_mass": 0.05, "sink_mass": 0.05}
 
 
 def rope(x, base=10000.0):
