@@ -448,10 +448,6 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
             tail += p[h].w[t] * e * e, tw += p[h].w[t];
         }
         double s2 = S2[h] - (tw > 0 ? tail / tw : 0);
-        if (getenv("LAMPSIM_FIT_DEBUG"))
-            fprintf(stderr, "head %d: far variance %.3g, noise kernel tail %.3g, k %d, e(0..3) %.3g %.3g %.3g %.3g\n", base + h, S2[h],
-                    tw > 0 ? tail / tw : 0, k, eval_profile(om, ce, 2 * k + 1, 0), eval_profile(om, ce, 2 * k + 1, 1),
-                    eval_profile(om, ce, 2 * k + 1, 2), eval_profile(om, ce, 2 * k + 1, 3));
         ls_wheads_knobs *kn = &s->k[base + h];
         *kn = (ls_wheads_knobs){.scale = sqrt(s2 > 0 ? s2 : 0), .bias = c[0], .sink = v->nrows ? ss / v->nrows : 0,
                                 .decay = 16, .sink_spread = sv > 0 ? sqrt(sv) : 0};
@@ -580,12 +576,6 @@ static void calibrate_head(ls_wfit_sums *s, const ls_attn_inputs *in, int h, int
         if (sink_on) calib_solve(&c, &c.sink, c.sink - 2 * w, c.sink + 2 * w, false, CAL_SINK, t->sink_mass, 0.002);
     }
     if (c.failed) return;
-    if (getenv("LAMPSIM_FIT_DEBUG")) {
-        ls_wstats_head st = calib_eval(&c);
-        fprintf(stderr, "head %d: gamma %.3g alpha %.3g beta %.3g sink %.3g (from %.3g) evals %d: local %.3f/%.3f entropy %.3f/%.3f sink %.3f/%.3f std %.2f/%.2f max %.1f/%.1f\n",
-                base + h, c.gamma, c.alpha, c.beta, c.sink, c.k0.sink, c.evals, st.local_mass, t->local_mass, st.entropy, t->entropy,
-                st.sink_mass, t->sink_mass, st.logit_std, t->logit_std, st.max_abs_logit, t->max_abs_logit);
-    }
     ls_wheads_knobs *k = &s->k[base + h];
     k->scale *= c.beta;
     if (sink_on) k->sink = c.sink;
@@ -640,7 +630,7 @@ int ls_wfit_accumulate(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, con
     }
     size_t nq = (size_t)in->batch * in->heads_q * in->seq_q, nk = (size_t)in->batch * in->heads_kv * in->seq_k;
     bool qk_norm = norm_cv(in->q, nq, in->dim) < 0.05 && norm_cv(in->k, nk, in->dim) < 0.05;
-    if (p && s->calibrate && !getenv("LAMPSIM_FIT_NOCAL")) {
+    if (p && s->calibrate) {
         ls_wstats_head *t = calloc((size_t)in->heads_q, sizeof *t);
         ls_wstats_opts o = ls_wstats_default_opts();
         o.lamp = false, o.sink_keys = s->sinks;
