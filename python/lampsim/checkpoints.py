@@ -262,15 +262,8 @@ def read_llama2c(path):
     return h, arrays
 
 
-def _interleaved_to_half(w, heads):
-    """Rows of a q/k projection from llama2.c's RoPE pairing (2j, 2j+1) to the half-split pairing
-    (j, j + d/2) the model code uses: the same attention scores, coordinates permuted per head."""
-    rows, cols = w.shape
-    d = rows // heads
-    return w.reshape(heads, d // 2, 2, cols).transpose(0, 2, 1, 3).reshape(rows, cols)
-
-
 def _half_to_interleaved(w, heads):
+    """Rows of a q/k projection from the half-split RoPE pairs (j, j + d/2) to llama2.c's (2j, 2j+1)."""
     rows, cols = w.shape
     d = rows // heads
     return w.reshape(heads, 2, d // 2, cols).transpose(0, 2, 1, 3).reshape(rows, cols)
@@ -282,7 +275,8 @@ def llama2c_config(h):
             "num_hidden_layers": h["n_layers"], "num_attention_heads": h["n_heads"],
             "num_key_value_heads": h["n_kv_heads"], "vocab_size": abs(h["vocab_size"]),
             "max_position_embeddings": h["seq_len"], "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
-            "tie_word_embeddings": h["vocab_size"] > 0, "head_dim": h["dim"] // h["n_heads"]}
+            "tie_word_embeddings": h["vocab_size"] > 0, "head_dim": h["dim"] // h["n_heads"],
+            "rope_interleaved": True}   # the checkpoint's head-dim order kept: 8-bit sums depend on it
 
 
 def load_llama2c(path, dtype=torch.float32):
@@ -294,8 +288,8 @@ def load_llama2c(path, dtype=torch.float32):
         p = "model.layers.%d." % i
         t[p + "input_layernorm.weight"] = a["rms_att"][i]
         t[p + "post_attention_layernorm.weight"] = a["rms_ffn"][i]
-        t[p + "self_attn.q_proj.weight"] = _interleaved_to_half(a["wq"][i], h["n_heads"])
-        t[p + "self_attn.k_proj.weight"] = _interleaved_to_half(a["wk"][i], h["n_kv_heads"])
+        t[p + "self_attn.q_proj.weight"] = a["wq"][i]   # rows in llama2.c's RoPE pairs (rope_interleaved)
+        t[p + "self_attn.k_proj.weight"] = a["wk"][i]
         t[p + "self_attn.v_proj.weight"] = a["wv"][i]
         t[p + "self_attn.o_proj.weight"] = a["wo"][i]
         t[p + "mlp.gate_proj.weight"] = a["w1"][i]
@@ -327,10 +321,11 @@ def export_llama2c(model, path, seq_len=None):
     vocab = c["vocab_size"] if c["tie_word_embeddings"] else -c["vocab_size"]
     lay = ["model.layers.%d." % i for i in range(L)]
     inv = rope_frequencies(c["head_dim"], 10000.0).numpy()
+    order = (lambda w, heads: w) if c.get("rope_interleaved") else _half_to_interleaved
     ang = np.arange(seq_len)[:, None] * inv[None, :]
     parts = [sd["model.embed_tokens.weight"], np.stack([sd[p + "input_layernorm.weight"] for p in lay]),
-             np.stack([_half_to_interleaved(sd[p + "self_attn.q_proj.weight"], hq) for p in lay]),
-             np.stack([_half_to_interleaved(sd[p + "self_attn.k_proj.weight"], hk) for p in lay]),
+             np.stack([order(sd[p + "self_attn.q_proj.weight"], hq) for p in lay]),
+             np.stack([order(sd[p + "self_attn.k_proj.weight"], hk) for p in lay]),
              np.stack([sd[p + "self_attn.v_proj.weight"] for p in lay]),
              np.stack([sd[p + "self_attn.o_proj.weight"] for p in lay]),
              np.stack([sd[p + "post_attention_layernorm.weight"] for p in lay]),

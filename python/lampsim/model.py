@@ -228,8 +228,15 @@ def rope_tables(seq, dim, theta, device=None, scaling=None):
     return ang.cos().float(), ang.sin().float()
 
 
-def apply_rope(x, cos, sin):
+def apply_rope(x, cos, sin, interleaved=False):
+    """Rotary embedding with rope_tables' tables: half-split pairs (j, j + d/2), or with interleaved the
+    pairs (2j, 2j + 1) of llama2.c checkpoints, kept in the checkpoint's coordinate order."""
     half = x.shape[-1] // 2
+    if interleaved:
+        c, s = cos[..., :half], sin[..., :half]
+        p = x.unflatten(-1, (half, 2))
+        e, o = p[..., 0], p[..., 1]
+        return torch.stack([e * c - o * s, o * c + e * s], dim=-1).flatten(-2)
     rot = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
     return x * cos + rot * sin
 
@@ -301,6 +308,7 @@ class Attention(nn.Module):
         h, hq, hk, d = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
         qkv_bias, o_bias = _bias(arch, "qkv_bias", cfg), _bias(arch, "o_bias", cfg)
         self.hq, self.hk, self.d = hq, hk, d
+        self.interleaved = bool(cfg.get("rope_interleaved", False))   # llama2.c's pairs, checkpoint order
         self.q_proj = nn.Linear(h, hq * d, bias=qkv_bias)
         self.k_proj = nn.Linear(h, hk * d, bias=qkv_bias)
         self.v_proj = nn.Linear(h, hk * d, bias=qkv_bias)
@@ -323,7 +331,7 @@ class Attention(nn.Module):
             q, k = self.q_norm(q), self.k_norm(k)
         q, k = q.transpose(1, 2), k.transpose(1, 2)
         v = self.v_proj(x).view(b, s, self.hk, self.d).transpose(1, 2)
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        q, k = apply_rope(q, cos, sin, self.interleaved), apply_rope(k, cos, sin, self.interleaved)
         o = self.core(q.contiguous(), k.contiguous(), v.contiguous(), causal=True)
         return self.o_proj(o.transpose(1, 2).reshape(b, s, self.hq * self.d))
 

@@ -3,6 +3,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ static void workload_usage(FILE *out)
     fputs("usage: lampsim workload stats [INPUT...] [--config CONFIG] [--set K=V]... [-o FILE.csv] [--sink S] [--local W]\n"
           "                              [--heads N] [--engine-rows R] [--row-budget MACS] [--no-lamp]\n"
           "       lampsim workload fit INPUT... -o FITTED.yaml [--config CONFIG] [--set K=V]... [--name NAME]\n"
+          "                              [--no-check] [--strict] [--no-calibrate]\n"
           "  INPUT          a workload YAML (synthetic, or a trace as written by scripts/dump_qkv.py), a model\n"
           "                 description with per-layer traces (DIR/model.yaml of eval_ppl.py --dump-traces), or\n"
           "                 such a DIR; none: the configuration's own workload. Each trace is one layer.\n"
@@ -30,7 +32,10 @@ static void workload_usage(FILE *out)
           "  --sink S       sink = keys 0 .. S-1 (default 1);  --local W  local = last W keys (default 16)\n"
           "  --heads N      first N query heads only;  --engine-rows R  LAMP rates from the last R rows per head\n"
           "  --row-budget M float64 multiply-adds per head for the statistics (default 2^27; rows subsampled beyond)\n"
-          "  --no-lamp      statistics only (no engine run)\n",
+          "  --no-lamp      statistics only (no engine run)\n"
+          "  fit: after writing, the statistics and LAMP rates of the fitted workload against the traces' (stderr);\n"
+          "  --no-check     skip that;  --strict  exit 1 when a LAMP rate's mean error exceeds 0.05\n"
+          "  --no-calibrate the analytic fit only (no per-head calibration of local and sink mass)\n",
           out);
 }
 
@@ -125,6 +130,65 @@ static int load_for(ls_config *cfg, const char *config_path, const char **sets, 
     return rc;
 }
 
+/* The fitted workload measured as the traces were: per statistic the means over heads, the mean error and the
+ * worst head's; a warning for each LAMP rate whose mean error exceeds 0.05 (strict: exit 1). */
+static int fit_check(ls_config *cfg, const char *config_path, const char **sets, int nsets, const char *fitted,
+                     const ls_wstats_opts *opts, const ls_wstats_head *t, int nt, bool strict)
+{
+    int rc = load_for(cfg, config_path, sets, nsets, fitted);
+    if (rc) return rc;
+    ls_attn_inputs ai;
+    ls_workload_info info;
+    char err[2048] = "";
+    ls_wstats_head *f = NULL;
+    if (ls_workload_build(cfg, NULL, &ai, &info, err, sizeof err)) {
+        fprintf(stderr, "lampsim workload fit: %s: %s\n", fitted, err);
+        ls_config_free(cfg);
+        return 2;
+    }
+    ls_wstats_opts o = *opts;
+    o.heads = 0;
+    if (ai.heads_q != nt || !(f = calloc((size_t)nt, sizeof *f)) || ls_wstats_measure(&ai, 0, &cfg->algorithm, &o, f, err, sizeof err) != nt) {
+        fprintf(stderr, "lampsim workload fit: check: %s\n", ai.heads_q != nt ? "head counts differ" : f ? err : "out of memory");
+        rc = 1;
+    }
+    const ls_engine_params *p = &cfg->algorithm;
+    if (!rc) {
+        static const struct { const char *name; size_t off; bool rate; } cols[] = {
+#define COL(x, r) {#x, offsetof(ls_wstats_head, x), r}
+            COL(entropy, false), COL(top1, false), COL(sink_mass, false), COL(local_mass, false),
+            COL(logit_span, false), COL(logit_std, false), COL(max_abs_logit, false), COL(raise_sub, false),
+            COL(stage1_rate, true), COL(subblock_rate, true), COL(disruptive_rate, true),
+#undef COL
+        };
+        fprintf(stderr, "fit check: %d heads, traces vs fitted workload (tile %d x %d queries, %d x %d keys, tau %g, delta %g)\n"
+                        "  %-16s %9s %9s %11s %11s\n", nt, p->b_q, p->n_q, p->b_k, p->n_k, p->tau, p->delta,
+                "statistic", "traces", "fitted", "mean error", "worst head");
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; ++c) {
+            double st = 0, sf = 0, worst = 0;
+            int n = 0;
+            for (int h = 0; h < nt; ++h) {
+                double a = *(const double *)((const char *)&t[h] + cols[c].off), b = *(const double *)((const char *)&f[h] + cols[c].off);
+                if (isnan(a) || isnan(b)) continue;
+                st += a, sf += b, ++n;
+                if (fabs(b - a) > worst) worst = fabs(b - a);
+            }
+            if (!n) continue;
+            double e = (sf - st) / n;
+            fprintf(stderr, "  %-16s %9.3f %9.3f %+11.3f %11.3f\n", cols[c].name, st / n, sf / n, e, worst);
+            if (cols[c].rate && fabs(e) > 0.05) {
+                fprintf(stderr, "lampsim workload fit: warning: %s of the fitted workload is %+.3f off the traces' (limit 0.05)%s\n",
+                        cols[c].name, e, strict ? "" : "; the fit cannot reproduce it");
+                if (strict) rc = 1;
+            }
+        }
+    }
+    free(f);
+    ls_attn_inputs_release(&ai);
+    ls_config_free(cfg);
+    return rc;
+}
+
 int ls_cli_workload(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -142,6 +206,7 @@ int ls_cli_workload(int argc, char **argv)
     const char **sets = calloc((size_t)argc, sizeof *sets);
     char **inputs = calloc((size_t)argc, sizeof *inputs);
     int nsets = 0, ninputs = 0, rc = 0;
+    bool check = true, strict = false, calibrate = true;
     if (!sets || !inputs) return 1;
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i];
@@ -151,6 +216,9 @@ int ls_cli_workload(int argc, char **argv)
             workload_usage(stdout);
             goto out;
         } else if (!strcmp(a, "--no-lamp")) opts.lamp = false;
+        else if (fit && !strcmp(a, "--no-check")) check = false;
+        else if (fit && !strcmp(a, "--strict")) strict = true;
+        else if (fit && !strcmp(a, "--no-calibrate")) calibrate = false;
         else if (a[0] == '-' && a[1] && !has) {
             fprintf(stderr, "lampsim workload %s: unknown option or missing value: '%s'\n", sub, a);
             rc = 2;
@@ -186,7 +254,8 @@ int ls_cli_workload(int argc, char **argv)
         goto out;
     }
     input *in = NULL;
-    int nin = 0;
+    int nin = 0, ntraced = 0;
+    ls_wstats_head *traced = NULL;   /* fit: the traces' statistics, every head of every layer, for the check */
     if ((rc = expand_inputs(inputs, ninputs, &in, &nin))) goto out;
     int nrun = ninputs ? nin : 1;
     ls_config *cfg = malloc(sizeof *cfg);
@@ -205,6 +274,7 @@ int ls_cli_workload(int argc, char **argv)
         csv = af.fp;
     }
     ls_config first;
+    if (fit) ls_wfit_set_calibrate(fs, calibrate);
     for (int r = 0; r < nrun && !rc; ++r) {
         if ((rc = load_for(cfg, config_path, sets, nsets, ninputs ? in[r].path : NULL))) break;
         ls_attn_inputs ai;
@@ -218,10 +288,17 @@ int ls_cli_workload(int argc, char **argv)
         }
         int layer = ninputs ? in[r].layer : 0;
         if (fit) {
-            if (!r) first = *cfg;
-            if (ls_wfit_accumulate(fs, &ai, layer, err, sizeof err)) {
+            if (!r) first = *cfg, ls_wfit_set_seed(fs, cfg->seed);
+            if (ls_wfit_accumulate(fs, &ai, layer, &cfg->algorithm, err, sizeof err)) {
                 fprintf(stderr, "lampsim workload fit: %s: %s\n", ninputs ? in[r].path : "workload", err);
                 rc = 2;
+            } else if (check) {
+                ls_wstats_head *t = realloc(traced, (size_t)(ntraced + ai.heads_q) * sizeof *t);
+                if (!t || ls_wstats_measure(&ai, layer, &cfg->algorithm, &opts, t + ntraced, err, sizeof err) < 0) {
+                    fprintf(stderr, "lampsim workload fit: %s\n", t ? err : "out of memory");
+                    rc = 1;
+                }
+                if (t) traced = t, ntraced += ai.heads_q;
             }
         } else {
             int nh = opts.heads > 0 && opts.heads < ai.heads_q ? opts.heads : ai.heads_q;
@@ -246,7 +323,11 @@ int ls_cli_workload(int argc, char **argv)
         if (ls_wfit_write(fs, &first.workload, name, out_path, err, sizeof err)) {
             fprintf(stderr, "lampsim workload fit: %s\n", err);
             rc = 2;
-        } else fprintf(stderr, "wrote %s\n", out_path);
+        } else {
+            ls_wfit_layout_notes(fs, stderr);
+            fprintf(stderr, "wrote %s\n", out_path);
+            if (check) rc = fit_check(cfg, config_path, sets, nsets, out_path, &opts, traced, ntraced, strict);
+        }
     }
     if (fit && nrun > 0 && !rc) ls_config_free(&first);
 done:
@@ -259,6 +340,7 @@ done:
         }
     }
     ls_wfit_sums_free(fs);
+    free(traced);
     free(cfg);
     free(in);
 out:

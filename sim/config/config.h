@@ -24,6 +24,7 @@
 #define LS_CONFIG_NAME_MAX 128
 #define LS_CONFIG_TEXT_MAX 512
 #define LS_CONFIG_PATH_MAX 1024
+#define LS_CONFIG_LIST_MAX 32768   /* a per-(head, pair) knob list of the heads generator */
 
 /* ---- enumerations of the configuration's own choices (order = the schema's names) ---- */
 typedef enum { LS_CONFIG_DTYPE_FP32, LS_CONFIG_DTYPE_BF16, LS_CONFIG_DTYPE_FP16 } ls_config_dtype;
@@ -104,6 +105,12 @@ typedef struct ls_config_workload {
     /* heads generator: per-query-head knobs as lists of numbers (one number: every head) */
     struct { char scale[LS_CONFIG_PATH_MAX], bias[LS_CONFIG_PATH_MAX], sink[LS_CONFIG_PATH_MAX],
              recency[LS_CONFIG_PATH_MAX], decay[LS_CONFIG_PATH_MAX], jitter[LS_CONFIG_PATH_MAX];
+             /* pairs > 0: the distance profile is a sum of rotary pairs (freq per KV head and pair,
+              * amp_cos / amp_sin per query head and pair) instead of key identities (recency, decay) */
+             int pairs;
+             char sink_spread[LS_CONFIG_PATH_MAX];
+             char freq[LS_CONFIG_LIST_MAX], amp_cos[LS_CONFIG_LIST_MAX], amp_sin[LS_CONFIG_LIST_MAX];
+             char noise_cos[LS_CONFIG_LIST_MAX], noise_sin[LS_CONFIG_LIST_MAX];
              bool qk_norm; } heads;
     int64_t max_elements;               /* per operand tensor */
     int64_t max_work;                   /* multiply-adds of Q.K^T (ls_config_attention_work) */

@@ -447,6 +447,25 @@ static const ls_config_schema_entry schema[] = {
     S("workload.heads.decay", workload.heads.decay, "16", "heads: per-head decay length of the recency bonus, in tokens (> 0)."),
     S("workload.heads.jitter", workload.heads.jitter, "0",
       "heads: per-head relative spread of the recency bonus from query to query (standard deviation, >= 0)."),
+    I("workload.heads.pairs", workload.heads.pairs, "0", 0, 64,
+      "heads: 0: the recency bonus is built from key identities (heads.recency, heads.decay); > 0: the mean logit "
+      "at distance t is bias + sum over the pairs of amp_cos cos(freq t) + amp_sin sin(freq t), in as many rotary "
+      "channel pairs (no cross terms; what `lampsim workload fit` writes)."),
+    S("workload.heads.sink_spread", workload.heads.sink_spread, "0",
+      "heads with pairs > 0: per-head standard deviation of the sink bonus from query to query (a sink that some "
+      "queries ignore lets later tiles raise their running maximum)."),
+    S("workload.heads.freq", workload.heads.freq, "0.5",
+      "heads with pairs > 0: frequencies in radians per token, in (0, pi], pairs per KV head (KV head-major), or one for all."),
+    S("workload.heads.amp_cos", workload.heads.amp_cos, "0",
+      "heads with pairs > 0: cosine amplitudes of the distance profile, pairs per query head (head-major), or one for all."),
+    S("workload.heads.amp_sin", workload.heads.amp_sin, "0",
+      "heads with pairs > 0: sine amplitudes of the distance profile, pairs per query head (head-major), or one for all."),
+    S("workload.heads.noise_cos", workload.heads.noise_cos, "0",
+      "heads with pairs > 0: cosine amplitudes of the noise kernel (the standard deviation at distance t of a term "
+      "independent from key to key: the near keys' extra spread), pairs per query head, or one for all; "
+      "not 0: as many pairs again."),
+    S("workload.heads.noise_sin", workload.heads.noise_sin, "0",
+      "heads with pairs > 0: sine amplitudes of the noise kernel, pairs per query head, or one for all."),
     B("workload.heads.qk_norm", workload.heads.qk_norm, "false",
       "heads: give every query and key the same norm in the random part (QK-norm: bounded logits) instead of Gaussian norms."),
     I64("workload.max_elements", workload.max_elements, "1073741824", 1, 1099511627776.0,

@@ -93,13 +93,37 @@ static void set_norm(double *x, int n, double norm)
         for (int i = 0; i < n; ++i) x[i] *= norm / sqrt(ss);
 }
 
+int ls_wheads_rotary_layout(int dim, int pairs, bool any_bias, bool any_sink, bool any_noise, ls_wheads_layout *l)
+{
+    *l = (ls_wheads_layout){.bias = any_bias, .sink = any_sink, .pairs = pairs, .noise = any_noise ? pairs : 0};
+    l->random = dim - l->bias - l->sink - 2 * pairs - 2 * l->noise;
+    return l->random < 0 ? -1 : 0;
+}
+
+static int rotary_heads(const ls_config_workload *w, int64_t seed, const ls_wheads_knobs *kn, ls_attn_inputs *out,
+                        char *err, size_t errlen)
+{
+    const int HQ = w->heads_q, HK = w->heads_kv, P = w->heads.pairs;
+    double *fr = malloc((size_t)HK * P * sizeof *fr), *a = malloc((size_t)4 * HQ * P * sizeof *a);
+    int rc = -1;
+    if (!fr || !a) ls_io_err(err, errlen, "out of memory");
+    else if (!ls_wheads_parse("workload.heads.freq", w->heads.freq, HK * P, 1e-9, 3.14159265358979323846, fr, err, errlen) &&
+             !ls_wheads_parse("workload.heads.amp_cos", w->heads.amp_cos, HQ * P, -1e4, 1e4, a, err, errlen) &&
+             !ls_wheads_parse("workload.heads.amp_sin", w->heads.amp_sin, HQ * P, -1e4, 1e4, a + HQ * P, err, errlen) &&
+             !ls_wheads_parse("workload.heads.noise_cos", w->heads.noise_cos, HQ * P, -1e4, 1e4, a + 2 * HQ * P, err, errlen) &&
+             !ls_wheads_parse("workload.heads.noise_sin", w->heads.noise_sin, HQ * P, -1e4, 1e4, a + 3 * HQ * P, err, errlen))
+        rc = ls_wheads_rotary(w, seed, kn, fr, a, a + HQ * P, a + 2 * HQ * P, a + 3 * HQ * P, out, err, errlen);
+    free(fr), free(a);
+    return rc;
+}
+
 int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs *out, char *err, size_t errlen)
 {
     const int B = w->batch, HQ = w->heads_q, HK = w->heads_kv, SQ = w->seq_q, SK = w->seq_k, D = w->dim;
     const int DU = ls_wheads_identity_dims(D), DR = D - 2 - DU, R0 = 2 + DU, group = HQ / HK;
-    if (D < LS_WHEADS_MIN_DIM || D % 2) {
-        ls_io_err(err, errlen, "workload.dim: the heads generator needs an even head dimension >= %d (got %d)",
-                  LS_WHEADS_MIN_DIM, D);
+    if (D % 2 || (!w->heads.pairs && D < LS_WHEADS_MIN_DIM)) {
+        ls_io_err(err, errlen, "workload.dim: the heads generator needs an even head dimension%s (got %d)",
+                  w->heads.pairs ? "" : " >= 16 with key identities (heads.pairs 0; rotary pairs take any even d)", D);
         return -1;
     }
     ls_wheads_knobs *kn = calloc((size_t)HQ, sizeof *kn);
@@ -116,6 +140,7 @@ int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs 
         {"workload.heads.recency", w->heads.recency, -1e4, 1e4, offsetof(ls_wheads_knobs, recency)},
         {"workload.heads.decay", w->heads.decay, 1e-3, 1e9, offsetof(ls_wheads_knobs, decay)},
         {"workload.heads.jitter", w->heads.jitter, 0, 1e4, offsetof(ls_wheads_knobs, jitter)},
+        {"workload.heads.sink_spread", w->heads.sink_spread, 0, 1e4, offsetof(ls_wheads_knobs, sink_spread)},
     };
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; ++l) {
         if (ls_wheads_parse(lists[l].key, lists[l].text, HQ, lists[l].lo, lists[l].hi, tmp, err, errlen)) {
@@ -125,6 +150,11 @@ int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs 
         for (int h = 0; h < HQ; ++h) *(double *)((char *)&kn[h] + lists[l].off) = tmp[h];
     }
     free(tmp);
+    if (w->heads.pairs) {
+        int rc = rotary_heads(w, seed, kn, out, err, errlen);
+        free(kn);
+        return rc;
+    }
     size_t nq = (size_t)B * HQ * SQ * D, nk = (size_t)B * HK * SK * D;
     heads_owner *o = calloc(1, sizeof *o);
     double *row = malloc((size_t)D * sizeof *row), c[LS_WHEADS_MAX_WINDOW], x[LS_WHEADS_MAX_WINDOW];
@@ -193,4 +223,135 @@ int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs 
     *out = (ls_attn_inputs){.batch = B, .heads_q = HQ, .heads_kv = HK, .seq_q = SQ, .seq_k = SK, .dim = D,
                             .causal = w->causal, .window = w->window, .q = o->q, .k = o->k, .v = o->v, .owner = o, .release = heads_release};
     return 0;
+}
+
+/* heads.pairs > 0: the distance profile in rotary pairs. Key j of KV head g carries (cos w j, sin w j) in each
+ * pair (w = freq of g and the pair); query i of head h carries sqrt(d) (A cos w i + B sin w i, A sin w i - B cos w i),
+ * so q.k / sqrt(d) = sum (A cos w t + B sin w t), t = i - j: a deterministic function of the distance, with no
+ * cross terms. Noise pairs do the same with the key's pairs times y_j (standard normal per key) and amplitudes
+ * noise_cos / noise_sin: a zero-mean term whose standard deviation at distance t is that kernel, independent from
+ * key to key (the near keys' extra spread). The random part is the identity layout's (scale, QK-norm, RoPE) in the
+ * channels left; jitter is not used. */
+static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int kvoff, const ls_wheads_layout *force,
+                      const ls_wheads_knobs *kn, const double *fr, const double *ac, const double *as, const double *nc,
+                      const double *ns, ls_attn_inputs *out, char *err, size_t errlen);
+
+int ls_wheads_rotary(const ls_config_workload *w, int64_t seed, const ls_wheads_knobs *kn, const double *fr,
+                     const double *ac, const double *as, const double *nc, const double *ns, ls_attn_inputs *out,
+                     char *err, size_t errlen)
+{
+    return rotary_gen(w, seed, 0, 0, NULL, kn, fr, ac, as, nc, ns, out, err, errlen);
+}
+
+int ls_wheads_rotary_one(const ls_config_workload *w, int64_t seed, int qh, int kvh, const ls_wheads_layout *L,
+                         const ls_wheads_knobs *kn, const double *fr, const double *ac, const double *as, const double *nc,
+                         const double *ns, ls_attn_inputs *out, char *err, size_t errlen)
+{
+    return rotary_gen(w, seed, qh, kvh, L, kn, fr, ac, as, nc, ns, out, err, errlen);
+}
+
+static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int kvoff, const ls_wheads_layout *force,
+                      const ls_wheads_knobs *kn, const double *fr, const double *ac, const double *as, const double *nc,
+                      const double *ns, ls_attn_inputs *out, char *err, size_t errlen)
+{
+    const int B = w->batch, HQ = w->heads_q, HK = w->heads_kv, SQ = w->seq_q, SK = w->seq_k, D = w->dim;
+    const int P = w->heads.pairs, group = HQ / HK;
+    bool any_bias = false, any_sink = false;
+    bool any_noise = false;
+    for (int h = 0; h < HQ; ++h) any_bias |= kn[h].bias != 0, any_sink |= kn[h].sink != 0 || kn[h].sink_spread != 0;
+    for (int i = 0; i < HQ * P; ++i) any_noise |= nc[i] != 0 || ns[i] != 0;
+    any_sink &= w->sinks.count > 0;
+    ls_wheads_layout L;
+    if (force) L = *force;
+    else if (ls_wheads_rotary_layout(D, P, any_bias, any_sink, any_noise, &L)) {
+        ls_io_err(err, errlen, "workload.heads.pairs: %d pairs%s%s%s need %d channels, more than workload.dim = %d", P,
+                  any_noise ? " (and as many noise pairs)" : "", any_bias ? " + a bias channel" : "",
+                  any_sink ? " + a sink channel" : "", 2 * P + 2 * L.noise + L.bias + L.sink, D);
+        return -1;
+    }
+    for (int h = 0; h < HQ; ++h)
+        if (!L.random && kn[h].scale > 0) {
+            ls_io_err(err, errlen, "workload.heads.scale: head %d asks for a random part (%g) but no channel is left for it "
+                      "(workload.dim %d, %d pairs)", h, kn[h].scale, D, P);
+            return -1;
+        }
+    const int P0 = L.bias + L.sink, N0 = P0 + 2 * P, R0 = N0 + 2 * L.noise, DR = L.random;
+    size_t nq = (size_t)B * HQ * SQ * D, nk = (size_t)B * HK * SK * D;
+    heads_owner *o = calloc(1, sizeof *o);
+    double *row = malloc((size_t)D * sizeof *row);
+    if (o) o->q = malloc(nq * sizeof(float)), o->k = malloc(nk * sizeof(float)), o->v = malloc(nk * sizeof(float));
+    int rc = -1;
+    if (!o || !o->q || !o->k || !o->v || !row) {
+        ls_io_err(err, errlen, "out of memory for Q/K/V (%zu + 2 x %zu floats)", nq, nk);
+        goto fail;
+    }
+    const double sd = sqrt((double)D);
+    const int off = SK - SQ;
+    ls_prng r;
+    for (int b = 0; b < B; ++b) {
+        for (int g = 0; g < HK; ++g) {
+            ls_prng_stream(&r, (uint64_t)seed, TAG_HK, (uint64_t)b, (uint64_t)(g + kvoff));
+            for (int j = 0; j < SK; ++j) {
+                for (int t = 0; t < D; ++t) row[t] = 0;
+                if (L.bias) row[0] = 1.0;
+                if (L.sink) row[L.bias] = j < w->sinks.count ? 1.0 : 0.0;
+                /* noise pairs: the key's rotary pairs times y_j, one standard normal per key */
+                double y = L.noise ? ls_prng_normal(&r) : 0;
+                for (int f = 0; f < P; ++f) {
+                    ls_prng_det_sincos(fr[g * P + f] * j, &row[P0 + 2 * f + 1], &row[P0 + 2 * f]);
+                    if (L.noise) row[N0 + 2 * f] = y * row[P0 + 2 * f], row[N0 + 2 * f + 1] = y * row[P0 + 2 * f + 1];
+                }
+                if (DR) {
+                    ls_prng_normals(&r, row + R0, (size_t)DR);
+                    if (w->heads.qk_norm) set_norm(row + R0, DR, sqrt((double)DR));
+                    if (w->rope.enabled && DR >= 2) rope_random(row + R0, DR, w->rope.base, j);
+                }
+                float *dst = o->k + (((size_t)b * HK + g) * SK + j) * D;
+                for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
+            }
+            ls_prng_stream(&r, (uint64_t)seed, TAG_HV, (uint64_t)b, (uint64_t)(g + kvoff));
+            float *vd = o->v + ((size_t)b * HK + g) * SK * D;
+            for (int j = 0; j < SK; ++j) {
+                ls_prng_normals(&r, row, (size_t)D);
+                for (int t = 0; t < D; ++t) vd[(size_t)j * D + t] = (float)(w->v_std * row[t]);
+            }
+        }
+        for (int h = 0; h < HQ; ++h) {
+            const ls_wheads_knobs *k = &kn[h];
+            const double *A = ac + (size_t)h * P, *Bs = as + (size_t)h * P, *F = fr + (size_t)(h / group) * P;
+            const double *NA = nc + (size_t)h * P, *NB = ns + (size_t)h * P;
+            const double rs = k->scale;
+            ls_prng_stream(&r, (uint64_t)seed, TAG_HQ, (uint64_t)b, (uint64_t)(h + qoff));
+            for (int i = 0; i < SQ; ++i) {
+                int pos = i + off;
+                for (int t = 0; t < D; ++t) row[t] = 0;
+                if (L.bias) row[0] = k->bias * sd;
+                if (L.sink) row[L.bias] = (k->sink + (k->sink_spread > 0 ? k->sink_spread * ls_prng_normal(&r) : 0)) * sd;
+                const double m = sd;   /* jitter belongs to the identity layout */
+                for (int f = 0; f < P; ++f) {
+                    double sn, cs;
+                    ls_prng_det_sincos(F[f] * pos, &sn, &cs);
+                    row[P0 + 2 * f] = m * (A[f] * cs + Bs[f] * sn);
+                    row[P0 + 2 * f + 1] = m * (A[f] * sn - Bs[f] * cs);
+                    if (L.noise) row[N0 + 2 * f] = m * (NA[f] * cs + NB[f] * sn), row[N0 + 2 * f + 1] = m * (NA[f] * sn - NB[f] * cs);
+                }
+                if (DR) {
+                    ls_prng_normals(&r, row + R0, (size_t)DR);
+                    if (w->heads.qk_norm) set_norm(row + R0, DR, sqrt((double)DR));
+                    if (w->rope.enabled && DR >= 2) rope_random(row + R0, DR, w->rope.base, pos);
+                    for (int t = R0; t < D; ++t) row[t] *= rs * sqrt((double)D / DR);
+                }
+                float *dst = o->q + (((size_t)b * HQ + h) * SQ + i) * D;
+                for (int t = 0; t < D; ++t) dst[t] = (float)(row[t] * w->sharpness);
+            }
+        }
+    }
+    *out = (ls_attn_inputs){.batch = B, .heads_q = HQ, .heads_kv = HK, .seq_q = SQ, .seq_k = SK, .dim = D,
+                            .causal = w->causal, .q = o->q, .k = o->k, .v = o->v, .owner = o, .release = heads_release};
+    o = NULL;
+    rc = 0;
+fail:
+    if (o) free(o->q), free(o->k), free(o->v), free(o);
+    free(row);
+    return rc;
 }

@@ -9,9 +9,17 @@
 #include "io.h"
 #include "workload_internal.h"
 #include "lsfp.h"
+#include "workload_stats.h"
 
 struct ls_wfit_sums {
     ls_wheads_knobs *k;
+    double *freq, *ac, *as;   /* rotary profile: freq per fitted KV head x pairs; amplitudes per query head x pairs */
+    double *nc, *ns;          /* the near keys' extra spread: noise-kernel amplitudes per query head x pairs */
+    int pairs;                /* pairs per head (chosen at the first layer from d) */
+    bool noise;               /* whether d leaves channels for the noise kernel */
+    bool bias_ch, sink_ch;    /* whether d leaves channels for the bias and the sink */
+    bool calibrate;           /* scale each head so its local mass, entropy and sink mass match the trace's */
+    int64_t seed;             /* the seed the fitted workload will be generated with (calibration uses its numbers) */
     int n, cap;
     int heads_q, heads_kv, layers, seq_q, seq_k, dim, sinks;
     bool causal;
@@ -20,11 +28,19 @@ struct ls_wfit_sums {
 
 enum { FIT_ROWS = 512, FIT_GRID = 113 };
 
-ls_wfit_sums *ls_wfit_sums_new(void) { return calloc(1, sizeof(ls_wfit_sums)); }
+ls_wfit_sums *ls_wfit_sums_new(void)
+{
+    ls_wfit_sums *s = calloc(1, sizeof(ls_wfit_sums));
+    if (s) s->calibrate = true;
+    return s;
+}
+
+void ls_wfit_set_calibrate(ls_wfit_sums *s, bool on) { s->calibrate = on; }
+void ls_wfit_set_seed(ls_wfit_sums *s, int64_t seed) { s->seed = seed; }
 
 void ls_wfit_sums_free(ls_wfit_sums *s)
 {
-    if (s) free(s->k), free(s);
+    if (s) free(s->k), free(s->freq), free(s->ac), free(s->as), free(s->nc), free(s->ns), free(s);
 }
 
 const ls_wheads_knobs *ls_wfit_knobs(const ls_wfit_sums *s, int *n)
@@ -180,7 +196,398 @@ static double norm_cv(const float *x, size_t rows, int d)
     return m > 0 ? sqrt(v > 0 ? v : 0) / m : 0;
 }
 
-int ls_wfit_accumulate(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, char *err, size_t errlen)
+/* ---- the rotary-pair fit (heads.pairs > 0): what `lampsim workload fit` writes ---- */
+
+enum { FIT_OMEGAS = 384, FIT_PAIRS_MAX = 24, FIT_EXTEND = 32, FIT_EXT_POINTS = 64 };
+static const double PI = 3.14159265358979323846;
+
+/* Solves the n x n system G x = b in place (Gaussian elimination, partial pivoting, a small ridge). */
+static void solve(double *G, double *b, int n)
+{
+    double tr = 0;
+    for (int i = 0; i < n; ++i) tr += G[i * n + i];
+    for (int i = 0; i < n; ++i) G[i * n + i] += 1e-10 * (tr > 0 ? tr / n : 1);
+    for (int c = 0; c < n; ++c) {
+        int p = c;
+        for (int r = c + 1; r < n; ++r)
+            if (fabs(G[r * n + c]) > fabs(G[p * n + c])) p = r;
+        if (p != c) {
+            for (int j = 0; j < n; ++j) { double t = G[c * n + j]; G[c * n + j] = G[p * n + j]; G[p * n + j] = t; }
+            double t = b[c]; b[c] = b[p]; b[p] = t;
+        }
+        if (G[c * n + c] == 0) continue;
+        for (int r = c + 1; r < n; ++r) {
+            double f = G[r * n + c] / G[c * n + c];
+            for (int j = c; j < n; ++j) G[r * n + j] -= f * G[c * n + j];
+            b[r] -= f * b[c];
+        }
+    }
+    for (int c = n - 1; c >= 0; --c) {
+        double v = b[c];
+        for (int j = c + 1; j < n; ++j) v -= G[c * n + j] * b[j];
+        b[c] = G[c * n + c] != 0 ? v / G[c * n + c] : 0;
+    }
+}
+
+/* One distance profile of a query head: a value y[t] at distance t, seen w[t] times (weights). */
+typedef struct {
+    double *y, *w;
+    int tmax;
+    bool no_const;   /* fitted without the constant (the noise kernel: its constant would be far spread) */
+} profile;
+
+/* Basis function b of the profile model at distance t: 1, then cos / sin of the chosen frequencies. */
+static double basis(const double *om, int b, int t)
+{
+    return !b ? 1.0 : b % 2 ? cos(om[(b - 1) / 2] * t) : sin(om[(b - 1) / 2] * t);
+}
+
+static double eval_profile(const double *om, const double *c, int nb, int t)
+{
+    double m = 0;
+    for (int i = 0; i < nb; ++i) m += c[i] * basis(om, i, t);
+    return m;
+}
+
+/* Weighted least squares of profile p on the basis of nb functions: coefficients c[0 .. nb) (c[0] = 0 without
+ * the constant), returns the SSE. */
+static double fit_profile(const profile *p, const double *om, int nb, double *c)
+{
+    enum { NB = 2 * FIT_PAIRS_MAX + 1 };
+    double G[NB * NB] = {0}, rhs[NB] = {0}, phi[NB];
+    const int i0 = p->no_const, n = nb - i0;
+    for (int t = 0; t < p->tmax; ++t) {
+        if (!p->w[t]) continue;
+        for (int i = 0; i < n; ++i) phi[i] = basis(om, i + i0, t);
+        for (int i = 0; i < n; ++i) {
+            rhs[i] += p->w[t] * phi[i] * p->y[t];
+            for (int j = 0; j < n; ++j) G[i * n + j] += p->w[t] * phi[i] * phi[j];
+        }
+    }
+    if (n > 0) solve(G, rhs, n);
+    c[0] = 0;
+    for (int i = 0; i < n; ++i) c[i + i0] = rhs[i];
+    double sse = 0;
+    for (int t = 0; t < p->tmax; ++t)
+        if (p->w[t]) {
+            double r = p->y[t] - eval_profile(om, c, nb, t);
+            sse += p->w[t] * r * r;
+        }
+    return sse;
+}
+
+/* Frequencies shared by a KV head's query heads (their keys are shared), chosen greedily (orthogonal matching
+ * pursuit on a log grid from pi / (2 tmax) to pi): each step adds the frequency whose cosine and sine best explain
+ * the np profiles' residuals, then every profile's coefficients (coef, 2 P + 1 each) are refitted. Returns the
+ * pairs used. */
+static int choose_freqs(const profile *p, int np, int P, double *om, double *coef)
+{
+    int tmax = 0;
+    for (int h = 0; h < np; ++h) tmax = p[h].tmax > tmax ? p[h].tmax : tmax;
+    double *res = malloc((size_t)np * tmax * sizeof *res);
+    if (!res) return -1;
+    double total = 0, sse = 0;
+    for (int h = 0; h < np; ++h) {
+        sse += fit_profile(&p[h], om, 1, coef + h * (2 * P + 1));
+        for (int t = 0; t < p[h].tmax; ++t) res[h * tmax + t] = p[h].y[t] - coef[h * (2 * P + 1)];
+    }
+    total = sse;
+    int k = 0;
+    for (; k < P && sse > 1e-9 * (total + 1e-300); ++k) {
+        double best = -1, bw = PI;
+        for (int g = 0; g < FIT_OMEGAS; ++g) {
+            double w = PI * pow(2.0 * tmax, -(double)g / (FIT_OMEGAS - 1));
+            double gain = 0;
+            for (int h = 0; h < np; ++h) {
+                double cc = 0, ss = 0, cs = 0, cr = 0, sr = 0;
+                for (int t = 0; t < p[h].tmax; ++t) {
+                    double wt = p[h].w[t];
+                    if (!wt) continue;
+                    double c = cos(w * t), s = sin(w * t), r = res[h * tmax + t];
+                    cc += wt * c * c, ss += wt * s * s, cs += wt * c * s, cr += wt * c * r, sr += wt * s * r;
+                }
+                double det = cc * ss - cs * cs;
+                if (det > 1e-12 * (cc * ss + 1e-300)) gain += (ss * cr * cr - 2 * cs * cr * sr + cc * sr * sr) / det;
+                else if (cc > 0) gain += cr * cr / cc;
+            }
+            if (gain > best) best = gain, bw = w;
+        }
+        om[k] = bw;
+        sse = 0;
+        for (int h = 0; h < np; ++h) {
+            double *c = coef + h * (2 * P + 1);
+            sse += fit_profile(&p[h], om, 2 * k + 3, c);
+            for (int t = 0; t < p[h].tmax; ++t) res[h * tmax + t] = p[h].y[t] - eval_profile(om, c, 2 * k + 3, t);
+        }
+    }
+    free(res);
+    return k;
+}
+
+/* Pass 2 of a head: the variance of the logits about the traced mean profile y at each distance (within the row,
+ * so a row's own offset does not count), and the sink keys' logits with their distance. */
+typedef struct {
+    const profile *p;
+    int sinks;
+    double *r, *vsum, *vcnt;
+    double *sink_l, *sink_t;   /* per row: the sink keys' mean logit, their distance */
+    int nrows;
+} var_acc;
+
+static void var_row(void *user, const double *l, int n, int pos)
+{
+    var_acc *a = user;
+    double s = 0, sl = 0;
+    int m = 0;
+    for (int j = 0; j < n; ++j) {
+        int t = pos - j;
+        if (j < a->sinks) sl += l[j];
+        else if (t >= 0 && t < a->p->tmax && a->p->w[t] >= 8) a->r[j] = l[j] - a->p->y[t], s += a->r[j], ++m;
+    }
+    if (n > a->sinks && a->sinks) a->sink_l[a->nrows] = sl / a->sinks, a->sink_t[a->nrows++] = pos;
+    if (m < 2) return;
+    double mean = s / m;
+    for (int j = a->sinks; j < n; ++j) {
+        int t = pos - j;
+        if (t >= 0 && t < a->p->tmax && a->p->w[t] >= 8)
+            a->vsum[t] += (a->r[j] - mean) * (a->r[j] - mean), a->vcnt[t] += 1;
+    }
+}
+
+/* The channels d leaves: a bias channel from d 8, a sink channel from d 4; then P pairs for the mean profile and
+ * P for the near keys' extra spread (at most 12 each, about a sixth of d each), the random part the rest. */
+static void choose_layout(int d, int sinks, ls_wfit_sums *s)
+{
+    s->bias_ch = d >= 8;
+    s->sink_ch = sinks > 0 && d >= 4;
+    int avail = d - s->bias_ch - s->sink_ch, P = avail / 5;
+    if (!P) P = avail >= 2;
+    s->pairs = P > FIT_PAIRS_MAX ? FIT_PAIRS_MAX : P;
+    s->noise = avail >= 4 * s->pairs && s->pairs;
+}
+
+/* Fits the query heads of one KV head group of one layer: heads h0 .. h0 + nh - 1 into s at index base. */
+static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, int base, int kv_out, char *err,
+                     size_t errlen)
+{
+    const int SK = in->seq_k, SQ = in->seq_q, P = s->pairs, nbmax = 2 * P + 1;
+    profile *p = calloc((size_t)2 * nh, sizeof *p);   /* mean profiles, then the extra-spread profiles */
+    double *coef = calloc((size_t)2 * nh * nbmax, sizeof *coef), om[FIT_PAIRS_MAX] = {0}, *S2 = calloc((size_t)nh, sizeof *S2);
+    var_acc *va = calloc((size_t)nh, sizeof *va);
+    int rc = -1, k = 0;
+    if (!p || !coef || !S2 || !va) goto oom;
+    for (int h = 0; h < nh; ++h) {
+        fit_acc a = {.sinks = s->sinks, .tmax = SK};
+        a.sum = calloc((size_t)FIT_EXTEND * SK, sizeof *a.sum);
+        a.cnt = calloc((size_t)FIT_EXTEND * SK, sizeof *a.cnt);
+        p[h].y = a.sum, p[h].w = a.cnt;
+        if (!a.sum || !a.cnt || for_rows(in, h0 + h, profile_row, &a)) goto oom;
+        int tmax = 0;
+        for (int t = 0; t < SK; ++t) {
+            if (a.cnt[t]) a.sum[t] /= a.cnt[t];
+            if (a.cnt[t] >= 8) tmax = t + 1;
+        }
+        if (tmax < 4) {
+            ls_io_err(err, errlen, "workload fit: head %d: too few keys per row to fit (need distances 0..3 seen 8 times)", h0 + h);
+            goto done;
+        }
+        p[h].tmax = tmax;
+        /* the variance about the mean profile per distance: far spread S2 (the last three quarters of the
+         * distances) and the near keys' extra standard deviation, a profile of its own */
+        var_acc *v = &va[h];
+        *v = (var_acc){.p = &p[h], .sinks = s->sinks};
+        v->r = calloc((size_t)FIT_EXTEND * SK, sizeof *v->r);
+        v->vsum = calloc((size_t)SK, sizeof *v->vsum);
+        v->vcnt = calloc((size_t)FIT_EXTEND * SK, sizeof *v->vcnt);
+        v->sink_l = malloc((size_t)(SQ + 1) * in->batch * sizeof *v->sink_l);
+        v->sink_t = malloc((size_t)(SQ + 1) * in->batch * sizeof *v->sink_t);
+        if (!v->r || !v->vsum || !v->vcnt || !v->sink_l || !v->sink_t || for_rows(in, h0 + h, var_row, v)) goto oom;
+        double sw = 0, sv = 0;
+        for (int t = tmax / 4; t < tmax; ++t)
+            if (v->vcnt[t] >= 8) sw += v->vcnt[t], sv += v->vsum[t];
+        S2[h] = sw > 0 ? sv / sw : 0;
+        profile *e = &p[nh + h];
+        e->no_const = true, e->tmax = tmax, e->y = v->r, e->w = v->vcnt;   /* reuses r: no longer needed */
+        for (int t = 0; t < tmax; ++t) {
+            double var = v->vcnt[t] >= 8 ? v->vsum[t] / v->vcnt[t] : 0;
+            e->y[t] = var > S2[h] ? sqrt(var - S2[h]) : 0;
+            if (v->vcnt[t] < 8) v->vcnt[t] = 0;
+        }
+        /* Beyond the traced distances the fitted workload must stay flat (a sum of cosines would otherwise
+         * repeat its near peak at longer lengths): FIT_EXT_POINTS distances, log-spaced up to FIT_EXTEND times
+         * as far, hold the far mean logit and no extra spread, together weighted as the far half of the trace. */
+        double fy = 0, fw = 0;
+        for (int t = tmax / 2; t < tmax; ++t) fy += p[h].w[t] * p[h].y[t], fw += p[h].w[t];
+        for (int t = tmax; t < FIT_EXTEND * tmax; ++t) p[h].y[t] = p[h].w[t] = e->y[t] = e->w[t] = 0;
+        for (int i = 1; i <= FIT_EXT_POINTS && fw > 0; ++i) {
+            int t = (int)(tmax * pow(FIT_EXTEND, (double)i / FIT_EXT_POINTS)) - 1;
+            p[h].y[t] = fy / fw, p[h].w[t] += fw / FIT_EXT_POINTS;
+            e->w[t] = p[h].w[t];
+        }
+        p[h].tmax = e->tmax = FIT_EXTEND * tmax;
+    }
+    k = P ? choose_freqs(p, s->noise ? 2 * nh : nh, P, om, coef) : 0;
+    if (k < 0) goto oom;
+    if (!P)
+        for (int h = 0; h < nh; ++h) fit_profile(&p[h], om, 1, coef + h * nbmax);
+    for (int f = 0; f < P; ++f) s->freq[kv_out * P + f] = f < k ? om[f] : PI / 2;
+    for (int h = 0; h < nh; ++h) {
+        const double *c = coef + h * nbmax, *ce = coef + (nh + h) * nbmax;
+        const var_acc *v = &va[h];
+        /* the sink bonus: the sink keys' logit above the fitted mean profile at their distance */
+        double ss = 0, ss2 = 0;
+        for (int r = 0; r < v->nrows; ++r) {
+            double x = v->sink_l[r] - eval_profile(om, c, 2 * k + 1, (int)v->sink_t[r]);
+            ss += x, ss2 += x * x;
+        }
+        /* its spread over queries beyond what every key has (the far spread) */
+        double sv = v->nrows > 1 ? (ss2 - ss * ss / v->nrows) / (v->nrows - 1) - S2[h] : 0;
+        /* the noise kernel adds its square to the variance at every distance, the far ones included */
+        double tail = 0, tw = 0;
+        for (int t = p[h].tmax / 4; s->noise && t < p[h].tmax; ++t) {
+            double e = eval_profile(om, ce, 2 * k + 1, t);
+            tail += p[h].w[t] * e * e, tw += p[h].w[t];
+        }
+        double s2 = S2[h] - (tw > 0 ? tail / tw : 0);
+        ls_wheads_knobs *kn = &s->k[base + h];
+        *kn = (ls_wheads_knobs){.scale = sqrt(s2 > 0 ? s2 : 0), .bias = c[0], .sink = v->nrows ? ss / v->nrows : 0,
+                                .decay = 16, .sink_spread = sv > 0 ? sqrt(sv) : 0};
+        for (int f = 0; f < P; ++f) {
+            size_t i = (size_t)(base + h) * P + f;
+            s->ac[i] = f < k ? c[1 + 2 * f] : 0, s->as[i] = f < k ? c[2 + 2 * f] : 0;
+            s->nc[i] = s->noise && f < k ? ce[1 + 2 * f] : 0, s->ns[i] = s->noise && f < k ? ce[2 + 2 * f] : 0;
+        }
+    }
+    rc = 0;
+    goto done;
+oom:
+    ls_io_err(err, errlen, "workload fit: out of memory");
+done:
+    for (int h = 0; p && h < nh; ++h) free(p[h].y), free(p[h].w);
+    for (int h = 0; va && h < nh; ++h) free(va[h].r), free(va[h].vsum), free(va[h].vcnt), free(va[h].sink_l), free(va[h].sink_t);
+    free(p), free(coef), free(S2), free(va);
+    return rc;
+}
+
+/* ---- calibration: the analytic fit matches the mean profile; the softmax depends on more (the near keys'
+ * spread, tails). Each head's profile amplitude, random scale and sink bonus are scaled so that the generated
+ * head's local mass, entropy and sink mass equal the trace's, measured the same way (workload_stats.c). ---- */
+
+typedef struct {
+    ls_config_workload w;          /* one query head, one KV head, the trace's geometry */
+    const ls_engine_params *p;
+    ls_wheads_knobs k0;
+    double fr[FIT_PAIRS_MAX], ac0[FIT_PAIRS_MAX], as0[FIT_PAIRS_MAX], nc0[FIT_PAIRS_MAX], ns0[FIT_PAIRS_MAX];
+    double alpha, beta, gamma, sink;   /* the knobs being calibrated: factors on the profile, scale, noise kernel */
+    int evals;
+    bool failed;
+    int64_t seed;
+    int qh, kvh;                   /* the head's indices in the fitted workload: its very numbers */
+    ls_wheads_layout layout;       /* the fitted workload's channels */
+} calib;
+
+static ls_wstats_head calib_eval(calib *c)
+{
+    ls_wstats_head st = {0};
+    double ac[FIT_PAIRS_MAX], as[FIT_PAIRS_MAX], nc[FIT_PAIRS_MAX], ns[FIT_PAIRS_MAX];
+    for (int f = 0; f < c->w.heads.pairs; ++f)
+        ac[f] = c->alpha * c->ac0[f], as[f] = c->alpha * c->as0[f], nc[f] = c->alpha * c->nc0[f], ns[f] = c->alpha * c->ns0[f];
+    ls_wheads_knobs k = c->k0;
+    k.scale *= c->beta, k.sink = c->sink;
+    ls_attn_inputs g;
+    char err[256];
+    ls_wstats_opts o = ls_wstats_default_opts();
+    o.lamp = false;
+    c->evals++;
+    if (ls_wheads_rotary_one(&c->w, c->seed, c->qh, c->kvh, &c->layout, &k, c->fr, ac, as, nc, ns, &g, err, sizeof err)) {
+        c->failed = true;
+        return st;
+    }
+    if (ls_wstats_measure(&g, 0, c->p, &o, &st, err, sizeof err) != 1) c->failed = true;
+    ls_attn_inputs_release(&g);
+    return st;
+}
+
+enum { CAL_LOCAL, CAL_ENTROPY, CAL_SINK };
+
+static double calib_stat(const ls_wstats_head *st, int which)
+{
+    return which == CAL_LOCAL ? st->local_mass : which == CAL_ENTROPY ? st->entropy : st->sink_mass;
+}
+
+/* Solves stat(x) = target for the knob *x in [lo, hi] (stat monotone in x; log scale when logx) by regula falsi
+ * (Illinois); leaves *x at the best point found. */
+static void calib_solve(calib *c, double *x, double lo, double hi, bool logx, int which, double target, double tol)
+{
+    const double x0 = *x;
+    ls_wstats_head st = calib_eval(c);
+    const double f0 = calib_stat(&st, which) - target;
+    if (fabs(f0) <= tol) return;
+    double a = logx ? log(lo) : lo, b = logx ? log(hi) : hi;
+    *x = logx ? exp(a) : a;
+    st = calib_eval(c);
+    double fa = calib_stat(&st, which) - target;
+    *x = logx ? exp(b) : b;
+    st = calib_eval(c);
+    double fb = calib_stat(&st, which) - target;
+    if (fa * fb > 0) {   /* not bracketed: an end only when it is clearly nearer the target (else the knob hardly matters) */
+        double fe = fabs(fa) < fabs(fb) ? fa : fb;
+        *x = fabs(f0) - fabs(fe) > 0.01 ? (fe == fa ? (logx ? exp(a) : a) : (logx ? exp(b) : b)) : x0;
+        return;
+    }
+    int side = 0;
+    double xm = b, fm = fb;
+    for (int it = 0; it < 10 && fabs(fm) > tol; ++it) {
+        xm = (a * fb - b * fa) / (fb - fa);
+        *x = logx ? exp(xm) : xm;
+        st = calib_eval(c);
+        fm = calib_stat(&st, which) - target;
+        if (fm * fb > 0) {
+            b = xm, fb = fm;
+            if (side == -1) fa /= 2;
+            side = -1;
+        } else {
+            a = xm, fa = fm;
+            if (side == 1) fb /= 2;
+            side = 1;
+        }
+    }
+    *x = logx ? exp(xm) : xm;
+}
+
+/* Calibrates query head base + h (fitted from head h of in) against the trace's statistics t. */
+static void calibrate_head(ls_wfit_sums *s, const ls_attn_inputs *in, int h, int base, int kv_out, bool qk_norm,
+                           const ls_engine_params *p, const ls_wstats_head *t)
+{
+    const int P = s->pairs;
+    calib c = {.p = p, .k0 = s->k[base + h], .alpha = 1, .beta = 1, .gamma = 1, .sink = s->k[base + h].sink,
+               .seed = s->seed, .qh = base + h, .kvh = kv_out};
+    ls_wheads_rotary_layout(in->dim, P, s->bias_ch, s->sink_ch, s->noise, &c.layout);
+    c.w.batch = 1, c.w.heads_q = c.w.heads_kv = 1, c.w.seq_q = in->seq_q, c.w.seq_k = in->seq_k, c.w.dim = in->dim;
+    c.w.causal = in->causal, c.w.sinks.count = s->sinks, c.w.rope.enabled = true, c.w.rope.base = 1e6;
+    c.w.heads.qk_norm = qk_norm, c.w.heads.pairs = P, c.w.sharpness = 1, c.w.v_std = 1;
+    if (!s->bias_ch) c.k0.bias = 0;
+    for (int f = 0; f < P; ++f)
+        c.fr[f] = s->freq[kv_out * P + f], c.ac0[f] = s->ac[(size_t)(base + h) * P + f], c.as0[f] = s->as[(size_t)(base + h) * P + f],
+        c.nc0[f] = s->nc[(size_t)(base + h) * P + f], c.ns0[f] = s->ns[(size_t)(base + h) * P + f];
+    bool sink_on = s->sink_ch && t->sink_mass > 0.02;   /* below, the sink hardly matters and the solve runs off */
+    for (int round = 0; round < 3 && !c.failed; ++round) {
+        double w = round ? 2.0 : 8.0;   /* later rounds search near the current point */
+        if (P) calib_solve(&c, &c.alpha, c.alpha / w, c.alpha * w, true, CAL_LOCAL, t->local_mass, 0.003);
+        if (sink_on) calib_solve(&c, &c.sink, c.sink - 2 * w, c.sink + 2 * w, false, CAL_SINK, t->sink_mass, 0.002);
+    }
+    if (c.failed) return;
+    ls_wheads_knobs *k = &s->k[base + h];
+    k->scale *= c.beta;
+    if (sink_on) k->sink = c.sink;
+    for (int f = 0; f < P; ++f) {
+        size_t i = (size_t)(base + h) * P + f;
+        s->ac[i] *= c.alpha, s->as[i] *= c.alpha, s->nc[i] *= c.alpha, s->ns[i] *= c.alpha;
+    }
+}
+
+int ls_wfit_accumulate(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, const ls_engine_params *p, char *err,
+                       size_t errlen)
 {
     (void)layer;
     if (s->layers && (in->heads_q != s->heads_q || in->heads_kv != s->heads_kv || in->dim != s->dim)) {
@@ -188,32 +595,81 @@ int ls_wfit_accumulate(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, cha
                   in->dim, s->heads_q, s->heads_kv, s->dim);
         return -1;
     }
-    if (in->dim < LS_WHEADS_MIN_DIM || in->dim % 2) {
-        ls_io_err(err, errlen, "head dimension %d: the heads generator needs an even d >= %d", in->dim, LS_WHEADS_MIN_DIM);
+    if (in->dim < 2 || in->dim % 2) {
+        ls_io_err(err, errlen, "head dimension %d: the heads generator needs an even d >= 2", in->dim);
         return -1;
     }
+    if (!s->layers) s->sinks = 1, choose_layout(in->dim, s->sinks, s);
+    const int P = s->pairs, group = in->heads_q / in->heads_kv;
+    int nkv = (s->layers + 1) * in->heads_kv;
     if (s->n + in->heads_q > s->cap) {
         int cap = (s->n + in->heads_q) * 2;
         ls_wheads_knobs *k = realloc(s->k, (size_t)cap * sizeof *k);
-        if (!k) {
+        if (k) s->k = k;
+        double *ac = k ? realloc(s->ac, (size_t)cap * (P ? P : 1) * sizeof *ac) : NULL;
+        if (ac) s->ac = ac;
+        double *as = ac ? realloc(s->as, (size_t)cap * (P ? P : 1) * sizeof *as) : NULL;
+        if (as) s->as = as;
+        double *fr = as ? realloc(s->freq, (size_t)cap * (P ? P : 1) * sizeof *fr) : NULL;
+        if (fr) s->freq = fr;
+        double *nc = fr ? realloc(s->nc, (size_t)cap * (P ? P : 1) * sizeof *nc) : NULL;
+        if (nc) s->nc = nc;
+        double *ns = nc ? realloc(s->ns, (size_t)cap * (P ? P : 1) * sizeof *ns) : NULL;
+        if (ns) s->ns = ns;
+        if (!ns) {
             ls_io_err(err, errlen, "out of memory");
             return -1;
         }
-        s->k = k, s->cap = cap;
+        s->cap = cap;
     }
-    if (!s->layers) s->sinks = 1;
-    for (int h = 0; h < in->heads_q; ++h)
-        if (ls_wfit_head(in, h, s->sinks, &s->k[s->n + h], err, errlen)) return -1;
+    for (int g = 0; g < in->heads_kv; ++g)
+        if (fit_group(s, in, g * group, group, s->n + g * group, nkv - in->heads_kv + g, err, errlen)) return -1;
+    for (int h = 0; h < in->heads_q; ++h) {
+        if (!s->bias_ch) s->k[s->n + h].bias = 0;
+        if (!s->sink_ch) s->k[s->n + h].sink = s->k[s->n + h].sink_spread = 0;
+        if (in->dim - s->bias_ch - s->sink_ch - 2 * s->pairs * (1 + s->noise) <= 0) s->k[s->n + h].scale = 0;
+    }
+    size_t nq = (size_t)in->batch * in->heads_q * in->seq_q, nk = (size_t)in->batch * in->heads_kv * in->seq_k;
+    bool qk_norm = norm_cv(in->q, nq, in->dim) < 0.05 && norm_cv(in->k, nk, in->dim) < 0.05;
+    if (p && s->calibrate) {
+        ls_wstats_head *t = calloc((size_t)in->heads_q, sizeof *t);
+        ls_wstats_opts o = ls_wstats_default_opts();
+        o.lamp = false, o.sink_keys = s->sinks;
+        if (!t || ls_wstats_measure(in, layer, p, &o, t, err, errlen) != in->heads_q) {
+            free(t);
+            if (!t) ls_io_err(err, errlen, "out of memory");
+            return -1;
+        }
+        for (int h = 0; h < in->heads_q; ++h)
+            calibrate_head(s, in, h, s->n, nkv - in->heads_kv + h / group, qk_norm, p, &t[h]);
+        free(t);
+    }
     s->n += in->heads_q;
     s->heads_q = in->heads_q, s->heads_kv = in->heads_kv, s->dim = in->dim;
     if (in->seq_q > s->seq_q) s->seq_q = in->seq_q;
     if (in->seq_k > s->seq_k) s->seq_k = in->seq_k;
     s->causal = in->causal;
     /* QK-norm leaves every row with nearly the same norm: a few percent at most */
-    size_t nq = (size_t)in->batch * in->heads_q * in->seq_q, nk = (size_t)in->batch * in->heads_kv * in->seq_k;
-    s->qk_norm_votes += norm_cv(in->q, nq, in->dim) < 0.05 && norm_cv(in->k, nk, in->dim) < 0.05;
+    s->qk_norm_votes += qk_norm;
     s->layers++;
     return 0;
+}
+
+void ls_wfit_layout_notes(const ls_wfit_sums *s, FILE *out)
+{
+    if (!s->layers) return;
+    if (!s->bias_ch)
+        fprintf(out, "lampsim workload fit: warning: d %d has no channel for the mean logit (bias set to 0): it moves "
+                     "only stage 1's margin |mu| delta\n", s->dim);
+    if (!s->sink_ch && s->sinks)
+        fprintf(out, "lampsim workload fit: warning: d %d has no channel for the sink bonus (sink set to 0)\n", s->dim);
+    int left = s->dim - s->bias_ch - s->sink_ch - 2 * s->pairs * (1 + s->noise);
+    if (!left)
+        fprintf(out, "lampsim workload fit: warning: d %d leaves no channel for the random part: scale set to 0, the "
+                     "fitted logits are the mean profile only\n", s->dim);
+    else if (s->pairs < 3)
+        fprintf(out, "lampsim workload fit: warning: d %d leaves %d rotary pair(s) for the distance profile: sharp local "
+                     "profiles are approximated by %d cosine(s)\n", s->dim, s->pairs, s->pairs);
 }
 
 static void put_list(FILE *f, const char *key, const ls_wheads_knobs *k, int n, size_t off)
@@ -221,6 +677,19 @@ static void put_list(FILE *f, const char *key, const ls_wheads_knobs *k, int n, 
     fprintf(f, "  %s: \"", key);
     for (int h = 0; h < n; ++h) fprintf(f, "%s%.4g", h ? " " : "", *(const double *)((const char *)&k[h] + off));
     fprintf(f, "\"\n");
+}
+
+/* A list of n numbers; -1 when it would not fit a configuration list. */
+static int put_array(FILE *f, const char *key, const double *v, int n)
+{
+    size_t len = 0;
+    char buf[32];
+    for (int i = 0; i < n; ++i) len += (size_t)snprintf(buf, sizeof buf, " %.6g", v[i]);
+    if (len >= LS_CONFIG_LIST_MAX) return -1;
+    fprintf(f, "  %s: \"", key);
+    for (int i = 0; i < n; ++i) fprintf(f, "%s%.6g", i ? " " : "", v[i]);
+    fprintf(f, "\"\n");
+    return 0;
 }
 
 int ls_wfit_write(const ls_wfit_sums *s, const ls_config_workload *base, const char *name, const char *path, char *err,
@@ -236,7 +705,8 @@ int ls_wfit_write(const ls_wfit_sums *s, const ls_config_workload *base, const c
     const char *dt[] = {"fp32", "bf16", "fp16"};
     fprintf(f, "# SYNTHETIC: the heads generator fitted by `lampsim workload fit` to %d traced layer(s) of %d query / %d KV\n"
                "# heads each; query head L*%d + h imitates head h of traced layer L (knobs: docs/workloads.md).\n"
-               "# RoPE is not fitted (it changes no statistic of the random part); rope.* are the defaults.\n",
+               "# The mean logit at distance t is bias + sum of amp_cos cos(freq t) + amp_sin sin(freq t) (heads.pairs rotary\n"
+               "# pairs, freq per KV head); RoPE is not fitted (it changes no statistic of the random part).\n",
             s->layers, s->heads_q, s->heads_kv, s->heads_q);
     fputs("name: ", f);   /* quoted: "x: y" or a newline in --name cannot make or inject keys */
     ls_config_write_yaml_string(f, name ? name : "fitted");
@@ -249,8 +719,16 @@ int ls_wfit_write(const ls_wfit_sums *s, const ls_config_workload *base, const c
     put_list(f, "scale", s->k, s->n, offsetof(ls_wheads_knobs, scale));
     put_list(f, "bias", s->k, s->n, offsetof(ls_wheads_knobs, bias));
     put_list(f, "sink", s->k, s->n, offsetof(ls_wheads_knobs, sink));
-    put_list(f, "recency", s->k, s->n, offsetof(ls_wheads_knobs, recency));
-    put_list(f, "decay", s->k, s->n, offsetof(ls_wheads_knobs, decay));
-    put_list(f, "jitter", s->k, s->n, offsetof(ls_wheads_knobs, jitter));
+    put_list(f, "sink_spread", s->k, s->n, offsetof(ls_wheads_knobs, sink_spread));
+    fprintf(f, "  pairs: %d\n", s->pairs ? s->pairs : 0);
+    if (s->pairs && (put_array(f, "freq", s->freq, s->heads_kv * s->layers * s->pairs) ||
+                     put_array(f, "amp_cos", s->ac, s->n * s->pairs) || put_array(f, "amp_sin", s->as, s->n * s->pairs) ||
+                     (s->noise && (put_array(f, "noise_cos", s->nc, s->n * s->pairs) ||
+                                   put_array(f, "noise_sin", s->ns, s->n * s->pairs))))) {
+        ls_atomic_file_abort(&af);
+        ls_io_err(err, errlen, "%s: the fitted amplitude lists exceed %d characters (fit fewer layers at once)", path,
+                  LS_CONFIG_LIST_MAX - 1);
+        return -1;
+    }
     return ls_atomic_file_commit(&af, err, errlen);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checkpoints without `transformers` (lampsim.checkpoints, issue #27 part 3): tiny checkpoints made
 here in each format load back to the project's own model code (Hugging Face directories single and
-sharded: bit for bit; llama2.c .bin: bit for bit after the RoPE row permutation, and equal to a
+sharded: bit for bit; llama2.c .bin: equal up to rounding, wq/wk in the checkpoint's order (rope_interleaved), and equal to a
 numpy forward written in this file from llama2.c's format description, greedy generation included);
 Llama, Qwen2, Qwen3 and Gemma 3 configs (QK-norm, GQA, biases, rope_scaling, tied embeddings,
 Gemma's norms and scaling, sliding windows) load and run, through lampsim too; bad inputs are
@@ -231,8 +231,19 @@ def main(tmp):
               % vocab_field)
         loaded = load_pretrained(path)
         x = ids[:1, :20] % 96
-        check(torch.equal(loaded(x), m(x)), "llama2.c .bin (%s) -> project model: logits bit for bit"
-              % ("tied" if tied else "untied"))
+        ok, err = close(loaded(x)[0].double(), m(x)[0].double(), 1e-4)
+        check(ok, "llama2.c .bin (%s) -> project model: the same logits up to rounding (max |dlogit| %.2e; the"
+              " loaded model rotates llama2.c's pairs in the checkpoint's order)" % ("tied" if tied else "untied", err))
+        wq = torch.from_numpy(C.read_llama2c(path)[1]["wq"][0])
+        check(loaded.config.get("rope_interleaved") is True and torch.equal(
+              loaded.model.layers[0].self_attn.q_proj.weight.detach(), wq),
+              "llama2.c (%s): wq rows kept in the checkpoint's head-dim order, recorded as rope_interleaved" %
+              ("tied" if tied else "untied"))
+        back = os.path.join(tmp, "llama_back.bin")
+        C.export_llama2c(loaded, back)
+        with open(path, "rb") as f1, open(back, "rb") as f2:
+            check(f1.read() == f2.read(), "llama2.c (%s) loaded and exported again: the same file" %
+                  ("tied" if tied else "untied"))
         rl = Llama2cReference(path)
         ok, err = close(loaded(x)[0].double(), torch.from_numpy(rl.logits(x[0].tolist())), 1e-4)
         check(ok, "llama2.c (%s) == numpy forward from the format description: max |dlogit| %.2e"

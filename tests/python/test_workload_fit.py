@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""`lampsim workload stats` / `fit` against the tiny model's real attention: the Python statistics on
-constructed inputs (uniform -> entropy 1, one-hot sink -> sink mass 1), the tiny model's traces
-(scripts/eval_ppl.py --dump-traces) fitted again give the shipped preset workloads/tiny_kjv_fitted.yaml,
-and that preset's per-head statistics and LAMP rates match the traces' within the tolerances measured
-when it was made (docs/workloads.md, "The fitted preset").
-usage: test_workload_fit.py LAMPSIM TMPDIR"""
+"""`lampsim workload stats` / `fit` against real and random attention: the Python statistics on
+constructed inputs (uniform -> entropy 1, one-hot sink -> sink mass 1); the tiny model's traces
+(scripts/eval_ppl.py --dump-traces) fitted again give the shipped preset workloads/tiny_kjv_fitted.yaml;
+the fitted workloads of the tiny model and of random layers with sinks and with local heads give the
+traces' LAMP rates within 0.05 at tau 0.25 / 0.5 / 1 (docs/workloads.md, "Fitting"); d 2, 4, 8 accepted.
+--long: the same at 512 tokens, and the BOS model.
+usage: test_workload_fit.py LAMPSIM TMPDIR [--long]"""
 import csv
 import os
 import shutil
@@ -23,18 +24,82 @@ import lampsim  # noqa: E402
 from lampsim.model import load_pretrained  # noqa: E402
 from eval_ppl import dump_traces, heldout_ids  # noqa: E402
 
-# per-head |fitted - traced| limits and limits on the mean over the 16 heads; measured worst per head /
-# mean difference when the preset was fitted: entropy 0.17 / +0.06, top1 0.16 / -0.05, sink 0.017 /
-# -0.003, local 0.14 / -0.05, logit_std 0.21 / -0.02, raise_tile 0.10 / -0.004, raise_sub 0.10 / -0.014,
-# stage1 0.10 / +0.016, disruptive 0 / 0
-TOL = {"entropy": (0.22, 0.09), "top1": (0.21, 0.08), "sink_mass": (0.03, 0.01), "local_mass": (0.19, 0.08),
-       "logit_std": (0.3, 0.08), "raise_tile": (0.14, 0.03), "raise_sub": (0.14, 0.04),
-       "stage1_rate": (0.14, 0.05), "disruptive_rate": (0.03, 0.01)}
+# the fit's target (issue 37): the mean over heads of each LAMP rate within 0.05 of the traces' at tau
+# 0.25 / 0.5 / 1 and the default tile (measured: 0.031 at most, docs/workloads.md); the shape within these
+# limits of the mean over heads
+RATES = ("stage1_rate", "subblock_rate", "disruptive_rate")
+LIMIT = {"entropy": 0.05, "local_mass": 0.05, "sink_mass": 0.05}
 
 
-def stats(lampsim_bin, what, tmp, name):
+def rope(x, base=10000.0):
+    n, d = x.shape[-2], x.shape[-1]
+    half = d // 2
+    a = np.arange(n)[:, None] * base ** (-np.arange(half) * 2.0 / d)[None, :]
+    c, s = np.cos(a), np.sin(a)
+    return np.concatenate([x[..., :half] * c - x[..., half:] * s, x[..., :half] * s + x[..., half:] * c], -1)
+
+
+def random_layer(kind, n, d, seed, hq=4, hk=2):
+    """A random attention layer (GQA 4/2, RoPE) with attention sinks ('sink': key 0 far out along the lowest
+    rotary frequency, every query leaning on it with a per-head strength) or local heads ('local': a direction
+    shared by queries and keys, rotated by RoPE, and a little of the query's own key)."""
+    r = np.random.default_rng(seed)
+    g = hq // hk
+    k, c = r.standard_normal((hk, n, d)), r.standard_normal((hk, 1, d))
+    q = np.empty((hq, n, d))
+    for h in range(hq):
+        qh = r.standard_normal((n, d)) * (0.6 + 0.2 * h)
+        if kind == "sink":
+            u = np.zeros(d)
+            u[d // 2 - 1] = u[-1] = 1 / np.sqrt(2)
+            qh += (0.5 + 0.25 * h) * u * np.sqrt(d) / 4
+            k[h // g, 0] += u * np.sqrt(d) * 2
+        else:
+            kk = k[h // g]
+            if h % g == 0:
+                kk += 1.5 * c[h // g]
+            qh += (0.8 + 0.4 * h) * c[h // g] + 0.3 * kk
+        q[h] = qh
+    return rope(q).astype(np.float32), rope(k).astype(np.float32), r.standard_normal((hk, n, d)).astype(np.float32)
+
+
+def write_layers(out, kind, n, d, layers=2):
+    os.makedirs(out, exist_ok=True)
+    paths = []
+    for L in range(layers):
+        for t, x in zip("qkv", random_layer(kind, n, d, seed=L)):
+            np.save(os.path.join(out, "layer%d_%s.npy" % (L, t)), x)
+        paths.append(os.path.join(out, "layer%d.yaml" % L))
+        with open(paths[-1], "w") as f:
+            f.write("name: %s-%d\ngenerator: trace\ncausal: true\ndtype: fp32\ntrace:\n  q: layer%d_q.npy\n"
+                    "  k: layer%d_k.npy\n  v: layer%d_v.npy\n" % (kind, L, L, L, L))
+    return paths
+
+
+def fit(lampsim_bin, inputs, out):
+    r = subprocess.run([lampsim_bin, "workload", "fit"] + inputs + ["-o", out], capture_output=True, text=True)
+    check(r.returncode == 0, "workload fit %s (exit %d)" % (" ".join(os.path.basename(i) for i in inputs), r.returncode))
+    return r.stderr
+
+
+def compare(lampsim_bin, what, inputs, fitted, tmp):
+    """The fitted workload against the traces at tau 0.25 / 0.5 / 1: the mean LAMP rates and shape."""
+    for tau in (0.25, 0.5, 1.0):
+        t = stats(lampsim_bin, inputs, tmp, "traces", tau)
+        f = stats(lampsim_bin, [fitted], tmp, "fitted", tau)
+        check(len(t) == len(f), "%s: as many fitted heads as traced (%d, %d)" % (what, len(t), len(f)))
+        for key in RATES + (("entropy", "local_mass", "sink_mass") if tau == 0.5 else ()):
+            x, y = np.array([float(r[key]) for r in t]), np.array([float(r[key]) for r in f])
+            lim = LIMIT.get(key, 0.05)
+            check(abs(y.mean() - x.mean()) <= lim, "%s tau %g %s: traces %.3f, fitted %.3f (limit %.2f; worst head %.3f)"
+                  % (what, tau, key, x.mean(), y.mean(), lim, np.abs(y - x).max()))
+
+
+def stats(lampsim_bin, what, tmp, name, tau=0.5):
     out = os.path.join(tmp, name + ".csv")
-    subprocess.run([lampsim_bin, "workload", "stats", what, "-o", out], check=True, stderr=subprocess.DEVNULL)
+    what = what if isinstance(what, list) else [what]
+    subprocess.run([lampsim_bin, "workload", "stats"] + what + ["-o", out, "--set", "algorithm.tau=%g" % tau], check=True,
+                   stderr=subprocess.DEVNULL)
     with open(out) as f:
         return list(csv.DictReader(f))
 
@@ -44,12 +109,12 @@ def knobs(path):
     with open(path) as f:
         for line in f:
             key, _, rest = line.strip().partition(": ")
-            if key in ("scale", "bias", "sink", "recency", "decay", "jitter"):
+            if key in ("scale", "bias", "sink", "sink_spread", "pairs", "freq", "amp_cos", "amp_sin", "noise_cos", "noise_sin"):
                 vals[key] = np.array([float(x) for x in rest.strip('"').split()])
     return vals
 
 
-def main(lampsim_bin, tmp):
+def main(lampsim_bin, tmp, long=False):
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     # constructed inputs through the Python binding
@@ -61,27 +126,39 @@ def main(lampsim_bin, tmp):
     r = lampsim.workload_stats(q, k, causal=False, lamp=False)
     check(r[1]["sink_mass"] > 1 - 1e-6 and r[1]["local_mass"] < 1e-6 and np.isnan(r[1]["stage1_rate"]),
           "one-hot sink: sink mass 1, local mass 0, no engine run (%s)" % r[1])
-    # the tiny model's traces, fitted again
+    # the tiny model's traces, fitted again: the shipped preset, and its rates within 0.05 of the traces'
     torch.set_num_threads(1)
     model = load_pretrained(os.path.join(ROOT, "models", "tiny_kjv.safetensors"))
+    n = 512 if long else 256
     traces = os.path.join(tmp, "traces")
-    dump_traces(model, heldout_ids(1, 256)[:1, :-1], traces)
+    dump_traces(model, heldout_ids(1, n)[:1, :-1], traces)
     fitted = os.path.join(tmp, "fitted.yaml")
-    subprocess.run([lampsim_bin, "workload", "fit", traces, "-o", fitted], check=True, stderr=subprocess.DEVNULL)
-    shipped = os.path.join(ROOT, "workloads", "tiny_kjv_fitted.yaml")
-    a, b = knobs(fitted), knobs(shipped)
-    check(sorted(a) == sorted(b) and all(np.allclose(a[x], b[x], rtol=2e-3, atol=2e-3) for x in a),
-          "fitting the traces again gives the shipped preset's knobs")
-    t, f = stats(lampsim_bin, traces, tmp, "traces"), stats(lampsim_bin, shipped, tmp, "fitted")
-    check(len(t) == len(f) == 16, "16 traced heads (4 layers x 4) and 16 fitted heads")
-    for key, (per_head, mean) in TOL.items():
-        x, y = np.array([float(r[key]) for r in t]), np.array([float(r[key]) for r in f])
-        worst, bias = np.abs(y - x).max(), (y - x).mean()
-        check(worst <= per_head and abs(bias) <= mean,
-              "%s: traces %.3f, preset %.3f; worst head %.3f (limit %.2f), mean difference %+.3f (limit %.2f)"
-              % (key, x.mean(), y.mean(), worst, per_head, bias, mean))
+    err = fit(lampsim_bin, [traces], fitted)
+    check("fit check: 16 heads" in err and "stage1_rate" in err, "the fit reports its own errors:\n" + err)
+    if not long:
+        shipped = os.path.join(ROOT, "workloads", "tiny_kjv_fitted.yaml")
+        a, b = knobs(fitted), knobs(shipped)
+        check(sorted(a) == sorted(b) and all(np.allclose(a[x], b[x], rtol=2e-3, atol=2e-3) for x in a),
+              "fitting the traces again gives the shipped preset's knobs")
+    compare(lampsim_bin, "tiny model %d tokens" % n, [traces], fitted, tmp)
+    if long:
+        bos = load_pretrained(os.path.join(ROOT, "models", "tiny_kjv_bos.safetensors"))
+        traces = os.path.join(tmp, "traces_bos")
+        dump_traces(bos, heldout_ids(1, n)[:1, :-1], traces)
+        fit(lampsim_bin, [traces], fitted)
+        compare(lampsim_bin, "tiny BOS model %d tokens" % n, [traces], fitted, tmp)
+    # random layers with sinks and with local heads (GQA 4/2, d 64)
+    for kind in ("sink", "local"):
+        layers = write_layers(os.path.join(tmp, kind), kind, n, 64)
+        fit(lampsim_bin, layers, fitted)
+        compare(lampsim_bin, "random %s heads %d tokens" % (kind, n), layers, fitted, tmp)
+    # any even d >= 2: accepted, with a warning where d leaves out a part of the model
+    for d in (2, 4, 8):
+        layers = write_layers(os.path.join(tmp, "d%d" % d), "local", 128, d, layers=1)
+        err = fit(lampsim_bin, layers, fitted)
+        check("fit check" in err and (d > 4 or "warning" in err), "d %d fitted, what it leaves out said:\n%s" % (d, err))
     return done()
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2], "--long" in sys.argv[3:]))

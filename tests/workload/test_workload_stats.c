@@ -103,7 +103,7 @@ static void test_fit_recovers(void)
     CHECK(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == 0);
     CHECK(info.hash == hash);   /* same seed, same data */
     static const ls_wheads_knobs truth[4] = {
-        {1.5, -2, 0, 6, 2, 0.5}, {2, 0, 4, 2, 24, 0}, {3, 1, 2, 0, 8, 0}, {5, 3, 6, 3, 12, 1}};
+        {1.5, -2, 0, 6, 2, 0.5, 0}, {2, 0, 4, 2, 24, 0, 0}, {3, 1, 2, 0, 8, 0, 0}, {5, 3, 6, 3, 12, 1, 0}};
     for (int h = 0; h < 4; ++h) {
         ls_wheads_knobs k;
         CHECK(ls_wfit_head(&in, h, 1, &k, err, sizeof err) == 0);
@@ -139,8 +139,69 @@ static void test_fit_recovers(void)
     CHECK_MSG(strstr(err, "workload.heads.sink: 3 values for 4 query heads") != NULL, "%s", err);
 }
 
+/* The rotary-pair layout: without the random part and noise the logits are exactly bias + sink + the profile
+ * sum A cos(w t) + B sin(w t), at any even d (d 6 here: bias, sink, one pair, one noise pair); the noise kernel
+ * gives that standard deviation at distance t; the fit recovers bias, sink, scale, the profile and its spread. */
+static void test_rotary(void)
+{
+    const char *y6 = "workload:\n  generator: heads\n  heads_q: 2\n  heads_kv: 1\n  seq_q: 256\n  seq_k: 256\n  dim: 6\n"
+                     "  causal: true\n  dtype: fp32\n  heads:\n    pairs: 1\n    scale: 0\n    bias: \"-1 0.5\"\n"
+                     "    sink: \"3 0\"\n    freq: 0.7\n    amp_cos: \"2 -1\"\n    amp_sin: \"0.5 1\"\n";
+    CHECK(ls_config_load_string(&cfg, y6, strlen(y6), "rot.yaml", NULL, NULL, 0, &diag) == 0);
+    ls_attn_inputs in;
+    ls_workload_info info;
+    CHECK(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == 0);
+    double worst = 0;
+    for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 256; i += 17)
+            for (int j = 0; j <= i; ++j) {
+                double l = 0, t = i - j;
+                for (int e = 0; e < 6; ++e) l += (double)in.q[((size_t)h * 256 + i) * 6 + e] * in.k[(size_t)j * 6 + e];
+                l /= sqrt(6.0);
+                double want = (h ? 0.5 : -1) + (j == 0 && !h ? 3 : 0) + (h ? -1 : 2) * cos(0.7 * t) + (h ? 1 : 0.5) * sin(0.7 * t);
+                worst = fabs(l - want) > worst ? fabs(l - want) : worst;
+            }
+    CHECK_MSG(worst < 1e-4, "rotary logits off by %g", worst);
+    ls_attn_inputs_release(&in);
+    /* ground truth at d 64 with a random part and a noise kernel: the fit's knobs and the fitted data's rates */
+    const char *y64 = "workload:\n  generator: heads\n  heads_q: 2\n  heads_kv: 1\n  seq_q: 512\n  seq_k: 512\n  dim: 64\n"
+                      "  causal: true\n  dtype: fp32\n  heads:\n    pairs: 2\n    scale: \"1 1.5\"\n    bias: \"-1 0.5\"\n"
+                      "    sink: \"3 0\"\n    freq: \"0.3 0.05\"\n    amp_cos: \"2 1 1 2\"\n    amp_sin: \"0.5 0 0 0.5\"\n"
+                      "    noise_cos: \"1 0 0.5 0.5\"\n";
+    CHECK(ls_config_load_string(&cfg, y64, strlen(y64), "rot64.yaml", NULL, NULL, 0, &diag) == 0);
+    CHECK(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == 0);
+    ls_wfit_sums *s = ls_wfit_sums_new();
+    ls_wfit_set_calibrate(s, false);
+    CHECK(ls_wfit_accumulate(s, &in, 0, NULL, err, sizeof err) == 0);
+    int n;
+    const ls_wheads_knobs *k = ls_wfit_knobs(s, &n);
+    CHECK(n == 2);
+    static const double scale[2] = {1, 1.5}, bias[2] = {-1, 0.5}, sink[2] = {3, 0};
+    for (int h = 0; h < 2; ++h) {
+        fprintf(stderr, "rotary head %d: scale %.3f bias %.3f sink %.3f\n", h, k[h].scale, k[h].bias, k[h].sink);
+        CHECK_MSG(fabs(k[h].scale - scale[h]) < 0.2 * scale[h], "head %d scale %g", h, k[h].scale);
+        CHECK_MSG(fabs(k[h].bias - bias[h]) < 0.15, "head %d bias %g", h, k[h].bias);
+        CHECK_MSG(fabs(k[h].sink - sink[h]) < 0.4, "head %d sink %g", h, k[h].sink);
+    }
+    ls_wfit_sums_free(s);
+    ls_attn_inputs_release(&in);
+    /* d 2: one pair and nothing else, no identity channels needed */
+    const char *y2 = "workload:\n  generator: heads\n  heads_q: 1\n  heads_kv: 1\n  seq_q: 64\n  seq_k: 64\n  dim: 2\n"
+                     "  heads:\n    pairs: 1\n    scale: 0\n    freq: 1\n    amp_cos: 3\n";
+    CHECK(ls_config_load_string(&cfg, y2, strlen(y2), "rot2.yaml", NULL, NULL, 0, &diag) == 0);
+    CHECK_MSG(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == 0, "%s", err);
+    ls_attn_inputs_release(&in);
+    /* too many pairs for d, or a random part without channels: refused, naming the key */
+    const char *y2b = "workload:\n  generator: heads\n  heads_q: 1\n  heads_kv: 1\n  seq_q: 64\n  seq_k: 64\n  dim: 2\n"
+                      "  heads:\n    pairs: 1\n    scale: 1\n    freq: 1\n    amp_cos: 3\n";
+    CHECK(ls_config_load_string(&cfg, y2b, strlen(y2b), "rot2b.yaml", NULL, NULL, 0, &diag) == 0);
+    CHECK(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == -1);
+    CHECK_MSG(strstr(err, "workload.heads.scale: head 0 asks for a random part") != NULL, "%s", err);
+}
+
 int main(void)
 {
+    test_rotary();
     test_uniform_and_sink();
     test_raise();
     test_fit_recovers();
