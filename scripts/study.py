@@ -70,6 +70,15 @@ def norm(v):
 
 # ---------------------------------------------------------------- the spec
 
+def merge(a, b):
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = merge(a.get(k), v) if k in a else v
+        return out
+    return b
+
+
 def load_spec(path, quick):
     try:
         with open(path) as f:
@@ -78,6 +87,13 @@ def load_spec(path, quick):
         raise InputError("%s: %s" % (path, e))
     if not isinstance(spec, dict):
         raise InputError("%s: expected a mapping" % path)
+    if "extends" in spec:   # another spec, this one's keys merged over it (mappings merged, the rest replaced)
+        parent = os.path.join(os.path.dirname(os.path.abspath(path)), spec.pop("extends"))
+        try:
+            with open(parent) as f:
+                spec = merge(yaml.safe_load(f), spec)
+        except (OSError, yaml.YAMLError) as e:
+            raise InputError("%s: extends: %s" % (path, e))
     for k in ("base", "axes", "contenders", "regimes", "reference", "baseline"):
         if k not in spec:
             raise InputError("%s: missing key '%s'" % (path, k))
@@ -97,7 +113,7 @@ def load_spec(path, quick):
     spec.setdefault("costs", {})
     spec.setdefault("power_area_cap", 2.0)
     regimes = list(spec.get("default_regimes") or spec["regimes"])
-    contenders = list(spec["contenders"])
+    contenders = list(spec.get("default_contenders") or spec["contenders"])
     axes_limit = None
     if quick:
         q = spec.get("quick") or {}
@@ -198,6 +214,19 @@ class Lampsim:
             raise RuntimeError("lampsim study cost: %d answers for %d designs" % (len(out), len(designs)))
         return out
 
+    def sweep_chunks(self, name, points, out, metric="cycles"):
+        """sweep() in chunks small enough for one sweep file (the loader's 10000-node cap), in numerics order."""
+        keys = {k for p in points for k in p}
+        per = max(1, 9000 // (len(keys) + 1))
+        pts = sorted(points, key=numerics_order)
+        found, failed = {}, False
+        for i in range(0, len(pts), per):
+            f, fl = self.sweep("%s_%d" % (name, i // per), pts[i:i + per], out if len(pts) <= per else
+                               os.path.join(out, "part%d" % (i // per)), metric)
+            found.update(f)
+            failed = failed or fl
+        return found, failed
+
     def sweep(self, name, points, out, metric="cycles"):
         """Runs the points (dicts of keys) as one sweep in out; {point tuple: row} for the finished ones."""
         keys = sorted({k for p in points for k in p})
@@ -234,6 +263,11 @@ class Lampsim:
                 found[point_id(pt)] = rows[t]
         failed = p.returncode == 1
         return found, failed
+
+
+def numerics_order(pt):
+    """Points sharing numerics (workload, tile, algorithm) side by side, so a chunk keeps them together."""
+    return tuple(sorted((k, str(v)) for k, v in pt.items() if k.startswith(("workload.", "algorithm."))))
 
 
 def point_id(pt):
@@ -335,14 +369,15 @@ class Search:
             out.append(dict(d, **{fk: f}) if f >= max(1, min_f) else None)
         return out
 
-    def variants(self, task, d):
-        """The designs a move tries: area budget: the filler solved; power budget: the filler one step either way."""
+    def variants(self, task, d, move=True):
+        """The designs a move tries: area budget: the filler solved; power budget: a move with the filler
+        kept or one step (1/1.25) down, the filler alone (move False) one step either way."""
         if task.budget == "area":
             return [x for x in self.fill_area(task, [d], self.budgets["area"]) if x]
         con = self.spec["contenders"][task.contender]
         fk = axis_keys(self.spec, con["filler"])[0]
         f = int(d[fk])
-        return [dict(d, **{fk: max(1, int(round(f * s)))}) for s in (1 / 1.25, 1.0, 1.25)]
+        return [dict(d, **{fk: max(1, int(round(f * s)))}) for s in ((1 / 1.25, 1.0) if move else (1 / 1.25, 1.25))]
 
     def feasible(self, task, ev):
         if ev is None:
@@ -369,8 +404,8 @@ class Search:
             uniq = {}
             for orig, f in zip(points.values(), filled):
                 uniq.setdefault(point_id(f), (orig, f))
-            found, failed = self.ls.sweep("g%03d" % self.gen, [f for _, f in uniq.values()],
-                                          os.path.join(self.out, "sweeps", "g%03d_%s" % (self.gen, label)))
+            found, failed = self.ls.sweep_chunks("g%03d" % self.gen, [f for _, f in uniq.values()],
+                                                 os.path.join(self.out, "sweeps", "g%03d_%s" % (self.gen, label)))
             if self.ls.shard:
                 if len(found) < len(uniq):
                     self.log("study: shard %s ran its points of generation %d (%s); %d of %d points wait for other "
@@ -418,16 +453,21 @@ class Search:
                     raise InputError("reference %s is infeasible on regime %s" % (ref, t.regime))
                 self.budgets["power"][t.regime] = ev["power_w"]
         # the starting designs, repaired to the budget where they are over it
-        first = {}
-        for ti, t in enumerate(tasks):
-            d = res[ti][0][0]
-            # every tile: a starting tile may not fit a contender's registers (FA2's fp32 S at 32 x 4)
-            starts = [d] + ([dict(d, **dict(zip(axis_keys(spec, "tile"), v))) for v in axis_values(spec, "tile")]
-                            if "tile" in spec["contenders"][t.contender]["axes"] else [])
-            first[ti] = (t, [v for x in starts for v in self.variants(t, x)] + [d])
+        first = {ti: (t, self.variants(t, res[ti][0][0]) + [res[ti][0][0]]) for ti, t in enumerate(tasks)}
         res = self.run_generation(first, "fill")
         for ti, t in enumerate(tasks):
             self.take(t, res[ti], None)
+        # a starting tile may not fit a contender's registers (FA2's fp32 S at 32 x 4): then every tile
+        retry = {}
+        for ti, t in enumerate(tasks):
+            if t.state is None and "tile" in spec["contenders"][t.contender]["axes"]:
+                d = res[ti][-1][0]
+                tiles = [dict(d, **dict(zip(axis_keys(spec, "tile"), v))) for v in axis_values(spec, "tile")]
+                retry[ti] = (t, [v for x in tiles for v in self.variants(t, x)])
+        if retry:
+            res = self.run_generation(retry, "fill_tiles")
+            for ti in retry:
+                self.take(tasks[ti], res[ti], None)
         rng = random.Random(spec["search"].get("seed", 1))
         all_axes = []
         for c in spec["_contenders"]:
@@ -446,17 +486,29 @@ class Search:
                     keys = axis_keys(spec, a)
                     cur = tuple(t.state[k] for k in keys)
                     designs = []
-                    for v in axis_values(spec, a):
-                        if tuple(norm(x) for x in v) == tuple(norm(x) for x in cur):
-                            continue
+                    for v in self.moves(a, cur):
                         designs += self.variants(t, dict(t.state, **dict(zip(keys, v))))
                     if t.budget == "power":   # the filler alone, too
-                        designs += self.variants(t, t.state)
+                        designs += self.variants(t, t.state, move=False)
                     step[ti] = (t, designs)
                 res = self.run_generation(step, a)
                 for ti in step:
                     self.take(tasks[ti], res[ti], a)
         return self.budgets
+
+    def moves(self, a, cur):
+        """The values a step tries: every other value of an unordered axis (the tile); on a ladder, the
+        neighbours of the current value (search.moves: neighbours, the default) or every other value (all)."""
+        vals = axis_values(self.spec, a)
+        ncur = tuple(norm(x) for x in cur)
+        others = [v for v in vals if tuple(norm(x) for x in v) != ncur]
+        if len(cur) > 1 or self.spec["search"].get("moves", "neighbours") == "all":
+            return others
+        x = float(cur[0])
+        below = [v for v in others if float(v[0]) < x]
+        above = [v for v in others if float(v[0]) > x]
+        return ([max(below, key=lambda v: float(v[0]))] if below else []) + \
+               ([min(above, key=lambda v: float(v[0]))] if above else [])
 
     def take(self, t, evs, axis):
         best = (t.state, t.score)
@@ -489,6 +541,63 @@ def retime(search, tasks, label, extra_by_task):
     return {ti: {n: ev for n, (_, ev) in zip(names[ti], res[ti])} for ti in res}
 
 
+def fixed_designs(search, spec, tasks):
+    """The spec's `fixed` designs (a contender's keys with some axes set by hand), each at its best tile on
+    each regime, beside the search's winner of the same contender and budget."""
+    out = []
+    fixed = spec.get("fixed") or []
+    if not fixed:
+        return out
+    step, meta = {}, {}
+    for fi, f in enumerate(fixed):
+        if f.get("contender") not in spec["contenders"]:
+            raise InputError("%s: fixed[%d].contender: unknown contender %r" % (spec["_path"], fi, f.get("contender")))
+        for reg in spec["_regimes"]:
+            t = Task(f["contender"], "area", reg)
+            d = dict(search.start_design(f["contender"]), **f.get("set", {}))
+            tiles = [dict(d, **dict(zip(axis_keys(spec, "tile"), v))) for v in axis_values(spec, "tile")]
+            key = len(step)
+            step[key] = (t, tiles)
+            meta[key] = (fi, f, reg)
+    res = search.run_generation(step, "fixed")
+    by = {(t.contender, t.budget, t.regime): t for t in tasks}
+    for key, evs in res.items():
+        fi, f, reg = meta[key]
+        ok = [(d, ev) for d, ev in evs if ev is not None]
+        if not ok:
+            out.append({"name": f.get("name", "fixed %d" % fi), "regime": reg, "feasible": False})
+            continue
+        d, ev = min(ok, key=lambda x: x[1]["time_us"])
+        w = by.get((f["contender"], "area", reg))
+        out.append({"name": f.get("name", "fixed %d" % fi), "contender": f["contender"], "regime": reg, "feasible": True,
+                    "cycles": ev["cycles"], "time_us": ev["time_us"], "area_mm2": ev["area_mm2"],
+                    "area_vs_budget": ev["area_mm2"] / search.budgets["area"], "tile": design_text(d).split(", tile ")[1],
+                    "limited_by": ev["limited_by"], "bottleneck": ev["bottleneck"],
+                    "expect_cycles": f.get("expect_cycles"),
+                    "search_cycles": w.score["cycles"] if w and w.score else None,
+                    "search_speedup": (ev["time_us"] / w.score["time_us"]) if w and w.score else None,
+                    "search_design": design_text(w.state) if w and w.score else None})
+    return out
+
+
+def fixed_text(s):
+    out = []
+    for f in s.get("fixed", []):
+        if not f["feasible"]:
+            out.append("* %s, %s: infeasible at every tile." % (f["name"], s["regimes"][f["regime"]]["label"]))
+            continue
+        line = "* %s, %s: %d cycles at its best tile (%s), %.4f mm2 (%.2f%% of the budget)" % (
+            f["name"], s["regimes"][f["regime"]]["label"], round(f["cycles"]), f["tile"], f["area_mm2"],
+            100 * f["area_vs_budget"])
+        if f.get("expect_cycles"):
+            line += "; by hand %d: %+.2f%%" % (f["expect_cycles"], 100 * (f["cycles"] / f["expect_cycles"] - 1))
+        if f.get("search_cycles"):
+            line += "; the search's %s at equal mm2: %d cycles (%s), %.3fx the hand design's speed" % (
+                f["contender"], round(f["search_cycles"]), f["search_design"], f["search_speedup"])
+        out.append(line + ".")
+    return "\n".join(out)
+
+
 def accuracy(search, spec, tasks):
     """KL and O error of each winner's numerics: the golden engine once per (mode, tile, workload)."""
     ls = search.ls
@@ -514,7 +623,7 @@ def accuracy(search, spec, tasks):
         return {}
     allk = sorted({k for p in pts.values() for k in p})
     filled = {pid: {k: p.get(k, ls.config_value(k)) for k in allk} for pid, p in pts.items()}
-    found, _ = ls.sweep("accuracy", list(filled.values()), os.path.join(search.out, "sweeps", "accuracy"), "accuracy.kl_mean")
+    found, _ = ls.sweep_chunks("accuracy", list(filled.values()), os.path.join(search.out, "sweeps", "accuracy"), "accuracy.kl_mean")
     out = {}
     for ti, keys in of_task.items():
         rows = [found.get(point_id(filled[k])) for k in keys]
@@ -761,6 +870,8 @@ def write_page(s, out):
                                                            for l in deciding_text(s).splitlines()),
            "<h2>Break-even HP sub-block rate</h2><ul>%s</ul>" % "".join(
                "<li>%s</li>" % html.escape(l[2:]) for l in breakeven_text(s).splitlines()),
+           ("<h2>Designs by hand</h2><ul>%s</ul>" % "".join("<li>%s</li>" % html.escape(l[2:]) for l in fixed_text(s).splitlines())
+            if s.get("fixed") else ""),
            "<h2>Speed and accuracy</h2><img src='data:image/png;base64,%s' style='max-width:100%%'>" % png,
            "<h2>Method</h2><p>%s</p>" % html.escape(method_text(s)),
            "</body></html>"]
@@ -773,7 +884,8 @@ def page_section(s):
         "the true unknowns." % (s["name"], s["spec"], s["baseline"]),
         verdict_markdown(s), "What decides it:\n\n" + deciding_text(s),
         "Break-even HP sub-block rate (LampAttention winners re-timed at stage 2 alone, falling tau):\n\n" +
-        (breakeven_text(s) or "(none measured)"), method_text(s)])
+        (breakeven_text(s) or "(none measured)")] + (["Designs by hand:\n\n" + fixed_text(s)] if s.get("fixed") else [])
+        + [method_text(s)])
 
 
 def write_docs(s, path):
@@ -838,13 +950,17 @@ def main(argv):
                     w = [x["weight"] for x in spec["regimes"][t.regime]["workloads"]]
                     pts.append((sum(a_ * b_ for a_, b_ in zip(w, ev["rate"])) / sum(w), ev["time_us"]))
             be[ti] = breakeven(pts, bt.score["time_us"])
+        fixed = fixed_designs(search, spec, tasks)
         acc = accuracy(search, spec, tasks)
         s = summarise(spec, search, tasks, budgets, unk, acc, be, time.time() - t0)
+        s["fixed"] = fixed
         write_text(os.path.join(out, "summary.json"), json.dumps(s, indent=1, sort_keys=True) + "\n")
         write_page(s, out)
         if a.page:
             write_docs(s, a.page)
         print(verdict_markdown(s))
+        if fixed:
+            print("\n" + fixed_text(s))
         print("\n%s\n%s/verdict.html (%.0f s, %d points)" % (deciding_text(s), out, time.time() - t0, search.points_run))
         return 0
     except InputError as e:
