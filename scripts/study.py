@@ -838,7 +838,7 @@ def method_text(s):
         "Each contender's design axes (MAC lanes of each width, LUT and SFU lanes, buffer port width, register file "
         "and buffer size, resident contexts, K/V pipeline stages, operand read rows, tile) are sized per regime "
         "within each budget by a seeded coordinate descent (seed %d, %d pass(es); the axis order drawn from the seed, "
-        "one move per axis to every other value of its ladder). The contender's main MAC lanes are solved to spend the "
+        "each step moves one axis to the neighbouring values of its ladder, the tile to every tile). The contender's main MAC lanes are solved to spend the "
         "area left (equal mm2: %.4f mm2, %s of the reference %s's starting design, plus the buffer port's estimated "
         "area) or searched a step either way (equal W: the reference's average power on each regime; area at most "
         "%gx). Every candidate is charged through the timed model's cost functions (`lampsim study cost`) before it "
@@ -912,7 +912,21 @@ def main(argv):
     r.add_argument("--shard")
     r.add_argument("--quick", action="store_true")
     r.add_argument("--page")
+    pg = sub.add_parser("page")   # the page and the docs section again from a finished study's summary.json
+    pg.add_argument("summary")
+    pg.add_argument("--write")
     a = ap.parse_args(argv)
+    if a.cmd == "page":
+        try:
+            with open(a.summary) as f:
+                s = json.load(f)
+            write_page(s, os.path.dirname(os.path.abspath(a.summary)))
+            if a.write:
+                write_docs(s, a.write)
+            return 0
+        except (OSError, ValueError, InputError) as e:
+            print("lampsim study: %s" % e, file=sys.stderr)
+            return 2
     t0 = time.time()
     log = lambda m: print(m, file=sys.stderr, flush=True)
     try:
