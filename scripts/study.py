@@ -701,6 +701,15 @@ def summarise(spec, search, tasks, budgets, unk, acc, be, wall):
 
 # ---------------------------------------------------------------- the page
 
+def regime_order(s):
+    """The regimes in the study's order (the rows keep it; summary.json sorts its mappings' keys)."""
+    out = []
+    for r in s["rows"]:
+        if r["regime"] not in out:
+            out.append(r["regime"])
+    return out
+
+
 def pct(x):
     return "%.1f%%" % (100 * x)
 
@@ -714,7 +723,7 @@ def verdict_markdown(s):
     ) + " | KL (nats) | O error |"
     out = [head, "|" + "---|" * (4 + 3 * len(budgets))]
     by = {(r["regime"], r["contender"], r["budget"]): r for r in rows}
-    for reg in s["regimes"]:
+    for reg in regime_order(s):
         for c in s["contenders"]:
             cells = []
             first = None
@@ -728,8 +737,8 @@ def verdict_markdown(s):
                 cells.append(design_text(r["design"]))
                 cells.append("%s / %s" % ("+".join(sorted(set(r["limited_by"]))), "+".join(sorted(set(r["bottleneck"])))))
             acc = first or {}
-            kl = "%.4f" % acc["kl_mean"] if acc.get("kl_mean") is not None else "not modelled"
-            oe = "%.4f" % acc["o_rel_fro_err"] if acc.get("o_rel_fro_err") is not None else "-"
+            kl = "%.2g" % abs(acc["kl_mean"]) if acc.get("kl_mean") is not None else "not modelled"   # |KL|: fp32's is -1e-8
+            oe = "%.2g" % acc["o_rel_fro_err"] if acc.get("o_rel_fro_err") is not None else "-"
             label = (first or by.get((reg, c, budgets[0])) or {}).get("label", c)
             out.append("| %s | %s | %s | %s | %s |" % (s["regimes"][reg]["label"], label, " | ".join(cells), kl, oe))
     return "\n".join(out)
@@ -768,7 +777,7 @@ def breakeven_text(s):
 def deciding_text(s):
     """What decides each regime's verdict: the winner, its margin and limits, the unknown that moves it most."""
     out = []
-    for reg in s["regimes"]:
+    for reg in regime_order(s):
         for b in ("area", "power"):
             rs = [r for r in s["rows"] if r["regime"] == reg and r["budget"] == b and r.get("feasible")]
             if not rs:
@@ -791,7 +800,7 @@ def pareto_figure(s, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    regs = list(s["regimes"])
+    regs = regime_order(s)
     fig, axs = plt.subplots(1, len(regs), figsize=(4.2 * len(regs), 3.8), squeeze=False)
     markers = {"area": "o", "power": "s"}
     colours = {}
@@ -809,7 +818,7 @@ def pareto_figure(s, path):
                         label="%s, equal %s" % (r["label"], "mm2" if r["budget"] == "area" else "W"))
         ax.set_title(s["regimes"][reg]["label"], fontsize=9)
         ax.set_xlabel("throughput relative to %s" % s["baseline"])
-        ax.set_ylabel("KL mean (nats; open: not modelled, drawn at 0)")
+        ax.set_ylabel("KL mean, nats (open: not modelled)")
         ax.set_yscale("symlog", linthresh=1e-4)
         ax.grid(alpha=0.3)
     h, l = axs[0][0].get_legend_handles_labels()
