@@ -123,6 +123,18 @@ check(pb.returncode == 2 and "nosuch" in pb.stderr and "bad.yaml" in pb.stderr, 
       % (pb.returncode, pb.stderr.strip()))
 pc = run(["study", "cost", base, "--set", "accelerator.sfu.lanes=-3"])
 check(pc.returncode == 2 and "accelerator.sfu.lanes" in pc.stderr, "study cost of a bad value: exit 2 naming the key")
+# 6. The FP8 contender's numerics (algorithm.mode fa3_fp8, golden engine): e4m3 operands cost accuracy
+#    against fa2_fp32 on the same inputs, far less than pure 8-bit's.
+kl = {}
+for m in ("fa2_fp32", "fa3_fp8", "pure_8bit"):
+    pr = run(["run", "--golden", "-o", os.path.join(tmp, m), "--quiet", "--set", "algorithm.mode=" + m,
+              "--set", "workload.seq_q=128", "--set", "workload.seq_k=128"])
+    check(pr.returncode == 0, "golden run of mode %s (%s)" % (m, pr.stderr[-300:]))
+    if pr.returncode == 0:
+        kl[m] = json.load(open(os.path.join(tmp, m, "report.json")))["accuracy"]["kl_mean"]
+if len(kl) == 3:
+    check(abs(kl["fa2_fp32"]) * 100 < kl["fa3_fp8"] < kl["pure_8bit"] / 5,
+          "fa3_fp8's KL between fa2_fp32's and pure 8-bit's (%.3g, %.3g, %.3g)" % (kl["fa2_fp32"], kl["fa3_fp8"], kl["pure_8bit"]))
 if full:
     print("default study: %.0f s wall with -j 2 (target 600 s on the 2-core machine)" % wall)
 print("%d failure(s)" % fails)
