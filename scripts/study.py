@@ -39,7 +39,10 @@ import time
 import yaml
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_SPEC = os.path.join(REPO, "configs", "studies", "verdict.yaml")
+# the source tree's configs, or the installed copy beside this script (PREFIX/share/lampsim/configs)
+DEFAULT_SPEC = next((p for p in (os.path.join(REPO, "configs", "studies", "verdict.yaml"),
+                                 os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs", "studies", "verdict.yaml"))
+                     if os.path.exists(p)), os.path.join(REPO, "configs", "studies", "verdict.yaml"))
 PORT_KEY = "accelerator.memory.buffer_bytes_per_cycle"
 FIELDS = ("cycles", "time_us", "energy.total_uj", "power.average_w", "area.total_mm2", "area.synthesized_total_mm2",
           "occupancy.limited_by", "cycle_stack.bottleneck", "recompute.subblock_rate", "tflops_effective",
