@@ -253,6 +253,10 @@ class Lampsim:
         self.sweep_wall += time.time() - t0
         if p.returncode not in (0, 1):
             raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[-2000:]))
+        if self.shard:   # every point of the manifest finished (by any runner), or wait for the others
+            st = subprocess.run([self.exe, "sweep", "merge", os.path.join(out, "run"), "--strict"], capture_output=True, text=True)
+            if st.returncode:
+                raise ShardPause("%s: %s" % (out, st.stderr.strip().splitlines()[-1] if st.stderr.strip() else "points missing"))
         m = subprocess.run([self.exe, "sweep", "merge", os.path.join(out, "run")], capture_output=True, text=True)
         if m.returncode:
             raise RuntimeError("lampsim sweep merge: %s" % m.stderr.strip())
@@ -409,12 +413,6 @@ class Search:
                 uniq.setdefault(point_id(f), (orig, f))
             found, failed = self.ls.sweep_chunks("g%03d" % self.gen, [f for _, f in uniq.values()],
                                                  os.path.join(self.out, "sweeps", "g%03d_%s" % (self.gen, label)))
-            if self.ls.shard:
-                if len(found) < len(uniq):
-                    self.log("study: shard %s ran its points of generation %d (%s); %d of %d points wait for other "
-                             "runners: rerun without --shard when they finish" % (self.ls.shard, self.gen, label,
-                                                                                  len(uniq) - len(found), len(uniq)))
-                    raise ShardPause()
             for orig, f in zip(points.values(), filled):
                 r = found.get(point_id(f))
                 if r is not None:
@@ -992,7 +990,9 @@ def main(argv):
     except InputError as e:
         print("lampsim study: %s" % e, file=sys.stderr)
         return 2
-    except ShardPause:
+    except ShardPause as e:
+        print("study: shard %s ran its points of the current generation; others are missing (%s): rerun (with or "
+              "without --shard) when the other runners finish" % (a.shard, e), file=sys.stderr)
         return 3
     except RuntimeError as e:
         print("lampsim study: %s" % e, file=sys.stderr)
