@@ -77,6 +77,7 @@ group_long=(
   "munge|have munged|MUNGE (Slurm's authentication)"
   "git|have git|git (docs_plain_cmake copies the tracked files of a checkout)"
   "python3-venv|pymod ensurepip|venv with pip for /usr/bin/python3 (docs_plain_cmake: pip install . in a venv)"
+  "chromium|have chromium|headless Chromium (rendering study and report pages to PNG to look at them)"
 )
 
 # the RTL of the novel units (docs/rtl.md): the rtl tests register only when Verilator is present

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _lib
 
-MODES = ("lamp", "pure_8bit", "fa2_16bit", "fa2_fp32", "lamp_code", "random")
+MODES = ("lamp", "pure_8bit", "fa2_16bit", "fa2_fp32", "lamp_code", "random", "fa3_fp8")
 
 
 def _full_key(key):

@@ -21,6 +21,7 @@ int ls_cli_report(int argc, char **argv);     /* cmd_report.c */
 int ls_cli_compare(int argc, char **argv);    /* cmd_compare.c */
 int ls_cli_workload(int argc, char **argv);   /* cmd_workload.c: stats | fit */
 int ls_cli_sensitivity(int argc, char **argv); /* cmd_sensitivity.c */
+int ls_cli_study(int argc, char **argv);       /* cmd_study.c: the search is scripts/study.py */
 
 /* Shared by the commands: 1 if dir/name is a regular file. */
 int ls_cli_is_file(const char *dir, const char *name);

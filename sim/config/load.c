@@ -814,7 +814,7 @@ static int check_formats(ctx *c)
         err_at(c, key, "%s", why);
         return -1;
     }
-    if (ar == LSLAMP_ARITH_HARDWARE && a->mode != LS_ENGINE_MODE_FA2_FP32) {
+    if (ar == LSLAMP_ARITH_HARDWARE && a->mode != LS_ENGINE_MODE_FA2_FP32 && a->mode != LS_ENGINE_MODE_FA3_FP8) {
         if (lsfp_exp_lut_check(&f[LSLAMP_FMT_LP_SHIFT], &f[LSLAMP_FMT_LP_EXP], why, sizeof why) != 0) {
             err_at(c, later(c, "algorithm.lp_shift_format", "algorithm.lp_format"), "%s (arithmetic hardware)", why);
             return -1;

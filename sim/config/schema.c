@@ -12,7 +12,7 @@
 #define F(field) offsetof(ls_config, field), sizeof(((ls_config *)0)->field)
 #define BIG 1e300
 
-static const char *const mode_names[] = {"lamp", "fa2_fp32", "fa2_16bit", "pure_8bit", "lamp_code", "random", NULL};
+static const char *const mode_names[] = {"lamp", "fa2_fp32", "fa2_16bit", "pure_8bit", "lamp_code", "random", "fa3_fp8", NULL};
 static const char *const arith_names[] = {"hardware", "paper", NULL};
 static const char *const accm_names[] = {"auto", "paper", "exact", NULL};
 static const char *const round_names[] = {"rne", "rtz", "stochastic", NULL};
@@ -287,7 +287,9 @@ static const ls_config_schema_entry schema[] = {
        "Engine mode: `lamp` (look-ahead mixed precision, stages 1 and 2), `fa2_fp32` (FlashAttention-2 in fp32), "
        "`fa2_16bit` (16-bit logits and exponentials), `pure_8bit` (8-bit everything, no recompute), `lamp_code` "
        "(the LAMP reference code's selection rule, threshold lamp_code_tau), `random` (recompute a random "
-       "random_rate share of sub-blocks)."),
+       "random_rate share of sub-blocks), `fa3_fp8` (FP8 FlashAttention as FlashAttention-3's FP8 path: Q, K and V "
+       "rounded to e4m3 with one scale per head (Q per query block), fp32 S and softmax, P rounded to e4m3 for P.V, "
+       "fp32 O; golden engine only)."),
     EN("algorithm.arithmetic", algorithm.arithmetic, "hardware", arith_names,
        "`hardware`: native formats (448 saturation, subnormals, LUT underflow); `paper`: the paper's simulation "
        "(fp32 exponent range, mantissa rounding only)."),

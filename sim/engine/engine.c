@@ -22,6 +22,7 @@ const char *ls_engine_mode_name(ls_engine_mode m)
     case LS_ENGINE_MODE_PURE_8BIT: return "pure_8bit";
     case LS_ENGINE_MODE_LAMP_CODE: return "lamp_code";
     case LS_ENGINE_MODE_RANDOM: return "random";
+    case LS_ENGINE_MODE_FA3_FP8: return "fa3_fp8";
     }
     return "?";
 }
@@ -59,7 +60,8 @@ int ls_engine_lamp_cfg(const ls_engine_params *p, int dim, bool tables, lslamp_c
     c->exp_mode = LSLAMP_EXP_FORMAT;
     c->random_rate = p->random_rate;
     memcpy(c->formats, p->formats, sizeof c->formats);
-    c->no_tables = !tables || p->mode == LS_ENGINE_MODE_FA2_FP32;   /* fa2_fp32 emulates nothing */
+    /* fa2_fp32 emulates nothing; fa3_fp8 only rounds its operands to e4m3 */
+    c->no_tables = !tables || p->mode == LS_ENGINE_MODE_FA2_FP32 || p->mode == LS_ENGINE_MODE_FA3_FP8;
     switch (p->mode) {
     case LS_ENGINE_MODE_FA2_16BIT: c->policy = &lslamp_policy_all; break;
     case LS_ENGINE_MODE_PURE_8BIT: c->policy = &lslamp_policy_none; break;

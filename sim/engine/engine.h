@@ -21,7 +21,8 @@ typedef enum {
     LS_ENGINE_MODE_FA2_16BIT,   /* the 16-bit machine: e4m11 logits, ue5m11 exponentials everywhere */
     LS_ENGINE_MODE_PURE_8BIT,   /* no recompute, running max from LP maxima (G-23) */
     LS_ENGINE_MODE_LAMP_CODE,   /* LAMP reference-code rule (B.2) on the materialised softmax */
-    LS_ENGINE_MODE_RANDOM       /* random sub-block recompute at random_rate (the LAMP paper's control) */
+    LS_ENGINE_MODE_RANDOM,      /* random sub-block recompute at random_rate (the LAMP paper's control) */
+    LS_ENGINE_MODE_FA3_FP8      /* FP8 FlashAttention (FlashAttention-3 FP8-like): e4m3 Q, K, V and P, fp32 S and O */
 } ls_engine_mode;
 typedef enum { LS_ENGINE_ACC_AUTO, LS_ENGINE_ACC_PAPER, LS_ENGINE_ACC_EXACT } ls_engine_acc_model;
 typedef enum { LS_ENGINE_STATE_FP32, LS_ENGINE_STATE_FP64 } ls_engine_state_precision;

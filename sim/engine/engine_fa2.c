@@ -10,8 +10,9 @@
 
 void eng_fa2_fp32_block(const float *Qt, int ldq, int nqv, int64_t q0, const float *K, const float *V, int seq_k,
                         int d, int bc, bool causal, int window, int64_t shift, float *S, float *m, float *l, float *O,
-                        float *Ebuf, float *muh)
+                        float *Ebuf, float *muh, bool p_e4m3)
 {
+    const lsfp_format *e4m3 = lsfp_named_format(LSFP_E4M3);
     int nkt = (seq_k + bc - 1) / bc;
     for (int kt = 0; kt < nkt; kt++) {
         int key0 = kt * bc, nkeys = seq_k - key0 < bc ? seq_k - key0 : bc;
@@ -51,6 +52,10 @@ void eng_fa2_fp32_block(const float *Qt, int ldq, int nqv, int64_t q0, const flo
             for (int t = 0; t < d; t++) o[t] = o[t] * c;
             for (int i = 0; i < nkeys; i++) {
                 float p = S[(long)i * ldq + j];
+                if (p_e4m3) {   /* the P.V operand in e4m3 (P <= 1 needs no scale); l summed the fp32 P above */
+                    unsigned fl = 0;
+                    p = lsfp_round(e4m3, p, NULL, &fl);
+                }
                 if (p == 0.0f) continue;
                 const float *v = V + (long)(key0 + i) * d;
                 for (int t = 0; t < d; t++) o[t] = o[t] + p * v[t];
@@ -81,7 +86,7 @@ void ls_engine_fa2_native_head(const float *q, const float *k, const float *v, f
             for (int j = 0; j < br; j++) Qt[(long)t * br + j] = j < nqv ? q[(long)(q0 + j) * dim + t] * scale : 0.0f;
         for (int j = 0; j < br; j++) { m[j] = -INFINITY; l[j] = 0.0f; }
         memset(O, 0, (size_t)br * dim * sizeof(float));
-        eng_fa2_fp32_block(Qt, br, nqv, q0, k, v, seq_k, dim, bc, causal, 0, shift, S, m, l, O, NULL, NULL);
+        eng_fa2_fp32_block(Qt, br, nqv, q0, k, v, seq_k, dim, bc, causal, 0, shift, S, m, l, O, NULL, NULL, false);
         for (int j = 0; j < nqv; j++)
             for (int t = 0; t < dim; t++)
                 o[(long)(q0 + j) * dim + t] = l[j] == 0.0f ? 0.0f : O[(long)j * dim + t] / l[j];

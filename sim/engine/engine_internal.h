@@ -30,6 +30,7 @@ typedef struct {
     unsigned char *sel; /* seq_k */
     lslamp_zi *zi;      /* seq_k */
     uint16_t *tmask;    /* n_q x nkt (lamp_code) */
+    float *kvq;         /* 2 x seq_k x dim: the head's K and V rounded to e4m3 (fa3_fp8) */
 } eng_ws;
 
 int eng_ws_init(eng_ws *w, const eng_ctx *x);
@@ -40,5 +41,5 @@ void eng_run_item(const eng_ctx *x, eng_ws *w, int item);
  * (accuracy reconstruction). Returns nothing; O is left unnormalised. */
 void eng_fa2_fp32_block(const float *Qt, int ldq, int nqv, int64_t q0, const float *K, const float *V, int seq_k,
                         int d, int bc, bool causal, int window, int64_t shift, float *S, float *m, float *l, float *O,
-                        float *Ebuf, float *muh);
+                        float *Ebuf, float *muh, bool p_e4m3);
 #endif

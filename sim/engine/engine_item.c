@@ -36,6 +36,10 @@ int eng_ws_init(eng_ws *w, const eng_ctx *x)
         w->tmask = malloc((size_t)p->n_q * nkt * sizeof(uint16_t));
         bad |= !w->Yall || !w->Yallhp || !w->dz || !w->acc.dtest || !w->sel || !w->zi || !w->tmask;
     }
+    if (p->mode == LS_ENGINE_MODE_FA3_FP8) {
+        w->kvq = malloc(2 * sk * (size_t)in->dim * sizeof(float));
+        bad |= !w->kvq;
+    }
     if (bad) { eng_ws_free(w); return -1; }
     return 0;
 }
@@ -47,7 +51,7 @@ void eng_ws_free(eng_ws *w)
     free(w->Ebuf); free(w->muh); free(w->Yall); free(w->Yallhp);
     free(w->dz);
     ls_engine_acc_ws_free(&w->acc);
-    free(w->sel); free(w->zi); free(w->tmask);
+    free(w->sel); free(w->zi); free(w->tmask); free(w->kvq);
     memset(w, 0, sizeof *w);
 }
 
@@ -306,6 +310,20 @@ static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
 }
 
 /* ---- vanilla fp32 FlashAttention-2 ---- */
+/* x[0..n) rounded to e4m3 after scaling by 448 / amax (FP8 kernels' per-tensor scale), then scaled back. */
+static void quant_e4m3(float *v, size_t n)
+{
+    float amax = 0.0f;
+    for (size_t i = 0; i < n; i++) amax = fabsf(v[i]) > amax ? fabsf(v[i]) : amax;
+    if (amax == 0.0f || !isfinite(amax)) return;
+    const lsfp_format *f = lsfp_named_format(LSFP_E4M3);
+    float s = 448.0f / amax;
+    for (size_t i = 0; i < n; i++) {
+        unsigned fl = 0;
+        v[i] = lsfp_round(f, v[i] * s, NULL, &fl) / s;
+    }
+}
+
 static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st, ls_engine_tile_record *rec)
 {
     (void)item;
@@ -330,8 +348,20 @@ static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
             else st->executed++;
             if (rec && m) rec[(size_t)wi * x->nkt + kt].flags = LSLAMP_REC_MASKED;
         }
-    eng_fa2_fp32_block(g->Qt, br, g->nqv, g->q0, g->K, g->V, x->in->seq_k, d, x->bc, x->in->causal, g->window, g->shift,
-                       g->Y, g->mu, g->om32, g->O32, x->accuracy ? w->Ebuf : NULL, x->accuracy ? w->muh : NULL);
+    const float *K = g->K, *V = g->V;
+    bool fp8 = p->mode == LS_ENGINE_MODE_FA3_FP8;
+    if (fp8) {   /* e4m3 operands: Q of this block, K and V of the head, each with one amax / 448 scale */
+        size_t nk = (size_t)x->in->seq_k * d;
+        quant_e4m3(g->Qt, (size_t)d * br);
+        memcpy(w->kvq, g->K, nk * sizeof(float));
+        memcpy(w->kvq + nk, g->V, nk * sizeof(float));
+        quant_e4m3(w->kvq, nk);
+        quant_e4m3(w->kvq + nk, nk);
+        K = w->kvq;
+        V = w->kvq + nk;
+    }
+    eng_fa2_fp32_block(g->Qt, br, g->nqv, g->q0, K, V, x->in->seq_k, d, x->bc, x->in->causal, g->window, g->shift,
+                       g->Y, g->mu, g->om32, g->O32, x->accuracy ? w->Ebuf : NULL, x->accuracy ? w->muh : NULL, fp8);
     for (int j = 0; j < g->nqv; j++) {
         float l = g->om32[j];
         for (int t = 0; t < d; t++) g->O[(size_t)j * d + t] = l == 0.0f ? 0.0f : g->O32[(size_t)j * d + t] / l;
@@ -462,7 +492,8 @@ void eng_run_item(const eng_ctx *x, eng_ws *w, int item)
     uint64_t *hist = x->hist + (size_t)item * (x->p->n_k + 1);
     ls_engine_tile_record *rec = x->records ? x->records + (size_t)item * x->p->n_q * x->nkt : NULL;
     switch (x->p->mode) {
-    case LS_ENGINE_MODE_FA2_FP32: run_fp32(x, w, item, g, st, rec); break;
+    case LS_ENGINE_MODE_FA2_FP32:
+    case LS_ENGINE_MODE_FA3_FP8: run_fp32(x, w, item, g, st, rec); break;
     case LS_ENGINE_MODE_LAMP_CODE: run_lampcode(x, w, item, g, st, hist, rec); break;
     default: run_lamp(x, w, item, g, st, hist, rec); break;
     }

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""`lampsim study` (scripts/study.py): the search re-sizes every contender, keeps every winner within its
+budget, and its numbers are those of fresh runs. Usage: test_study.py LAMPSIM SRC_DIR [--default]
+
+Default (quick, the default suite): `lampsim study --quick` (a 256-token prefill, LampAttention compact
+against FA2-16, three axes, one pass). --default (label long): the whole default study, also checking
+its wall time against the issue's 10 minutes on the 2-core machine (stated, not failed: the machine is
+shared)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+lampsim, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+full = "--default" in sys.argv[3:]
+fails = 0
+
+
+def check(cond, msg):
+    global fails
+    if not cond:
+        fails += 1
+        print("FAIL: " + msg)
+    else:
+        print("ok: " + msg)
+
+
+def run(args, **kw):
+    return subprocess.run([lampsim] + args, capture_output=True, text=True, **kw)
+
+
+tmp = tempfile.mkdtemp(prefix="lampsim-study-")
+out = os.path.join(tmp, "study")
+spec_path = os.path.join(src, "configs", "studies", "verdict.yaml")
+t0 = time.time()
+p = run(["study", spec_path, "-o", out, "-j", "2"] + ([] if full else ["--quick"]))
+wall = time.time() - t0
+check(p.returncode == 0, "lampsim study ran (rc %d: %s)" % (p.returncode, p.stderr[-1500:]))
+if p.returncode:
+    sys.exit(1)
+s = json.load(open(os.path.join(out, "summary.json")))
+print("wall %.0f s, %d points" % (wall, s["points_run"]))
+check(os.path.getsize(os.path.join(out, "verdict.html")) > 1000 and os.path.exists(os.path.join(out, "figures", "pareto.png")),
+      "verdict.html and the Pareto figure written")
+check(s["contenders"] and len({r["regime"] for r in s["rows"]}) >= 1, "rows for every regime")
+
+spec = yaml.safe_load(open(spec_path))
+base = os.path.join(out, "base.yaml")
+A = s["budgets"]["area_mm2"]
+port_mm2 = spec["costs"]["buffer_port_mm2_per_128B"]
+leak = float(yaml.safe_load(run(["config", "--dump", base]).stdout)["accelerator"]["area"]["leak_logic_mw_per_mm2"]) * 1e-3
+cores = 2
+
+
+def start_value(key):
+    v = yaml.safe_load(run(["config", "--dump", base]).stdout)
+    for part in key.split("."):
+        v = v[part]
+    return v
+
+
+# 1. Budgets: every winner within its budget, its area charged afresh through `lampsim study cost`.
+for r in s["rows"]:
+    if not r["feasible"]:
+        continue
+    d = r["design"]
+    c = run(["study", "cost", base] + sum((["--set", "%s=%s" % (k, str(v).lower() if isinstance(v, bool) else v)]
+                                          for k, v in d.items()), []))
+    check(c.returncode == 0, "cost of %s/%s/%s" % (r["contender"], r["budget"], r["regime"]))
+    cost = json.loads(c.stdout)
+    area = cost["area_mm2"] + port_mm2 * d["accelerator.memory.buffer_bytes_per_cycle"] / 128.0 * cores
+    check(abs(area - r["area_mm2"]) <= 1e-9 * area, "%s/%s: the summary's area is the cost model's (%.6f, %.6f)"
+          % (r["contender"], r["budget"], area, r["area_mm2"]))
+    if r["budget"] == "area":
+        check(area <= A * (1 + 1e-9), "%s at equal mm2 within the area budget (%.5f <= %.5f mm2)" % (r["contender"], area, A))
+        # re-sized: the filler spends the budget the other axes leave (within one lane's area)
+        check(area >= A * 0.995, "%s at equal mm2 spends the budget (%.5f of %.5f mm2)" % (r["contender"], area, A))
+    else:
+        W = s["budgets"]["power_w"][r["regime"]]
+        check(r["power_w"] <= W * (1 + 1e-9), "%s at equal W within the power budget (%.4f <= %.4f W)"
+              % (r["contender"], r["power_w"], W))
+
+# 2. Re-sized: each contender's equal-mm2 winners differ from its starting design in the axes it searches and its
+#    filler, and the search moved at least once (a search that keeps the preset fails here).
+for r in s["rows"]:
+    if not r["feasible"] or r["budget"] != "area":
+        continue
+    con = spec["contenders"][r["contender"]]
+    fk = spec["axes"][con["filler"]]["key"]
+    start = con["set"].get(fk, start_value(fk))
+    check(r["design"][fk] != start, "%s/%s/%s: its %s re-sized (%s, start %s)"
+          % (r["contender"], r["budget"], r["regime"], fk, r["design"][fk], start))
+    check(r["moves"] >= 1, "%s/%s/%s: the search moved an axis (%d moves)" % (r["contender"], r["budget"], r["regime"], r["moves"]))
+
+# 3. A winner's cycles are a fresh `lampsim run` of its configuration (the sweep rows were matched right).
+r = next(x for x in s["rows"] if x["feasible"] and x["budget"] == "area")
+wl = s["regimes"][r["regime"]]["workloads"]
+if len(wl) == 1:
+    sets = dict(r["design"], **wl[0]["set"])
+    rr = run(["run", base, "-o", os.path.join(tmp, "fresh"), "--quiet"] +
+             sum((["--set", "%s=%s" % (k, str(v).lower() if isinstance(v, bool) else v)] for k, v in sets.items()), []))
+    check(rr.returncode == 0, "fresh run of the winner (%s)" % rr.stderr[-500:])
+    if rr.returncode == 0:
+        rep = json.load(open(os.path.join(tmp, "fresh", "report.json")))
+        check(rep["cycles"] == round(r["cycles"]), "the winner's cycles equal a fresh run's (%s, %s)" % (rep["cycles"], r["cycles"]))
+
+# 4. Same spec and seed: the same winners (the rerun resumes the finished sweeps, then must agree).
+p2 = run(["study", spec_path, "-o", out, "-j", "1"] + ([] if full else ["--quick"]))
+s2 = json.load(open(os.path.join(out, "summary.json")))
+check(p2.returncode == 0 and [x.get("design") for x in s2["rows"]] == [x.get("design") for x in s["rows"]],
+      "a rerun (resumed, -j 1) gives the same winners")
+
+# 5. Bad input: exit 2 with the file and key named, nothing run.
+bad = os.path.join(tmp, "bad.yaml")
+with open(bad, "w") as f:
+    f.write("extends: %s\ndefault_contenders: [lamp_compact, nosuch]\n" % spec_path)
+pb = run(["study", bad, "-o", os.path.join(tmp, "bad")])
+check(pb.returncode == 2 and "nosuch" in pb.stderr and "bad.yaml" in pb.stderr, "an unknown contender: exit 2 naming it (%d: %s)"
+      % (pb.returncode, pb.stderr.strip()))
+pc = run(["study", "cost", base, "--set", "accelerator.sfu.lanes=-3"])
+check(pc.returncode == 2 and "accelerator.sfu.lanes" in pc.stderr, "study cost of a bad value: exit 2 naming the key")
+# 6. The FP8 contender's numerics (algorithm.mode fa3_fp8, golden engine): e4m3 operands cost accuracy
+#    against fa2_fp32 on the same inputs, far less than pure 8-bit's.
+kl = {}
+for m in ("fa2_fp32", "fa3_fp8", "pure_8bit"):
+    pr = run(["run", "--golden", "-o", os.path.join(tmp, m), "--quiet", "--set", "algorithm.mode=" + m,
+              "--set", "workload.seq_q=128", "--set", "workload.seq_k=128"])
+    check(pr.returncode == 0, "golden run of mode %s (%s)" % (m, pr.stderr[-300:]))
+    if pr.returncode == 0:
+        kl[m] = json.load(open(os.path.join(tmp, m, "report.json")))["accuracy"]["kl_mean"]
+if len(kl) == 3:
+    check(abs(kl["fa2_fp32"]) * 100 < kl["fa3_fp8"] < kl["pure_8bit"] / 5,
+          "fa3_fp8's KL between fa2_fp32's and pure 8-bit's (%.3g, %.3g, %.3g)" % (kl["fa2_fp32"], kl["fa3_fp8"], kl["pure_8bit"]))
+if full:
+    print("default study: %.0f s wall with -j 2 (target 600 s on the 2-core machine)" % wall)
+print("%d failure(s)" % fails)
+sys.exit(1 if fails else 0)
