@@ -10,18 +10,18 @@ small=(--set workload.seq_q=128 --set workload.seq_k=128 --quiet)
 
 "$lampsim" run "${small[@]}" -o "$tmp/a"
 cp -r "$tmp/a" "$tmp/a.before"
-# config.resolved.yaml (under 4 KiB) fits the limit, report.csv does not: the write fails midway
-( trap '' XFSZ; ulimit -f 4; "$lampsim" run "${small[@]}" --set seed=2 -o "$tmp/a" --force ) 2> "$tmp/err"; rc=$?
+# config.resolved.yaml (under 8 KiB) fits the limit, report.csv does not: the write fails midway
+( trap '' XFSZ; ulimit -f 8; "$lampsim" run "${small[@]}" --set seed=2 -o "$tmp/a" --force ) 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 1 ] && grep -q 'File too large' '$tmp/err'" "a failing write exits 1 and names the error (rc $rc): $(cat "$tmp/err")"
 check "diff -r '$tmp/a.before' '$tmp/a' >/dev/null" "the old run directory is untouched: $(diff -r "$tmp/a.before" "$tmp/a" 2>&1 | head -3)"
 check "[ -z \"\$(ls -A '$tmp' | grep '^\.')\" ]" "no temporary directory left next to it: $(ls -A "$tmp")"
 # a failing O.npy write names the error (strerror) and the destination, not the removed temporary
-( trap '' XFSZ; ulimit -f 4; "$lampsim" run "${small[@]}" --golden --save-o -o "$tmp/b" ) 2> "$tmp/err"; rc=$?
+( trap '' XFSZ; ulimit -f 8; "$lampsim" run "${small[@]}" --golden --save-o -o "$tmp/b" ) 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 1 ] && grep -qF '$tmp/b/O.npy: write failed: File too large' '$tmp/err' && ! grep -q '\.b\.run\.' '$tmp/err'" \
   "--save-o on a full disk: errno text and the destination's path (rc $rc): $(cat "$tmp/err")"
 # the same limit without the shell ignoring SIGXFSZ (as a batch system's ulimit -f): lampsim reports the
 # error and cleans up, instead of dying of the signal with a temporary left and nothing said
-( ulimit -f 4; "$lampsim" run "${small[@]}" --golden --save-o -o "$tmp/c" ) 2> "$tmp/err"; rc=$?
+( ulimit -f 8; "$lampsim" run "${small[@]}" --golden --save-o -o "$tmp/c" ) 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 1 ] && grep -q 'File too large' '$tmp/err' && [ -z \"\$(ls -A '$tmp' | grep '^\.')\" ]" "a file-size limit: exit 1, the error named, no temporary left (rc $rc): $(cat "$tmp/err"; ls -A "$tmp" | grep '^\.')"
 # the same run without the limit replaces it whole
 "$lampsim" run "${small[@]}" --set seed=2 -o "$tmp/a" --force
