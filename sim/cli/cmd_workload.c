@@ -318,6 +318,21 @@ int ls_cli_workload(int argc, char **argv)
         ls_attn_inputs_release(&ai);
         if (!fit || r) ls_config_free(cfg);
     }
+    if (fit && !rc && check) {
+        /* the check reads the fitted file back: a FIFO or a device (-o written in place) cannot be */
+        struct stat st;
+        if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            if (strict) {
+                fprintf(stderr, "lampsim workload fit: %s: --strict checks the fitted file by reading it back; "
+                                "-o must name a regular file (or drop --strict)\n", out_path);
+                rc = 2;
+            } else {
+                fprintf(stderr, "lampsim workload fit: %s is not a regular file: the fit check is skipped "
+                                "(write to a file to have it)\n", out_path);
+                check = false;
+            }
+        }
+    }
     if (fit && !rc) {
         char err[2048] = "";
         if (ls_wfit_write(fs, &first.workload, name, out_path, err, sizeof err)) {

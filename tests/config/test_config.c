@@ -145,7 +145,7 @@ static void test_errors(void)
     EXPECT_ERR("algorithm:\n  stage1: yes\n", "t.yaml:2:11: algorithm.stage1: expected a boolean (true or false), got yes");
     EXPECT_ERR("timed:\n  unit_numerics: 1\n", "t.yaml:2:18: timed.unit_numerics: expected a boolean (true or false), got 1");
     EXPECT_ERR("algorithm:\n  mode: lmap\n",
-               "t.yaml:2:9: algorithm.mode: expected one of lamp, fa2_fp32, fa2_16bit, pure_8bit, lamp_code, random, got lmap; "
+               "t.yaml:2:9: algorithm.mode: expected one of lamp, fa2_fp32, fa2_16bit, pure_8bit, lamp_code, random, fa3_fp8, got lmap; "
                "did you mean 'lamp'?");
     EXPECT_ERR("algorithm: 3\n", "t.yaml:1:12: algorithm: is a section; expected a mapping of its keys, got a scalar");
     EXPECT_ERR("- a\n- b\n", "t.yaml:1:1: expected a mapping of configuration keys at the top level, got a sequence");
