@@ -11,7 +11,7 @@ lampsim=$1
 cd "$tmp"
 slow=(--golden --set workload.seq_q=2048 --set workload.seq_k=2048 --quiet)  # about a second
 small=(--set workload.seq_q=128 --set workload.seq_k=128 --quiet)
-wait_tmp() { for _ in $(seq 1 250); do ls -A . | grep -q "^\.$1\.run\." && return; sleep 0.02; done; }
+wait_tmp() { for _ in $(seq 1 1500); do ls -A . | grep -q "^\.$1\.run\." && return; sleep 0.02; done; }
 
 # a file added to the (empty) destination during the run: refused at commit, the file kept
 "$lampsim" run "${slow[@]}" -o add 2> err & pid=$!
