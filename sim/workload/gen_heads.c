@@ -74,6 +74,18 @@ static void heads_release(ls_attn_inputs *in)
 }
 
 /* RoPE on the random channels x[0 .. dr): half-split pairs (t, t + dr/2), frequency base^(-2t/dr). */
+/* V of KV head g (stream g: a head keeps its values whichever heads are generated with it): SK rows of
+ * D normals x v_std; row is D doubles of scratch. */
+static void gen_values(const ls_config_workload *w, int64_t seed, int b, int g, float *vd, int SK, int D, double *row)
+{
+    ls_prng r;
+    ls_prng_stream(&r, (uint64_t)seed, TAG_HV, (uint64_t)b, (uint64_t)g);
+    for (int j = 0; j < SK; ++j) {
+        ls_prng_normals(&r, row, (size_t)D);
+        for (int t = 0; t < D; ++t) vd[(size_t)j * D + t] = (float)(w->v_std * row[t]);
+    }
+}
+
 static void rope_random(double *x, int dr, double base, double pos)
 {
     int half = dr / 2;
@@ -182,12 +194,7 @@ int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs 
                 float *dst = o->k + (((size_t)b * HK + g) * SK + j) * D;
                 for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
             }
-            ls_prng_stream(&r, (uint64_t)seed, TAG_HV, (uint64_t)b, (uint64_t)g);
-            float *vd = o->v + ((size_t)b * HK + g) * SK * D;
-            for (int j = 0; j < SK; ++j) {
-                ls_prng_normals(&r, row, (size_t)D);
-                for (int t = 0; t < D; ++t) vd[(size_t)j * D + t] = (float)(w->v_std * row[t]);
-            }
+            gen_values(w, seed, b, g, o->v + ((size_t)b * HK + g) * SK * D, SK, D, row);
         }
         for (int h = 0; h < HQ; ++h) {
             const ls_wheads_knobs *k = &kn[h];
@@ -309,12 +316,7 @@ static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int k
                 float *dst = o->k + (((size_t)b * HK + g) * SK + j) * D;
                 for (int t = 0; t < D; ++t) dst[t] = (float)row[t];
             }
-            ls_prng_stream(&r, (uint64_t)seed, TAG_HV, (uint64_t)b, (uint64_t)(g + kvoff));
-            float *vd = o->v + ((size_t)b * HK + g) * SK * D;
-            for (int j = 0; j < SK; ++j) {
-                ls_prng_normals(&r, row, (size_t)D);
-                for (int t = 0; t < D; ++t) vd[(size_t)j * D + t] = (float)(w->v_std * row[t]);
-            }
+            gen_values(w, seed, b, g + kvoff, o->v + ((size_t)b * HK + g) * SK * D, SK, D, row);
         }
         for (int h = 0; h < HQ; ++h) {
             const ls_wheads_knobs *k = &kn[h];
