@@ -43,14 +43,21 @@ REG_CELL = "DFFHQNx1_ASAP7_75t_R"
 RTL_SOURCES = ["rtl/lamp_decode.sv", "rtl/lamp_round.sv", "rtl/lamp_lut_exp.sv", "rtl/lamp_acc_step.sv",
                "rtl/lamp_ypack_lane.sv", "rtl/lamp_sched.sv", "rtl/lamp_stage2.sv"]
 GEN_SOURCES = ["lamp_lut_rom.sv", "lamp_cfg_units.sv"]
-STEPS_PER_UNIT = 4096   # actions simulated per unit (32 dot products of d = 128)
+# Read after the generated files: Yosys numbers what it reads in order and ABC's mapping follows that numbering,
+# so sources added before them would move the committed figures of the units measured earlier.
+LATE_SOURCES = ["rtl/lamp_tc_dot.sv", "rtl/lamp_dot_fused.sv"]
+STEPS_PER_UNIT = 4096   # MACs (lookups) simulated per unit: 32 dot products of d = 128
 
-# unit -> (action, description); the order of the CSV
+# unit -> (action, description, MACs per action); the order of the CSV. A k-term unit runs
+# STEPS_PER_UNIT / k actions, so every dot-product unit sees the same 4,096 products.
 UNITS = {
-    "lamp_acc_step_lp": ("MAC step", "LP dot-product step bf16 x fp32 -> e4m3"),
-    "lamp_acc_step_lp_bf16q": ("MAC step", "LP dot-product step bf16 x bf16 -> e4m3"),
-    "lamp_acc_step_hp": ("MAC step", "HP dot-product step bf16 x fp32 -> e4m11"),
-    "lamp_lut_exp_lp": ("lookup", "LUT exponential lane: e4m3 shift + RNE to ue5m3-S + table"),
+    "lamp_acc_step_lp": ("MAC step", "LP dot-product step bf16 x fp32 -> e4m3", 1),
+    "lamp_acc_step_lp_bf16q": ("MAC step", "LP dot-product step bf16 x bf16 -> e4m3", 1),
+    "lamp_acc_step_hp": ("MAC step", "HP dot-product step bf16 x fp32 -> e4m11", 1),
+    "lamp_lut_exp_lp": ("lookup", "LUT exponential lane: e4m3 shift + RNE to ue5m3-S + table", 1),
+    "lamp_fused_step_lp": ("4-MAC group", "LP fused step: 4 bf16 x bf16 products (scale after) -> e4m3 once", 4),
+    "lamp_tc_dot_bf16_k4": ("4-MAC group", "baseline: 4-term bf16 x bf16 dot product + fp32 accumulator", 4),
+    "lamp_tc_dot_e4m3_k4": ("4-MAC group", "FP8 baseline: 4-term e4m3 x e4m3 dot product + fp32 accumulator", 4),
 }
 
 
@@ -511,8 +518,8 @@ def _minifloat_code(v, e_bits, m_bits, bias):
 
 
 def workload_qk(build, checkpoint, tokens=128):
-    """Q (pre-scaled by 1/sqrt(d) in fp32) and K of every layer of the tiny model on held-out text:
-    [(q [H, T, D] float32, k [Hkv, T, D] float32)]."""
+    """Q (pre-scaled by 1/sqrt(d) in fp32) and K of every layer of the tiny model on held-out text, and Q
+    unscaled: [(q [H, T, D] float32, k [Hkv, T, D] float32, q unscaled [H, T, D] float32)]."""
     os.environ.setdefault("LAMPSIM_LIB", os.path.join(build, "liblampsim.so"))
     sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "scripts")]
     import numpy as np
@@ -529,7 +536,7 @@ def workload_qk(build, checkpoint, tokens=128):
         q = layer.q[0].float().numpy()
         k = layer.k[0].float().numpy()
         s = np.float32(1.0 / math.sqrt(q.shape[-1]))
-        out.append(((q * s).astype(np.float32), k.astype(np.float32)))
+        out.append(((q * s).astype(np.float32), k.astype(np.float32), q.astype(np.float32)))
     return out
 
 
@@ -540,7 +547,7 @@ def _pairs(layers, n_dots, seed=1):
     out = []
     for j in range(n_dots):
         li = j % len(layers)
-        q, k = layers[li]
+        q, k = layers[li][:2]
         h = int(rng.integers(q.shape[0]))
         t = int(rng.integers(1, q.shape[1]))
         s = int(rng.integers(0, t + 1))
@@ -555,12 +562,51 @@ def stream_step(layers, kind, steps):
     d = layers[0][0].shape[-1]
     lines = []
     for li, h, hk, t, s in _pairs(layers, (steps + d - 1) // d):
-        q, k = layers[li]
+        q, k = layers[li][:2]
         a = _bf16_bits(k[hk, s])
         b = _bf16_bits(q[h, t]) if kind == "bf16q" else np.asarray(q[h, t], dtype=np.float32).view(np.uint32)
         for x in range(d):
             lines.append("%x 0 %x %x" % (1 if x == 0 else 0, a[x], b[x]))
     return lines[:steps]
+
+
+def _e4m3_bits(x):
+    """float values (|x| <= 448 after scaling) -> OCP e4m3 codes, RNE, saturating."""
+    out = []
+    for v in x:
+        r = _round_minifloat(float(v), 4, 3, 7, 448.0)
+        out.append(_minifloat_code(r, 4, 3, 7) | (0x80 if r == 0 and v < 0 else 0))
+    return out
+
+
+def stream_group(layers, kind, actions, k=4):
+    """Stimulus of a k-term unit, one group of k products per line: flag (1 = first group of a dot product:
+    the accumulator input +0), then the accumulator, a (k keys), b (k queries), operand i in bits 16i (8i for
+    e4m3) up. kind "fused": bf16 K x bf16 Q, the scale applied after (`scale_point: post`, the fused4_bf16_bf16
+    variant); "bf16": a tensor core's bf16 K x bf16 Q (FlashAttention-2 scales the fp32 logits after);
+    "e4m3": FP8 as the engine's fa3_fp8 quantizes: K and the pre-scaled Q each scaled by amax / 448 (per layer
+    and head) and rounded to e4m3."""
+    import numpy as np
+    d = layers[0][0].shape[-1]
+    width = 8 if kind == "e4m3" else 16
+    amax = {}
+    lines = []
+    for li, h, hk, t, s in _pairs(layers, (actions * k + d - 1) // d):
+        qs, kk, qr = layers[li]
+        if kind == "e4m3":
+            if (li, h) not in amax:
+                amax[(li, h)] = (float(np.abs(kk[hk]).max()) / 448.0, float(np.abs(qs[h]).max()) / 448.0)
+            ka, qa = amax[(li, h)]
+            a = _e4m3_bits(kk[hk, s] / ka)
+            b = _e4m3_bits(qs[h, t] / qa)
+        else:
+            a = list(_bf16_bits(kk[hk, s]))
+            b = list(_bf16_bits(qr[h, t]))
+        for x in range(0, d, k):
+            pa = sum(int(a[x + i]) << (width * i) for i in range(k))
+            pb = sum(int(b[x + i]) << (width * i) for i in range(k))
+            lines.append("%x 0 %x %x" % (1 if x == 0 else 0, pa, pb))
+    return lines[:actions]
 
 
 def lp_logits(layers, n_rows):
@@ -571,7 +617,7 @@ def lp_logits(layers, n_rows):
     out = []
     for r in range(n_rows):
         li = r % len(layers)
-        q, k = layers[li]
+        q, k = layers[li][:2]
         h = int(rng.integers(q.shape[0]))
         hk = h * k.shape[0] // q.shape[0]
         t = int(rng.integers(q.shape[1] // 2, q.shape[1]))
@@ -604,7 +650,8 @@ def stream_lut(layers, steps):
 # ---------------------------------------------------------------- driver ----------------------------------------------------------------
 def synth(top, build, lib_path, work):
     gen = os.path.join(build, "rtl", "gen")
-    src = [os.path.join(ROOT, s) for s in RTL_SOURCES] + [os.path.join(gen, s) for s in GEN_SOURCES]
+    src = ([os.path.join(ROOT, s) for s in RTL_SOURCES] + [os.path.join(gen, s) for s in GEN_SOURCES] +
+           [os.path.join(ROOT, s) for s in LATE_SOURCES])
     for s in src:
         if not os.path.exists(s):
             die("%s missing (cmake --build %s --target lamp_rtl_generated)" % (s, build))
@@ -655,9 +702,16 @@ def run_netlist(net_path, lib, stimulus_lines, work, feedback=None, slew=SLEW_PS
 def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
     os.makedirs(work, exist_ok=True)
     net, area = synth(top, build, lib.unpacked(os.path.dirname(work)), work)
+    macs = UNITS[top][2]
     if top.startswith("lamp_acc_step"):
         lines = stream_step(layers, "bf16q" if top.endswith("bf16q") else "fp32", steps + 1)
         fb, cols = ("acc", "res"), ["acc", "a", "b"]
+    elif top == "lamp_fused_step_lp":
+        lines = stream_group(layers, "fused", steps // macs + 1, macs)
+        fb, cols = ("acc", "res"), ["acc", "a", "b"]
+    elif top.startswith("lamp_tc_dot"):
+        lines = stream_group(layers, "e4m3" if "e4m3" in top else "bf16", steps // macs + 1, macs)
+        fb, cols = ("c", "res"), ["c", "a", "b"]
     else:
         lines = stream_lut(layers, steps + 1)
         fb, cols = None, ["mu_code", "y_code", "y_masked"]
@@ -717,7 +771,7 @@ def main(argv=None):
     if not os.path.exists(args.liberty):
         die("liberty %s not found" % args.liberty, 2)
     lib = Liberty(args.liberty)
-    work = args.work or os.path.join(args.build, "rtl", "energy")
+    work = os.path.abspath(args.work or os.path.join(args.build, "rtl", "energy"))   # Verilator's make runs elsewhere
     os.makedirs(work, exist_ok=True)
     if args.netlist:
         if not args.stimulus:

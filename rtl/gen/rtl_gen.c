@@ -175,6 +175,22 @@ static int write_units(const char *dir, const lslamp_cfg *c)
                    "    output logic [15:0] cycles\n);\n    lamp_stage2_select #(.N_K(%d), .B_Q(1))\n        u (.*);\nendmodule\n\n",
                 nk, nk - 1, nk * 64 - 1, nk - 1, nk);
     }
+    /* The fused LP step (algorithm.lp_datapath: fused) at the schema's lp_fused_k, bf16 x bf16 into the LP
+     * format: the unit the cost table and the lane table price (rtl_fused checks it against lamp_fused_step).
+     * Last in the file: Yosys numbers what it reads in order and ABC's mapping follows that numbering, so a
+     * module added before the others would move their committed synthesis and energy figures. */
+    {
+        const lsfp_format *acc = &c->lp_fmt;
+        int k = c->lp_fused_k > 0 ? c->lp_fused_k : 4;
+        fprintf(o, "// %d x (bf16 x bf16) -> %s, one rounding per group\nmodule lamp_fused_step_lp (\n"
+                   "    input  logic [%d:0] acc,\n    input  logic [%d:0] a,\n    input  logic [%d:0] b,\n"
+                   "    output logic [%d:0] res,\n    output logic ovf\n);\n"
+                   "    lamp_fused_step #(.K(%d), .F(%d), .CE(%d), .CM(%d), .CBIAS(%d), .CSPECIAL(%d), .CSATURATE(%d), "
+                   ".CRTZ(%d))\n        u (.*);\nendmodule\n\n",
+                k, acc->name, acc->nbits - 1, 16 * k - 1, 16 * k - 1, acc->nbits - 1, k, LSFP_FUSED_FRAC, acc->ebits,
+                acc->mbits, acc->bias, special_code(acc), acc->overflow == LSFP_OVF_SATURATE,
+                acc->rounding == LSFP_RND_RTZ);
+    }
     return close_move(o, tmp, dst);
 }
 

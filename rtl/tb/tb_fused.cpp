@@ -7,8 +7,11 @@
 //    a few specials), the step's code and event against lsfp_fused_step;
 //  - whole dot products: the lane over d = 128 against lsfp_logit_tile with the engine's lp_acc
 //    (values and saturation events) on bf16 keys and unscaled bf16 queries (scale_point: post).
+// Every step also drives lamp_fused_step_lp, the generated wrapper (the schema's lp_fused_k and LP format)
+// that scripts/rtl_synth.sh and scripts/rtl_energy.py cost, which must give the same code and event.
 #include "Vlamp_dot_fused.h"
 #include "Vlamp_fused_step.h"
+#include "Vlamp_fused_step_lp.h"
 #include "tb_common.h"
 #include "verilated.h"
 
@@ -45,6 +48,7 @@ static const lslamp_cfg &fused_cfg()
 
 struct step_tb {
     Vlamp_fused_step m;
+    Vlamp_fused_step_lp w;
     const lsfp_format *f;
     tb::counter &k;
     step_tb(const lsfp_format *ff, tb::counter &kk) : f(ff), k(kk) {}
@@ -65,9 +69,12 @@ struct step_tb {
         bool wovf = (fl & (LSFP_FLAG_SATURATED | LSFP_FLAG_OVERFLOW)) != 0;
         m.acc = acc; m.a = pa; m.b = pb;
         m.eval();
-        return k.check(m.res == want && (bool)m.ovf == wovf,
-                       "acc 0x%02x a %04x %04x %04x %04x b %04x %04x %04x %04x: rtl 0x%02x/%d, C 0x%02x/%d", acc, a[0],
-                       a[1], a[2], a[3], b[0], b[1], b[2], b[3], (unsigned)m.res, (int)m.ovf, want, (int)wovf);
+        w.acc = acc; w.a = pa; w.b = pb;
+        w.eval();
+        return k.check(m.res == want && (bool)m.ovf == wovf && w.res == m.res && w.ovf == m.ovf,
+                       "acc 0x%02x a %04x %04x %04x %04x b %04x %04x %04x %04x: rtl 0x%02x/%d (wrapper 0x%02x/%d), C 0x%02x/%d",
+                       acc, a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], (unsigned)m.res, (int)m.ovf, (unsigned)w.res,
+                       (int)w.ovf, want, (int)wovf);
     }
 };
 
