@@ -128,6 +128,19 @@ static void test_window(void)
     CHECK(ls_wstats_measure(&in, 0, &p, &o, &full, err, sizeof err) == 1);
     CHECK(memcmp(&h, &full, sizeof h) == 0);
     drop(&in);
+    /* every generator hands workload.window on to the inputs (the rotary-pair heads layout used to drop it) */
+    const char *gens[] = {"gaussian", "qknorm", "heads\n  heads:\n    pairs: 0", "heads\n  heads:\n    pairs: 2"};
+    for (int g = 0; g < 4; ++g) {
+        char y[512];
+        snprintf(y, sizeof y, "workload:\n  heads_q: 2\n  heads_kv: 1\n  seq_q: 128\n  seq_k: 128\n  dim: 16\n"
+                 "  causal: true\n  window: 32\n  generator: %s\n", gens[g]);
+        CHECK(ls_config_load_string(&cfg, y, strlen(y), "win.yaml", NULL, NULL, 0, &diag) == 0);
+        ls_attn_inputs w;
+        ls_workload_info info;
+        CHECK(ls_workload_build(&cfg, NULL, &w, &info, err, sizeof err) == 0);
+        CHECK_MSG(w.window == 32, "generator %s: window %d", gens[g], w.window);
+        ls_attn_inputs_release(&w);
+    }
 }
 
 static const char *gt =
