@@ -18,6 +18,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -164,7 +165,7 @@ def main(argv=None):
     ap.add_argument("--only", choices=["qwen3", "gemma3"])
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("-o", "--out", default=os.path.join(_ROOT, "workloads"))
-    ap.add_argument("--tmp", default="/tmp")
+    ap.add_argument("--tmp", help="scratch directory for the calibration workload (default: a new temporary one)")
     ap.add_argument("--vary", action="append", default=[], metavar="TYPE.FIELD=VALUE",
                     help="change one target of a head type (TYPE a type name or 'all'; e.g. broad.sink=0.5, "
                          "all.sink_spread=1): the ends of an estimate's range")
@@ -183,7 +184,8 @@ def main(argv=None):
     for key, spec in (("qwen3", QWEN3), ("gemma3", GEMMA3)):
         if args.only and args.only != key:
             continue
-        height, sink, rows = calibrate(args.lampsim, spec, args.tmp, args.rounds)
+        height, sink, rows = calibrate(args.lampsim, spec, args.tmp or tempfile.mkdtemp(prefix="build_presets"),
+                                       args.rounds)
         group = heads_of(spec)
         for h, t in enumerate(group):
             print("%s %-10s height %6.3f sink %6.3f | sink mass %.3f (target %.2f) local %.3f (target %.2f) "
