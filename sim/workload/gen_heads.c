@@ -349,7 +349,8 @@ static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int k
         }
     }
     *out = (ls_attn_inputs){.batch = B, .heads_q = HQ, .heads_kv = HK, .seq_q = SQ, .seq_k = SK, .dim = D,
-                            .causal = w->causal, .q = o->q, .k = o->k, .v = o->v, .owner = o, .release = heads_release};
+                            .causal = w->causal, .window = w->window, .q = o->q, .k = o->k, .v = o->v, .owner = o,
+                            .release = heads_release};
     o = NULL;
     rc = 0;
 fail:

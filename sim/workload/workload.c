@@ -139,6 +139,13 @@ int ls_workload_visible_keys(const ls_attn_inputs *in, int i)
     return jmax < 0 ? 0 : jmax + 1;
 }
 
+int ls_workload_first_visible_key(const ls_attn_inputs *in, int i)
+{
+    if (!in->causal || in->window <= 0) return 0;
+    int lo = i + (in->seq_k - in->seq_q) - in->window + 1;
+    return lo < 0 ? 0 : lo;
+}
+
 /* The definition: every visited pair's float64 dot product (-1: out of memory). */
 static double max_logit_full(const ls_attn_inputs *in, scan_plan pl)
 {

@@ -599,6 +599,11 @@ int ls_wfit_accumulate(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, con
         ls_io_err(err, errlen, "head dimension %d: the heads generator needs an even d >= 2", in->dim);
         return -1;
     }
+    if (in->causal && in->window > 0 && in->window < in->seq_k) {   /* the profiles assume every earlier key seen */
+        ls_io_err(err, errlen, "workload.window %d < %d keys: the fit reads causal attention over all keys (fit the "
+                  "layer at most %d tokens long, or without the window)", in->window, in->seq_k, in->window);
+        return -1;
+    }
     if (!s->layers) s->sinks = 1, choose_layout(in->dim, s->sinks, s);
     const int P = s->pairs, group = in->heads_q / in->heads_kv;
     int nkv = (s->layers + 1) * in->heads_kv;

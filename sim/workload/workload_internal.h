@@ -15,4 +15,6 @@ int ls_workload_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_i
 double ls_workload_max_logit(const ls_attn_inputs *in, bool screened, bool *sampled);
 /* Keys query row i sees (bottom-right aligned causal mask): keys 0 .. n-1. */
 int ls_workload_visible_keys(const ls_attn_inputs *in, int i);
+/* The first key query row i sees: 0, or with a sliding window (in->window > 0) the window's first key. */
+int ls_workload_first_visible_key(const ls_attn_inputs *in, int i);
 #endif

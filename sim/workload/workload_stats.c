@@ -1,5 +1,6 @@
 #include "workload_stats.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +23,22 @@ typedef struct {
     long rows, rows_entropy, tiles, tiles_raised, subs, subs_raised;
 } sums;
 
-static void measure_row(const double *l, int n, const ls_wstats_opts *o, int bc, int bk, double delta, sums *s)
+/* One row's logits l[j] for its visible keys lo <= j < n (a sliding window starts at lo > 0; sink keys
+ * outside it count as no mass, key tiles stay aligned to absolute key positions as the engine's). */
+static void measure_row(const double *l, int lo, int n, const ls_wstats_opts *o, int bc, int bk, double delta,
+                        sums *s)
 {
     double mx = -INFINITY, mn = INFINITY, mean = 0;
-    for (int j = 0; j < n; ++j) {
+    for (int j = lo; j < n; ++j) {
         mx = l[j] > mx ? l[j] : mx;
         mn = l[j] < mn ? l[j] : mn;
         mean += l[j];
         if (fabs(l[j]) > s->max_abs) s->max_abs = fabs(l[j]);
     }
-    mean /= n;
+    const int nv = n - lo;
+    mean /= nv;
     double z = 0, ez = 0, var = 0, sink = 0, local = 0;
-    for (int j = 0; j < n; ++j) {
+    for (int j = lo; j < n; ++j) {
         double e = exp(l[j] - mx);
         z += e;
         ez += e * (l[j] - mx);
@@ -42,22 +47,22 @@ static void measure_row(const double *l, int n, const ls_wstats_opts *o, int bc,
         if (j >= n - o->local_keys) local += e;
     }
     /* H = ln z - E[l - mx] */
-    if (n >= 2) {
-        s->entropy += (log(z) - ez / z) / log((double)n);
+    if (nv >= 2) {
+        s->entropy += (log(z) - ez / z) / log((double)nv);
         s->rows_entropy++;
     }
     s->top1 += 1.0 / z;
     s->sink += sink / z;
     s->local += local / z;
     s->span += mx - mn;
-    s->std += sqrt(var / n);
+    s->std += sqrt(var / nv);
     s->rows++;
     for (int pass = 0; pass < 2; ++pass) {
         int w = pass ? bk : bc;
         double mu = -INFINITY;
-        for (int j0 = 0; j0 < n; j0 += w) {
+        for (int j0 = lo / w * w; j0 < n; j0 += w) {
             double m = -INFINITY;
-            for (int j = j0; j < n && j < j0 + w; ++j) m = l[j] > m ? l[j] : m;
+            for (int j = j0 > lo ? j0 : lo; j < n && j < j0 + w; ++j) m = l[j] > m ? l[j] : m;
             bool raised = !keeps_max(mu, m, delta);
             if (pass) s->subs++, s->subs_raised += raised;
             else s->tiles++, s->tiles_raised += raised;
@@ -73,19 +78,25 @@ typedef struct {
 /* Stage 1 (numerics.md D.2 steps 2-4) on one warp's float64 logits l[r * ldl + j], rows seeing nv[r] keys:
  * per key tile, threats T = max_r (m_r - mu_r), sub-blocks by descending T (stable), each kept unless
  * some row fails mu_hat > m + |mu_hat| delta, an HP one raising mu_hat; mu <- mu_hat after the tile. */
-static void stage1_warp(const double *l, int ldl, const int *nv, int nr, const ls_engine_params *p, stage1_count *c)
+static void stage1_warp(const double *l, int ldl, const int *lo, const int *nv, int nr, const ls_engine_params *p,
+                        stage1_count *c)
 {
     const int bk = p->b_k, nk = p->n_k, bc = bk * nk;
     double mu[1024], m[16][1024], T[16];
-    int order[16], nmax = 0;
-    for (int r = 0; r < nr; ++r) mu[r] = -INFINITY, nmax = nv[r] > nmax ? nv[r] : nmax;
-    for (int j0 = 0; j0 < nmax; j0 += bc) {
+    int order[16], nmax = 0, lmin = INT_MAX;
+    for (int r = 0; r < nr; ++r) {
+        mu[r] = -INFINITY, nmax = nv[r] > nmax ? nv[r] : nmax;
+        if (nv[r] > lo[r] && lo[r] < lmin) lmin = lo[r];
+    }
+    if (lmin == INT_MAX) return;
+    for (int j0 = lmin / bc * bc; j0 < nmax; j0 += bc) {   /* tiles before every row's window: skipped */
         for (int th = 0; th < nk; ++th) {
             T[th] = -INFINITY;
             bool any = false;
             for (int r = 0; r < nr; ++r) {
                 double x = -INFINITY;
-                for (int j = j0 + th * bk; j < j0 + (th + 1) * bk && j < nv[r]; ++j) x = l[(size_t)r * ldl + j] > x ? l[(size_t)r * ldl + j] : x;
+                int j1 = j0 + th * bk > lo[r] ? j0 + th * bk : lo[r];
+                for (int j = j1; j < j0 + (th + 1) * bk && j < nv[r]; ++j) x = l[(size_t)r * ldl + j] > x ? l[(size_t)r * ldl + j] : x;
                 m[th][r] = x;
                 if (x == -INFINITY) continue;
                 any = true;
@@ -114,7 +125,8 @@ static int run_engine(const ls_attn_inputs *in, int b, int h, const ls_engine_pa
 {
     const int D = in->dim, SQ = in->seq_q, SK = in->seq_k, group = in->heads_q / in->heads_kv;
     int r = rows > 0 && rows < SQ ? rows : SQ;
-    ls_attn_inputs view = {.batch = 1, .heads_q = 1, .heads_kv = 1, .seq_q = r, .seq_k = SK, .dim = D, .causal = in->causal};
+    ls_attn_inputs view = {.batch = 1, .heads_q = 1, .heads_kv = 1, .seq_q = r, .seq_k = SK, .dim = D, .causal = in->causal,
+                           .window = in->window};
     /* the last r rows: bottom-right alignment keeps each row's visible keys */
     view.q = in->q + (((size_t)b * in->heads_q + h) * SQ + (SQ - r)) * D;
     view.k = in->k + ((size_t)b * in->heads_kv + h / group) * SK * D;
@@ -148,7 +160,8 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
         return -1;
     }
     int nh = o->heads > 0 && o->heads < HQ ? o->heads : HQ;
-    double work = (double)in->batch * SQ * (double)SK * D;
+    double keys = in->causal && in->window > 0 && in->window < SK ? in->window : SK;   /* per row, at most */
+    double work = (double)in->batch * SQ * keys * D;
     int stride = o->row_budget > 0 && work > o->row_budget ? (int)ceil(work / o->row_budget) : 1;
     if (stride > SQ) stride = SQ;
     const int bq = p->b_q;
@@ -168,25 +181,27 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
             const float *kb = in->k + ((size_t)b * in->heads_kv + h / group) * SK * D;
             if (stride > 1) {
                 for (int i = SQ - 1; i >= 0; i -= stride) {   /* from the last row: it is always measured */
-                    int n = ls_workload_visible_keys(in, i);
-                    if (!n) continue;
-                    lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + i) * D, kb, D, n, D, l);
-                    for (int j = 0; j < n; ++j) l[j] *= inv;
-                    measure_row(l, n, o, bc, bk, p->delta, &s);
+                    int n = ls_workload_visible_keys(in, i), lo = ls_workload_first_visible_key(in, i);
+                    if (n <= lo) continue;
+                    lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + i) * D, kb + (size_t)lo * D, D, n - lo, D, l + lo);
+                    for (int j = lo; j < n; ++j) l[j] *= inv;
+                    measure_row(l, lo, n, o, bc, bk, p->delta, &s);
                 }
                 continue;
             }
             for (int w0 = 0; w0 < SQ; w0 += bq) {   /* warps as the engine forms them */
-                int nr = SQ - w0 < bq ? SQ - w0 : bq, nv[1024];
+                int nr = SQ - w0 < bq ? SQ - w0 : bq, nv[1024], lo[1024];
                 for (int r = 0; r < nr; ++r) {
                     double *lr = l + (size_t)r * SK;
                     nv[r] = ls_workload_visible_keys(in, w0 + r);
-                    if (!nv[r]) continue;
-                    lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + w0 + r) * D, kb, D, nv[r], D, lr);
-                    for (int j = 0; j < nv[r]; ++j) lr[j] *= inv;
-                    measure_row(lr, nv[r], o, bc, bk, p->delta, &s);
+                    lo[r] = ls_workload_first_visible_key(in, w0 + r);
+                    if (nv[r] <= lo[r]) continue;
+                    lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + w0 + r) * D, kb + (size_t)lo[r] * D, D,
+                                      nv[r] - lo[r], D, lr + lo[r]);
+                    for (int j = lo[r]; j < nv[r]; ++j) lr[j] *= inv;
+                    measure_row(lr, lo[r], nv[r], o, bc, bk, p->delta, &s);
                 }
-                stage1_warp(l, SK, nv, nr, p, &st);
+                stage1_warp(l, SK, lo, nv, nr, p, &st);
             }
         }
         *out = (ls_wstats_head){.layer = layer, .head = h, .kv_head = h / group, .rows = s.rows, .row_stride = stride,

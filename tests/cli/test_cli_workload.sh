@@ -71,4 +71,15 @@ check "fit --name with a newline" $? 0
 check "no key injected" "$(grep -c '^seed:' "$T/n2.yaml")" 0
 "$L" workload stats "$T/n2.yaml" --no-lamp -o "$T/n2.csv" 2> "$T/err"
 check "stats of the fit named with a newline" $? 0
+# a sliding window: stats measure each row's window (the sink leaves it), fit refuses what it cannot read
+sed 's/^causal: false/causal: true/' "$R/workloads/gaussian_small.yaml" > "$T/causal.yaml"
+{ cat "$T/causal.yaml"; printf '\nwindow: 128\n'; } > "$T/win.yaml"
+"$L" workload fit "$T/win.yaml" -o "$T/w.yaml" 2> "$T/err"
+check "fit of a windowed workload refused" $? 2
+grep -q "workload.window 128 < 512 keys" "$T/err"; check "fit window refusal: named" $? 0
+check "fit window refusal: no output" "$(ls "$T" | grep -c '^w.yaml')" 0
+"$L" workload stats "$T/win.yaml" --no-lamp -o "$T/w.csv" 2> /dev/null
+check "stats of a windowed workload" $? 0
+"$L" workload stats "$T/causal.yaml" --no-lamp -o "$T/nw.csv" 2> /dev/null
+check "windowed statistics differ from the full rows'" "$(cmp -s "$T/w.csv" "$T/nw.csv"; echo $?)" 1
 exit $fail

@@ -112,7 +112,7 @@ static void test_presets(void)
     CHECK(cfg.workload.file[0] == 0 && strstr(cfg.workload_source, "workloads/qwen3_8b_like.yaml"));
     CHECK(cfg.workload.rope.base == 1e6);
     const char *wl[] = {"qwen3_8b_like.yaml", "qwen3_8b_like_decode.yaml", "gemma3_like.yaml", "gemma3_like_decode.yaml",
-                        "gaussian_small.yaml"};
+                        "gaussian_small.yaml", "qwen3_8b_sourced.yaml", "gemma3_sourced.yaml"};
     for (size_t i = 0; i < sizeof wl / sizeof wl[0]; ++i) {
         char text[512];
         snprintf(text, sizeof text, "workload:\n  file: %s/workloads/%s\n", root, wl[i]);

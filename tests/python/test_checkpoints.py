@@ -239,6 +239,22 @@ def main(tmp):
               loaded.model.layers[0].self_attn.q_proj.weight.detach(), wq),
               "llama2.c (%s): wq rows kept in the checkpoint's head-dim order, recorded as rope_interleaved" %
               ("tied" if tied else "untied"))
+        if tied:
+            # scripts/order_sensitivity.py's "interleaved" order is what this loader keeps: the half-split
+            # model with q/k permuted that way before the core gives the loaded model's pure 8-bit logits
+            # bit for bit (and, as the permutation changes 8-bit sums, not the half-split model's own)
+            from order_sensitivity import orders, permuted_cores
+            perm = dict(orders(m.config["head_dim"], 0))["interleaved"]
+            with lampsim.patch_modules(loaded, mode="pure_8bit"):
+                got = loaded(x)
+            with lampsim.patch_modules(m, mode="pure_8bit"):
+                own = m(x)
+                with permuted_cores(m, perm):
+                    via = m(x)
+            check(torch.equal(got, via) and not torch.equal(own, via),
+                  "llama2.c (tied), pure 8-bit: loaded .bin == half-split model in order_sensitivity.py's "
+                  "interleaved order (max |d| %.2e), != its stored order (max |d| %.2e)" % (
+                      float((got - via).abs().max()), float((own - via).abs().max())))
         back = os.path.join(tmp, "llama_back.bin")
         C.export_llama2c(loaded, back)
         with open(path, "rb") as f1, open(back, "rb") as f2:

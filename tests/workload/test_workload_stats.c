@@ -87,6 +87,62 @@ static void test_raise(void)
     }
 }
 
+/* A sliding window (workload.window): each row sees its last W keys only. All logits 0 give uniform rows over
+ * min(i + 1, W) keys; a one-hot sink on key 0 is seen only by the rows whose window still holds it. The rates are
+ * the engine's own with the same window. */
+static void test_window(void)
+{
+    ls_engine_params p = params();
+    ls_wstats_opts o = ls_wstats_default_opts();
+    enum { N = 256, W = 64 };
+    ls_attn_inputs in = make(N, N, 16, true);
+    in.window = W;
+    ls_wstats_head h;
+    CHECK(ls_wstats_measure(&in, 0, &p, &o, &h, err, sizeof err) == 1);
+    double top1 = 0, local = 0;
+    for (int i = 0; i < N; ++i) {
+        int n = i + 1 < W ? i + 1 : W;
+        top1 += 1.0 / n, local += (n < 16 ? n : 16) / (double)n;
+    }
+    CHECK_MSG(fabs(h.entropy - 1) < 1e-12 && fabs(h.top1 - top1 / N) < 1e-12 && fabs(h.local_mass - local / N) < 1e-12,
+              "window: entropy %.17g top1 %.17g local %.17g", h.entropy, h.top1, h.local_mass);
+    /* the sink: rows 0 .. W-1 see it (logit 20 against zeros), later rows do not */
+    for (int i = 0; i < N; ++i) in.q[(size_t)i * 16] = 80.0f;
+    in.k[0] = 1.0f;
+    CHECK(ls_wstats_measure(&in, 0, &p, &o, &h, err, sizeof err) == 1);
+    double sink = 0;
+    for (int i = 0; i < W; ++i) sink += 1 / (1 + i * exp(-20.0));
+    CHECK_MSG(fabs(h.sink_mass - sink / N) < 1e-12, "window: sink %.17g, expected %.17g", h.sink_mass, sink / N);
+    CHECK(h.max_abs_logit == 20);
+    ls_engine_result r;
+    memset(&r, 0, sizeof r);
+    CHECK(ls_engine_run(&p, &in, &r, err, sizeof err) == 0);
+    CHECK_MSG(h.stage1_rate == (double)r.recompute.stage1_subblocks / r.recompute.subblocks_active &&
+              h.disruptive_rate == r.tiles.disruptive_rate, "window: stage 1 %g vs the engine's %g", h.stage1_rate,
+              (double)r.recompute.stage1_subblocks / r.recompute.subblocks_active);
+    /* a window as long as the sequence is no window */
+    ls_wstats_head full;
+    in.window = N;
+    CHECK(ls_wstats_measure(&in, 0, &p, &o, &h, err, sizeof err) == 1);
+    in.window = 0;
+    CHECK(ls_wstats_measure(&in, 0, &p, &o, &full, err, sizeof err) == 1);
+    CHECK(memcmp(&h, &full, sizeof h) == 0);
+    drop(&in);
+    /* every generator hands workload.window on to the inputs (the rotary-pair heads layout used to drop it) */
+    const char *gens[] = {"gaussian", "qknorm", "heads\n  heads:\n    pairs: 0", "heads\n  heads:\n    pairs: 2"};
+    for (int g = 0; g < 4; ++g) {
+        char y[512];
+        snprintf(y, sizeof y, "workload:\n  heads_q: 2\n  heads_kv: 1\n  seq_q: 128\n  seq_k: 128\n  dim: 16\n"
+                 "  causal: true\n  window: 32\n  generator: %s\n", gens[g]);
+        CHECK(ls_config_load_string(&cfg, y, strlen(y), "win.yaml", NULL, NULL, 0, &diag) == 0);
+        ls_attn_inputs w;
+        ls_workload_info info;
+        CHECK(ls_workload_build(&cfg, NULL, &w, &info, err, sizeof err) == 0);
+        CHECK_MSG(w.window == 32, "generator %s: window %d", gens[g], w.window);
+        ls_attn_inputs_release(&w);
+    }
+}
+
 static const char *gt =
     "workload:\n  generator: heads\n  batch: 1\n  heads_q: 4\n  heads_kv: 2\n  seq_q: 512\n  seq_k: 512\n  dim: 128\n"
     "  causal: true\n  dtype: fp32\n  heads:\n    scale: \"1.5 2 3 5\"\n    bias: \"-2 0 1 3\"\n    sink: \"0 4 2 6\"\n"
@@ -204,6 +260,7 @@ int main(void)
     test_rotary();
     test_uniform_and_sink();
     test_raise();
+    test_window();
     test_fit_recovers();
     CHECK_DONE();
 }
