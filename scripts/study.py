@@ -168,6 +168,11 @@ def write_base(spec, out):
         base["include"] = os.path.join(spec["_dir"], base["include"])
     if isinstance(base.get("workload"), dict) and "file" in base["workload"]:
         base["workload"]["file"] = os.path.join(spec["_dir"], base["workload"]["file"])
+    # the numerics once per (workload, tile, numerics parameters) for the whole study: every later step's
+    # sweep, every worker replays the file (timed.numerics_dir; results equal a full run)
+    if isinstance(base.get("timed"), dict) and base["timed"].get("reuse_numerics"):
+        base["timed"].setdefault("numerics_dir", os.path.join(out, "numerics"))
+        os.makedirs(base["timed"]["numerics_dir"], exist_ok=True)
     path = os.path.join(out, "base.yaml")
     write_text(path, yaml.safe_dump(base, sort_keys=False))
     return path
