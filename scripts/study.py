@@ -90,13 +90,20 @@ def load_spec(path, quick):
         raise InputError("%s: %s" % (path, e))
     if not isinstance(spec, dict):
         raise InputError("%s: expected a mapping" % path)
-    if "extends" in spec:   # another spec, this one's keys merged over it (mappings merged, the rest replaced)
+    if "extends" in spec:   # another spec, this one's keys merged over it (mappings merged, the rest replaced;
+        # a mapping named in `replace` replaced whole)
         parent = os.path.join(os.path.dirname(os.path.abspath(path)), spec.pop("extends"))
+        replace = spec.pop("replace", [])
+        if not isinstance(replace, list) or any(k not in spec for k in replace):
+            raise InputError("%s: replace: expected a list of this spec's top-level keys, got %r" % (path, replace))
         try:
             with open(parent) as f:
-                spec = merge(yaml.safe_load(f), spec)
+                merged = merge(yaml.safe_load(f), spec)
         except (OSError, yaml.YAMLError) as e:
             raise InputError("%s: extends: %s" % (path, e))
+        for k in replace:
+            merged[k] = spec[k]
+        spec = merged
     for k in ("base", "axes", "contenders", "regimes", "reference", "baseline"):
         if k not in spec:
             raise InputError("%s: missing key '%s'" % (path, k))
@@ -168,6 +175,11 @@ def write_base(spec, out):
         base["include"] = os.path.join(spec["_dir"], base["include"])
     if isinstance(base.get("workload"), dict) and "file" in base["workload"]:
         base["workload"]["file"] = os.path.join(spec["_dir"], base["workload"]["file"])
+    # the numerics once per (workload, tile, numerics parameters) for the whole study: every later step's
+    # sweep, every worker replays the file (timed.numerics_dir; results equal a full run)
+    if isinstance(base.get("timed"), dict) and base["timed"].get("reuse_numerics"):
+        base["timed"].setdefault("numerics_dir", os.path.join(out, "numerics"))
+        os.makedirs(base["timed"]["numerics_dir"], exist_ok=True)
     path = os.path.join(out, "base.yaml")
     write_text(path, yaml.safe_dump(base, sort_keys=False))
     return path
@@ -829,6 +841,12 @@ def pareto_figure(s, path):
     plt.close(fig)
 
 
+def code_html(text):
+    """Markdown's `code` spans as <code> (the text already escaped)."""
+    parts = text.split("`")
+    return "".join(("<code>%s</code>" if i % 2 else "%s") % x for i, x in enumerate(parts)) if len(parts) % 2 else text
+
+
 def md_table_html(md):
     lines = [l for l in md.splitlines() if l.startswith("|")]
     out = ["<table>"]
@@ -876,7 +894,7 @@ def write_page(s, out):
            "<p>Relative throughput: the contender's best design against %s's best design at the same budget and "
            "regime (higher is faster); range over the true unknowns.</p>" % html.escape(s["baseline"]),
            md_table_html(md),
-           "<h2>What decides it</h2><ul>%s</ul>" % "".join("<li>%s</li>" % html.escape(l[2:]).replace("**", "")
+           "<h2>What decides it</h2><ul>%s</ul>" % "".join("<li>%s</li>" % code_html(html.escape(l[2:]).replace("**", ""))
                                                            for l in deciding_text(s).splitlines()),
            "<h2>Break-even HP sub-block rate</h2><ul>%s</ul>" % "".join(
                "<li>%s</li>" % html.escape(l[2:]) for l in breakeven_text(s).splitlines()),
@@ -959,7 +977,8 @@ def main(argv):
         unk = retime(search, tasks, "unknowns", extra) if extra else {}
         # the break-even HP rate: LampAttention winners at stage 2 alone over tau
         be_sets = {ti: [("tau%g" % tau, {"algorithm.stage1": False, "algorithm.tau": tau}) for tau in spec["breakeven_taus"]]
-                   for ti, t in enumerate(tasks) if t.state is not None and t.state.get("algorithm.mode") == "lamp"}
+                   for ti, t in enumerate(tasks) if t.state is not None and t.state.get("algorithm.mode") == "lamp"
+                   and spec["breakeven_taus"]}
         be_ev = retime(search, tasks, "breakeven", be_sets) if be_sets else {}
         by = {(t.contender, t.budget, t.regime): t for t in tasks}
         be = {}

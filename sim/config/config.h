@@ -125,6 +125,7 @@ typedef struct ls_config_timed {
     int trace_first_tile, trace_tiles;
     int64_t trace_max_events;
     bool reuse_numerics;                /* timing-only replay from an in-process cache */
+    char numerics_dir[LS_CONFIG_PATH_MAX]; /* reuse_numerics: the cache also on disk there, "" = in-process only */
     bool unit_numerics;                 /* the units compute the numerics (else the golden engine first) */
     bool timing_only;                   /* fa2_16bit / pure_8bit: no arithmetic, selection from geometry */
 } ls_config_timed;

@@ -384,6 +384,12 @@ static const ls_config_schema_entry schema[] = {
     B("timed.reuse_numerics", timed.reuse_numerics, "false",
       "Keep a run's numerics in an in-process cache and replay only the timing for later runs of the same process "
       "whose numerics parameters, inputs and program are identical (results equal a full run)."),
+    {"timed.numerics_dir", LS_CONFIG_T_PATH, F(timed.numerics_dir), "", 0, 0, NULL,
+     "With timed.reuse_numerics: an existing directory where each computed numerics (O, statistics, per-tile "
+     "records) is also kept as a file named by its numerics key, so a run in any process with the same key (a "
+     "sweep's other workers, a study's later steps) replays the timing instead of recomputing (results equal a "
+     "full run). A file from another lampsim build or of other sizes is ignored. \"\": in-process only. Recorded "
+     "in config.resolved.yaml when set; not in the report.", LS_CONFIG_SF_NOREPORT | LS_CONFIG_SF_DUMP_IF_SET},
     {"timed.unit_numerics", LS_CONFIG_T_BOOL, F(timed.unit_numerics), "false", 0, 1, NULL,
      "The units compute the numerics (logits, selection, exponentials, P.V, the accuracy pass) while the model "
      "runs, as the timed model's self-check against the golden engine. false: the golden engine computes them "

@@ -132,6 +132,8 @@ int ls_config_write_resolved(const ls_config *cfg, FILE *out)
         if ((e->flags & LS_CONFIG_SF_DUMP_IF_SET) && e->type == LS_CONFIG_T_INT64 &&
             *(const int64_t *)cfield(cfg, e) == atoll(e->def))
             continue;
+        if ((e->flags & LS_CONFIG_SF_DUMP_IF_SET) && e->type == LS_CONFIG_T_PATH && !strcmp((const char *)cfield(cfg, e), e->def))
+            continue;
         const char *dot = strrchr(e->path, '.');
         /* section components of this key */
         char comp[8][64];

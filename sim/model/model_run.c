@@ -176,6 +176,7 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
     ls_timed_options_default(&to);
     to.program_path = cfg->timed.program[0] ? cfg->timed.program : NULL;
     to.reuse_numerics = cfg->timed.reuse_numerics;
+    to.numerics_dir = cfg->timed.numerics_dir;
     to.timing_only = cfg->timed.timing_only;
     to.unit_numerics = cfg->timed.unit_numerics;
     if (ls_timed_run_opts(cfg, &ep, &in, &to, &res, &tr, err, errlen)) {

@@ -239,6 +239,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         to.trace_tiles = cfg->timed.trace_tiles;
         to.trace_max_events = (long)cfg->timed.trace_max_events;
         to.reuse_numerics = cfg->timed.reuse_numerics;
+        to.numerics_dir = cfg->timed.numerics_dir;
         to.timing_only = cfg->timed.timing_only;
         to.unit_numerics = cfg->timed.unit_numerics;
         to.progress = ep.progress;

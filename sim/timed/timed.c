@@ -22,6 +22,7 @@
 #include "lstensor.h"
 #include "timed_energy.h"
 #include "timed_internal.h"
+#include "timed_numfile.h"
 #include "timed_trace.h"
 #include "lsucode.h"
 #include "lsvector.h"
@@ -152,6 +153,7 @@ typedef struct {
     int synth;                     /* LSDP_SYNTH_*: timing only */
     bool reuse;                    /* fill the numerics cache */
     bool cached, golden;           /* the units replay the cache's records / the golden engine's */
+    bool from_file;                /* the cache was filled from timed.numerics_dir for this run */
     bool replay;                   /* either: the units do no arithmetic */
     uint64_t key;
     lslamp_tile_record *grecs;     /* the golden engine's records, as the units read them */
@@ -184,6 +186,45 @@ static int run_fail(timed_run *t, const char *fmt, ...)
         va_end(ap);
     }
     return -1;
+}
+
+/* ---- the numerics cache on disk (timed.numerics_dir, timed_numfile.h) ---- */
+static const char *numerics_dir(const timed_run *t)
+{
+    const char *d = t->opt->numerics_dir;
+    return d && d[0] ? d : NULL;
+}
+
+/* The in-process cache filled from the run's key's file, when one matches the run's sizes. */
+static bool cache_load_file(timed_run *t)
+{
+    const ls_engine_params *ep = t->ep;
+    const ls_attn_inputs *in = t->in;
+    size_t nqb = (size_t)((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
+    size_t nkt = (size_t)((in->seq_k + ep->b_k * ep->n_k - 1) / (ep->b_k * ep->n_k));
+    size_t nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
+    size_t nrecs = (size_t)in->batch * in->heads_q * nqb * ep->n_q * nkt;
+    ls_timed_numerics n;
+    if (!ls_timed_numfile_read(numerics_dir(t), t->key, nout, nrecs, ep->n_k + 1, ep->compute_reference && ep->keep_reference, &n))
+        return false;
+    ls_timed_cache_clear();
+    g_cache.r = n.r;
+    g_cache.recs = n.recs;
+    g_cache.nrecs = n.nrecs;
+    g_cache.nout = n.nout;
+    g_cache.key = t->key;
+    g_cache.valid = true;
+    return true;
+}
+
+/* The in-process cache (just filled by this run) to the key's file; a failure costs only speed. */
+static void cache_save_file(timed_run *t)
+{
+    if (!numerics_dir(t) || !t->reuse || t->from_file || !g_cache.valid || g_cache.key != t->key) return;
+    ls_timed_numerics n = { .r = g_cache.r, .recs = g_cache.recs, .nrecs = g_cache.nrecs, .nout = g_cache.nout };
+    char err[256];
+    if (ls_timed_numfile_write(numerics_dir(t), t->key, &n, err, sizeof err) != 0)
+        fprintf(stderr, "lampsim: warning: timed.numerics_dir: %s (the run goes on without it)\n", err);
 }
 
 static void direct_port(void *user, lsdp_txn *x)
@@ -273,6 +314,7 @@ static int plan_numerics(timed_run *t)
      * whether it changed mu_hat, which no record holds, so that option always runs the units' numerics */
     bool replayable = ep->above_one != LSLAMP_ABOVE_RAISE;
     t->cached = replayable && t->reuse && g_cache.valid && g_cache.key == t->key;
+    if (replayable && t->reuse && !t->cached && numerics_dir(t)) t->cached = t->from_file = cache_load_file(t);
     t->golden = replayable && !t->cached && !t->opt->timing_only && !t->opt->unit_numerics;
     t->replay = t->cached || t->golden;
     t->lc = malloc(sizeof *t->lc);
@@ -296,7 +338,8 @@ static int plan_numerics(timed_run *t)
     t->tr->numerics_key = t->key;
     t->tr->numerics_reused = t->cached;
     t->tr->timing_only = t->synth != LSDP_SYNTH_OFF;
-    t->tr->numerics_path = t->synth != LSDP_SYNTH_OFF ? "none" : t->cached ? "cache" : t->golden ? "engine" : "units";
+    t->tr->numerics_path = t->synth != LSDP_SYNTH_OFF ? "none" : t->from_file ? "file" : t->cached ? "cache"
+                         : t->golden ? "engine" : "units";
     return 0;
 }
 
@@ -522,6 +565,7 @@ static void merge_numerics(timed_run *t)
     ls_engine_result *r = t->r;
     if (t->golden) {
         if (t->reuse && cache_store(t->key, r, t->grecs, t->nrecs, t->nout) != 0) ls_timed_cache_clear();
+        cache_save_file(t);
         return;
     }
     if (t->cached) {
@@ -542,6 +586,7 @@ static void merge_numerics(timed_run *t)
         r->timing_only = t->synth != LSDP_SYNTH_OFF;
         if (!r->timing_only) ls_engine_count_nonfinite(r);   /* timing only: O was never computed */
         if (t->reuse && t->recs && cache_store(t->key, r, t->recs, t->nrecs, t->nout) != 0) ls_timed_cache_clear();
+        if (!r->timing_only) cache_save_file(t);
     }
     if (t->recs && r->records)
         for (size_t i = 0; i < r->n_records; i++) {

@@ -37,6 +37,9 @@ typedef struct {
                                     (every engine parameter that affects numerics, the input hash and
                                     the program's instruction sequence), replay only the timing from the
                                     records. Results and cycles equal a full run. Default 0. */
+    const char *numerics_dir;    /* with reuse_numerics: a directory (existing) where each computed numerics
+                                    is also kept as a file named by its key and read back by a run of any
+                                    process whose key matches (timed_numfile.h); NULL or "": in-process only */
     int timing_only;             /* 1 (timed.timing_only): modes fa2_16bit and pure_8bit only (fixed,
                                     data-independent selection): each tile's selection is synthesised
                                     from the geometry and no arithmetic is done. Cycles and every timed

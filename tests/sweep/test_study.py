@@ -135,6 +135,20 @@ for m in ("fa2_fp32", "fa3_fp8", "pure_8bit"):
 if len(kl) == 3:
     check(abs(kl["fa2_fp32"]) * 100 < kl["fa3_fp8"] < kl["pure_8bit"] / 5,
           "fa3_fp8's KL between fa2_fp32's and pure 8-bit's (%.3g, %.3g, %.3g)" % (kl["fa2_fp32"], kl["fa3_fp8"], kl["pure_8bit"]))
+# 7. Numerics once per (workload, tile, numerics parameters) over the whole study: every LampAttention point
+#    after the first of its key, in any step's sweep and any worker, replays the file in OUT/numerics.
+import glob
+paths = [json.load(open(f)).get("numerics_path") for f in glob.glob(os.path.join(out, "sweeps", "**", "run_info.json"), recursive=True)]
+keys = glob.glob(os.path.join(out, "numerics", "*.lsnum"))
+engine = paths.count("engine")
+check(keys and engine <= len(keys) and paths.count("file") >= 1,
+      "the numerics computed once per key over the study (%d engine runs, %d keys, %d replays from a file, %d in-process)"
+      % (engine, len(keys), paths.count("file"), paths.count("cache")))
+# 8. The shipped quick sweeps say in their headline which regime they measure and point to the study.
+for f in sorted(glob.glob(os.path.join(src, "configs", "sweeps", "*.yaml"))):
+    head = open(f).read(1200)
+    check(head.startswith("# REGIME:") and "lampsim study" in head, "%s: a REGIME headline pointing to `lampsim study`"
+          % os.path.basename(f))
 if full:
     print("default study: %.0f s wall with -j 2 (target 600 s on the 2-core machine)" % wall)
 print("%d failure(s)" % fails)
