@@ -679,6 +679,9 @@ static void timed_figures(timed_run *t)
     double ghz = t->hw.clock_ghz;
     tr->cycles = s->cycles;
     tr->clock_ghz = ghz;
+    tr->split_kv = t->sh.split_kv;
+    tr->split_tiles = t->sh.split_kv > 1 ? t->sh.split_tiles : 0;
+    tr->combine_cycles = s->combine_cycles;
     tr->time_us = (double)s->cycles / (ghz * 1e3);
     int hq = ls_attn_inputs_heads(in), sq = ls_attn_inputs_seq_q(in);   /* the model's shape (not the packed one) */
     double f = 4.0 * in->batch * hq * (double)sq * (double)in->seq_k * in->dim;
@@ -965,6 +968,9 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
                 100.0 * tr->units[u].utilisation_chip, (unsigned long long)tr->units[u].ops,
                 (unsigned long long)tr->units[u].work, tr->units[u].work_unit,
                 tr->units[u].chip_wide ? " (one per chip)" : "");
+    if (tr->split_kv > 1)
+        fprintf(out, "  split-KV: %d splits of %d key tiles per query block, combine step %llu item-cycles\n", tr->split_kv,
+                tr->split_tiles, (unsigned long long)tr->combine_cycles);
     fprintf(out, "  stalls (context-cycles):");
     for (int k = 0; k < LS_TIMED_NSTALLS; k++) fprintf(out, " %s %llu", lsseq_stall_name(k), (unsigned long long)tr->stalls[k]);
     fprintf(out, "\n  occupancy: %.2f mean / %d max / %d limit contexts per core (limited by %s; registers fit %d, "
