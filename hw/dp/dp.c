@@ -10,10 +10,11 @@ int lsdp_ctx_init(lsdp_ctx *x, const lsdp_shape *sh)
 {
     memset(x, 0, sizeof *x);
     x->sh = sh;
+    x->split = -1;
     size_t br = (size_t)sh->br, bc = (size_t)sh->bc, nkt = (size_t)sh->nkt;
     lslamp_block *blk = &x->blk;
     *blk = (lslamp_block){ .seq_k = sh->seq_k, .dim = sh->dim, .b_q = sh->b_q, .br = sh->br, .bc = sh->bc,
-                           .causal = sh->causal, .window = sh->causal ? sh->window : 0 };
+                           .causal = sh->causal, .window = sh->causal ? sh->window : 0, .qpack = sh->qpack };
     int bad = lslamp_block_alloc(blk) != 0;
     /* the units address the block buffers through the context */
     x->Qt = blk->Qt; x->Y = blk->Y; x->mu = blk->mu; x->om32 = blk->om32; x->O32 = blk->O32;
@@ -59,6 +60,8 @@ int lsdp_item_begin(lsdp_ctx *x, int item, lsdp_item_stats *st, uint64_t *hist, 
     int ntiles = 0;
     for (int kt = 0; kt < sh->nkt; kt++) {
         uint64_t run = 0;
+        x->runmask[kt] = 0;
+        if (x->kt_hi > 0 && (kt < x->kt_lo || kt >= x->kt_hi)) continue;   /* another split's tiles */
         for (int wi = 0; wi < sh->n_q; wi++) {
             lslamp_tile_io io;
             int nqw = lslamp_warp_io(&x->blk, wi, kt, &io);
@@ -124,14 +127,14 @@ uint32_t lsdp_active_geometry(const lsdp_ctx *x, int wi)
     int nqw = io->nq < io->ncols ? io->nq : io->ncols;
     uint32_t a = 0;
     if (nqw <= 0) return 0;
-    int64_t qmax = io->query0 + nqw - 1;
+    int64_t qmax = lslamp_row_query(io->query0 + nqw - 1, io->qpack), qmin = lslamp_row_query(io->query0, io->qpack);
     for (int th = 0; th < sh->n_k; th++) {
         int k0 = th * sh->b_k;
         if (k0 >= io->nkeys) break;
         if (sh->causal && io->key0 + k0 > qmax + io->causal_shift) break;
         /* a window: the sub-block's last key must be inside the first query's window */
         int klast = (k0 + sh->b_k < io->nkeys ? k0 + sh->b_k : io->nkeys) - 1;
-        if (io->window > 0 && io->key0 + klast <= io->query0 + io->causal_shift - io->window) continue;
+        if (io->window > 0 && io->key0 + klast <= qmin + io->causal_shift - io->window) continue;
         a |= 1u << th;
     }
     return a;
@@ -147,7 +150,8 @@ int lsdp_unmasked_geometry(const lsdp_ctx *x, int wi, uint32_t mask)
         if (!(mask >> th & 1u)) continue;
         for (int i = th * sh->b_k; i < (th + 1) * sh->b_k && i < io->nkeys; i++) {
             int jlo, jhi;
-            lslamp_key_queries(io->causal, io->causal_shift, io->window, io->key0 + i, io->query0, nq, &jlo, &jhi);
+            lslamp_key_queries_packed(io->causal, io->causal_shift, io->window, io->qpack, io->key0 + i, io->query0, nq,
+                                      &jlo, &jhi);
             if (jhi > jlo) n += jhi - jlo;
         }
     }

@@ -50,6 +50,9 @@ typedef struct {
     int batch, heads_q, heads_kv, seq_q, seq_k, dim, group;
     bool causal;
     int window;              /* > 0: sliding window of that many keys (causal only) */
+    int qpack;               /* > 1: GQA packing, rows are (query, head) pairs (ls_attn_inputs.qpack) */
+    int split_kv;            /* > 1: split-KV, each item's key tiles in that many work items + a combine */
+    int split_tiles;         /* key tiles per split (split s: [s * split_tiles, (s + 1) * split_tiles)) */
     int b_q, n_q, b_k, n_k, br, bc, nqb, nkt;
     uint64_t seed;
     bool accuracy;
@@ -90,6 +93,10 @@ typedef struct lsdp_ctx {
     lsdp_item_stats *stats;  /* this item's statistics (owned by the run) */
     uint64_t *hist;          /* this item's histogram [n_k + 1] */
     lslamp_tile_record *rec; /* this item's records [n_q][nkt], or NULL */
+    /* split-KV: the key tiles this context runs, [kt_lo, kt_hi) (set before lsdp_item_begin; kt_hi 0 =
+     * all), its split (-1: none; its O store is then the fp32 partial O and LSE), and for the combine
+     * step's context the splits it combines (0: not a combine) */
+    int kt_lo, kt_hi, split, combine;
 } lsdp_ctx;
 
 /* Allocate the buffers of a context for the shape (once per resident slot). */

@@ -47,7 +47,7 @@ void lslamp_block_locate(lslamp_block *blk, int item, int nqb, int heads_q, int 
     blk->V = v + koff;
     blk->O = o + qoff;
     blk->Oref = o_ref ? o_ref + qoff : NULL;
-    blk->shift = (int64_t)blk->seq_k - seq_q;
+    blk->shift = (int64_t)blk->seq_k - (blk->qpack > 1 ? seq_q / blk->qpack : seq_q);
 }
 
 int lslamp_warp_io(const lslamp_block *blk, int wi, int kt, lslamp_tile_io *io)
@@ -67,6 +67,7 @@ int lslamp_warp_io(const lslamp_block *blk, int wi, int kt, lslamp_tile_io *io)
     io->causal_shift = blk->shift;
     io->causal = blk->causal;
     io->window = blk->causal ? blk->window : 0;
+    io->qpack = blk->qpack;
     io->Y = blk->Y + wi * blk->b_q; io->ldy = blk->br;
     return nqw;
 }

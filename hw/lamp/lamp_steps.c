@@ -36,7 +36,8 @@ void lslamp_apply_mask(const lslamp_cfg *c, const lslamp_tile_io *io, int k0, in
             continue;
         }
         int jlo, jhi;   /* the queries that see key i */
-        lslamp_key_queries(io->causal, io->causal_shift, io->window, io->key0 + i, io->query0, ncols, &jlo, &jhi);
+        lslamp_key_queries_packed(io->causal, io->causal_shift, io->window, io->qpack, io->key0 + i, io->query0, ncols,
+                                  &jlo, &jhi);
         for (int j = 0; j < jlo; j++) y[j] = -INFINITY;
         for (int j = imax(imin(nq, jhi), jlo); j < ncols; j++) y[j] = -INFINITY;
     }
@@ -47,9 +48,10 @@ bool lslamp_tile_fully_masked(const lslamp_cfg *c, const lslamp_tile_io *io)
     (void)c;
     int nq = imin(io->nq, io->ncols);
     if (io->nkeys <= 0 || nq <= 0) return true;
-    if (io->causal && io->key0 > io->query0 + (nq - 1) + io->causal_shift) return true;
+    int64_t qfirst = lslamp_row_query(io->query0, io->qpack), qlast = lslamp_row_query(io->query0 + nq - 1, io->qpack);
+    if (io->causal && io->key0 > qlast + io->causal_shift) return true;
     /* the tile's last key is older than the first query's window */
-    if (io->causal && io->window > 0 && io->key0 + io->nkeys - 1 <= io->query0 + io->causal_shift - io->window) return true;
+    if (io->causal && io->window > 0 && io->key0 + io->nkeys - 1 <= qfirst + io->causal_shift - io->window) return true;
     return false;
 }
 

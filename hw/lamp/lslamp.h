@@ -170,6 +170,9 @@ typedef struct {
     /* Mask geometry: query j is global query query0+j, key i is key0+i; causal: key <= query + shift;
      * window > 0 (causal only): also key > query + shift - window (a sliding window of that many keys). */
     int64_t key0, query0, causal_shift, window;
+    /* qpack > 1 (GQA packing): the view's rows are (query, head) pairs, query-major; row r is query
+     * r / qpack (query0 and the row indices count rows). 0 or 1: a row is a query. */
+    int qpack;
     bool causal;
     float *Y; int ldy;         /* bc x b_q logits; LP on entry to lslamp_warp_tile (masked = -inf) */
     const float *y_hp; int ldyhp; /* test hook: if non-NULL, HP logits are read from here (bc x b_q,
@@ -216,14 +219,23 @@ void lslamp_logits(const lslamp_cfg *c, bool hp, const lslamp_tile_io *io, int k
  * nq <= j < ncols (scale_point: fp32 multiply by fp32(1/sqrt d), then bf16 rounding for pre_bf16;
  * unscaled for post). */
 void lslamp_prepare_qt(const lslamp_cfg *c, const float *Q, int ldqrow, int nq, int ncols, float *Qt, int ldq);
-/* The mask as one rule: global key `key` is seen by the queries [*jlo, *jhi) of the n queries from
- * global query q0 (causal: key <= query + shift; window > 0: key > query + shift - window). */
+/* The query of global row r: r itself, or r / qpack for packed rows (GQA packing, qpack > 1). */
+static inline int64_t lslamp_row_query(int64_t r, int qpack) { return qpack > 1 ? r / qpack : r; }
+/* The mask as one rule: global key `key` is seen by the rows [*jlo, *jhi) of the n rows from global
+ * row q0 (causal: key <= query + shift; window > 0: key > query + shift - window; a row's query is
+ * lslamp_row_query: query q owns rows [q * qpack, (q + 1) * qpack)). */
+static inline void lslamp_key_queries_packed(bool causal, int64_t shift, int64_t window, int qpack, int64_t key,
+                                             int64_t q0, int n, int *jlo, int *jhi)
+{
+    int64_t g = qpack > 1 ? qpack : 1;
+    int64_t lo = causal ? g * (key - shift) - q0 : 0, hi = causal && window > 0 ? g * (key - shift + window) - q0 : n;
+    *jlo = lo <= 0 ? 0 : lo >= n ? n : (int)lo;
+    *jhi = hi <= 0 ? 0 : hi >= n ? n : (int)hi;
+}
 static inline void lslamp_key_queries(bool causal, int64_t shift, int64_t window, int64_t key, int64_t q0, int n,
                                       int *jlo, int *jhi)
 {
-    int64_t lo = causal ? key - shift - q0 : 0, hi = causal && window > 0 ? key - shift - q0 + window : n;
-    *jlo = lo <= 0 ? 0 : lo >= n ? n : (int)lo;
-    *jhi = hi <= 0 ? 0 : hi >= n ? n : (int)hi;
+    lslamp_key_queries_packed(causal, shift, window, 1, key, q0, n, jlo, jhi);
 }
 /* Set masked logits (padding keys/queries, causal, window) of rows [k0, k0+nk) to -inf. */
 void lslamp_apply_mask(const lslamp_cfg *c, const lslamp_tile_io *io, int k0, int nk);
@@ -337,8 +349,9 @@ typedef struct {
     /* the item: set by lslamp_block_locate */
     int b, hq, hkv, qb;
     int q0, nqv;               /* first query of the block, valid queries (<= br) */
-    int64_t shift;             /* causal: key <= query + shift (seq_k - seq_q) */
+    int64_t shift;             /* causal: key <= query + shift (seq_k - seq_q / qpack) */
     int window;                /* > 0 (causal only): key > query + shift - window (set by the caller) */
+    int qpack;                 /* > 1: packed GQA rows, row r is query r / qpack (set by the caller) */
     const float *Q;            /* the block's first query row (stride dim) */
     const float *K, *V;        /* the head's keys and values, seq_k rows of dim */
     float *O, *Oref;           /* the block's first output row; reference output rows or NULL */

@@ -16,10 +16,11 @@ extern "C" {
  * (Q/K/V elements of sh->elem_bytes, O elements of sh->out_bytes); the KV region holds, for each
  * (batch, KV head) in order, its key tiles of sh->bc keys in order, each tile's K rows followed by
  * its V rows, so a tile's K/V load is one contiguous transfer. */
-typedef struct { uint64_t q, kv, o; } lsmem_map;
+typedef struct { uint64_t q, kv, o, part; } lsmem_map;   /* part: split-KV partial states */
 typedef enum { LSMEM_Q, LSMEM_KV, LSMEM_O } lsmem_region;
 uint64_t lsmem_region_bytes(const lsdp_shape *sh, lsmem_region r);
-/* Q at 0, then KV, then O, each region starting on a 4 KiB boundary. */
+/* Q at 0, then KV, then O, then the split-KV partial states (fp32 O and LSE per row and split),
+ * each region starting on a 4 KiB boundary. */
 lsmem_map lsmem_map_default(const lsdp_shape *sh);
 
 /* One off-chip transfer: the load of a Q block or a K/V tile, or the store of an O block. */

@@ -43,6 +43,7 @@ lsmem_map lsmem_map_default(const lsdp_shape *sh)
     m.q = 0;
     m.kv = align_4k(m.q + lsmem_region_bytes(sh, LSMEM_Q));
     m.o = align_4k(m.kv + lsmem_region_bytes(sh, LSMEM_KV));
+    m.part = align_4k(m.o + lsmem_region_bytes(sh, LSMEM_O));
     return m;
 }
 
@@ -72,6 +73,15 @@ static lsmem_access access_of(const lsmem_map *map, const lsdp_ctx *x, lsmem_reg
         return a;
     }
     a.write = r == LSMEM_O;
+    if (sh->split_kv > 1 && ((a.write && x->split >= 0 && !x->combine) || (!a.write && x->combine))) {
+        /* split-KV: a split stores its rows' fp32 O and LSE; the combine loads every split's */
+        uint64_t row = (uint64_t)sh->dim + 1, first = (uint64_t)x->item * sh->split_kv + (x->combine ? 0 : x->split);
+        a.elem = first * sh->br * row;
+        a.count = (size_t)x->nqv * row * (x->combine ? x->combine : 1);
+        a.bytes = a.count * 4;
+        a.addr = map->part + a.elem * 4;
+        return a;
+    }
     a.elem = (((size_t)x->b * sh->heads_q + x->hq) * sh->seq_q + x->q0) * sh->dim;
     a.count = (size_t)x->nqv * sh->dim;
     a.bytes = a.write ? lsmem_o_bytes(x) : lsmem_q_bytes(x);
@@ -199,7 +209,7 @@ void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
     lsmem_access a = access_of(&m->map, x, r, t->arg, t->req);
     /* the off-chip side first: through a port the data arrives with it */
     uint64_t end = m->port ? m->port(m->port_user, &a) : lsmem_model_access(&m->model, &a);
-    if (r == LSMEM_Q && !lsdp_no_data(sh)) lslamp_prepare_qt(sh->cfg, x->Q, sh->dim, x->nqv, sh->br, x->Qt, sh->br);
+    if (r == LSMEM_Q && !x->combine && !lsdp_no_data(sh)) lslamp_prepare_qt(sh->cfg, x->Q, sh->dim, x->nqv, sh->br, x->Qt, sh->br);
     if (r == LSMEM_O) m->store_bytes += a.bytes;
     /* the core's buffer fill port (stores drain through it too) */
     lsdp_unit_state *port = &u->core[t->core];

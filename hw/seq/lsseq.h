@@ -63,7 +63,7 @@ typedef struct {
     lsdp_item_stats *item_stats; /* [items] */
     uint64_t *hist;              /* [items][n_k + 1] */
     lslamp_tile_record *records; /* [items][n_q][nkt] or NULL */
-    int items;
+    int items;                   /* work items: batch x heads x query blocks (x sh->split_kv splits) */
     int schedule;                /* lsseq_schedule (accelerator.scheduling) */
     /* results */
     uint64_t cycles;
@@ -74,6 +74,7 @@ typedef struct {
     uint64_t kv_loads;           /* K/V tile loads sent to memory */
     uint64_t shared_loads;       /* K/V tile loads served by a sibling context's load (kv_shared_contexts) */
     uint64_t slot_busy_cycles;   /* sum over slots of resident time */
+    uint64_t combine_cycles;     /* split-KV: the combine step's items, summed (sh->split_kv > 1) */
     int cores_used, max_resident;
     uint64_t *core_end;          /* [cores] */
     uint64_t *core_stalls;       /* [cores][LSSEQ_NSTALLS]: stalls by core (they sum to stalls) */

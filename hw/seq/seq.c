@@ -221,8 +221,18 @@ static int start_item(lsseq *s, lsseq_slot *sl, int pos, uint64_t t0)
         if (!sl->tiles || !sl->kv || !sl->vt) { snprintf(s->err, sizeof s->err, "out of memory (context)"); return -1; }
         sl->ctx_ok = true;
     }
-    lsdp_item_begin(&sl->ctx, item, &s->item_stats[item], s->hist + (size_t)item * (sh->n_k + 1),
-                    s->records ? s->records + (size_t)item * sh->n_q * sh->nkt : NULL);
+    int eitem = item;   /* the engine's item (batch, head, query block) */
+    if (sh->split_kv > 1) {
+        /* split-KV: item = ((batch, head) x splits + split) x query blocks + query block, FlashAttention-2's
+         * split kernel grid (query block fastest, then the split, then batch x head) */
+        int qb = item % sh->nqb, rest = item / sh->nqb, sp = rest % sh->split_kv;
+        eitem = rest / sh->split_kv * sh->nqb + qb;
+        sl->ctx.split = sp;
+        sl->ctx.kt_lo = sp * sh->split_tiles;
+        sl->ctx.kt_hi = (sp + 1) * sh->split_tiles < sh->nkt ? (sp + 1) * sh->split_tiles : sh->nkt;
+    }
+    lsdp_item_begin(&sl->ctx, eitem, &s->item_stats[item], s->hist + (size_t)item * (sh->n_k + 1),
+                    s->records ? s->records + (size_t)eitem * sh->n_q * sh->nkt : NULL);
     sl->ntiles = 0;
     for (int kt = 0; kt < sh->nkt; kt++)
         if (sl->ctx.runmask[kt]) { sl->tiles[sl->ntiles] = kt; sl->kv[sl->ntiles] = UNREQ; sl->ntiles++; }
@@ -506,6 +516,57 @@ static int step(lsseq *s, lsseq_slot *sl)
     return finish_or_wait(s, sl, in);
 }
 
+/* One transaction of the combine step on core c, requested at req; returns its end. */
+static uint64_t combine_txn(lsseq *s, lsdp_ctx *x, int op, int unit, int part, int core, uint64_t req)
+{
+    lsdp_txn t = { 0 };
+    t.op = op; t.unit = unit; t.part = part; t.core = core; t.ctx = x; t.req = req;
+    s->port(s->port_user, &t);
+    s->transactions++;
+    s->instructions++;
+    s->op_count[op]++;
+    s->op_work[op][part] += t.work;
+    return t.end;
+}
+
+/* Split-KV's combine step, FlashAttention-2's combine kernel launched after the split kernel: per
+ * query block (in index order, each on the core that frees first) a load of every split's fp32
+ * partial O and LSE, exp(lse_s - max) per row and split on the SFU, the scaled sums and the division
+ * on the vector unit (booked as NORM and FIN work), and the O store. */
+static int combine_phase(lsseq *s)
+{
+    const lsdp_shape *sh = s->sh;
+    const lsdp_hw *hw = s->hw;
+    lsdp_ctx x;
+    if (lsdp_ctx_init(&x, sh) != 0) { snprintf(s->err, sizeof s->err, "out of memory (combine context)"); return -1; }
+    uint64_t launch = 0;
+    for (int c = 0; c < hw->cores; c++) launch = s->core_end[c] > launch ? s->core_end[c] : launch;
+    launch += hw->launch_cycles;
+    uint64_t *free_at = malloc((size_t)hw->cores * sizeof *free_at);
+    if (!free_at) { lsdp_ctx_free(&x); snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
+    for (int c = 0; c < hw->cores; c++) free_at[c] = launch;
+    int nitems = sh->batch * sh->heads_q * sh->nqb;
+    for (int e = 0; e < nitems; e++) {
+        int c = 0;
+        for (int k = 1; k < hw->cores; k++) if (free_at[k] < free_at[c]) c = k;
+        lslamp_block_locate(&x.blk, e, sh->nqb, sh->heads_q, sh->heads_kv, sh->seq_q, sh->q, sh->k, sh->v, sh->o, sh->o_ref);
+        x.item = e; x.b = x.blk.b; x.hq = x.blk.hq; x.hkv = x.blk.hkv; x.qb = x.blk.qb; x.q0 = x.blk.q0; x.nqv = x.blk.nqv;
+        x.combine = sh->split_kv;
+        uint64_t t0 = free_at[c] + hw->item_setup;
+        uint64_t t1 = combine_txn(s, &x, LSUCODE_OP_LDQ, LSUCODE_MEM, 0, c, t0);
+        uint64_t t2 = combine_txn(s, &x, LSUCODE_OP_NORM, LSUCODE_SFU, 1, c, t1);
+        uint64_t t3 = combine_txn(s, &x, LSUCODE_OP_FIN, LSUCODE_VECTOR, 0, c, t2);
+        uint64_t t4 = combine_txn(s, &x, LSUCODE_OP_STO, LSUCODE_MEM, 0, c, t3);
+        s->combine_cycles += t4 - t0;
+        free_at[c] = t4;
+        if (t4 > s->core_end[c]) s->core_end[c] = t4;
+    }
+    x.combine = 0;
+    free(free_at);
+    lsdp_ctx_free(&x);
+    return 0;
+}
+
 static bool lpt_shape(int schedule, const lsdp_shape *sh, int n)
 {
     return schedule == LSSEQ_SCHEDULE_LONGEST_FIRST && sh->nqb >= 1 && (long long)sh->nqb * sh->batch * sh->heads_q == n;
@@ -601,6 +662,7 @@ int lsseq_run(lsseq *s)
         int v = heap_pop(s);
         if (step(s, &s->slots[v]) != 0) return -1;
     }
+    if (s->sh->split_kv > 1 && combine_phase(s) != 0) return -1;
     s->cycles = 0;
     s->cores_used = 0;
     for (int c = 0; c < hw->cores; c++) {

@@ -8,6 +8,11 @@ void lssfu_exec(lsdp_unit *u, lsdp_txn *t)
     const lslamp_cfg *c = sh->cfg;
     uint64_t exps = 0, sub = (uint64_t)sh->b_k * sh->b_q;
     lslamp_events *ev = &x->stats->ev;
+    if (x->combine) {   /* split-KV combine: exp(lse_s - max) per row and split */
+        exps = (uint64_t)x->combine * (uint64_t)x->nqv;
+        lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(exps, (uint64_t)u->hw->sfu_lanes), (uint64_t)u->hw->sfu_latency, exps);
+        return;
+    }
     for (int wi = 0; wi < sh->n_q; wi++) {
         if (!(x->run >> wi & 1)) continue;
         lsdp_warp *w = &x->w[wi];

@@ -12,6 +12,11 @@ void lsvector_exec(lsdp_unit *u, lsdp_txn *t)
     int bq = sh->b_q, nk = sh->n_k, d = sh->dim, br = sh->br;
     uint64_t ops = 0;
     bool no_data = lsdp_no_data(sh);
+    if (x->combine) {   /* split-KV combine: per row and split a scaled add of O (d) and of omega, then O / omega */
+        ops = (uint64_t)x->combine * (uint64_t)x->nqv * (2u * (uint64_t)d + 2u) + (uint64_t)x->nqv * (uint64_t)d;
+        lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(ops, (uint64_t)u->hw->vec_lanes), (uint64_t)u->hw->vec_latency, ops);
+        return;
+    }
     switch (t->op) {
     case LSUCODE_OP_INIT:
         ops = (uint64_t)br * d + 2u * br;

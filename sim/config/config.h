@@ -95,6 +95,8 @@ typedef struct ls_config_workload {
     int batch, heads_q, heads_kv, seq_q, seq_k, dim;
     bool causal;
     int window;                           /* sliding window in keys (causal only), 0 = none */
+    int split_kv;                         /* KV splits per query block (1 = none, 0 = auto) */
+    bool pack_gqa;                        /* GQA packing: a KV head's query heads in one block */
     ls_config_dtype dtype;
     ls_config_generator generator;
     int64_t seed;                       /* -1: use the top-level seed */

@@ -421,6 +421,15 @@ static const ls_config_schema_entry schema[] = {
       "Sliding-window attention (causal only): query i sees the `window` keys ending at its own, j in "
       "(i + seq_k - seq_q - window, i + seq_k - seq_q] (Gemma 3's local layers: 1024). 0 = no window. Key tiles "
       "wholly before a query block's windows are skipped as fully masked, like the tiles after the diagonal."),
+    I("workload.split_kv", workload.split_kv, "1", 0, 1024,
+      "Split-KV (FlashDecoding): each query block's key tiles are cut into this many contiguous ranges, run as "
+      "separate work items from a fresh softmax state and combined by a timed combine step (engine.md, "
+      "\"Split-KV\"). 1 = no split; 0 = auto (FlashAttention-2's heuristic on 2 x accelerator.cores workers). "
+      "More splits than key tiles give one tile each."),
+    B("workload.pack_gqa", workload.pack_gqa, "false",
+      "GQA packing (FlashAttention-3's PackGQA): the query heads that share a KV head run as the rows of one "
+      "query block, query-major (row r = query r / group of head r % group), so a decode step fills the block "
+      "instead of padding it. Changes which rows share a warp, and so the LAMP selection."),
     EN("workload.dtype", workload.dtype, "bf16", dtype_names, "Operand dtype: Q, K, V are rounded (RNE) to it before the run."),
     EN("workload.generator", workload.generator, "qknorm", gen_names,
        "`gaussian` (i.i.d. normal), `qknorm` (RMS-normalised rows x per-channel gains, RoPE, sinks), `trace` (files), "

@@ -209,6 +209,9 @@ int ls_engine_check_inputs(const ls_engine_params *p, const ls_attn_inputs *in, 
     if (in->heads_q % in->heads_kv != 0)
         return fail(err, errlen, "%s", "inputs: heads_q must be a multiple of heads_kv");
     if (!in->q || !in->k || !in->v) return fail(err, errlen, "%s", "inputs: missing Q, K or V");
+    if (in->split_kv < 0) return fail(err, errlen, "%s", "inputs: split_kv must be >= 0");
+    if (in->qpack > 1 && (in->heads_q != in->heads_kv || in->seq_q % in->qpack != 0))
+        return fail(err, errlen, "%s", "inputs: packed GQA rows (qpack > 1) need heads_q = heads_kv and seq_q a multiple of qpack");
     if (p->b_q < 1 || p->n_q < 1 || p->b_k < 1 || p->n_k < 1)
         return fail(err, errlen, "%s", "b_q, n_q, b_k and n_k must be >= 1");
     if (p->n_k > LSLAMP_MAX_NK) return fail(err, errlen, "%s", "n_k must be <= 16");

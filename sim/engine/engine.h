@@ -33,6 +33,7 @@ typedef enum { LS_ENGINE_OPFMT_INPUT, LS_ENGINE_OPFMT_E4M3 } ls_engine_operand_f
  * names, defaults and ranges are the schema's (sim/config/schema.c), the only defaults.
  * ls_run_engine_params (sim/run) takes them from a configuration, ls_run_engine_defaults from the
  * schema. The rest are the run's (seed, what to keep, hooks): zero in a configuration. */
+struct ls_engine_split_state;
 typedef struct ls_engine_params {
     ls_engine_mode mode;
     ls_engine_operand_format operand_format;   /* timed model only: bytes of Q/K/V (numerics: none) */
@@ -71,7 +72,23 @@ typedef struct ls_engine_params {
      * total, from whichever engine thread finished it; NULL: nothing. Results do not depend on it. */
     void (*progress)(void *user, long done, long total);
     void *progress_user;
+    /* test hook (split-KV): called per work item, from its engine thread, with the splits' partial
+     * states just before they are combined; NULL: nothing. */
+    void (*split_hook)(void *user, const struct ls_engine_split_state *s);
+    void *split_user;
 } ls_engine_params;
+
+/* The partial softmax states of one work item's splits (workload.split_kv), as the combine reads
+ * them. Row j of split s: mu[s * rows + j] (running max; -inf: the split saw no key of the row),
+ * omega (om32 or om64 by fp64) and the accumulator O (O32 or O64, [s][rows][dim]). normalised
+ * (lamp_code): O is already divided by its split's omega and mu / om32 are the split's max logit and
+ * fp32 normaliser. */
+typedef struct ls_engine_split_state {
+    int item, nsplit, rows, nqv, dim;
+    bool fp64, normalised;
+    const float *mu, *om32, *O32;
+    const double *om64, *O64;
+} ls_engine_split_state;
 
 const char *ls_engine_mode_name(ls_engine_mode m);
 

@@ -9,15 +9,17 @@
 #include <string.h>
 
 void eng_fa2_fp32_block(const float *Qt, int ldq, int nqv, int64_t q0, const float *K, const float *V, int seq_k,
-                        int d, int bc, bool causal, int window, int64_t shift, float *S, float *m, float *l, float *O,
-                        float *Ebuf, float *muh, bool p_e4m3)
+                        int d, int bc, bool causal, int window, int qpack, int64_t shift, int kt_lo, int kt_hi,
+                        float *S, float *m, float *l, float *O, float *Ebuf, float *muh, bool p_e4m3)
 {
     const lsfp_format *e4m3 = lsfp_named_format(LSFP_E4M3);
     int nkt = (seq_k + bc - 1) / bc;
-    for (int kt = 0; kt < nkt; kt++) {
+    if (kt_hi > nkt) kt_hi = nkt;
+    int64_t qfirst = lslamp_row_query(q0, qpack), qlast = lslamp_row_query(q0 + nqv - 1, qpack);
+    for (int kt = kt_lo; kt < kt_hi; kt++) {
         int key0 = kt * bc, nkeys = seq_k - key0 < bc ? seq_k - key0 : bc;
-        if (causal && key0 > q0 + (nqv - 1) + shift) break;          /* fully masked from here on */
-        if (causal && window > 0 && key0 + nkeys - 1 <= q0 + shift - window) continue;   /* before every window */
+        if (causal && key0 > qlast + shift) break;          /* fully masked from here on */
+        if (causal && window > 0 && key0 + nkeys - 1 <= qfirst + shift - window) continue;   /* before every window */
         for (int i = 0; i < nkeys; i++) {
             float *y = S + (long)i * ldq;
             const float *k = K + (long)(key0 + i) * d;
@@ -28,7 +30,7 @@ void eng_fa2_fp32_block(const float *Qt, int ldq, int nqv, int64_t q0, const flo
                 for (int j = 0; j < nqv; j++) y[j] = y[j] + kv * q[j];
             }
             int jlo, jhi;
-            lslamp_key_queries(causal, shift, window, key0 + i, q0, nqv, &jlo, &jhi);
+            lslamp_key_queries_packed(causal, shift, window, qpack, key0 + i, q0, nqv, &jlo, &jhi);
             for (int j = 0; j < jlo; j++) y[j] = -INFINITY;
             for (int j = jhi > jlo ? jhi : jlo; j < nqv; j++) y[j] = -INFINITY;
         }
@@ -86,7 +88,8 @@ void ls_engine_fa2_native_head(const float *q, const float *k, const float *v, f
             for (int j = 0; j < br; j++) Qt[(long)t * br + j] = j < nqv ? q[(long)(q0 + j) * dim + t] * scale : 0.0f;
         for (int j = 0; j < br; j++) { m[j] = -INFINITY; l[j] = 0.0f; }
         memset(O, 0, (size_t)br * dim * sizeof(float));
-        eng_fa2_fp32_block(Qt, br, nqv, q0, k, v, seq_k, dim, bc, causal, 0, shift, S, m, l, O, NULL, NULL, false);
+        eng_fa2_fp32_block(Qt, br, nqv, q0, k, v, seq_k, dim, bc, causal, 0, 1, shift, 0, (seq_k + bc - 1) / bc, S, m, l,
+                           O, NULL, NULL, false);
         for (int j = 0; j < nqv; j++)
             for (int t = 0; t < dim; t++)
                 o[(long)(q0 + j) * dim + t] = l[j] == 0.0f ? 0.0f : O[(long)j * dim + t] / l[j];

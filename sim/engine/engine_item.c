@@ -18,8 +18,18 @@ int eng_ws_init(eng_ws *w, const eng_ctx *x)
     size_t br = (size_t)x->br, bc = (size_t)x->bc, nkt = (size_t)x->nkt, sk = (size_t)in->seq_k;
     bool code = p->mode == LS_ENGINE_MODE_LAMP_CODE;
     w->blk = (lslamp_block){ .seq_k = in->seq_k, .dim = in->dim, .b_q = p->b_q, .br = x->br, .bc = x->bc,
-                             .causal = in->causal, .window = in->causal ? in->window : 0 };
+                             .causal = in->causal, .window = in->causal ? in->window : 0, .qpack = in->qpack };
     int bad = lslamp_block_alloc(&w->blk) != 0;
+    w->nsplit = ls_engine_split_tiles(x->nkt, in->split_kv, &w->tps);
+    if (w->nsplit > 1) {
+        size_t n = (size_t)w->nsplit * br;
+        w->pmu = malloc(n * sizeof(float));
+        w->pom32 = malloc(n * sizeof(float));
+        w->pom64 = malloc(n * sizeof(double));
+        w->pO32 = malloc(n * (size_t)in->dim * sizeof(float));
+        w->pO64 = malloc(n * (size_t)in->dim * sizeof(double));
+        bad |= !w->pmu || !w->pom32 || !w->pom64 || !w->pO32 || !w->pO64;
+    }
     if (lslamp_ws_init(&w->ws, x->cfg) != 0) bad = 1;
     if (x->accuracy) {
         w->Ebuf = malloc(nkt * bc * br * sizeof(float));
@@ -52,6 +62,7 @@ void eng_ws_free(eng_ws *w)
     free(w->dz);
     ls_engine_acc_ws_free(&w->acc);
     free(w->sel); free(w->zi); free(w->tmask); free(w->kvq);
+    free(w->pmu); free(w->pom32); free(w->pom64); free(w->pO32); free(w->pO64);
     memset(w, 0, sizeof *w);
 }
 
@@ -79,7 +90,7 @@ void ls_engine_acc_ws_free(ls_engine_acc_ws *w)
 static int row_keys(const lslamp_block *g, int j)
 {
     if (!g->causal) return g->seq_k;
-    int64_t last = g->q0 + j + g->shift;
+    int64_t last = lslamp_row_query(g->q0 + j, g->qpack) + g->shift;
     if (last < 0) return 0;
     return last + 1 < g->seq_k ? (int)(last + 1) : g->seq_k;
 }
@@ -88,7 +99,7 @@ static int row_keys(const lslamp_block *g, int j)
 static int row_first(const lslamp_block *g, int j)
 {
     if (!g->causal || g->window <= 0) return 0;
-    int64_t first = g->q0 + j + g->shift - g->window + 1;
+    int64_t first = lslamp_row_query(g->q0 + j, g->qpack) + g->shift - g->window + 1;
     return first <= 0 ? 0 : first >= g->seq_k ? g->seq_k : (int)first;
 }
 
@@ -238,11 +249,12 @@ static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
     int d = x->in->dim, br = x->br, bc = x->bc, nq_w = p->n_q;
     bool allhp = p->mode == LS_ENGINE_MODE_FA2_16BIT;
     lslamp_prepare_qt(cfg, g->Q, d, g->nqv, br, g->Qt, br);
-    for (int j = 0; j < br; j++) { g->mu[j] = -INFINITY; g->om32[j] = 0.0f; g->om64[j] = 0.0; }
-    memset(g->O32, 0, (size_t)br * d * sizeof(float));
-    memset(g->O64, 0, (size_t)br * d * sizeof(double));
+    eng_split_reset(g, d);
     if (x->accuracy) memset(w->Ebuf, 0, (size_t)x->nkt * bc * br * sizeof(float));
-    for (int kt = 0; kt < x->nkt; kt++) {
+    /* split-KV: each split's key tiles from a fresh state, its final state saved, then combined */
+    for (int sp = 0, kt = 0; sp < w->nsplit; sp++) {
+      if (sp > 0) eng_split_reset(g, d);
+      for (int kt_end = imin(x->nkt, (sp + 1) * w->tps); kt < kt_end; kt++) {
         lslamp_tile_io io[64];
         int wlo = -1, whi = -1;
         unsigned char run[64];
@@ -297,7 +309,10 @@ static void run_lamp(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
                 r->n_hp = tr.n_hp; r->flags = tr.flags;
             }
         }
+      }
+      if (w->nsplit > 1) eng_split_save(w, g, d, sp);
     }
+    if (w->nsplit > 1) eng_split_combine(x, w, g, item, cfg->state_fp64, false);
     for (int wi = 0; wi < nq_w; wi++) {
         int nqw = imin(g->nqv - wi * p->b_q, p->b_q);
         if (nqw <= 0) break;
@@ -326,14 +341,12 @@ static void quant_e4m3(float *v, size_t n)
 
 static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st, ls_engine_tile_record *rec)
 {
-    (void)item;
     const ls_engine_params *p = x->p;
     int d = x->in->dim, br = x->br;
     float scale = (float)(1.0 / sqrt((double)d));
     for (int t = 0; t < d; t++)
         for (int j = 0; j < br; j++) g->Qt[(size_t)t * br + j] = j < g->nqv ? g->Q[(size_t)j * d + t] * scale : 0.0f;
-    for (int j = 0; j < br; j++) { g->mu[j] = -INFINITY; g->om32[j] = 0.0f; }
-    memset(g->O32, 0, (size_t)br * d * sizeof(float));
+    eng_split_reset(g, d);
     if (x->accuracy) memset(w->Ebuf, 0, (size_t)x->nkt * x->bc * br * sizeof(float));
     /* tile accounting by geometry, as for the other modes */
     for (int kt = 0; kt < x->nkt; kt++)
@@ -360,8 +373,14 @@ static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
         K = w->kvq;
         V = w->kvq + nk;
     }
-    eng_fa2_fp32_block(g->Qt, br, g->nqv, g->q0, K, V, x->in->seq_k, d, x->bc, x->in->causal, g->window, g->shift,
-                       g->Y, g->mu, g->om32, g->O32, x->accuracy ? w->Ebuf : NULL, x->accuracy ? w->muh : NULL, fp8);
+    for (int sp = 0; sp < w->nsplit; sp++) {   /* split-KV: each split from a fresh state */
+        if (sp > 0) eng_split_reset(g, d);
+        eng_fa2_fp32_block(g->Qt, br, g->nqv, g->q0, K, V, x->in->seq_k, d, x->bc, x->in->causal, g->window, g->qpack,
+                           g->shift, sp * w->tps, (sp + 1) * w->tps, g->Y, g->mu, g->om32, g->O32,
+                           x->accuracy ? w->Ebuf : NULL, x->accuracy ? w->muh : NULL, fp8);
+        if (w->nsplit > 1) eng_split_save(w, g, d, sp);
+    }
+    if (w->nsplit > 1) eng_split_combine(x, w, g, item, false, true);
     for (int j = 0; j < g->nqv; j++) {
         float l = g->om32[j];
         for (int t = 0; t < d; t++) g->O[(size_t)j * d + t] = l == 0.0f ? 0.0f : g->O32[(size_t)j * d + t] / l;
@@ -370,6 +389,101 @@ static void run_fp32(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *
 }
 
 /* ---- LAMP reference-code rule on the materialised softmax (numerics.md B.2, A.4) ---- */
+/* The LAMP reference-code rule on row j's keys [klo, khi) (all of them, or one split's): the
+ * materialised softmax of those keys, the rule's selection, HP logits for it, then the fp32 softmax
+ * and P.V into o (normalised by the keys' own sum); *m2 and *S: that softmax's max logit and fp32
+ * sum (-inf and 0 when no key is visible: o = 0). p_test of those keys goes to w->acc.dtest. */
+static void lampcode_keys(const eng_ctx *x, eng_ws *w, const lslamp_block *g, lslamp_item_stats *st, int j, int klo,
+                          int khi, float *o, float *m2out, float *Sout)
+{
+    const ls_engine_params *p = x->p;
+    int d = x->in->dim, br = x->br, bc = x->bc, sk = x->in->seq_k, nkt = x->nkt, wi = j / p->b_q;
+    double mx = -INFINITY;
+    for (int k = klo; k < khi; k++) {
+        double y = w->Yall[(size_t)k * br + j];
+        if (y > mx) mx = y;
+    }
+    *m2out = -INFINITY;
+    *Sout = 0.0f;
+    if (mx == -INFINITY) {
+        for (int t = 0; t < d; t++) o[t] = 0.0f;
+        if (w->acc.dtest) for (int k = klo; k < khi; k++) w->acc.dtest[k] = 0.0;
+        return;
+    }
+    double Z = 0.0;
+    for (int k = klo; k < khi; k++) {
+        float y = w->Yall[(size_t)k * br + j];
+        w->dz[k] = y == -INFINITY ? 0.0 : exp((double)y - mx);
+        Z += w->dz[k];
+    }
+    for (int k = klo; k < khi; k++) w->dz[k] /= Z;
+    lslamp_lampcode_mask(w->dz + klo, khi - klo, p->lamp_code_tau, w->sel + klo, w->zi);
+    if (x->lcmask) {
+        uint8_t *mrow = x->lcmask + ((size_t)(g->b * x->in->heads_q + g->hq) * x->in->seq_q + g->q0 + j) * sk;
+        for (int k = klo; k < khi; k++)
+            mrow[k] = (uint8_t)(w->sel[k] ? (w->Yall[(size_t)k * br + j] == -INFINITY ? 2 : 1) : 0);
+    }
+    /* replace the selected logits by HP ones; masked entries stay -inf */
+    float m2 = -INFINITY;
+    for (int k = klo; k < khi; k++) {
+        size_t ix = (size_t)k * br + j;
+        float y = w->Yall[ix];
+        if (y == -INFINITY) continue;
+        st->logits_unmasked++;
+        if (w->sel[k]) {
+            y = w->Yallhp[ix];
+            w->Yall[ix] = y;
+            st->logits_hp2++;
+            int kt = k / bc, th = (k % bc) / p->b_k;
+            w->tmask[(size_t)wi * nkt + kt] |= (uint16_t)(1u << th);
+        }
+        if (y > m2) m2 = y;
+    }
+    /* fp32 softmax and P.V (ascending keys) */
+    float S = 0.0f;
+    for (int k = klo; k < khi; k++) {
+        float y = w->Yall[(size_t)k * br + j];
+        float e = y == -INFINITY ? 0.0f : (float)exp((double)y - (double)m2);
+        w->dz[k] = e;
+        S = S + e;
+    }
+    for (int t = 0; t < d; t++) o[t] = 0.0f;
+    for (int k = klo; k < khi; k++) {
+        float pk = (float)w->dz[k] / S;
+        if (w->acc.dtest) w->acc.dtest[k] = pk;
+        if (pk == 0.0f) continue;
+        const float *v = g->V + (size_t)k * d;
+        for (int t = 0; t < d; t++) o[t] = o[t] + pk * v[t];
+    }
+    *m2out = m2;
+    *Sout = S;
+}
+
+/* Split-KV combine of row j's normalised partial outputs (lamp_code), in fp32 and ascending splits:
+ * M = max m_s, a_s = expf(m_s - M) * S_s, L = sum a_s, o = sum (a_s / L) o_s; p_test of split s's
+ * keys scaled by a_s / L. */
+static void lampcode_combine(eng_ws *w, int br, int j, int d, float *o, int sk, int bc)
+{
+    int ns = w->nsplit;
+    float M = -INFINITY, L = 0.0f;
+    for (int sp = 0; sp < ns; sp++) M = w->pmu[(size_t)sp * br + j] > M ? w->pmu[(size_t)sp * br + j] : M;
+    for (int t = 0; t < d; t++) o[t] = 0.0f;
+    if (M == -INFINITY) return;
+    for (int sp = 0; sp < ns; sp++) {
+        size_t r = (size_t)sp * br + j;
+        if (w->pmu[r] != -INFINITY) L = L + expf(w->pmu[r] - M) * w->pom32[r];
+    }
+    for (int sp = 0; sp < ns; sp++) {
+        size_t r = (size_t)sp * br + j;
+        float a = w->pmu[r] == -INFINITY ? 0.0f : expf(w->pmu[r] - M) * w->pom32[r] / L;
+        const float *os = w->pO32 + r * d;
+        if (a != 0.0f)
+            for (int t = 0; t < d; t++) o[t] = o[t] + a * os[t];
+        if (w->acc.dtest)
+            for (int k = sp * w->tps * bc; k < sk && k < (sp + 1) * w->tps * bc; k++) w->acc.dtest[k] *= (double)a;
+    }
+}
+
 static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const lslamp_block *g, lslamp_item_stats *st,
                          uint64_t *hist, ls_engine_tile_record *rec)
 {
@@ -392,63 +506,24 @@ static void run_lampcode(const eng_ctx *x, eng_ws *w, int item, const lslamp_blo
     }
     memset(w->tmask, 0, (size_t)p->n_q * nkt * sizeof(uint16_t));
     for (int j = 0; j < g->nqv; j++) {
-        int wi = j / p->b_q;
         float *o = g->O + (size_t)j * d;
-        double mx = -INFINITY;
-        for (int k = 0; k < sk; k++) {
-            double y = w->Yall[(size_t)k * br + j];
-            if (y > mx) mx = y;
-        }
-        if (mx == -INFINITY) {
-            for (int t = 0; t < d; t++) o[t] = 0.0f;
-            continue;
-        }
-        double Z = 0.0;
-        for (int k = 0; k < sk; k++) {
-            float y = w->Yall[(size_t)k * br + j];
-            w->dz[k] = y == -INFINITY ? 0.0 : exp((double)y - mx);
-            Z += w->dz[k];
-        }
-        for (int k = 0; k < sk; k++) w->dz[k] /= Z;
-        lslamp_lampcode_mask(w->dz, sk, p->lamp_code_tau, w->sel, w->zi);
-        if (x->lcmask) {
-            uint8_t *mrow = x->lcmask + ((size_t)(g->b * x->in->heads_q + g->hq) * x->in->seq_q + g->q0 + j) * sk;
-            for (int k = 0; k < sk; k++)
-                mrow[k] = (uint8_t)(w->sel[k] ? (w->Yall[(size_t)k * br + j] == -INFINITY ? 2 : 1) : 0);
-        }
-        /* replace the selected logits by HP ones; masked entries stay -inf */
-        float m2 = -INFINITY;
-        for (int k = 0; k < sk; k++) {
-            size_t ix = (size_t)k * br + j;
-            float y = w->Yall[ix];
-            if (y == -INFINITY) continue;
-            st->logits_unmasked++;
-            if (w->sel[k]) {
-                y = w->Yallhp[ix];
-                w->Yall[ix] = y;
-                st->logits_hp2++;
-                int kt = k / bc, th = (k % bc) / p->b_k;
-                w->tmask[(size_t)wi * nkt + kt] |= (uint16_t)(1u << th);
+        if (w->nsplit == 1) {
+            float m2, S;
+            lampcode_keys(x, w, g, st, j, 0, sk, o, &m2, &S);
+        } else {   /* split-KV: each split's rule on its own keys, then the normalised combine */
+            for (int sp = 0; sp < w->nsplit; sp++) {
+                size_t r = (size_t)sp * br + j;
+                lampcode_keys(x, w, g, st, j, sp * w->tps * bc, imin(sk, (sp + 1) * w->tps * bc), w->pO32 + r * d,
+                              &w->pmu[r], &w->pom32[r]);
             }
-            if (y > m2) m2 = y;
-        }
-        /* fp32 softmax and P.V (ascending keys) */
-        float S = 0.0f;
-        for (int k = 0; k < sk; k++) {
-            float y = w->Yall[(size_t)k * br + j];
-            float e = y == -INFINITY ? 0.0f : (float)exp((double)y - (double)m2);
-            w->dz[k] = e;
-            S = S + e;
-        }
-        for (int t = 0; t < d; t++) o[t] = 0.0f;
-        for (int k = 0; k < sk; k++) {
-            float pk = (float)w->dz[k] / S;
-            if (w->acc.dtest) w->acc.dtest[k] = pk;
-            if (pk == 0.0f) continue;
-            const float *v = g->V + (size_t)k * d;
-            for (int t = 0; t < d; t++) o[t] = o[t] + pk * v[t];
+            lampcode_combine(w, br, j, d, o, sk, bc);
         }
         if (x->accuracy) ls_engine_row_metrics(g, &w->acc, st, j, o);
+    }
+    if (w->nsplit > 1 && p->split_hook) {
+        ls_engine_split_state ss = { .item = item, .nsplit = w->nsplit, .rows = br, .nqv = g->nqv, .dim = d,
+                                     .normalised = true, .mu = w->pmu, .om32 = w->pom32, .O32 = w->pO32 };
+        p->split_hook(p->split_user, &ss);
     }
     /* per (warp, key tile) records and statistics */
     for (int kt = 0; kt < nkt; kt++)

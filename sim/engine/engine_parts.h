@@ -62,6 +62,12 @@ void ls_engine_item_accuracy(const lslamp_block *blk, const ls_engine_acc_ws *w,
                              const float *muh, const float *mu, const float *om32, const double *om64,
                              lslamp_item_stats *st);
 
+/* Split-KV geometry: nkt key tiles cut into split_kv (<= 1: one) contiguous ranges of
+ * ceil(nkt / split_kv) tiles (FlashAttention-2's split-KV kernel: n_split_idx * n_blocks_per_split);
+ * returns the splits that hold a tile (<= split_kv) and sets *tiles_per_split. Split s covers tiles
+ * [s * tps, min(nkt, (s + 1) * tps)). */
+int ls_engine_split_tiles(int nkt, int split_kv, int *tiles_per_split);
+
 #ifdef __cplusplus
 }
 #endif

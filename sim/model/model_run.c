@@ -154,6 +154,10 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
         rc = 2;
         goto out;
     }
+    if (ls_workload_arrange(cfg, &in, false, err, errlen)) {
+        rc = 1;
+        goto out;
+    }
     if (trace) {
         const ls_model_pos *tp = &s->pos[wi];
         if (wl.heads_q != m->heads_q || wl.heads_kv != m->heads_kv || wl.dim != m->dim) {

@@ -213,6 +213,11 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     } else
         wrc = timed && cfg->timed.timing_only ? ls_workload_build_geometry(cfg, NULL, &in, &wl, err, errlen)
                                               : ls_workload_build(cfg, NULL, &in, &wl, err, errlen);
+    if (!wrc && ls_workload_arrange(cfg, &in, o->inputs != NULL, err, errlen)) {
+        if (!o->inputs) ls_attn_inputs_release(&in);
+        ls_atomic_dir_abort(&od);
+        return 1;
+    }
     if (wrc) {
         ls_atomic_dir_abort(&od);
         return 2;
@@ -249,6 +254,12 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         rc = 1;
     }
     ls_run_progress_clear(&prog);
+    if (!rc && in.qpack > 1) {   /* O in the model's layout (records and the lamp_code mask stay packed) */
+        ls_workload_unpack_rows(&in, res.o);
+        ls_workload_unpack_rows(&in, res.o_ref);
+        res.heads_q = ls_attn_inputs_heads(&in);
+        res.seq_q = ls_attn_inputs_seq_q(&in);
+    }
     if (!rc && tr.trace.written && tr.trace.dropped)
         fprintf(stderr, "lampsim: warning: trace.json: %zu slices dropped past timed.trace_max_events = %zu: the "
                         "timeline stops early; raise it or narrow timed.trace_tiles\n", tr.trace.dropped, tr.trace.max_events);
@@ -284,6 +295,6 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
     free(trace_path);
     ls_timed_result_free(&tr);
     ls_engine_result_free(&res);
-    if (!o->inputs) ls_attn_inputs_release(&in);
+    if (!o->inputs || in.qpack > 1) ls_attn_inputs_release(&in);   /* a packed copy of borrowed inputs: its Q */
     return rc;
 }

@@ -81,6 +81,10 @@ static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in
     int causal = in->causal, window = in->causal ? in->window : 0;
     h = fnv(h, &causal, sizeof causal);
     h = fnv(h, &window, sizeof window);
+    if (in->split_kv > 1 || in->qpack > 1) {   /* the decode regimes (absent: the key of earlier runs) */
+        int dv2[] = { in->split_kv, in->qpack };
+        h = fnv(h, dv2, sizeof dv2);
+    }
     for (int i = 0; i < prog->n; i++) {
         int op = prog->code[i].op, tgt = prog->code[i].target;
         h = fnv(h, &op, sizeof op);
@@ -160,6 +164,7 @@ typedef struct {
     lsdp_shape sh;
     /* the engine-compatible result's buffers */
     int nitems, hl;
+    int nseq;                      /* the sequencer's items: nitems x the split-KV splits */
     size_t nout, nrecs;
     lslamp_tile_record *recs;
     lsdp_item_stats *items;
@@ -242,7 +247,7 @@ static void item_done(void *user, lsdp_ctx *x)
                                 sh->cfg->state_fp64 ? x->om64 : NULL, x->stats);
     t->items_done++;
     /* golden first: the engine reported the items as it computed them */
-    if (t->opt->progress && !t->golden) t->opt->progress(t->opt->progress_user, t->items_done, t->nitems);
+    if (t->opt->progress && !t->golden) t->opt->progress(t->opt->progress_user, t->items_done, t->nseq);
 }
 
 static double now_s(void)
@@ -290,10 +295,18 @@ void ls_timed_plan_inputs(const ls_config *cfg, const ls_engine_params *ep, int 
 
 /* Resident contexts per core and the K/V stages of a block: hw/regfile's plan (registers, buffer,
  * max_contexts, work), in whole K/V-sharing blocks. */
+/* Split-KV's splits of the layer (1: none) and key tiles per split (engine's geometry). */
+static int split_count(const ls_attn_inputs *in, const ls_engine_params *ep, int *tps)
+{
+    int bc = ep->b_k * ep->n_k;
+    return ls_engine_split_tiles((in->seq_k + bc - 1) / bc, in->split_kv, tps);
+}
+
 static int plan_resident(timed_run *t)
 {
     const ls_attn_inputs *in = t->in;
     long long items = (long long)in->batch * in->heads_q * ((in->seq_q + t->ep->b_q * t->ep->n_q - 1) / (t->ep->b_q * t->ep->n_q));
+    items *= split_count(in, t->ep, NULL);
     ls_timed_plan_inputs(t->cfg, t->ep, t->prog.ylayout, in->dim, in->seq_k, items, &t->rp, &t->rt);
     snprintf(t->tr->layout, sizeof t->tr->layout, "%s", lsregfile_layout_name(t->rp.layout));
     char rerr[320];
@@ -379,6 +392,9 @@ static void build_shape(timed_run *t)
     sh->batch = in->batch; sh->heads_q = in->heads_q; sh->heads_kv = in->heads_kv;
     sh->seq_q = in->seq_q; sh->seq_k = in->seq_k; sh->dim = in->dim; sh->causal = in->causal;
     sh->window = in->causal ? in->window : 0;
+    sh->qpack = in->qpack;
+    int ns = split_count(in, ep, &sh->split_tiles);
+    sh->split_kv = ns > 1 ? ns : 0;
     sh->group = in->heads_q / in->heads_kv;
     sh->b_q = ep->b_q; sh->n_q = ep->n_q; sh->b_k = ep->b_k; sh->n_k = ep->n_k;
     sh->br = ep->b_q * ep->n_q; sh->bc = ep->b_k * ep->n_k;
@@ -463,14 +479,15 @@ static int alloc_buffers(timed_run *t)
     const ls_engine_params *ep = t->ep;
     const ls_attn_inputs *in = t->in;
     t->nitems = in->batch * in->heads_q * t->sh.nqb;
+    t->nseq = t->nitems * (t->sh.split_kv > 1 ? t->sh.split_kv : 1);
     t->hl = ep->n_k + 1;
     t->nout = (size_t)in->batch * in->heads_q * in->seq_q * in->dim;
     int ralloc = t->golden ? 0 : ls_engine_result_alloc(ep, in, t->r);   /* golden first: the engine's */
     t->nrecs = (size_t)t->nitems * ep->n_q * t->sh.nkt;
     bool want_recs = !t->golden && (ep->keep_tile_records || (t->reuse && !t->cached));
     if (want_recs) t->recs = calloc(t->nrecs, sizeof *t->recs);
-    t->items = calloc((size_t)t->nitems, sizeof *t->items);
-    t->hist = calloc((size_t)t->nitems * t->hl, sizeof(uint64_t));
+    t->items = calloc((size_t)t->nseq, sizeof *t->items);
+    t->hist = calloc((size_t)t->nseq * t->hl, sizeof(uint64_t));
     int acc_bad = t->sh.accuracy && ls_engine_acc_ws_init(&t->acc, in->seq_k, in->dim) != 0;
     t->sh.o = t->r->o; t->sh.o_ref = t->r->o_ref;
     if (ralloc != 0 || (want_recs && !t->recs) || !t->items || !t->hist || acc_bad || lsmem_init(&t->mem, &t->sh, &t->hw) != 0)
@@ -525,7 +542,7 @@ static int run_sequencer(timed_run *t)
     s->prefetch_depth = t->depth;
     s->port = direct_port; s->port_user = t;
     s->item_done = item_done; s->item_user = t;
-    s->item_stats = t->items; s->hist = t->hist; s->records = t->replay ? NULL : t->recs; s->items = t->nitems;
+    s->item_stats = t->items; s->hist = t->hist; s->records = t->replay ? NULL : t->recs; s->items = t->nseq;
     s->schedule = t->ac->scheduling;
     if (opt->trace_path && *opt->trace_path) {
         ls_timed_trace_init(&t->trace, opt->trace_first_tile, opt->trace_tiles,
@@ -582,7 +599,7 @@ static void merge_numerics(timed_run *t)
         if (t->recs) memcpy(t->recs, g_cache.recs, t->nrecs * sizeof *t->recs);
     } else {
         /* timing only: the geometric statistics (tiles, recompute) are exact; no accuracy, no events */
-        ls_engine_merge_items(t->items, t->nitems, t->hist, t->hl, t->sh.accuracy, r);
+        ls_engine_merge_items(t->items, t->nseq, t->hist, t->hl, t->sh.accuracy, r);
         r->timing_only = t->synth != LSDP_SYNTH_OFF;
         if (!r->timing_only) ls_engine_count_nonfinite(r);   /* timing only: O was never computed */
         if (t->reuse && t->recs && cache_store(t->key, r, t->recs, t->nrecs, t->nout) != 0) ls_timed_cache_clear();
@@ -691,7 +708,7 @@ static void cost_figures(timed_run *t)
     tr->power.average_w = tr->power.dynamic_w + tr->power.leakage_w;
     tr->energy_leakage_uj = tr->area.leakage_w * tr->time_us;
     tr->energy_layer_uj = tr->energy_uj.total + tr->energy_leakage_uj;
-    double tokens = (double)t->in->batch * t->in->seq_q;
+    double tokens = (double)t->in->batch * ls_attn_inputs_seq_q(t->in);
     tr->energy_per_token_uj = tokens > 0 ? tr->energy_layer_uj / tokens : 0.0;
     tr->tflops_per_mm2 = tr->area.total_mm2 > 0 ? tr->tflops_effective / tr->area.total_mm2 : 0.0;
     tr->tflops_per_w = tr->power.average_w > 0 ? tr->tflops_effective / tr->power.average_w : 0.0;
@@ -707,11 +724,15 @@ static void timed_figures(timed_run *t)
     double ghz = t->hw.clock_ghz;
     tr->cycles = s->cycles;
     tr->clock_ghz = ghz;
+    tr->split_kv = t->sh.split_kv;
+    tr->split_tiles = t->sh.split_kv > 1 ? t->sh.split_tiles : 0;
+    tr->combine_cycles = s->combine_cycles;
     tr->time_us = (double)s->cycles / (ghz * 1e3);
-    double f = 4.0 * in->batch * in->heads_q * (double)in->seq_q * (double)in->seq_k * in->dim;
+    int hq = ls_attn_inputs_heads(in), sq = ls_attn_inputs_seq_q(in);   /* the model's shape (not the packed one) */
+    double f = 4.0 * in->batch * hq * (double)sq * (double)in->seq_k * in->dim;
     if (in->causal) f *= 0.5;
     if (in->causal && in->window > 0)   /* a window: the pairs it keeps (no published convention to follow) */
-        f = 4.0 * ls_config_attention_work_window(in->batch, in->heads_q, in->seq_q, in->seq_k, in->dim, true, in->window);
+        f = 4.0 * ls_config_attention_work_window(in->batch, hq, sq, in->seq_k, in->dim, true, in->window);
     tr->flops = f;
     tr->tflops_effective = s->cycles ? f / ((double)s->cycles / (ghz * 1e9)) / 1e12 : 0.0;
     unit_statistics(t);
@@ -778,7 +799,12 @@ static int plan_stages(timed_run *t)
     if (assemble_program(t, pname) != 0 || plan_resident(t) != 0 || plan_numerics(t) != 0) return -1;
     build_shape(t);
     long long nitems_all = (long long)in->batch * in->heads_q * ((in->seq_q + ep->b_q * ep->n_q - 1) / (ep->b_q * ep->n_q));
+    nitems_all *= t->sh.split_kv > 1 ? t->sh.split_kv : 1;
     hw_from_config(t->ac, t->cfg->algorithm.operand_format == LS_ENGINE_OPFMT_E4M3, nitems_all, &t->hw);
+    /* the units' own numerics keep one softmax state per item: split-KV runs on the engine's numerics */
+    if (t->sh.split_kv > 1 && !t->replay && t->synth == LSDP_SYNTH_OFF)
+        return run_fail(t, "workload.split_kv > 1 runs on the golden engine's numerics replayed by the units; it is "
+                           "refused with timed.unit_numerics: true and algorithm.above_one: raise");
     return check_feasible(t);
 }
 
@@ -829,7 +855,8 @@ int ls_timed_check_layer(const ls_config *cfg, const ls_engine_params *ep, const
                      nq >= nk ? nq : nk, (long long)w->max_elements);
             return -1;
         }
-        double work = ls_config_attention_work_window(in->batch, in->heads_q, in->seq_q, in->seq_k, in->dim, in->causal, in->window);
+        double work = ls_config_attention_work_window(in->batch, ls_attn_inputs_heads(in), ls_attn_inputs_seq_q(in), in->seq_k,
+                                                      in->dim, in->causal, in->window);
         if (work > (double)w->max_work) {
             snprintf(err, errlen, "%.3g multiply-adds of Q.K^T exceed workload.max_work = %lld", work, (long long)w->max_work);
             return -1;
@@ -986,6 +1013,9 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
                 100.0 * tr->units[u].utilisation_chip, (unsigned long long)tr->units[u].ops,
                 (unsigned long long)tr->units[u].work, tr->units[u].work_unit,
                 tr->units[u].chip_wide ? " (one per chip)" : "");
+    if (tr->split_kv > 1)
+        fprintf(out, "  split-KV: %d splits of %d key tiles per query block, combine step %llu item-cycles\n", tr->split_kv,
+                tr->split_tiles, (unsigned long long)tr->combine_cycles);
     fprintf(out, "  stalls (context-cycles):");
     for (int k = 0; k < LS_TIMED_NSTALLS; k++) fprintf(out, " %s %llu", lsseq_stall_name(k), (unsigned long long)tr->stalls[k]);
     fprintf(out, "\n  occupancy: %.2f mean / %d max / %d limit contexts per core (limited by %s; registers fit %d, "

@@ -96,6 +96,8 @@ typedef struct ls_timed_result {
     } occupancy;
     uint64_t slow_tiles, slow_cycles;
     uint64_t kv_tile_loads;                     /* K/V tile loads sent to memory */
+    int split_kv, split_tiles;                  /* split-KV: splits (0: none) and key tiles per split */
+    uint64_t combine_cycles;                    /* split-KV: the combine step's items, summed over them */
     uint64_t kv_loads_shared;                   /* ... and served by a sibling's load (kv_shared_contexts) */
     bool issue_modelled;                        /* accelerator.issue.per_cycle > 0: units.issue.* and issue.* */
     uint64_t issue_bound_cycles;                /* cycles unit slices were lengthened waiting for issue slots */

@@ -13,11 +13,22 @@ typedef struct ls_attn_inputs {
     bool causal;
     int window;                  /* > 0 (causal only): a sliding window, query i sees keys
                                     (i + seq_k - seq_q - window, i + seq_k - seq_q] */
+    /* Decode regimes (workload.split_kv, workload.pack_gqa; 0 or 1 = off). split_kv > 1: every query
+     * block's key tiles are cut into that many contiguous ranges, each run from a fresh softmax state,
+     * and the partial states combined (engine.md, "Split-KV"). qpack > 1: Q is in the packed layout
+     * (ls_workload_pack_gqa): heads_q = heads_kv and seq_q = qpack x the model's seq_q, row r of a
+     * head being query r / qpack of query head hkv * qpack + r % qpack; masks see row r as query
+     * r / qpack. */
+    int split_kv, qpack;
     float *q, *k, *v;
     /* Who owns the storage: release(owner) frees it (malloc'ed buffers or file mappings). */
     void (*release)(struct ls_attn_inputs *self);
     void *owner;
 } ls_attn_inputs;
+
+/* The model's query heads and query length of inputs that may be in the packed layout (qpack). */
+static inline int ls_attn_inputs_heads(const ls_attn_inputs *in) { return in->qpack > 1 ? in->heads_q * in->qpack : in->heads_q; }
+static inline int ls_attn_inputs_seq_q(const ls_attn_inputs *in) { return in->qpack > 1 ? in->seq_q / in->qpack : in->seq_q; }
 
 static inline void ls_attn_inputs_release(ls_attn_inputs *in)
 {

@@ -53,6 +53,17 @@ int ls_workload_build(const ls_config *cfg, const char *base_dir, ls_attn_inputs
  * ls_workload_build (their shape lives in the files). Same errors and release as ls_workload_build. */
 int ls_workload_build_geometry(const ls_config *cfg, const char *base_dir, ls_attn_inputs *out, ls_workload_info *info,
                                char *err, size_t errlen);
+/* The decode regimes (workload.split_kv, workload.pack_gqa) on built inputs: in->split_kv gets the
+ * resolved split count (auto: ls_workload_split_heuristic on the packed shape), and with pack_gqa
+ * and heads_q > heads_kv Q is copied into the packed layout (heads_q = heads_kv, seq_q x group,
+ * qpack = group; K and V shared; released with the inputs, which then release the original ones
+ * too unless borrowed). Returns 0, or -1 (out of memory). */
+int ls_workload_arrange(const ls_config *cfg, ls_attn_inputs *in, bool borrowed, char *err, size_t errlen);
+/* O (or O_ref) of a run on packed inputs, [batch][heads_kv][seq_q x qpack][dim], permuted in place
+ * into the model's layout [batch][heads_kv x qpack][seq_q][dim]; nothing when in->qpack <= 1. */
+void ls_workload_unpack_rows(const ls_attn_inputs *in, float *o);
+/* FlashAttention-2's split count for `blocks` work items on `slots` workers and key_blocks key tiles. */
+int ls_workload_split_heuristic(long long blocks, int slots, int key_blocks, int max_splits);
 /* FNV-1a 64 over the shape and the float bits of Q, K, V. */
 uint64_t ls_workload_hash(const ls_attn_inputs *in);
 /* sqrt(448 / sqrt(d)): the largest QK-norm gain that keeps every logit within e4m3 (D.5). */

@@ -29,6 +29,8 @@ static int tt_setup(tt_case *c, const char *const *ov, int nov)
     ls_workload_info wi;
     char err[512];
     if (ls_workload_build(&c->cfg, NULL, &c->in, &wi, err, sizeof err) != 0) { fprintf(stderr, "workload: %s\n", err); return -1; }
+    /* the decode regimes (workload.split_kv, pack_gqa) as `lampsim run` arranges the inputs */
+    if (ls_workload_arrange(&c->cfg, &c->in, false, err, sizeof err) != 0) { fprintf(stderr, "arrange: %s\n", err); return -1; }
     return 0;
 }
 
