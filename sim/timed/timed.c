@@ -784,15 +784,15 @@ int ls_timed_check_layer(const ls_config *cfg, const ls_engine_params *ep, const
                      nq >= nk ? nq : nk, (long long)w->max_elements);
             return -1;
         }
-        double work = ls_config_attention_work_window(in->batch, in->heads_q, in->seq_q, in->seq_k, in->dim, in->causal, in->window);
-        if (work > (double)w->max_work) {
-            snprintf(err, errlen, "%.3g multiply-adds of Q.K^T exceed workload.max_work = %lld", work, (long long)w->max_work);
-            return -1;
-        }
     }
     ls_timed_options o;
     if (opt) o = *opt;
     else ls_timed_options_default(&o);
+    if (in->batch >= 1 && in->heads_q >= 1 && in->seq_q >= 1 && in->seq_k >= 1 && in->dim >= 1) {
+        /* the work this layer will do: no multiply-adds when timing only */
+        ls_config_shape shape = { in->batch, in->heads_q, in->seq_q, in->seq_k, in->dim, in->causal, in->window };
+        if (ls_config_check_work(cfg, &shape, !o.timing_only, true, err, errlen, NULL)) return -1;
+    }
     o.reuse_numerics = 0;   /* the numerics key hashes the data */
     ls_engine_result r;
     ls_timed_result tr;
