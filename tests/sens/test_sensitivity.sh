@@ -154,6 +154,16 @@ check "[ $rc -eq 2 ] && grep -q -- '-o DIR is required' e" "-o is required (rc $
 mkdir full; echo x > full/f
 "$lampsim" sensitivity "${small[@]}" --params accelerator.tensor.latency -o full --no-html > out 2> e; rc=$?
 check "[ $rc -eq 2 ] && [ -f full/f ]" "a non-empty DIR is refused without --force (rc $rc): $(cat e)"
+# a base value outside its estimate's range (issue #39): a listed key is refused before any run, naming
+# the key, value and range; among all the estimates it is flagged on stderr
+start=$(date +%s%N)
+"$lampsim" sensitivity "${small[@]}" --set accelerator.tensor.latency=500 --params accelerator.tensor.latency -o outside --no-html > out 2> e; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "[ $rc -eq 2 ] && grep -qF \"'accelerator.tensor.latency' is 500 in the configuration, outside its estimate's range [12, 128]\" e && [ ! -e outside ] && [ $ms -lt 2000 ]" \
+  "a listed base outside its range: exit 2 in ${ms} ms, nothing written (rc $rc): $(cat e)"
+"$lampsim" sensitivity "${small[@]}" --set accelerator.tensor.latency=500 --set algorithm.threads=1 --method oat -o outside_all --no-html > out 2> e; rc=$?
+check "[ $rc -eq 0 ] && grep -q 'WARNING: accelerator.tensor.latency is 500 in the configuration, outside its estimate.s range \[12, 128\]' e" \
+  "among all estimates, it is flagged on stderr (rc $rc): $(grep -i warn e)"
 "$lampsim" help sensitivity > h; rc=$?
 check "[ $rc -eq 0 ] && grep -q 'usage: lampsim sensitivity' h && grep -q 'Morris' h" "lampsim help sensitivity"
 finish_checks

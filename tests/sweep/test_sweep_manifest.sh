@@ -25,4 +25,15 @@ sed '5s/\t[^\t]*$/\tnoequals/' orig.tsv > sw/manifest.tsv; bad override "line 5:
 echo "hello world" > sw/manifest.tsv;                   bad words "line 1: expected '<index> TAB <id> ...'"
 # restored, it merges as before
 check "\"$lampsim\" sweep merge sw | cmp -s - good.csv" "the restored manifest merges to the same CSV"
+# compare of a report.csv with none of the columns it shows (not a lampsim report): exit 2 naming the
+# file, not a row of blanks taken as the ratios' baseline (issue #39)
+mkdir foreign && printf 'a,b\n1,2\n' > foreign/report.csv
+first=$(ls -d sw/points/* | head -1)
+"$lampsim" compare foreign "$first" > out 2> err; rc=$?
+check "[ $rc -eq 2 ] && grep -qF 'foreign/report.csv: none of the columns compare shows' err && [ ! -s out ]" "compare of a foreign report.csv: exit 2 naming it (rc $rc): $(cat err out)"
+"$lampsim" compare "$first" --baseline foreign > out 2> err; rc=$?
+check "[ $rc -eq 2 ] && grep -qF 'foreign/report.csv: none of the columns' err" "nor as --baseline (rc $rc): $(cat err)"
+cp foreign/report.csv "$first/report.csv"
+"$lampsim" compare sw > out 2> err; rc=$?
+check "[ $rc -eq 2 ] && grep -qF \"$first/report.csv: none of the columns\" err" "nor as a finished sweep point's report (rc $rc): $(cat err)"
 finish
