@@ -189,7 +189,7 @@ check "[ $rc -eq 0 ] && grep -q 'point 1 (v=bad.npy): its DONE marker is of conf
 id3=$(sed -n 4p ref/manifest.tsv | cut -f2)
 # mixed schema versions are refused, nothing written
 cp -r ref mixed
-sed -i '2s/^1,/2,/' 'mixed/points/tau=0.5,layout=full/report.csv'
+sed -i '2s/^2,/1,/' 'mixed/points/tau=0.5,layout=full/report.csv'
 "$lampsim" sweep merge mixed > mx.csv 2> mxerr; rc=$?
 check "[ $rc -eq 2 ] && [ ! -s mx.csv ] && grep -q 'mixed report schema versions' mxerr" "mixed schema versions: exit 2, nothing written (rc $rc)"
 "$lampsim" sweep merge nowhere > /dev/null 2>&1; rc=$?
