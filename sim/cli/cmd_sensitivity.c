@@ -156,6 +156,8 @@ int ls_cli_sensitivity(int argc, char **argv)
         fprintf(stderr, "lampsim sensitivity: -o DIR is required\n");
         rc = 2;
     }
+    char cpath[LS_CLI_PATH_MAX];
+    if (!rc) o.config_path = ls_cli_data_file(o.config_path, "configs", cpath, sizeof cpath);
     if (!rc) {
         o.sets = sets;
         if (html) {
