@@ -53,7 +53,7 @@ NOT_TIMING = ("accelerator.energy.", "accelerator.area.")
 # The row fields the summary keeps of a winner (report column -> summary name).
 FIELDS = {
     "cycles": "cycles", "recompute.subblock_rate": "rate", "tiles.disruptive_rate": "disruptive",
-    "area.total_mm2": "area_mm2", "energy.total_uj": "energy_uj", "power.average_w": "power_w",
+    "area.total_mm2": "area_mm2", "energy.dynamic_uj": "energy_uj", "power.average_w": "power_w",
     "tflops_effective": "tflops", "efficiency.tflops_per_mm2": "tflops_per_mm2",
     "efficiency.tflops_per_w": "tflops_per_w", "area.regfile_mm2": "regfile_mm2",
     "area.regfile_pack_mm2": "pack_mm2", "occupancy.contexts_per_core.mean": "contexts_mean",

@@ -397,8 +397,8 @@ def pareto_sets(header, rows):
     energy against KL mean and O error."""
     out = []
     costs = [(c, "cycles") for c in [first_col(header, CYCLE_NAMES)] if c]
-    if "energy.total_uj" in header:
-        costs.append(("energy.total_uj", "energy (µJ)"))
+    if "energy.dynamic_uj" in header:
+        costs.append(("energy.dynamic_uj", "energy (µJ)"))
     for cc, cl in costs:
         for ac, al in ACC:
             if ac in header:
@@ -476,7 +476,7 @@ KEY_COLS = ["mode", "tiles.disruptive_rate", "recompute.subblock_rate", "recompu
 # in scientific notation, "int" as an integer, "" as given.
 HUMAN = {
     "mode": ("Mode", ""), "cycles": ("Cycles", "int"), "time_us": ("Time (µs)", ""),
-    "tflops_effective": ("Effective TFLOP/s", ""), "energy.total_uj": ("Energy (µJ)", ""),
+    "tflops_effective": ("Effective TFLOP/s", ""), "energy.dynamic_uj": ("Energy (µJ)", ""),
     "tiles.disruptive_rate": ("Disruptive tiles (%)", "pct"), "recompute.subblock_rate": ("Recompute, sub-blocks (%)", "pct"),
     "recompute.logit_rate": ("Recompute, logits (%)", "pct"), "accuracy.kl_mean": ("KL mean (nats)", "sci"),
     "accuracy.o_rel_fro_err": ("O rel. Frobenius error", "sci"), "accuracy.argmax_flip_rate": ("Argmax flips (%)", "pct"),

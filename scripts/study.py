@@ -44,7 +44,7 @@ DEFAULT_SPEC = next((p for p in (os.path.join(REPO, "configs", "studies", "verdi
                                  os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs", "studies", "verdict.yaml"))
                      if os.path.exists(p)), os.path.join(REPO, "configs", "studies", "verdict.yaml"))
 PORT_KEY = "accelerator.memory.buffer_bytes_per_cycle"
-FIELDS = ("cycles", "time_us", "energy.total_uj", "power.average_w", "area.total_mm2", "area.published_total_mm2",
+FIELDS = ("cycles", "time_us", "energy.dynamic_uj", "power.average_w", "area.total_mm2", "area.published_total_mm2",
           "occupancy.limited_by", "cycle_stack.bottleneck", "recompute.subblock_rate", "tflops_effective",
           "occupancy.contexts_per_core.mean", "accuracy.kl_mean", "accuracy.o_rel_fro_err")
 
@@ -324,7 +324,7 @@ def evaluate(spec, ls, regime, design, results, cost, leak_logic):
             return None
         rows.append(r)
         t += w["weight"] * float(r["time_us"])
-        e += w["weight"] * float(r["energy.total_uj"])
+        e += w["weight"] * float(r["energy.dynamic_uj"])
     port = port_cost(spec, design, ls.cores)
     area = cost[spec["area_column"] == "area.total_mm2" and "area_mm2" or "published_area_mm2"] + port
     power = e / t + port * leak_logic   # W: uJ / us, plus the port's leakage

@@ -278,7 +278,7 @@ def render(path, title, F, header, rows, axes_cols, csv_path):
     front = set(sets[0][4]) if sets else set()
     marks = {i: ", ".join(m for m, on in (("best", r.get("best.winner") == "1"), ("Pareto", i in front)) if on)
              for i, r in enumerate(rows)}
-    pcols = ["point.index"] + axes_cols + [c for c in lay_ran + ([cyc] if cyc else []) + ["time_us", "energy.total_uj"]
+    pcols = ["point.index"] + axes_cols + [c for c in lay_ran + ([cyc] if cyc else []) + ["time_us", "energy.dynamic_uj"]
                                            + ps.KEY_COLS + ps.util_cols(header) if c not in axes_cols]
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=jinja2.select_autoescape(["j2", "html"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)

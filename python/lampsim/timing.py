@@ -17,7 +17,7 @@ class Report:
     the run directory when the run was kept (run(out=...), load), else None.
     cycles, time_us, mode, model ("timed" or "golden"): as in the report (None without timing).
     utilisation / utilisation_chip: {unit: fraction} over the cores with work / all cores.
-    stalls: {cause: context-cycles}; energy: {part: µJ} ("total", "tensor", ..., "layer", "per_token");
+    stalls: {cause: context-cycles}; energy: {part: µJ} ("dynamic", "tensor", ..., "leakage", "layer" = dynamic + leakage, "per_token");
     cycle_stack: {category: cycles} of the cores with work (sums to cycles).
     """
 

@@ -101,7 +101,8 @@ def headline(r, docs):
             fmt(r.get("occupancy.cores_used")), fmt(r.get("occupancy.cores")),
             fmt(r.get("occupancy.contexts_per_core.limit")), "" if r.get("occupancy.contexts_per_core.limit") == 1 else "s",
             r.get("occupancy.limited_by", "?"),
-            "; the work fills %s%% of its waves" % fmt(r.get("balance.wave_efficiency"), "fraction")
+            "; its work items fill %s%% of the slots of their waves (counting items, not time: the stack's "
+            "tail is time cores that finished wait for the slowest)" % fmt(r.get("balance.wave_efficiency"), "fraction")
             if r.get("balance.wave_efficiency") is not None else ""))
     if not timed:
         lines.append("Golden engine only (model: %s): no cycles, utilisation or energy." % r.get("model", "?"))

@@ -28,6 +28,15 @@ int ls_cli_is_file(const char *dir, const char *name);
 /* cli_util.c: "CMD: unknown WHAT 'ARG'; did you mean 'X'?" on stderr, X the nearest of the
  * NULL-terminated known (only ARG's part before '=' is compared); returns 2. */
 int ls_cli_unknown(const char *cmd, const char *what, const char *arg, const char *const *known);
+/* cli_util.c: a configuration, sweep or model file named on the command line. arg itself when it
+ * exists (or is absolute); else a shipped file from the installed data (PREFIX/share/lampsim), the
+ * tree above a build-directory binary or the source tree: a bare NAME as SUB/NAME.yaml (SUB
+ * "configs", "configs/sweeps", "workloads/models"), a path under configs/ or workloads/ as that
+ * path. Returns arg (not found: the loader names it) or out. */
+#define LS_CLI_PATH_MAX 4096
+const char *ls_cli_data_file(const char *arg, const char *sub, char *out, size_t len);
+/* After a load error: when arg is no file, a hint on stderr where shipped files are found. */
+void ls_cli_data_hint(const char *cmd, const char *arg, const char *sub);
 /* cmd_report.c: scripts/NAME ($ENV_VAR when set, next to the binary, or the source tree); 0 or -1. */
 int ls_cli_find_script(const char *name, const char *env_var, char *out, size_t len);
 /* cmd_report.c: runs args[0] with args (NULL-terminated) and waits; its exit status, or -1. */

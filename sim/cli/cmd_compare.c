@@ -99,8 +99,8 @@ static const ccol k_cols[] = {
     {"cycles", "cycles", "cycles", "%.0f", 1, 0, NULL, 0},
     {"time_us", "time (us)", "time_us", "%.3f", 1, 0, NULL, 0},
     {NULL, "speedup (x)", "speedup_x", "%.3f", 1, 1, "cycles", 0},
-    {"energy.total_uj", "energy (uJ)", "energy_uj", "%.3f", 1, 0, NULL, 0},
-    {NULL, "energy (x)", "energy_x", "%.3f", 1, 2, "energy.total_uj", 0},
+    {"energy.dynamic_uj", "energy (uJ)", "energy_uj", "%.3f", 1, 0, NULL, 0},
+    {NULL, "energy (x)", "energy_x", "%.3f", 1, 2, "energy.dynamic_uj", 0},
     {"units.tensor.utilisation", "tensor util (%)", "tensor_utilisation", "%.2f", 100, 0, NULL, 0},
     {"tiles.disruptive_rate", "disruptive (%)", "disruptive_rate", "%.2f", 100, 0, NULL, 0},
     {"recompute.subblock_rate", "recompute (%)", "recompute_rate", "%.2f", 100, 0, NULL, 0},
@@ -152,6 +152,31 @@ static int grow(crow **rows, int *cap, int need)
     return 0;
 }
 
+/* 1 when a row's report.csv has at least one column the tables show: a CSV with none of them (not a
+ * lampsim report) would otherwise be listed, and taken as the ratios' baseline, as a row of blanks. */
+static int has_known_column(const crow *c)
+{
+    for (int k = 0; k < NCOLS; k++)
+        for (int i = 0; k_cols[k].field && i < c->n; i++)
+            if (!strcmp(c->h[i], k_cols[k].field)) return 1;
+    return 0;
+}
+
+static int load_checked(crow *c, const char *dir)
+{
+    if (load_row(c, dir)) {
+        fprintf(stderr, "lampsim compare: %s: no readable report.csv (not a run or sweep directory)\n", dir);
+        return 2;
+    }
+    if (!has_known_column(c)) {
+        fprintf(stderr, "lampsim compare: %s/report.csv: none of the columns compare shows (cycles, time_us, "
+                "energy.dynamic_uj, accuracy.kl_mean, ...): not a lampsim report\n", dir);
+        row_free(c);
+        return 2;
+    }
+    return 0;
+}
+
 /* Appends the rows of one argument: a run directory, or every finished point of a sweep directory
  * (its axis keys are added to axes, its unfinished points to miss). */
 static int add_rows(crow **rows, int *n, int *cap, const char *d, char ***axes, int *naxes, cmissing **miss,
@@ -161,10 +186,8 @@ static int add_rows(crow **rows, int *n, int *cap, const char *d, char ***axes, 
     int sweep = !ls_cli_is_file(d, "report.csv") && !ls_sweep_read_manifest(d, &mf);
     if (!sweep) {
         if (grow(rows, cap, *n + 1)) return 1;
-        if (load_row(&(*rows)[*n], d)) {
-            fprintf(stderr, "lampsim compare: %s: no readable report.csv (not a run or sweep directory)\n", d);
-            return 2;
-        }
+        int lrc = load_checked(&(*rows)[*n], d);
+        if (lrc) return lrc;
         (*rows)[*n].order = *n;
         (*n)++;
         return 0;
@@ -173,7 +196,15 @@ static int add_rows(crow **rows, int *n, int *cap, const char *d, char ***axes, 
     cmissing m = {strdup(d), mf.n, 0, 0, calloc((size_t)(mf.n ? mf.n : 1), sizeof(char *))};
     if (!m.dir || !m.miss) rc = 1;
     for (int p = 0; p < mf.n && !rc; p++) {
-        if (ls_cli_is_file(mf.paths[p], "DONE") && !load_row(&(*rows)[*n], mf.paths[p])) {
+        int done = ls_cli_is_file(mf.paths[p], "DONE");
+        if (done && !load_row(&(*rows)[*n], mf.paths[p])) {
+            if (!has_known_column(&(*rows)[*n])) {   /* a finished point's report that is not one */
+                fprintf(stderr, "lampsim compare: %s/report.csv: none of the columns compare shows: not a lampsim "
+                        "report\n", mf.paths[p]);
+                row_free(&(*rows)[*n]);
+                rc = 2;
+                break;
+            }
             (*rows)[*n].order = *n;
             (*n)++;
             m.done++;

@@ -96,6 +96,8 @@ int ls_cli_validate(int argc, char **argv)
         goto out;
     }
     for (int f = 0; f < nfiles; ++f) {
+        char fpath[LS_CLI_PATH_MAX];
+        const char *file = ls_cli_data_file(files[f], "configs", fpath, sizeof fpath);
         ls_config *cfg = malloc(sizeof *cfg);
         ls_config_diag *d = malloc(sizeof *d);
         if (!cfg || !d) {
@@ -105,16 +107,17 @@ int ls_cli_validate(int argc, char **argv)
             break;
         }
         int nproblems = 0;
-        if (ls_config_load_all(cfg, files[f], sets, nsets, d, print_problem, &nproblems)) {
+        if (ls_config_load_all(cfg, file, sets, nsets, d, print_problem, &nproblems)) {
             if (!nproblems) fprintf(stderr, "%s\n", d->message); /* (out of memory) */
-            if (nproblems > 1) fprintf(stderr, "%s: %d problems\n", files[f], nproblems);
+            ls_cli_data_hint("lampsim validate", file, "configs");
+            if (nproblems > 1) fprintf(stderr, "%s: %d problems\n", file, nproblems);
             rc = 2;
         } else {
-            print_warnings(files[f], d);
+            print_warnings(file, d);
             int ok = 1;
             char cerr[2048];
             if (ls_run_check(cfg, cerr, sizeof cerr)) { /* what `run` would find before any data */
-                fprintf(stderr, "%s: %s\n", files[f], cerr);
+                fprintf(stderr, "%s: %s\n", file, cerr);
                 rc = 2;
                 ok = 0;
             }
@@ -123,7 +126,7 @@ int ls_cli_validate(int argc, char **argv)
                 ls_workload_info info;
                 char err[2048];
                 if (ls_workload_build(cfg, NULL, &in, &info, err, sizeof err)) {
-                    fprintf(stderr, "%s: %s\n", files[f], err);
+                    fprintf(stderr, "%s: %s\n", file, err);
                     rc = 2;
                     ok = 0;
                 } else {
@@ -131,7 +134,7 @@ int ls_cli_validate(int argc, char **argv)
                     ls_attn_inputs_release(&in);
                 }
             }
-            if (ok && !quiet) printf("%s: ok\n", files[f]);
+            if (ok && !quiet) printf("%s: ok\n", file);
         }
         ls_config_free(cfg);
         free(cfg);
@@ -281,6 +284,8 @@ int ls_cli_config(int argc, char **argv)
             goto out;
         }
     }
+    char fpath[LS_CLI_PATH_MAX];   /* a shipped configuration by name (lampsim config --dump h100) */
+    if (action == DUMP || action == ESTIMATES || action == SOURCES) file = ls_cli_data_file(file, "configs", fpath, sizeof fpath);
     switch (action) {
     case NONE:
         config_usage(stderr);
@@ -319,6 +324,7 @@ int ls_cli_config(int argc, char **argv)
             rc = 1;
         } else if (ls_config_load(cfg, file, sets, nsets, d)) {
             fprintf(stderr, "%s\n", d->message);
+            ls_cli_data_hint("lampsim config", file, "configs");
             rc = 2;
         } else {
             print_warnings(file ? file : "<embedded default>", d);
@@ -339,6 +345,7 @@ int ls_cli_config(int argc, char **argv)
         }
         if (ls_config_load(cfg, file, sets, nsets, d)) {
             fprintf(stderr, "%s\n", d->message);
+            ls_cli_data_hint("lampsim config", file, "configs");
             rc = 2;
         } else {
             print_warnings(file ? file : "<embedded default>", d);

@@ -95,9 +95,13 @@ int ls_cli_model(int argc, char **argv)
     ls_model *m = calloc(1, sizeof *m);
     ls_model_result r;
     memset(&r, 0, sizeof r);
-    char err[2048] = "";
+    char err[2048] = "", fpath[LS_CLI_PATH_MAX];
+    file = ls_cli_data_file(file, "workloads/models", fpath, sizeof fpath);   /* a shipped model by name */
     if (!m) rc = 1;
-    else if ((rc = ls_model_load(m, file, err, sizeof err))) fprintf(stderr, "lampsim model: %s\n", err);
+    else if ((rc = ls_model_load(m, file, err, sizeof err))) {
+        fprintf(stderr, "lampsim model: %s\n", err);
+        ls_cli_data_hint("lampsim model", file, "workloads/models");
+    }
     else if ((rc = ls_model_run(m, sets, nsets, quiet ? NULL : stderr, &r, err, sizeof err)))
         fprintf(stderr, "lampsim model: %s\n", err);
     else {

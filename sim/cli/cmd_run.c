@@ -81,8 +81,11 @@ int ls_cli_run(int argc, char **argv)
     cfg = malloc(sizeof *cfg);
     diag = malloc(sizeof *diag);
     if (!cfg || !diag) { rc = 1; goto out; }
+    char cpath[LS_CLI_PATH_MAX];
+    config_path = ls_cli_data_file(config_path, "configs", cpath, sizeof cpath);   /* `lampsim run lampattention` */
     if (ls_config_load(cfg, config_path, sets, nsets, diag)) {
         fprintf(stderr, "%s\n", diag->message);
+        ls_cli_data_hint("lampsim run", config_path, "configs");
         rc = 2;
         goto out;
     }

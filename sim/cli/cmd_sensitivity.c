@@ -22,7 +22,7 @@ static void usage(FILE *out)
             "  --estimates` lists them with their [low, high] ranges). Every sample is a run of CONFIG with the\n"
             "  parameters set; the numerics are computed once and replayed (timing only). docs/sensitivity.md.\n"
             "  CONFIG           YAML configuration (default: the embedded configs/default.yaml)\n"
-            "  --metric M       a metric of sweeps' best: (cycles, time_us, energy.total_uj, area.total_mm2,\n"
+            "  --metric M       a metric of sweeps' best: (cycles, time_us, energy.dynamic_uj, area.total_mm2,\n"
             "                   power.average_w, efficiency.tflops_per_mm2, ...); repeatable; default cycles\n"
             "  --params P       'estimates' (default: every estimate with a range) or a comma-separated list of them\n"
             "  --method oat     each parameter at its low and high end, the others at their values in CONFIG\n"
@@ -156,6 +156,8 @@ int ls_cli_sensitivity(int argc, char **argv)
         fprintf(stderr, "lampsim sensitivity: -o DIR is required\n");
         rc = 2;
     }
+    char cpath[LS_CLI_PATH_MAX];
+    if (!rc) o.config_path = ls_cli_data_file(o.config_path, "configs", cpath, sizeof cpath);
     if (!rc) {
         o.sets = sets;
         if (html) {

@@ -58,9 +58,11 @@ static int parse_shard(const char *s, int *i, int *n)
  * (verbosity 2: also listed, 0: nothing). */
 static int load_sweep(ls_sweep *sw, const char *file, const char *cmd, int verbosity)
 {
-    char err[2048] = "";
+    char err[2048] = "", fpath[LS_CLI_PATH_MAX];
+    file = ls_cli_data_file(file, "configs/sweeps", fpath, sizeof fpath);   /* a shipped sweep by name */
     if (ls_sweep_load(sw, file, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
+        ls_cli_data_hint("lampsim sweep", file, "configs/sweeps");
         return 2;
     }
     if (ls_sweep_best_check(sw, err, sizeof err)) {

@@ -115,7 +115,8 @@ typedef struct ls_config_workload {
              char noise_cos[LS_CONFIG_LIST_MAX], noise_sin[LS_CONFIG_LIST_MAX];
              bool qk_norm; } heads;
     int64_t max_elements;               /* per operand tensor */
-    int64_t max_work;                   /* multiply-adds of Q.K^T (ls_config_attention_work) */
+    int64_t max_work;                   /* multiply-adds of Q.K^T computed (ls_config_check_work) */
+    int64_t max_steps;                  /* the timed model's tile steps (ls_config_tile_steps) */
     struct { char q[LS_CONFIG_PATH_MAX], k[LS_CONFIG_PATH_MAX], v[LS_CONFIG_PATH_MAX], safetensors[LS_CONFIG_PATH_MAX];
              char q_name[LS_CONFIG_NAME_MAX], k_name[LS_CONFIG_NAME_MAX], v_name[LS_CONFIG_NAME_MAX]; } trace;
 } ls_config_workload;
@@ -183,6 +184,15 @@ const ls_config_schema_entry *ls_config_schema_find(const char *path);
 double ls_config_attention_work(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal);
 /* The same with a sliding window of `window` keys (causal; 0 = none): the visible pairs x dim. */
 double ls_config_attention_work_window(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal, int window);
+/* The timed model's tile steps: batch x heads_q x the (query block of `rows`, key tile of `keys`)
+ * pairs that hold a visible key; what workload.max_steps bounds (sim/config/guard.c). */
+double ls_config_tile_steps(int batch, int heads_q, int seq_q, int seq_k, bool causal, int window, int rows, int keys);
+typedef struct ls_config_shape { int batch, heads_q, seq_q, seq_k, dim; bool causal; int window; } ls_config_shape;
+/* The work guards on a run of shape s: multiply-adds of Q.K^T against workload.max_work when the run
+ * computes numerics (not timed.timing_only), tile steps against workload.max_steps when it runs the
+ * timed model. 0, or -1 with msg set and *key (if given) the guard's key. */
+int ls_config_check_work(const ls_config *cfg, const ls_config_shape *s, bool numerics, bool timed, char *msg,
+                         size_t len, const char **key);
 /* Closest schema key or section to path (the "did you mean"); 1 when a suggestion was written. */
 int ls_config_suggest(const char *path, char *out, size_t outlen);
 /* The modes that read key (space-separated, e.g. "lamp" for algorithm.tau), or NULL when every

@@ -203,13 +203,70 @@ void ls_config_expected(const ls_config_schema_entry *e, char *buf, size_t len)
 
 static void *field(ls_config *cfg, const ls_config_schema_entry *e) { return (char *)cfg + e->offset; }
 
+/* An integer written with a decimal exponent ("2e12", "1.5e3"), read exactly from its digits (no
+ * double rounding): 0, -1 when t is not of that form, -2 out of range, -3 when its value is not a
+ * whole number ("1.5e0", "2e-3"). */
+static int parse_int64_exp(const char *t, long long *v)
+{
+    const char *p = t;
+    int neg = 0;
+    if (*p == '+' || *p == '-') neg = *p++ == '-';
+    char digits[64];
+    size_t nd = 0, frac = 0;
+    int any = 0, dot = 0;
+    for (; isdigit((unsigned char)*p) || (*p == '.' && !dot); ++p) {
+        if (*p == '.') {
+            dot = 1;
+            continue;
+        }
+        any = 1;
+        if (nd == 0 && *p == '0') {   /* leading zeros carry no digit, but still count as fraction places */
+            if (dot) frac++;
+            continue;
+        }
+        if (nd + 1 >= sizeof digits) return -2;
+        digits[nd++] = *p;
+        if (dot) frac++;
+    }
+    if (!any || (*p != 'e' && *p != 'E')) return -1;
+    p++;
+    const char *e = p;
+    if (*e == '+' || *e == '-') e++;
+    if (!isdigit((unsigned char)*e)) return -1;
+    for (const char *q = e; *q; ++q)
+        if (!isdigit((unsigned char)*q)) return -1;
+    errno = 0;
+    long ex = strtol(p, NULL, 10);
+    if (errno || ex > 40 || ex < -40) return nd == 0 ? (*v = 0, 0) : ex > 0 ? -2 : -3;
+    long shift = ex - (long)frac;        /* value = digits x 10^shift */
+    if (shift < 0) {
+        for (long i = 0; i < -shift; ++i) {
+            if (nd == 0) break;
+            if (digits[nd - 1] != '0') return -3;
+            nd--;
+        }
+    } else {
+        if (nd == 0) shift = 0;
+        if (nd + (size_t)shift + 1 >= sizeof digits) return -2;
+        for (long i = 0; i < shift; ++i) digits[nd++] = '0';
+    }
+    if (nd == 0) digits[nd++] = '0';
+    digits[nd] = 0;
+    errno = 0;
+    char *end;
+    long long x = strtoll(digits, &end, 10);
+    if (errno || *end) return -2;
+    *v = neg ? -x : x;
+    return 0;
+}
+
 static int parse_int64(const char *t, long long *v)
 {
     const char *p = t;
     if (*p == '+' || *p == '-') p++;
-    if (!isdigit((unsigned char)*p)) return -1;
+    if (!isdigit((unsigned char)*p) && *p != '.') return -1;
     for (const char *q = p; *q; ++q)
-        if (!isdigit((unsigned char)*q)) return -1;
+        if (!isdigit((unsigned char)*q)) return parse_int64_exp(t, v);
     errno = 0;
     char *end;
     long long x = strtoll(t, &end, 10);
@@ -280,9 +337,13 @@ static int set_from_text(ctx *c, const ls_config_schema_entry *e, ls_yamltree_ki
         if (rc == -1) {
             double dv;
             if (!parse_double(text, &dv) && isfinite(dv) && dv == floor(dv) && fabs(dv) < 9e15)
-                diag_set(c, file, line, col, e->path, "expected %s, got %s (write it without a fraction or exponent)", exp, shown);
+                diag_set(c, file, line, col, e->path, "expected %s, got %s (write it without a fraction)", exp, shown);
             else
                 diag_set(c, file, line, col, e->path, "expected %s, got %s", exp, shown);
+            return -1;
+        }
+        if (rc == -3) {
+            diag_set(c, file, line, col, e->path, "expected %s, got %s (not a whole number)", exp, shown);
             return -1;
         }
         if (rc == -2 || (double)v < e->min || (double)v > e->max) {
@@ -931,11 +992,14 @@ static int check(ctx *c)
                    nq >= nk ? nq : nk, (long long)w->max_elements);
             FAILED_CHECK(c, rc);
         }
-        double work = ls_config_attention_work(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal);
-        if (work > (double)w->max_work) {
+        /* the work the run will do: a timing-only run computes no numerics, the golden engine alone
+         * runs no timed model */
+        ls_config_shape shape = { w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal, w->window };
+        char why[256];
+        const char *guard = NULL;
+        if (ls_config_check_work(g, &shape, !g->timed.timing_only, g->timed.enabled, why, sizeof why, &guard)) {
             err_at(c, later(c, "workload.seq_q", "workload.seq_k"),
-                   "%.3g multiply-adds of Q.K^T exceed workload.max_work = %lld (raise it to run this; the run then "
-                   "prints a time estimate first)", work, (long long)w->max_work);
+                   "%s (raise %s to run this; the run then prints a time estimate first)", why, guard);
             return -1;
         }
     } else {

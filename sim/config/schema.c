@@ -489,9 +489,16 @@ static const ls_config_schema_entry schema[] = {
         "Largest accepted Q, K or V tensor in elements (guards against accidental huge runs). Raised above this "
         "default, a run first prints the workload size and an estimated run time."),
     {"workload.max_work", LS_CONFIG_T_INT64, F(workload.max_work), "274877906944", 1, 1e18, NULL,
-     "Largest accepted work in multiply-adds of Q.K^T, batch x heads_q x visible query-key pairs x dim (2^38 by "
-     "default: far above the shipped workloads, below runs of hours; guards against accidental huge runs). Raised "
+     "Largest accepted arithmetic in multiply-adds of Q.K^T, batch x heads_q x visible query-key pairs x dim (2^38 by "
+     "default: far above the shipped workloads, below runs of hours; guards against accidental huge runs). A "
+     "timing-only run (timed.timing_only) computes no numerics and is bounded by workload.max_steps alone. Raised "
      "above this default, a run first prints the workload size and an estimated run time. Recorded in "
+     "config.resolved.yaml when raised; not in the report.", LS_CONFIG_SF_NOREPORT | LS_CONFIG_SF_DUMP_IF_SET},
+    {"workload.max_steps", LS_CONFIG_T_INT64, F(workload.max_steps), "67108864", 1, 1e15, NULL,
+     "Largest accepted work of the timed model in tile steps, batch x heads_q x (query block, key tile) pairs with a "
+     "visible key (2^26 by default: about half an hour of simulation; the FlashAttention-3 H100 benchmark shape, "
+     "batch 16, 16 heads, 8192 tokens, is 1.5e6). Guards against accidental huge runs, timing-only ones included. "
+     "Raised above this default, a run first prints the workload size and an estimated run time. Recorded in "
      "config.resolved.yaml when raised; not in the report.", LS_CONFIG_SF_NOREPORT | LS_CONFIG_SF_DUMP_IF_SET},
     P("workload.trace.q", workload.trace.q, "", "trace: Q as .npy, shape [batch, heads_q, seq_q, dim] or [heads_q, seq_q, dim]."),
     P("workload.trace.k", workload.trace.k, "", "trace: K as .npy, shape [batch, heads_kv, seq_k, dim] or [heads_kv, seq_k, dim]."),

@@ -5,7 +5,7 @@
 
 static const ls_field_doc docs[] = {
     {"schema_version", "",
-     "1; incremented when a field changes meaning or disappears"},
+     "2; incremented when a field changes meaning or disappears (2: `energy.total_uj` became `energy.dynamic_uj`)"},
     {"lampsim.version, lampsim.git", "",
      "version and git revision of the binary that produced the report"},
     {"seed", "",
@@ -150,16 +150,18 @@ static const ls_field_doc docs[] = {
      "disruptive warp-tiles that took the compact layout's sequential 16-bit path"},
     {"slow_path.cycles", "cycles",
      "cycles spent on that path"},
-    {"energy.total_uj", "µJ",
-     "dynamic energy estimate, µJ: action counts × the picojoule table `accelerator.energy.*` (45 nm) × "
-     "`energy.node_scale` (to 7 nm) for every on-chip action, DRAM unscaled (section \"Area and power\")"},
+    {"energy.dynamic_uj", "µJ",
+     "dynamic energy estimate, µJ, without leakage: action counts × the picojoule table `accelerator.energy.*` "
+     "(45 nm) × `energy.node_scale` (to 7 nm) for every on-chip action, DRAM unscaled (section \"Area and "
+     "power\"); the layer's total is `energy.layer_uj` (named `energy.total_uj` before schema 2)"},
     {"energy.tensor_uj, energy.lut_uj, energy.sfu_uj, energy.vector_uj, energy.scheduler_uj, "
      "energy.regfile_uj, energy.buffer_uj, energy.l2_uj, energy.dram_uj", "µJ",
      "the estimate per unit, µJ"},
     {"energy.leakage_uj", "µJ",
      "leakage × time: `power.leakage_w` × `time_us`"},
     {"energy.layer_uj", "µJ",
-     "the layer's energy, dynamic + leakage, µJ"},
+     "the layer's total energy, µJ: `energy.dynamic_uj` + `energy.leakage_uj` (what the run page's energy "
+     "chart sums)"},
     {"energy.per_token_uj", "µJ",
      "`energy.layer_uj` / (batch × seq_q): per query token of the layer, µJ"},
     {"area.node", "",
@@ -184,7 +186,7 @@ static const ls_field_doc docs[] = {
     {"power.average_w", "W",
      "average power over the layer, W: `power.dynamic_w` + `power.leakage_w`"},
     {"power.dynamic_w", "W",
-     "`energy.total_uj` / `time_us`"},
+     "`energy.dynamic_uj` / `time_us`"},
     {"power.leakage_w", "W",
      "every component's leakage, all cores powered, idle or not: the cells' own (ASAP7, state-averaged) for "
      "the synthesized units, area × `area.leak_sram_mw_per_mm2` for the SRAM banks (the library gives none), "
@@ -227,11 +229,13 @@ static const ls_field_doc docs[] = {
      "items / slots"},
     {"balance.wave_efficiency", "fraction",
      "items / (ceil(waves) × slots): the share of the slots of all waves, the last partly empty one "
-     "included, that get an item (wave quantisation; 1 = every wave full)"},
+     "included, that get an item (wave quantisation; 1 = every wave full). It counts items, not time: "
+     "full waves can still end at different times (see `balance.tail_cycles` and the stack's `tail`)"},
     {"balance.core_end_min, balance.core_end_max, balance.core_end_mean", "cycles",
      "when the cores that got work finished their last item, cycles (the latest is `cycles`)"},
     {"balance.tail_cycles", "cycles",
-     "`cycles` − `core_end_min`: how long the first core to finish waits for the slowest"},
+     "`cycles` − `core_end_min`: how long the first core to finish waits for the slowest (time, not slots: "
+     "items of unequal length, e.g. under a causal mask, give a tail with every wave full)"},
     {"balance.imbalance", "ratio",
      "`core_end_max` / `core_end_mean` (1 = balanced)"},
     {"config.*", "",

@@ -12,7 +12,7 @@
 #include "fields.h"
 #include "workload.h"
 
-#define LS_REPORT_SCHEMA_VERSION 1
+#define LS_REPORT_SCHEMA_VERSION 2   /* 2: energy.total_uj renamed energy.dynamic_uj (no leakage) */
 
 /* Appends the engine's report fields (schema_version, lampsim.*, seed, mode, model, workload.*,
  * numerics.computed, tiles.*, recompute.*, accuracy.*, events.*) in that order; model is "timed" or

@@ -36,17 +36,23 @@ static void fmt_duration(double s, char *buf, size_t len)
 
 bool ls_run_estimate_wanted(const ls_config *cfg)
 {
-    return cfg->workload.max_elements > default_max_elements() || cfg->workload.max_work > schema_default("workload.max_work");
+    return cfg->workload.max_elements > default_max_elements() || cfg->workload.max_work > schema_default("workload.max_work") ||
+           cfg->workload.max_steps > schema_default("workload.max_steps");
 }
 
 void ls_run_estimate(const ls_config *cfg, FILE *out)
 {
     const ls_config_workload *w = &cfg->workload;
     double nq = (double)w->batch * w->heads_q * w->seq_q * w->dim, nk = (double)w->batch * w->heads_kv * w->seq_k * w->dim;
-    fprintf(out, "lampsim: note: workload.max_elements is raised to %lld (max_work to %lld): Q has %.0f elements, K and "
-            "V %.0f each (%.1f GiB of float32 inputs and output), %.3g multiply-adds of Q.K^T", (long long)w->max_elements,
-            (long long)w->max_work, nq, nk, 4.0 * (2 * nq + 2 * nk) / 1073741824.0,
-            ls_config_attention_work(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal));
+    const ls_engine_params *a = &cfg->algorithm;
+    int rows = a->b_q * a->n_q, keys = a->b_k * a->n_k;
+    double steps = ls_config_tile_steps(w->batch, w->heads_q, w->seq_q, w->seq_k, w->causal, w->window, rows, keys);
+    fprintf(out, "lampsim: note: workload.max_elements is raised to %lld (max_work to %lld, max_steps to %lld): Q has %.0f "
+            "elements, K and V %.0f each (%.1f GiB of float32 inputs and output), %.3g multiply-adds of Q.K^T%s, %.3g "
+            "tile steps", (long long)w->max_elements, (long long)w->max_work, (long long)w->max_steps, nq, nk,
+            4.0 * (2 * nq + 2 * nk) / 1073741824.0,
+            ls_config_attention_work_window(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal, w->window),
+            cfg->timed.timing_only ? " (not computed: timing only)" : "", steps);
     if (w->generator == LS_CONFIG_GEN_TRACE) { /* a trace's size is its file's: nothing smaller to time */
         fputs("\n", out);
         return;
@@ -63,6 +69,7 @@ void ls_run_estimate(const ls_config *cfg, FILE *out)
     mini->workload.seq_q = w->seq_q < br ? w->seq_q : br;
     mini->workload.max_elements = default_max_elements();
     mini->workload.max_work = schema_default("workload.max_work");
+    mini->workload.max_steps = schema_default("workload.max_steps");
     mini->timed.trace = false;
     ls_run_opts ro = {0};
     ro.quiet = true;
@@ -73,8 +80,12 @@ void ls_run_estimate(const ls_config *cfg, FILE *out)
     if (rc) {
         fprintf(out, "; no time estimate: %s\n", err);
     } else {
-        double scale = ls_config_attention_work(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal) /
-                       ls_config_attention_work(1, 1, mini->workload.seq_q, w->seq_k, w->dim, w->causal);
+        /* a timing-only run's time follows its tile steps, a computing run's its multiply-adds */
+        const ls_config_workload *m = &mini->workload;
+        double scale = cfg->timed.timing_only
+                           ? steps / ls_config_tile_steps(1, 1, m->seq_q, w->seq_k, w->causal, w->window, rows, keys)
+                           : ls_config_attention_work_window(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal, w->window) /
+                                 ls_config_attention_work_window(1, 1, m->seq_q, w->seq_k, w->dim, w->causal, w->window);
         int threads = cfg->algorithm.threads > 0 ? cfg->algorithm.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
         if (!cfg->timed.enabled && threads > 1) scale /= threads; /* the golden engine runs items in parallel */
         char d[32];

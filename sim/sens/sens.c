@@ -117,8 +117,21 @@ static int pick_params(ls_sens *S, const char *spec, char *err, size_t errlen)
     if (!rc && !all && S->np == 0) rc = FAIL2("--params: no key in '%s'", spec);
     if (!rc && S->np == 0) rc = FAIL2("--params: this configuration has no estimate with a range");
     for (int j = 0; !rc && j < S->np; j++) {
-        S->p[j].numerics = ls_sweep_key_is_numeric(S->p[j].key);
-        if (!isfinite(S->p[j].base)) rc = FAIL2("--params: '%s' has no numeric value in the configuration", S->p[j].key);
+        const ls_sens_param *q = &S->p[j];
+        S->p[j].numerics = ls_sweep_key_is_numeric(q->key);
+        if (!isfinite(q->base)) rc = FAIL2("--params: '%s' has no numeric value in the configuration", q->key);
+        else if (q->base < q->low || q->base > q->high) {
+            /* the analysis varies the estimate over its range: a base outside it describes a design
+             * none of the runs is near; a listed key is refused, one of all the estimates flagged */
+            if (!all)
+                rc = FAIL2("--params: '%s' is %.17g in the configuration, outside its estimate's range [%.17g, %.17g]: "
+                           "the analysis would vary it over values that exclude the design (set it inside the range; "
+                           "lampsim config --explain %s)", q->key, q->base, q->low, q->high, q->key);
+            else
+                fprintf(stderr, "lampsim sensitivity: WARNING: %s is %.17g in the configuration, outside its estimate's "
+                        "range [%.17g, %.17g]: its swing is over the range, not around this value\n", q->key, q->base,
+                        q->low, q->high);
+        }
     }
     if (rc == 1) snprintf(err, errlen, "out of memory");
     free(list);

@@ -128,6 +128,11 @@ typedef struct {
 } ls_sweep_manifest;
 /* Returns 0, or -1 (no manifest, malformed, out of memory). */
 int ls_sweep_read_manifest(const char *dir, ls_sweep_manifest *m);
+/* Checks a manifest.tsv's text of len bytes as sweep run writes it: at least one point, one line per
+ * point "index TAB id [TAB key=value]...", indices 0, 1, ... in order, 16-hex-digit ids, the same
+ * axes on every line, no blank or comment line, no NUL or carriage return. 0, or -1 with err =
+ * "PATH: line N: what" (path names the file). */
+int ls_sweep_check_manifest(const char *text, size_t len, const char *path, char *err, size_t errlen);
 void ls_sweep_manifest_free(ls_sweep_manifest *m);
 
 /* ---- objective (sweep_best.c) ---- */

@@ -103,10 +103,17 @@ static int mark_winners(const mpoint *pts, int np, const ls_sweep_objective *ob,
 int ls_sweep_merge(const char *dir, FILE *out, FILE *msgs, ls_sweep_merge_stats *st, char *err, size_t errlen)
 {
     char *path = ls_io_path_join(dir, "manifest.tsv");
-    char *man = path ? ls_sweep_read_file(path, NULL) : NULL;
+    size_t manlen = 0;
+    char *man = path ? ls_sweep_read_file(path, &manlen) : NULL;
     if (!man) {
         free(path);
         snprintf(err, errlen, "%s: no manifest.tsv (not a sweep directory; run `lampsim sweep run` first)", dir);
+        return 2;
+    }
+    /* a damaged or foreign manifest is refused, not read as a sweep of 0 points */
+    if (ls_sweep_check_manifest(man, manlen, path, err, errlen)) {
+        free(man);
+        free(path);
         return 2;
     }
     memset(st, 0, sizeof *st);

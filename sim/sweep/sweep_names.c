@@ -3,6 +3,8 @@
  * identity (claims, resume, reuse). A name is a pure function of the manifest's override lists,
  * so the runner (from the expanded sweep) and merge/compare (from manifest.tsv) derive the same. */
 #define _GNU_SOURCE /* strdup */
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -199,13 +201,70 @@ char *ls_sweep_point_path(const char *dir, const char *name, const char *id)
     return p;
 }
 
+int ls_sweep_check_manifest(const char *text, size_t len, const char *path, char *err, size_t errlen)
+{
+    if (len == 0) {
+        snprintf(err, errlen, "%s: empty (a sweep's manifest lists at least one point; a damaged or foreign file)", path);
+        return -1;
+    }
+    int line = 1, naxes = -1;
+    for (size_t i = 0; i < len; line++) {
+        size_t e = i;
+        while (e < len && text[e] != '\n') e++;
+        const char *l = text + i, *why = NULL;
+        size_t n = e - i;
+        if (memchr(l, '\0', n)) why = "a NUL byte (a binary or damaged file)";
+        else if (memchr(l, '\r', n)) why = "a carriage return (the manifest is written with \\n line ends)";
+        else if (n == 0) why = "an empty line";
+        else if (*l == '#') why = "a comment line (sweep run writes none)";
+        if (why) {
+            snprintf(err, errlen, "%s: line %d: %s; not a manifest as sweep run writes it", path, line, why);
+            return -1;
+        }
+        /* index */
+        size_t k = 0;
+        long idx = 0;
+        while (k < n && isdigit((unsigned char)l[k]) && idx <= 1000000000L) idx = idx * 10 + (l[k++] - '0');
+        if (k == 0 || k >= n || l[k] != '\t') why = "expected '<index> TAB <id> ...'";
+        else if (idx != line - 1) why = "the index is not the line's (points are numbered 0, 1, ... in order)";
+        else {
+            size_t h = ++k;
+            while (k < n && isxdigit((unsigned char)l[k]) && !isupper((unsigned char)l[k])) k++;
+            if (k - h != LS_SWEEP_ID_LEN || (k < n && l[k] != '\t')) why = "the point id is not 16 lowercase hex digits";
+            int axes = 0;
+            while (!why && k < n) {   /* TAB key=value */
+                size_t f = ++k;
+                while (k < n && l[k] != '\t') k++;
+                const char *eq = memchr(l + f, '=', k - f);
+                if (!eq || eq == l + f) why = "an override is not key=value";
+                axes++;
+            }
+            if (!why && naxes >= 0 && axes != naxes) why = "a different number of axes from line 1";
+            naxes = axes;
+        }
+        if (why) {
+            snprintf(err, errlen, "%s: line %d: %s", path, line, why);
+            return -1;
+        }
+        i = e + 1;
+    }
+    return 0;
+}
+
 int ls_sweep_read_manifest(const char *dir, ls_sweep_manifest *m)
 {
     memset(m, 0, sizeof *m);
     char *path = ls_io_path_join(dir, "manifest.tsv");
-    m->text = path ? ls_sweep_read_file(path, NULL) : NULL;
+    size_t len = 0;
+    m->text = path ? ls_sweep_read_file(path, &len) : NULL;
+    char why[64];
+    int bad = m->text && ls_sweep_check_manifest(m->text, len, "", why, sizeof why);
     free(path);
-    if (!m->text) return -1;
+    if (!m->text || bad) {
+        free(m->text);
+        m->text = NULL;
+        return -1;
+    }
     int cap = 0;
     for (char *line = m->text, *nl; *line; line = nl) {
         nl = strchr(line, '\n');

@@ -399,7 +399,7 @@ static int inline_base(ls_sweep *sw, const char *text, size_t len, const ls_yaml
 /* Report columns (docs/reports.md) worth optimising; the first LS_SWEEP_N_TIMED_METRICS come from
  * the timed model. */
 const char *const ls_sweep_best_metrics[] = {
-    "cycles", "time_us", "tflops_effective", "energy.total_uj", "occupancy.contexts_per_core.mean",
+    "cycles", "time_us", "tflops_effective", "energy.dynamic_uj", "occupancy.contexts_per_core.mean",
     "energy.layer_uj", "energy.per_token_uj", "area.total_mm2", "power.average_w", "efficiency.tflops_per_mm2",
     "efficiency.tflops_per_w", "accuracy.kl_mean", "accuracy.kl_max", "accuracy.o_rel_fro_err", "accuracy.row_rel_l2_mean",
     "accuracy.argmax_flip_rate", "recompute.subblock_rate", "tiles.disruptive_rate", NULL};

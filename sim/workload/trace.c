@@ -145,10 +145,11 @@ int ls_workload_trace_load(const ls_config *cfg, const char *base_dir, ls_attn_i
         snprintf(where, sizeof where, "%.40s: %.1167s", keys[i], what[i]);  /* keys: workload.trace.* */
         if (ls_workload_check_finite(o->a[i].data, o->a[i].ndim, o->a[i].shape, where, err, errlen)) goto done;
     }
-    double work = ls_config_attention_work((int)dq[0], (int)dq[1], (int)dq[2], (int)dk[2], (int)dq[3], w->causal);
-    if (work > (double)w->max_work) {
-        ls_io_err(err, errlen, "workload.max_work: the trace's %.3g multiply-adds of Q.K^T exceed workload.max_work = %lld "
-                  "(raise it to run this; the run then prints its size first)", work, (long long)w->max_work);
+    ls_config_shape shape = { (int)dq[0], (int)dq[1], (int)dq[2], (int)dk[2], (int)dq[3], w->causal, w->window };
+    char why[256];
+    const char *guard = NULL;
+    if (ls_config_check_work(cfg, &shape, !cfg->timed.timing_only, cfg->timed.enabled, why, sizeof why, &guard)) {
+        ls_io_err(err, errlen, "%s: the trace's %s (raise it to run this; the run then prints its size first)", guard, why);
         goto done;
     }
     if (w->sharpness != 1.0)

@@ -137,8 +137,31 @@ static void test_errors(void)
     EXPECT_ERR("algorithm:\n  b_q: \"32\"\n",
                "t.yaml:2:8: algorithm.b_q: expected an integer in [1, 1024], got the quoted string \"32\" (remove the quotes)");
     EXPECT_ERR("algorithm:\n  b_q: 32.0\n",
-               "t.yaml:2:8: algorithm.b_q: expected an integer in [1, 1024], got 32.0 (write it without a fraction or exponent)");
+               "t.yaml:2:8: algorithm.b_q: expected an integer in [1, 1024], got 32.0 (write it without a fraction)");
     EXPECT_ERR("algorithm:\n  b_q: abc\n", "t.yaml:2:8: algorithm.b_q: expected an integer in [1, 1024], got abc");
+    /* integers with a decimal exponent, read exactly from their digits (issue #39): exact values pass,
+     * inexact ones are refused naming file, line and key, too large ones are out of range */
+    EXPECT_OK("workload:\n  max_work: 2e12\n");
+    CHECK(cfg.workload.max_work == 2000000000000LL);
+    EXPECT_OK("workload:\n  max_work: 1.5E12\n");
+    CHECK(cfg.workload.max_work == 1500000000000LL);
+    EXPECT_OK("workload:\n  max_work: 9007199254740993e0\n");   /* 2^53 + 1: no double rounding */
+    CHECK(cfg.workload.max_work == 9007199254740993LL);
+    EXPECT_OK("workload:\n  max_work: 30000000000000e-2\n");
+    CHECK(cfg.workload.max_work == 300000000000LL);
+    EXPECT_OK("algorithm:\n  b_q: 3.2e+1\n");
+    CHECK(cfg.algorithm.b_q == 32);
+    EXPECT_ERR("workload:\n  max_work: 2.5e0\n",
+               "t.yaml:2:13: workload.max_work: expected an integer in [1, 1e+18], got 2.5e0 (not a whole number)");
+    EXPECT_ERR("workload:\n  max_work: 1e-3\n",
+               "t.yaml:2:13: workload.max_work: expected an integer in [1, 1e+18], got 1e-3 (not a whole number)");
+    EXPECT_ERR("workload:\n  max_work: 2e18\n",
+               "t.yaml:2:13: workload.max_work: expected an integer in [1, 1e+18], got 2e18 (out of range)");
+    EXPECT_ERR("workload:\n  max_work: 1e99999\n",
+               "t.yaml:2:13: workload.max_work: expected an integer in [1, 1e+18], got 1e99999 (out of range)");
+    EXPECT_ERR("workload:\n  max_work: 2e\n", "t.yaml:2:13: workload.max_work: expected an integer in [1, 1e+18], got 2e");
+    EXPECT_ERR("workload:\n  max_work: 0e5\n",
+               "t.yaml:2:13: workload.max_work: expected an integer in [1, 1e+18], got 0e5 (out of range)");
     EXPECT_ERR("algorithm:\n  tau: [1, 2]\n", "t.yaml:2:8: algorithm.tau: expected a finite number in [0, 1], got a sequence");
     EXPECT_ERR("algorithm:\n  tau:\n    x: 1\n", "t.yaml:3:5: algorithm.tau: expected a finite number in [0, 1], got a mapping");
     EXPECT_ERR("algorithm:\n  tau:\n", "t.yaml:2:7: algorithm.tau: expected a finite number in [0, 1], got an empty value");

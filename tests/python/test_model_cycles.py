@@ -69,7 +69,7 @@ def main(binary, tmp):
     check(abs(rep["units"]["tensor"]["utilisation"] - tens) < 1e-12, "utilisation = cycle-weighted mean of the rows")
     # one schema family with the run report: the same top-level names, report.csv beside it, and
     # layers.csv with the report's column names (a decode row's layer empty, not -1)
-    check(rep["schema_version"] == 1 and rep["report"] == "model" and rep["lampsim"]["version"] == lampsim.__version__
+    check(rep["schema_version"] == 2 and rep["report"] == "model" and rep["lampsim"]["version"] == lampsim.__version__
           and rep["mode"] == "lamp" and rep["workload"]["heads_q"] == 2 and "lampsim_version" not in rep
           and all(r["layer"] is None for r in dec) and [r["layer"] for r in pre] == [0, 1, 2],
           "report.json: schema_version, lampsim.version, mode, workload.*, units.<unit>.utilisation; decode layer null")
@@ -79,7 +79,7 @@ def main(binary, tmp):
     check(len(lay) == 8 and all(r["layer"] == "" for r in lay if r["phase"] == "decode") and "units.tensor.utilisation" in lay[0]
           and "tiles.disruptive_rate" in lay[0] and not any(k.startswith("util_") for k in lay[0]),
           "layers.csv: the report's column names, a decode row's layer empty")
-    check(len(rcsv) == 1 and rcsv[0]["schema_version"] == "1" and int(rcsv[0]["cycles"]) == rep["cycles"]
+    check(len(rcsv) == 1 and rcsv[0]["schema_version"] == "2" and int(rcsv[0]["cycles"]) == rep["cycles"]
           and float(rcsv[0]["units.tensor.utilisation"]) == rep["units"]["tensor"]["utilisation"],
           "report.csv: one row of the report's top-level fields")
     cmp = subprocess.run([binary, "compare", os.path.join(tmp, "o1"), "--json"], capture_output=True, text=True)

@@ -33,7 +33,7 @@ check "$py - '$tmp/a' <<'PY'
 import json, csv, sys
 d = sys.argv[1]
 r = json.load(open(d + '/report.json'))
-assert r['schema_version'] == 1 and r['seed'] == 1 and r['lampsim']['version']
+assert r['schema_version'] == 2 and r['seed'] == 1 and r['lampsim']['version']
 assert r['config']['algorithm']['tau'] == 0.5 and r['config']['workload']['seq_q'] == 256
 t = r['tiles']; assert t['executed'] > 0 and sum(t['hp_subblocks_hist']) == t['executed']
 assert 0 <= t['disruptive_rate'] <= 1 and r['accuracy']['valid']
@@ -41,6 +41,15 @@ row = next(csv.DictReader(open(d + '/report.csv')))
 assert float(row['tiles.disruptive_rate']) == t['disruptive_rate']
 assert row['config.algorithm.mode'] == 'lamp' and int(row['tiles.executed']) == t['executed']
 PY" "report.json and report.csv carry version, seed, config and statistics consistently"
+# one definition per energy field, named in it (issue #39): dynamic_uj without leakage, layer_uj the
+# total the page's chart draws = dynamic + leakage; no ambiguous total_uj
+check "$py - '$tmp/a' <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1] + '/report.json'))['energy']
+assert 'total_uj' not in e, e
+assert e['dynamic_uj'] > 0 and e['leakage_uj'] > 0
+assert abs(e['layer_uj'] - (e['dynamic_uj'] + e['leakage_uj'])) <= 1e-9 * e['layer_uj'], e
+PY" "energy.dynamic_uj + energy.leakage_uj = energy.layer_uj; no energy.total_uj"
 # every report field (but the config echo) is documented in docs/reports.md
 check "$py - '$tmp/a/report.json' '$docs/reports.md' <<'PY'
 import json, sys

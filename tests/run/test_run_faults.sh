@@ -16,7 +16,7 @@ check "[ $rc -eq 1 ] && grep -q 'File too large' '$tmp/err'" "a failing write ex
 check "diff -r '$tmp/a.before' '$tmp/a' >/dev/null" "the old run directory is untouched: $(diff -r "$tmp/a.before" "$tmp/a" 2>&1 | head -3)"
 check "[ -z \"\$(ls -A '$tmp' | grep '^\.')\" ]" "no temporary directory left next to it: $(ls -A "$tmp")"
 # a failing O.npy write names the error (strerror) and the destination, not the removed temporary
-( trap '' XFSZ; ulimit -f 8; "$lampsim" run "${small[@]}" --golden --save-o -o "$tmp/b" ) 2> "$tmp/err"; rc=$?
+( trap '' XFSZ; ulimit -f 16; "$lampsim" run "${small[@]}" --golden --save-o -o "$tmp/b" ) 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 1 ] && grep -qF '$tmp/b/O.npy: write failed: File too large' '$tmp/err' && ! grep -q '\.b\.run\.' '$tmp/err'" \
   "--save-o on a full disk: errno text and the destination's path (rc $rc): $(cat "$tmp/err")"
 # the same limit without the shell ignoring SIGXFSZ (as a batch system's ulimit -f): lampsim reports the
@@ -73,7 +73,7 @@ check "[ $rc -eq 2 ] && grep -q 'not a directory' '$tmp/err'" "an output path na
 # a run with workload.max_elements raised above its default is told its size and a time estimate
 est=(--set workload.seq_q=512 --set workload.seq_k=512 --golden)
 "$lampsim" run "${est[@]}" --set workload.max_elements=2147483648 > /dev/null 2> "$tmp/err"; rc=$?
-check "[ $rc -eq 0 ] && grep -q 'max_elements is raised to 2147483648 (max_work to 274877906944): Q has 131072 elements.*estimated run time ~[0-9]' '$tmp/err'" "raised max_elements: size and time estimate on stderr (rc $rc): $(cat "$tmp/err")"
+check "[ $rc -eq 0 ] && grep -q 'max_elements is raised to 2147483648 (max_work to 274877906944, max_steps to 67108864): Q has 131072 elements.*estimated run time ~[0-9]' '$tmp/err'" "raised max_elements: size and time estimate on stderr (rc $rc): $(cat "$tmp/err")"
 # an enormous but legal run (65536^2 tokens, 8 heads: 2.2e12 multiply-adds) is refused at once above
 # workload.max_work (it just ran); raised, it is told its size and estimated time first (issue #25)
 start=$(date +%s%N)
@@ -81,7 +81,7 @@ start=$(date +%s%N)
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "[ $rc -eq 2 ] && grep -q 'multiply-adds of Q.K^T exceed workload.max_work = 274877906944' '$tmp/err' && [ $ms -lt 1500 ] && [ ! -e '$tmp/huge' ]" "a 2.2e12 multiply-add run: refused in ${ms} ms (rc $rc): $(cat "$tmp/err")"
 "$lampsim" run "${est[@]}" --set workload.max_work=300000000000 > /dev/null 2> "$tmp/err"; rc=$?
-check "[ $rc -eq 0 ] && grep -q 'max_work to 300000000000).*multiply-adds.*estimated run time ~[0-9]' '$tmp/err'" "raised max_work: size and time estimate on stderr (rc $rc): $(cat "$tmp/err")"
+check "[ $rc -eq 0 ] && grep -q 'max_work to 300000000000, max_steps to 67108864).*multiply-adds.*estimated run time ~[0-9]' '$tmp/err'" "raised max_work: size and time estimate on stderr (rc $rc): $(cat "$tmp/err")"
 "$lampsim" run "${est[@]}" > /dev/null 2> "$tmp/err"
 check "! grep -q 'estimated' '$tmp/err'" "no estimate at the default guard"
 

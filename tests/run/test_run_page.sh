@@ -43,6 +43,10 @@ bad += [] if h.index('id=\"headline\"') < h.index('id=\"fig-cycle_stack\"') < h.
 print(bad or 'ok', {f: got.get(f) for f in want})
 sys.exit(1 if bad else 0)
 PY" "the headline shows cycles, time, TFLOP/s, bottleneck, disruptive and recompute rates, KL, O error, area and power equal to report.json's, first on the page"
+# the wave fill and the stack's tail say what each measures (slots vs time), not "fills X % of its
+# waves" beside "tail Y %" unexplained (issue #39)
+check "grep -q 'fill [0-9.]*% of the slots of their waves (counting items, not time' r/report.html && ! grep -q 'fills [0-9.]*% of its waves' r/report.html" \
+  "the page says the wave fill counts slots and the tail is time: $(grep -o 'fill[^.]*waves[^)]*)' r/report.html | head -1)"
 check "$py - <<'PY'
 import re, sys
 h = open('r/report.html').read()
@@ -50,7 +54,7 @@ rows = re.findall(r'<tr><td class=\"n\">([^<]+)</td><td class=\"v\">([^<]*)</td>
 by = {n: (v, u, m) for n, v, u, m in rows}
 missing = [n for n, (v, u, m) in by.items() if not m and not n.startswith('config.')]
 ok = not missing and len(by) > 150
-ok &= by['energy.total_uj'][1] == 'µJ' and by['stalls.memory'][1] == 'context-cycles' and by['tiles.disruptive_rate'][1] == '%'
+ok &= by['energy.dynamic_uj'][1] == 'µJ' and by['stalls.memory'][1] == 'context-cycles' and by['tiles.disruptive_rate'][1] == '%'
 ok &= 'exposed' not in by['cycles'][2] and 'simulated cycles of the layer' in by['cycles'][2]
 ok &= by['units.tensor.utilisation'][1] == '%' and 'cores that received work' in by['units.tensor.utilisation'][2]
 print(missing[:10], len(by))

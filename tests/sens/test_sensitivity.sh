@@ -24,9 +24,9 @@ PY
 num_eq() { $py -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 1e-9 * max(1, abs(b)) else 1)" "$1" "$2"; }
 
 # ---- one at a time, against separate runs ----
-"$lampsim" sensitivity "${small[@]}" --params $P --method oat --metric cycles --metric energy.total_uj -o oat --no-html > out 2> err; rc=$?
+"$lampsim" sensitivity "${small[@]}" --params $P --method oat --metric cycles --metric energy.dynamic_uj -o oat --no-html > out 2> err; rc=$?
 check "[ $rc -eq 0 ] && [ -f oat/sensitivity.csv ] && [ ! -e oat/morris.csv ]" "--method oat writes sensitivity.csv and no morris.csv (rc $rc): $(cat err)"
-check "[ \$(grep -c '^cycles,' oat/sensitivity.csv) -eq 3 ] && [ \$(grep -c '^energy.total_uj,' oat/sensitivity.csv) -eq 3 ] && [ \$(wc -l < oat/sensitivity.csv) -eq 7 ]" "one row per parameter and metric: $(cat oat/sensitivity.csv)"
+check "[ \$(grep -c '^cycles,' oat/sensitivity.csv) -eq 3 ] && [ \$(grep -c '^energy.dynamic_uj,' oat/sensitivity.csv) -eq 3 ] && [ \$(wc -l < oat/sensitivity.csv) -eq 7 ]" "one row per parameter and metric: $(cat oat/sensitivity.csv)"
 check "head -1 oat/sensitivity.csv | grep -q '^metric,param,low,base,high,metric_low,metric_base,metric_high,swing,rank'" "the documented columns"
 "$lampsim" run "${small[@]}" --quiet -o r_base
 "$lampsim" run "${small[@]}" --set accelerator.tensor.latency=12 --quiet -o r_lo
@@ -40,7 +40,7 @@ done
 lo=$(csvget oat/sensitivity.csv low metric cycles param accelerator.tensor.latency)
 hi=$(csvget oat/sensitivity.csv high metric cycles param accelerator.tensor.latency)
 check "[ '$lo' = 12 ] && [ '$hi' = 128 ]" "low and high are the provenance table's range (12, 128): $lo, $hi"
-want=$(csvget r_e/report.csv energy.total_uj); got=$(csvget oat/sensitivity.csv metric_high metric energy.total_uj param accelerator.energy.dram_read_64b)
+want=$(csvget r_e/report.csv energy.dynamic_uj); got=$(csvget oat/sensitivity.csv metric_high metric energy.dynamic_uj param accelerator.energy.dram_read_64b)
 check "num_eq '$got' '$want'" "dram_read_64b at high: energy $got = lampsim run's $want"
 want=$(csvget r_base/report.csv cycles); got=$(csvget oat/sensitivity.csv metric_high metric cycles param accelerator.energy.dram_read_64b)
 check "num_eq '$got' '$want'" "an energy estimate leaves cycles at the base ($got, $want)"
@@ -154,6 +154,16 @@ check "[ $rc -eq 2 ] && grep -q -- '-o DIR is required' e" "-o is required (rc $
 mkdir full; echo x > full/f
 "$lampsim" sensitivity "${small[@]}" --params accelerator.tensor.latency -o full --no-html > out 2> e; rc=$?
 check "[ $rc -eq 2 ] && [ -f full/f ]" "a non-empty DIR is refused without --force (rc $rc): $(cat e)"
+# a base value outside its estimate's range (issue #39): a listed key is refused before any run, naming
+# the key, value and range; among all the estimates it is flagged on stderr
+start=$(date +%s%N)
+"$lampsim" sensitivity "${small[@]}" --set accelerator.tensor.latency=500 --params accelerator.tensor.latency -o outside --no-html > out 2> e; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "[ $rc -eq 2 ] && grep -qF \"'accelerator.tensor.latency' is 500 in the configuration, outside its estimate's range [12, 128]\" e && [ ! -e outside ] && [ $ms -lt 2000 ]" \
+  "a listed base outside its range: exit 2 in ${ms} ms, nothing written (rc $rc): $(cat e)"
+"$lampsim" sensitivity "${small[@]}" --set accelerator.tensor.latency=500 --set algorithm.threads=1 --method oat -o outside_all --no-html > out 2> e; rc=$?
+check "[ $rc -eq 0 ] && grep -q 'WARNING: accelerator.tensor.latency is 500 in the configuration, outside its estimate.s range \[12, 128\]' e" \
+  "among all estimates, it is flagged on stderr (rc $rc): $(grep -i warn e)"
 "$lampsim" help sensitivity > h; rc=$?
 check "[ $rc -eq 0 ] && grep -q 'usage: lampsim sensitivity' h && grep -q 'Morris' h" "lampsim help sensitivity"
 finish_checks
