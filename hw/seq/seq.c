@@ -129,7 +129,7 @@ static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
     uint64_t key = ((uint64_t)sl->ctx.b * (uint64_t)s->sh->heads_kv + (uint64_t)sl->ctx.hkv) + 1;
     if (bl && bl->head[kt] == key) { sl->kv[idx] = bl->ready[kt]; sl->vt[idx] = bl->v_ready[kt]; s->shared_loads++; return; }
     lsdp_txn t = { 0 };
-    send_for(s, sl, LSUCODE_OP_LDKV, LSUCODE_MEM, 0, when, kt, &t, idx);
+    send_for(s, sl, LSUCODE_OP_LDKV, LSUNIT_BUFFER, 0, when, kt, &t, idx);
     s->kv_loads++;
     sl->kv[idx] = t.end;
     sl->vt[idx] = t.v_ready > t.end ? t.v_ready : t.end;
@@ -239,7 +239,7 @@ static int start_item(lsseq *s, lsseq_slot *sl, int pos, uint64_t t0)
     for (int r = 0; r < LSUCODE_NREGIONS; r++) { sl->sb[r] = t0; sl->sbk[r] = LSSEQ_STALL_DEPENDENCY; }
     sl->stored = t0;
     lsdp_txn t = { 0 };
-    send(s, sl, LSUCODE_OP_LDQ, LSUCODE_REGFILE, 1, t0, 0, &t);   /* register allocation (no time) */
+    send(s, sl, LSUCODE_OP_LDQ, LSUNIT_REGFILE, 1, t0, 0, &t);   /* register allocation (no time) */
     if (advance(s, sl) != 0) return -1;
     heap_push(s, (int)(sl - s->slots));
     return 0;
@@ -295,25 +295,25 @@ static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
 typedef struct { int unit, dep; } part_desc;
 #define NONE { -1, -1 }
 static const part_desc parts[LSUCODE_NOPS][NPARTS] = {
-    [LSUCODE_OP_LDQ] = { { LSUCODE_MEM, -1 }, NONE, NONE },
-    [LSUCODE_OP_INIT] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_LDQ] = { { LSUNIT_BUFFER, -1 }, NONE, NONE },
+    [LSUCODE_OP_INIT] = { { LSUNIT_VECTOR, -1 }, NONE, NONE },
     [LSUCODE_OP_PREF] = { NONE, NONE, NONE },
     [LSUCODE_OP_LDKV] = { NONE, NONE, NONE },
-    [LSUCODE_OP_QK_LP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
-    [LSUCODE_OP_QK_HP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
-    [LSUCODE_OP_SMAX] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
-    [LSUCODE_OP_SORT] = { { LSUCODE_SCHED, -1 }, NONE, NONE },
-    [LSUCODE_OP_SEL1] = { { LSUCODE_SCHED, -1 }, { LSUCODE_TENSOR, 0 }, { LSUCODE_MEM, 0 } },
-    [LSUCODE_OP_EXP] = { { LSUCODE_LUT, -1 }, { LSUCODE_SFU, -1 }, NONE },
-    [LSUCODE_OP_NORM] = { { LSUCODE_VECTOR, -1 }, { LSUCODE_SFU, -1 }, NONE },
-    [LSUCODE_OP_SEL2] = { { LSUCODE_SCHED, -1 }, NONE, NONE },
-    [LSUCODE_OP_RECOMP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_SFU, 0 }, { LSUCODE_MEM, -1 } },
-    [LSUCODE_OP_FULLHP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_SFU, 0 }, { LSUCODE_MEM, -1 } },
-    [LSUCODE_OP_RAISE] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
-    [LSUCODE_OP_PV] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
-    [LSUCODE_OP_SLOWPV] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
-    [LSUCODE_OP_FIN] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
-    [LSUCODE_OP_STO] = { { LSUCODE_MEM, -1 }, NONE, NONE },
+    [LSUCODE_OP_QK_LP] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_BUFFER, -1 }, NONE },
+    [LSUCODE_OP_QK_HP] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_BUFFER, -1 }, NONE },
+    [LSUCODE_OP_SMAX] = { { LSUNIT_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_SORT] = { { LSUNIT_SCHEDULER, -1 }, NONE, NONE },
+    [LSUCODE_OP_SEL1] = { { LSUNIT_SCHEDULER, -1 }, { LSUNIT_TENSOR, 0 }, { LSUNIT_BUFFER, 0 } },
+    [LSUCODE_OP_EXP] = { { LSUNIT_LUT, -1 }, { LSUNIT_SFU, -1 }, NONE },
+    [LSUCODE_OP_NORM] = { { LSUNIT_VECTOR, -1 }, { LSUNIT_SFU, -1 }, NONE },
+    [LSUCODE_OP_SEL2] = { { LSUNIT_SCHEDULER, -1 }, NONE, NONE },
+    [LSUCODE_OP_RECOMP] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_SFU, 0 }, { LSUNIT_BUFFER, -1 } },
+    [LSUCODE_OP_FULLHP] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_SFU, 0 }, { LSUNIT_BUFFER, -1 } },
+    [LSUCODE_OP_RAISE] = { { LSUNIT_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_PV] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_BUFFER, -1 }, NONE },
+    [LSUCODE_OP_SLOWPV] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_BUFFER, -1 }, NONE },
+    [LSUCODE_OP_FIN] = { { LSUNIT_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_STO] = { { LSUNIT_BUFFER, -1 }, NONE, NONE },
 };
 #undef NONE
 
@@ -322,7 +322,7 @@ static bool part_used(const lsseq *s, int op, int k)
 {
     const part_desc *p = &parts[op][k];
     if (p->unit < 0) return false;
-    if (p->unit == LSUCODE_MEM && lsdp_operand_read(op)) return s->hw->operand_rows > 0;
+    if (p->unit == LSUNIT_BUFFER && lsdp_operand_read(op)) return s->hw->operand_rows > 0;
     return true;
 }
 
@@ -332,8 +332,8 @@ static bool part_used(const lsseq *s, int op, int k)
 static uint64_t slice_of(const lsseq *s, int op, int unit)
 {
     switch (unit) {
-    case LSUCODE_TENSOR: case LSUCODE_LUT: case LSUCODE_SFU: case LSUCODE_VECTOR: return (uint64_t)s->hw->interleave;
-    case LSUCODE_MEM: return lsdp_operand_read(op) ? (uint64_t)s->hw->interleave : 0;
+    case LSUNIT_TENSOR: case LSUNIT_LUT: case LSUNIT_SFU: case LSUNIT_VECTOR: return (uint64_t)s->hw->interleave;
+    case LSUNIT_BUFFER: return lsdp_operand_read(op) ? (uint64_t)s->hw->interleave : 0;
     default: return 0;
     }
 }
@@ -481,7 +481,7 @@ static int step(lsseq *s, lsseq_slot *sl)
         lsdp_ctx *x = &sl->ctx;
         if (s->item_done) s->item_done(s->item_user, x);
         lsdp_txn t = { 0 };
-        send(s, sl, LSUCODE_OP_STO, LSUCODE_REGFILE, 1, ready, 0, &t);   /* release the registers */
+        send(s, sl, LSUCODE_OP_STO, LSUNIT_REGFILE, 1, ready, 0, &t);   /* release the registers */
         sl->busy = false;
         sl->last_end = ready;
         if (s->trace_resident && next_pos(s, sl) < 0)

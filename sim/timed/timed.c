@@ -302,7 +302,7 @@ static void timed_free(timed_run *t)
     ls_timed_trace_free(&t->trace);
     lsseq_free(&t->s);
     lsmem_free(&t->mem);
-    for (int u = 1; u < LSUCODE_NUNITS; u++) free(t->units[u].core);
+    for (int u = 0; u < LSUNIT_N; u++) free(t->units[u].core);
     for (int c = 0; c < t->hw.cores && t->issue; c++) lsdp_issue_free(&t->issue[c]);
     free(t->issue);
     ls_engine_acc_ws_free(&t->acc);

@@ -176,26 +176,27 @@ int ls_timed_alloc_buffers(timed_run *t)
 int ls_timed_build_units(timed_run *t)
 {
     lsdp_hw *hw = &t->hw;
-    static void (*const execs[LSUCODE_NUNITS])(lsdp_unit *, lsdp_txn *) = {
-        [LSUCODE_MEM] = lsmem_exec, [LSUCODE_TENSOR] = lstensor_exec, [LSUCODE_LUT] = lslut_exec, [LSUCODE_SFU] = lssfu_exec,
-        [LSUCODE_VECTOR] = lsvector_exec, [LSUCODE_SCHED] = lssched_exec, [LSUCODE_REGFILE] = lsregfile_exec };
-    for (int u = 1; u < LSUCODE_NUNITS; u++) {
+    static void (*const execs[LSUNIT_N])(lsdp_unit *, lsdp_txn *) = {
+        [LSUNIT_BUFFER] = lsmem_exec, [LSUNIT_TENSOR] = lstensor_exec, [LSUNIT_LUT] = lslut_exec, [LSUNIT_SFU] = lssfu_exec,
+        [LSUNIT_VECTOR] = lsvector_exec, [LSUNIT_SCHEDULER] = lssched_exec, [LSUNIT_REGFILE] = lsregfile_exec };
+    for (int u = 0; u < LSUNIT_N; u++) {
+        if (!lsunit_info_of(u)->target) continue;
         t->units[u].id = u;
         t->units[u].hw = hw;
         t->units[u].exec = execs[u];
         t->units[u].core = calloc((size_t)hw->cores, sizeof(lsdp_unit_state));
         if (!t->units[u].core) return ls_timed_run_fail(t, "out of memory");
     }
-    t->units[LSUCODE_MEM].impl = &t->mem;
+    t->units[LSUNIT_BUFFER].impl = &t->mem;
     if (t->ac->sfu_shares_tensor_issue)   /* one issue slot: either unit's slice holds off the other */
         for (int c = 0; c < hw->cores; c++) {
-            t->units[LSUCODE_TENSOR].core[c].shares_issue = &t->units[LSUCODE_SFU].core[c];
-            t->units[LSUCODE_SFU].core[c].shares_issue = &t->units[LSUCODE_TENSOR].core[c];
+            t->units[LSUNIT_TENSOR].core[c].shares_issue = &t->units[LSUNIT_SFU].core[c];
+            t->units[LSUNIT_SFU].core[c].shares_issue = &t->units[LSUNIT_TENSOR].core[c];
         }
     if (hw->issue_per_cycle > 0) {   /* one issue port per core, shared by the units that issue */
         t->issue = calloc((size_t)hw->cores, sizeof *t->issue);
         if (!t->issue) return ls_timed_run_fail(t, "out of memory");
-        static const int issuing[] = { LSUCODE_TENSOR, LSUCODE_LUT, LSUCODE_SFU, LSUCODE_VECTOR, LSUCODE_MEM };
+        static const int issuing[] = { LSUNIT_TENSOR, LSUNIT_LUT, LSUNIT_SFU, LSUNIT_VECTOR, LSUNIT_BUFFER };
         const int per[] = { hw->issue_tensor, hw->issue_lut, hw->issue_sfu, hw->issue_vector, hw->issue_operand };
         for (int c = 0; c < hw->cores; c++) {
             if (lsdp_issue_init(&t->issue[c], hw->issue_per_cycle) != 0) return ls_timed_run_fail(t, "out of memory");

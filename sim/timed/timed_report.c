@@ -8,17 +8,13 @@
 #include "timed_internal.h"
 #include "timed_run.h"
 
-/* The per-core units in report order: their report names and what their work counts. */
-static const struct { int id; const char *name, *work; } unit_order[] = {
-    { LSUCODE_TENSOR, "tensor", "macs" }, { LSUCODE_LUT, "lut", "lookups" }, { LSUCODE_SFU, "sfu", "exps" },
-    { LSUCODE_VECTOR, "vector", "elem_ops" }, { LSUCODE_SCHED, "scheduler", "tests" }, { LSUCODE_MEM, "buffer", "bytes" } };
-
-const char *ls_timed_unit_report_name(int unit)
-{
-    for (size_t k = 0; k < sizeof unit_order / sizeof unit_order[0]; k++)
-        if (unit_order[k].id == unit) return unit_order[k].name;
-    return NULL;
-}
+/* The per-core units the report lists (units.def: core and report), in the table's order. */
+static const int unit_order[] = {
+#define LSUNIT(ID, name, section, work, target, core, report, area, doc) LSUNIT_IF2(core, report, LSUNIT_##ID,)
+#include "units.def"
+#undef LSUNIT
+};
+#define N_UNIT_ORDER (sizeof unit_order / sizeof unit_order[0])
 
 /* Busy cycles, operations, work and utilisation of every unit, the issue ports and the memory channels. */
 static void unit_statistics(timed_run *t)
@@ -30,12 +26,12 @@ static void unit_statistics(timed_run *t)
     int cu = s->cores_used > 0 ? s->cores_used : 1;
     double denom = (double)s->cycles * cu;
     tr->nunits = 0;
-    for (size_t k = 0; k < sizeof unit_order / sizeof unit_order[0]; k++) {
+    for (size_t k = 0; k < N_UNIT_ORDER; k++) {
         ls_timed_unit *tu = &tr->units[tr->nunits++];
-        snprintf(tu->name, sizeof tu->name, "%s", unit_order[k].name);
-        snprintf(tu->work_unit, sizeof tu->work_unit, "%s", unit_order[k].work);
+        snprintf(tu->name, sizeof tu->name, "%s", lsunit_name(unit_order[k]));
+        snprintf(tu->work_unit, sizeof tu->work_unit, "%s", lsunit_info_of(unit_order[k])->work);
         for (int c = 0; c < hw->cores; c++) {
-            const lsdp_unit_state *us = &t->units[unit_order[k].id].core[c];
+            const lsdp_unit_state *us = &t->units[unit_order[k]].core[c];
             tu->busy_cycles += us->busy; tu->ops += us->ops; tu->work += us->work;
         }
         tu->utilisation = denom > 0 ? (double)tu->busy_cycles / denom : 0.0;
@@ -56,13 +52,18 @@ static void unit_statistics(timed_run *t)
         tu->utilisation_chip = chip > 0 ? (double)tu->work / chip : 0.0;
         tr->issue_modelled = true;
     }
-    const lsdp_unit_state *chans[2] = { &t->mem.model.dram, &t->mem.model.l2 };
-    const char *cn[2] = { "dram", "l2" };
-    for (int k = 0; k < 2; k++) {
+    /* the chip's channels the report lists (units.def: report, not core) */
+    static const int chip_units[] = {
+#define LSUNIT(ID, name, section, work, target, core, report, area, doc) LSUNIT_IF2(report, LSUNIT_NOT(core), LSUNIT_##ID,)
+#include "units.def"
+#undef LSUNIT
+    };
+    for (size_t k = 0; k < sizeof chip_units / sizeof chip_units[0]; k++) {
+        const lsdp_unit_state *chan = chip_units[k] == LSUNIT_DRAM ? &t->mem.model.dram : &t->mem.model.l2;
         ls_timed_unit *tu = &tr->units[tr->nunits++];
-        snprintf(tu->name, sizeof tu->name, "%s", cn[k]);
-        snprintf(tu->work_unit, sizeof tu->work_unit, "bytes");
-        tu->busy_cycles = chans[k]->busy; tu->ops = chans[k]->ops; tu->work = chans[k]->work;
+        snprintf(tu->name, sizeof tu->name, "%s", lsunit_name(chip_units[k]));
+        snprintf(tu->work_unit, sizeof tu->work_unit, "%s", lsunit_info_of(chip_units[k])->work);
+        tu->busy_cycles = chan->busy; tu->ops = chan->ops; tu->work = chan->work;
         tu->utilisation = s->cycles ? (double)tu->busy_cycles / (double)s->cycles : 0.0;
         tu->utilisation_chip = tu->utilisation;
         tu->chip_wide = 1;
@@ -73,11 +74,11 @@ static void unit_statistics(timed_run *t)
  * chip-wide (the first in report order on a tie). */
 static void cycle_stack(timed_run *t)
 {
-    static const int ids[] = { LSUCODE_TENSOR, LSUCODE_LUT, LSUCODE_SFU, LSUCODE_VECTOR, LSUCODE_SCHED, LSUCODE_MEM };
+    const int *ids = unit_order;
     ls_timed_result *tr = t->tr;
     const lsseq *s = &t->s;
     int cores = t->hw.cores, best = 0;
-    for (int k = 1; k < (int)(sizeof ids / sizeof ids[0]); k++)   /* units[0..5] are these, in this order */
+    for (int k = 1; k < (int)N_UNIT_ORDER; k++)   /* units[0..N_UNIT_ORDER) are these, in this order */
         if (tr->units[k].busy_cycles > tr->units[best].busy_cycles) best = k;
     uint64_t *busy = calloc((size_t)(cores > 0 ? cores : 1), sizeof *busy);
     if (!busy) return;   /* out of memory: the stack stays empty (all zero) */
@@ -281,7 +282,7 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
             tr->occupancy.cores, ar->c[LS_AREA_L2].mm2, ar->c[LS_AREA_TENSOR].mm2 / tr->occupancy.cores,
             ar->c[LS_AREA_LUT].mm2 / tr->occupancy.cores, ar->c[LS_AREA_SFU].mm2 / tr->occupancy.cores,
             ar->c[LS_AREA_VECTOR].mm2 / tr->occupancy.cores, ar->c[LS_AREA_SCHEDULER].mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_REGFILE].mm2 / tr->occupancy.cores, ar->c[LS_AREA_PACK].mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_REGFILE].mm2 / tr->occupancy.cores, ar->c[LS_AREA_REGFILE_PACK].mm2 / tr->occupancy.cores,
             ar->c[LS_AREA_BUFFER].mm2 / tr->occupancy.cores);
     fprintf(out, "  area, published figures (cross-check; sfu, vector and l2 have no RTL and use them): %.2f mm2, leakage "
             "%.1f W; per core: tensor %.4f, lut %.4f, scheduler %.4f, regfile %.4f, pack %.4f, buffer %.4f\n",
@@ -289,7 +290,7 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
             ar->c[LS_AREA_LUT].published_mm2 / tr->occupancy.cores,
             ar->c[LS_AREA_SCHEDULER].published_mm2 / tr->occupancy.cores,
             ar->c[LS_AREA_REGFILE].published_mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_PACK].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_BUFFER].published_mm2 / tr->occupancy.cores);
+            ar->c[LS_AREA_REGFILE_PACK].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_BUFFER].published_mm2 / tr->occupancy.cores);
     fprintf(out, "  power: %.1f W average (dynamic %.1f, leakage %.1f); energy %.3f uJ with leakage, %.4f uJ per token; "
             "%.4f TFLOP/s per mm2, %.3f TFLOP/s per W\n", tr->power.average_w, tr->power.dynamic_w, tr->power.leakage_w,
             tr->energy_layer_uj, tr->energy_per_token_uj, tr->tflops_per_mm2, tr->tflops_per_w);

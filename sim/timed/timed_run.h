@@ -51,7 +51,7 @@ typedef struct {
     lsdp_item_stats *items;
     uint64_t *hist;
     /* the hardware */
-    lsdp_unit units[LSUCODE_NUNITS];
+    lsdp_unit units[LSUNIT_N];
     lsdp_issue_port *issue;           /* [cores] when accelerator.issue.per_cycle > 0 */
     lsdp_hw hw;
     lsmem_state mem;
