@@ -113,7 +113,7 @@ static void send(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t 
 /* The block (accelerator.memory.kv_shared_contexts) a slot belongs to. */
 static lsseq_block *block_of(lsseq *s, const lsseq_slot *sl)
 {
-    return &s->blocks[(size_t)sl->core * (s->contexts_per_core / s->hw->kv_group) + sl->index / s->hw->kv_group];
+    return &s->blocks[(size_t)sl->core * (s->contexts_per_core / s->hw->memory.kv_shared_contexts) + sl->index / s->hw->memory.kv_shared_contexts];
 }
 
 /* The instructions that read a tile's V (and so wait for its transpose step): the P.V products. */
@@ -125,7 +125,7 @@ static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
 {
     if (idx < 0 || idx >= sl->ntiles || sl->kv[idx] != UNREQ) return;
     int kt = sl->tiles[idx];
-    lsseq_block *bl = s->hw->kv_group > 1 ? block_of(s, sl) : NULL;
+    lsseq_block *bl = s->hw->memory.kv_shared_contexts > 1 ? block_of(s, sl) : NULL;
     uint64_t key = ((uint64_t)sl->ctx.b * (uint64_t)s->sh->heads_kv + (uint64_t)sl->ctx.hkv) + 1;
     if (bl && bl->head[kt] == key) { sl->kv[idx] = bl->ready[kt]; sl->vt[idx] = bl->v_ready[kt]; s->shared_loads++; return; }
     lsdp_txn t = { 0 };
@@ -252,7 +252,7 @@ static int start_item(lsseq *s, lsseq_slot *sl, int pos, uint64_t t0)
 static int next_pos(const lsseq *s, const lsseq_slot *sl)
 {
     if (s->schedule == LSSEQ_SCHEDULE_PERSISTENT) {
-        int g = s->hw->kv_group > 1 ? s->hw->kv_group : 1;
+        int g = s->hw->memory.kv_shared_contexts > 1 ? s->hw->memory.kv_shared_contexts : 1;
         long long p = (long long)(sl - sl->index % g)->pos + s->nslots;
         return p < s->norder ? (int)p : -1;
     }
@@ -264,7 +264,7 @@ static int next_pos(const lsseq *s, const lsseq_slot *sl)
  * starting then with an empty shared-load table. */
 static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
 {
-    int g = s->hw->kv_group;
+    int g = s->hw->memory.kv_shared_contexts;
     int p = next_pos(s, sl);
     if (g <= 1) {   /* (no holes: LONGEST_FIRST pads to blocks of g) */
         if (p < 0) return 0;
@@ -322,7 +322,7 @@ static bool part_used(const lsseq *s, int op, int k)
 {
     const part_desc *p = &parts[op][k];
     if (p->unit < 0) return false;
-    if (p->unit == LSUNIT_BUFFER && lsdp_operand_read(op)) return s->hw->operand_rows > 0;
+    if (p->unit == LSUNIT_BUFFER && lsdp_operand_read(op)) return s->hw->memory.operand_read_rows > 0;
     return true;
 }
 
@@ -560,7 +560,7 @@ int lsseq_run(lsseq *s)
     s->heap = malloc((size_t)s->nslots * sizeof(int));
     s->core_end = calloc((size_t)hw->cores, sizeof(uint64_t));
     s->core_stalls = calloc((size_t)hw->cores * LSSEQ_NSTALLS, sizeof(uint64_t));
-    int g = hw->kv_group > 1 ? hw->kv_group : 1;
+    int g = hw->memory.kv_shared_contexts > 1 ? hw->memory.kv_shared_contexts : 1;
     s->norder = lsseq_order_len(s->schedule, s->sh, s->items, g);
     s->order = malloc((size_t)(s->norder > 0 ? s->norder : 1) * sizeof(int));
     if (!s->order) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }

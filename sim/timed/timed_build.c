@@ -94,48 +94,35 @@ static void hw_from_config(const ls_config_accelerator *ac, bool fp8_operands, l
      * (the memory channels are chip-wide, so this changes nothing but the memory footprint) */
     hw->cores = (long long)ac->cores < nitems ? ac->cores : (int)nitems;
     hw->clock_ghz = ac->clock_ghz;
-    hw->tensor_macs8 = ac->tensor.macs_per_cycle_8bit;
+    /* the units' sections whole: a parameter a unit declares reaches it with no copy of its own */
+    hw->tensor = ac->tensor;
+    hw->lut = ac->lut;
+    hw->sfu = ac->sfu;
+    hw->vector = ac->vector;
+    hw->scheduler = ac->scheduler;
+    hw->memory = ac->memory;
+    hw->issue = ac->issue;
     /* 8-bit operands: the wide-accumulation (16-bit) instructions run at the FP8 rate */
     int fp8_wide = ac->tensor.macs_per_cycle_fp8_wide > 0 ? ac->tensor.macs_per_cycle_fp8_wide : ac->tensor.macs_per_cycle_8bit;
     hw->tensor_macs16 = fp8_operands ? fp8_wide : ac->tensor.macs_per_cycle_16bit;
-    hw->tensor_latency = ac->tensor.latency;
-    hw->promote_interval = ac->tensor.promote_interval;
-    hw->lut_lanes = ac->lut.lanes; hw->lut_latency = ac->lut.latency;
-    hw->sfu_lanes = ac->sfu.lanes; hw->sfu_latency = ac->sfu.latency;
-    hw->vec_lanes = ac->vector.lanes; hw->vec_latency = ac->vector.latency;
-    hw->sort_latency = ac->scheduler.sort_latency; hw->subset_latency = ac->scheduler.subset_latency;
     hw->dram_bpc = ac->memory.bandwidth_gbps / ac->clock_ghz;
     hw->l2_bpc = ac->memory.l2_bandwidth_gbps > 0 ? ac->memory.l2_bandwidth_gbps / ac->clock_ghz : hw->dram_bpc;
-    hw->dram_latency = ac->memory.latency;
-    hw->l2_latency = ac->memory.l2_latency;
     hw->l2_bytes = ac->memory.l2_mib * 1048576.0;
-    hw->buf_bpc = ac->memory.buffer_bytes_per_cycle;
-    hw->buf_latency = ac->memory.buffer_latency;
     hw->interleave = ac->interleave_cycles;
     hw->whole_tiles = !ac->skip_masked;
-    hw->operand_rows = ac->memory.operand_read_rows;
     hw->q_in_buffer = ac->regfile.q_placement == LSREGFILE_IN_BUFFER;
     hw->o_in_buffer = ac->regfile.o_placement == LSREGFILE_IN_BUFFER;
-    hw->pv_lp_rate = ac->tensor.pv_lp_rate;
-    hw->kv_group = ac->memory.kv_shared_contexts;
-    hw->v_transpose = ac->memory.v_transpose;
-    hw->v_transpose_cycles = (uint64_t)ac->memory.v_transpose_cycles;
-    hw->o_write_bpc = ac->memory.o_write_bytes_per_cycle < hw->buf_bpc ? ac->memory.o_write_bytes_per_cycle : hw->buf_bpc;
+    hw->o_write_bpc = ac->memory.o_write_bytes_per_cycle < ac->memory.buffer_bytes_per_cycle ? ac->memory.o_write_bytes_per_cycle
+                                                                                           : ac->memory.buffer_bytes_per_cycle;
     hw->launch_cycles = (uint64_t)ac->launch_cycles;
     hw->item_setup = (uint64_t)ac->item_setup_cycles;
-    hw->issue_per_cycle = ac->issue.per_cycle;
-    hw->issue_tensor = ac->issue.tensor_macs_per_instr;
-    hw->issue_sfu = ac->issue.sfu_ops_per_instr;
-    hw->issue_lut = ac->issue.lut_ops_per_instr;
-    hw->issue_vector = ac->issue.vector_ops_per_instr;
-    hw->issue_operand = ac->issue.operand_bytes_per_instr;
 }
 
 /* Refuse what this hardware cannot run, or what would not fit in the host's memory. */
 static int check_feasible(timed_run *t)
 {
     const ls_config_accelerator *ac = t->ac;
-    if (t->hw.lut_lanes < 1 && t->ep->mode != LS_ENGINE_MODE_FA2_16BIT)
+    if (t->hw.lut.lanes < 1 && t->ep->mode != LS_ENGINE_MODE_FA2_16BIT)
         return ls_timed_run_fail(t, "accelerator.lut.lanes = 0: this program needs the LUT (only fa2_16bit runs without it)");
     /* the accuracy pass keeps every tile's exponentials of each resident item (as the engine does
      * per thread): refuse sizes that would not fit rather than thrash */
@@ -188,18 +175,18 @@ int ls_timed_build_units(timed_run *t)
         if (!t->units[u].core) return ls_timed_run_fail(t, "out of memory");
     }
     t->units[LSUNIT_BUFFER].impl = &t->mem;
-    if (t->ac->sfu_shares_tensor_issue)   /* one issue slot: either unit's slice holds off the other */
+    if (t->ac->sfu.shares_tensor_issue)   /* one issue slot: either unit's slice holds off the other */
         for (int c = 0; c < hw->cores; c++) {
             t->units[LSUNIT_TENSOR].core[c].shares_issue = &t->units[LSUNIT_SFU].core[c];
             t->units[LSUNIT_SFU].core[c].shares_issue = &t->units[LSUNIT_TENSOR].core[c];
         }
-    if (hw->issue_per_cycle > 0) {   /* one issue port per core, shared by the units that issue */
+    if (hw->issue.per_cycle > 0) {   /* one issue port per core, shared by the units that issue */
         t->issue = calloc((size_t)hw->cores, sizeof *t->issue);
         if (!t->issue) return ls_timed_run_fail(t, "out of memory");
         static const int issuing[] = { LSUNIT_TENSOR, LSUNIT_LUT, LSUNIT_SFU, LSUNIT_VECTOR, LSUNIT_BUFFER };
-        const int per[] = { hw->issue_tensor, hw->issue_lut, hw->issue_sfu, hw->issue_vector, hw->issue_operand };
+        const int per[] = { hw->issue.tensor_macs_per_instr, hw->issue.lut_ops_per_instr, hw->issue.sfu_ops_per_instr, hw->issue.vector_ops_per_instr, hw->issue.operand_bytes_per_instr };
         for (int c = 0; c < hw->cores; c++) {
-            if (lsdp_issue_init(&t->issue[c], hw->issue_per_cycle) != 0) return ls_timed_run_fail(t, "out of memory");
+            if (lsdp_issue_init(&t->issue[c], hw->issue.per_cycle) != 0) return ls_timed_run_fail(t, "out of memory");
             for (size_t k = 0; k < sizeof issuing / sizeof issuing[0]; k++) {
                 lsdp_unit_state *us = &t->units[issuing[k]].core[c];
                 us->per_instr = (uint64_t)per[k];

@@ -47,8 +47,8 @@ static void unit_statistics(timed_run *t)
             tu->busy_cycles += lsdp_ceil_div(t->issue[c].instrs, t->issue[c].per_cycle);
             tr->issue_bound_cycles += t->issue[c].bound_cycles;
         }
-        tu->utilisation = denom > 0 ? (double)tu->work / (denom * hw->issue_per_cycle) : 0.0;
-        double chip = (double)s->cycles * all_cores * hw->issue_per_cycle;
+        tu->utilisation = denom > 0 ? (double)tu->work / (denom * hw->issue.per_cycle) : 0.0;
+        double chip = (double)s->cycles * all_cores * hw->issue.per_cycle;
         tu->utilisation_chip = chip > 0 ? (double)tu->work / chip : 0.0;
         tr->issue_modelled = true;
     }
@@ -153,7 +153,7 @@ void ls_timed_figures(timed_run *t)
     tr->instructions = s->instructions;
     tr->transactions = s->transactions;
     ls_timed_actions acts;
-    ls_timed_count_actions(s, &t->mem, t->hw.operand_rows > 0, in->dim, t->sh.bc, t->rp.layout, &acts);
+    ls_timed_count_actions(s, &t->mem, t->hw.memory.operand_read_rows > 0, in->dim, t->sh.bc, t->rp.layout, &acts);
     ls_timed_energy_of(&ac->energy, &acts, &tr->energy_uj);
     cost_figures(t);
     cycle_stack(t);
