@@ -128,7 +128,7 @@ static inline int lsdp_popc(uint64_t x) { return __builtin_popcountll(x); }
 /* ---- transactions and unit timing ---- */
 typedef struct lsdp_txn {
     int op;                  /* lsucode_opcode */
-    int unit;                /* lsucode_unit_id executing this part */
+    int unit;                /* lsunit_id (hw/unit/units.def) executing this part */
     int part;                /* which part of a multi-unit instruction (0, 1) */
     int core;
     lsdp_ctx *ctx;
@@ -264,7 +264,7 @@ typedef struct { uint64_t warps, subblocks; } lsdp_padding;
 /* A unit: its timing parameters, per-core state and behaviour. exec runs the transaction's data
  * work on its context (hw/lamp steps) and its timing (lsdp_unit_serve), filling start/end. */
 typedef struct lsdp_unit {
-    int id;                          /* lsucode_unit_id */
+    int id;                          /* lsunit_id (hw/unit/units.def) */
     const lsdp_hw *hw;
     lsdp_unit_state *core;              /* [cores] */
     void *impl;                      /* unit-specific state (memory: channels) */
