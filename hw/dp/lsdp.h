@@ -11,6 +11,7 @@
 
 #include "lslamp.h"
 #include "lsucode.h"
+#include "lsunit_params.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -134,7 +135,7 @@ static inline int lsdp_popc(uint64_t x) { return __builtin_popcountll(x); }
 /* ---- transactions and unit timing ---- */
 typedef struct lsdp_txn {
     int op;                  /* lsucode_opcode */
-    int unit;                /* lsucode_unit_id executing this part */
+    int unit;                /* lsunit_id (hw/unit/units.def) executing this part */
     int part;                /* which part of a multi-unit instruction (0, 1) */
     int core;
     lsdp_ctx *ctx;
@@ -157,7 +158,7 @@ typedef struct lsdp_txn {
      * port; set by lsdp_unit_serve from the work, carried by continuations like `rest`. */
     uint64_t instrs;
     bool no_issue;           /* issues no instruction (a DMA fill of the buffer) */
-    /* A K/V load with hw->v_transpose: `end` is when K is in the buffer, `v_ready` when the
+    /* A K/V load with hw->memory.v_transpose: `end` is when K is in the buffer, `v_ready` when the
      * transposed V is (the producer's transpose step, lsmem_exec); P.V waits for v_ready. */
     uint64_t v_ready;
 } lsdp_txn;
@@ -236,33 +237,29 @@ static inline void lsdp_unit_continue(lsdp_unit_state *u, lsdp_txn *t)
     lsdp_unit_slice(u, t, t->rest);
     t->work = 0;
 }
-/* Timing parameters of the units (per core unless noted), filled from accelerator.*. */
+/* Timing parameters of the units (per core unless noted), filled from accelerator.*: each unit's
+ * section as it declares it (hw/<folder>/<section>.params; a new parameter needs no copy), and the
+ * figures derived from several keys. */
 typedef struct {
     int cores;
     double clock_ghz;
-    int tensor_macs8, tensor_macs16, tensor_latency, promote_interval;
-    int lut_lanes, lut_latency;
-    int sfu_lanes, sfu_latency;
-    int vec_lanes, vec_latency;
-    int sort_latency, subset_latency;
+    lsunit_tensor_params tensor;     /* accelerator.tensor.* */
+    lsunit_lut_params lut;
+    lsunit_sfu_params sfu;
+    lsunit_vector_params vector;
+    lsunit_scheduler_params scheduler;
+    lsunit_memory_params memory;     /* the buffer and its port, L2, DRAM */
+    lsunit_issue_params issue;
+    int tensor_macs16;               /* 16-bit instructions' MACs per cycle (the FP8 rate with 8-bit operands) */
     double dram_bpc, l2_bpc;         /* chip-wide bytes per cycle */
-    int dram_latency, l2_latency;
     double l2_bytes;                 /* 0: no L2 */
-    int buf_bpc, buf_latency;
     int interleave;                  /* cycles: slice size on the compute units (0 = whole instructions) */
-    int operand_rows;                /* query rows sharing one buffer read of a K/V tile (0 = reads not timed) */
     bool q_in_buffer;                /* the Q block lives in the buffer: its fragment is re-read for every key tile */
     bool o_in_buffer;                /* the fp32 O accumulator lives in the buffer: every P.V reads and writes it */
-    double pv_lp_rate;               /* P.V of LP (8-bit) P sub-blocks: its rate as a fraction of tensor_macs8 */
     bool whole_tiles;                /* masked warps / sub-blocks of a computed tile cost as much as the rest */
-    int kv_group;                    /* resident contexts forming one block: shared K/V loads, start and retire together */
-    bool v_transpose;                /* V tiles are transposed in the buffer after their load (port read + write) */
-    uint64_t v_transpose_cycles;     /* the transpose's fixed chain per tile beyond its port time (barriers, fence) */
-    int o_write_bpc;                 /* bytes per cycle of the epilogue's write of O into the buffer (<= buf_bpc; 0 = buf_bpc) */
+    int o_write_bpc;                 /* bytes per cycle of the epilogue's write of O into the buffer (<= the port's) */
     uint64_t launch_cycles;          /* fixed cost before the first item of the run starts */
     uint64_t item_setup;             /* fixed latency from a slot taking an item to its first instruction */
-    int issue_per_cycle;             /* warp instructions issued per cycle per core (0 = issue not modelled) */
-    int issue_tensor, issue_lut, issue_sfu, issue_vector, issue_operand;   /* work per warp instruction (0 = none) */
 } lsdp_hw;
 
 /* Work that whole-tile execution (accelerator.skip_masked false) adds to the current tile: the
@@ -274,7 +271,7 @@ typedef struct { uint64_t warps, subblocks; } lsdp_padding;
 /* A unit: its timing parameters, per-core state and behaviour. exec runs the transaction's data
  * work on its context (hw/lamp steps) and its timing (lsdp_unit_serve), filling start/end. */
 typedef struct lsdp_unit {
-    int id;                          /* lsucode_unit_id */
+    int id;                          /* lsunit_id (hw/unit/units.def) */
     const lsdp_hw *hw;
     lsdp_unit_state *core;              /* [cores] */
     void *impl;                      /* unit-specific state (memory: channels) */

@@ -15,8 +15,8 @@ void lslut_exec(lsdp_unit *u, lsdp_txn *t)
             lookups += (uint64_t)lsdp_popc(w->active & ~w->pre) * sub;
         }
     }
-    if (t->op == LSUCODE_OP_EXP && x->wlo >= 0 && !lsdp_tile_hp(x) && u->hw->lut_lanes > 0)
+    if (t->op == LSUCODE_OP_EXP && x->wlo >= 0 && !lsdp_tile_hp(x) && u->hw->lut.lanes > 0)
         lookups += lsdp_masked_padding(u->hw, x).subblocks * sub;   /* whole tiles: the masked logits too */
-    uint64_t busy = lsdp_ceil_div(lookups, (uint64_t)(u->hw->lut_lanes > 0 ? u->hw->lut_lanes : 1));
-    lsdp_unit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->lut_latency, lookups);
+    uint64_t busy = lsdp_ceil_div(lookups, (uint64_t)(u->hw->lut.lanes > 0 ? u->hw->lut.lanes : 1));
+    lsdp_unit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->lut.latency, lookups);
 }

@@ -57,7 +57,7 @@ typedef struct {
     lsmem_port_fn port; void *port_user;
     uint64_t buf_bytes, store_bytes;
     uint64_t operand_bytes;          /* read from the buffers into operand registers (timed when configured) */
-    uint64_t *vt_free;               /* [cores] with hw->v_transpose: when the core's producer finishes its last transpose */
+    uint64_t *vt_free;               /* [cores] with hw->memory.v_transpose: when the core's producer finishes its last transpose */
 } lsmem_state;
 int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw);
 void lsmem_free(lsmem_state *m);

@@ -13,7 +13,7 @@ int lsmem_init(lsmem_state *m, const lsdp_shape *sh, const lsdp_hw *hw)
     m->model.hw = hw;
     m->model.map = &m->map;
     size_t n = (size_t)sh->batch * sh->heads_kv * sh->nkt;
-    if (hw->v_transpose && !(m->vt_free = calloc((size_t)(hw->cores > 0 ? hw->cores : 1), sizeof(uint64_t)))) return -1;
+    if (hw->memory.v_transpose && !(m->vt_free = calloc((size_t)(hw->cores > 0 ? hw->cores : 1), sizeof(uint64_t)))) return -1;
     return lslru_init(&m->model.l2_tiles, n, hw->l2_bytes > 0 ? (uint64_t)hw->l2_bytes : 0);
 }
 
@@ -136,7 +136,7 @@ static uint64_t operand_bytes(const lsdp_hw *hw, const lsdp_txn *t)
     updating = warps;   /* the warps whose O a P.V updates */
     if (t->op == LSUCODE_OP_QK_LP || t->op == LSUCODE_OP_QK_HP || t->op == LSUCODE_OP_PV)
         warps += lsdp_masked_padding(hw, x).warps;   /* whole tiles: every warp of the block reads */
-    uint64_t rows = (uint64_t)hw->operand_rows;
+    uint64_t rows = (uint64_t)hw->memory.operand_read_rows;
     uint64_t kv = warps ? lsdp_ceil_div(warps * bq, rows) * (uint64_t)nkeys * row : subblocks * (uint64_t)sh->b_k * row;
     bool pv = t->op == LSUCODE_OP_PV || t->op == LSUCODE_OP_SLOWPV;
     uint64_t q = hw->q_in_buffer && !pv ? (warps + readers) * bq * row : 0;
@@ -163,18 +163,18 @@ uint64_t lsmem_model_access(lsmem_model *m, lsmem_access *a)
     if (key >= 0 && lslru_access(&m->l2_tiles, (size_t)key, a->bytes)) {
         m->l2_bytes += a->bytes;
         a->dram_bytes = 0;
-        return channel(m, 1, a->req, a->bytes, hw->l2_bpc, (uint64_t)hw->l2_latency);
+        return channel(m, 1, a->req, a->bytes, hw->l2_bpc, (uint64_t)hw->memory.l2_latency);
     }
     m->dram_bytes += a->bytes;
     a->dram_bytes = a->bytes;
-    return channel(m, 0, a->req, a->bytes, hw->dram_bpc, (uint64_t)hw->dram_latency);
+    return channel(m, 0, a->req, a->bytes, hw->dram_bpc, (uint64_t)hw->memory.latency);
 }
 
 /* FP8 kernels transpose every V tile in the buffer (FlashAttention-3's producer warpgroup: LDSM.T,
  * byte permute, STSM into the K-major copy the FP8 wgmma reads). A step of its own after the load:
  * it starts when the tile has landed and the core's producer has finished the previous transpose,
  * takes the port time of the V half read and written (`kv_bytes` in all) plus the port latency and
- * the fixed chain hw->v_transpose_cycles (register permute, fence, barriers). K is usable at t->end,
+ * the fixed chain hw->memory.v_transpose_cycles (register permute, fence, barriers). K is usable at t->end,
  * P.V waits for t->v_ready. The bytes are booked on the port when the load is requested, as the fill
  * is (a booking at the landing time would hold the FIFO port for everything requested before it). */
 static void transpose_v(lsmem_state *m, const lsdp_hw *hw, lsdp_unit_state *port, lsdp_txn *t, uint64_t kv_bytes)
@@ -184,11 +184,11 @@ static void transpose_v(lsmem_state *m, const lsdp_hw *hw, lsdp_unit_state *port
     memset(&tt, 0, sizeof tt);
     tt.req = t->req;
     tt.no_issue = true;   /* the producer warps' instructions: ~1 per 100 B, they do not bind (docs/validation.md) */
-    uint64_t port_cycles = lsdp_ceil_div(kv_bytes, (uint64_t)hw->buf_bpc);
-    lsdp_unit_serve(port, &tt, port_cycles, (uint64_t)hw->buf_latency, kv_bytes);
+    uint64_t port_cycles = lsdp_ceil_div(kv_bytes, (uint64_t)hw->memory.buffer_bytes_per_cycle);
+    lsdp_unit_serve(port, &tt, port_cycles, (uint64_t)hw->memory.buffer_latency, kv_bytes);
     m->buf_bytes += kv_bytes;
     uint64_t start = t->end > *producer ? t->end : *producer;
-    t->v_ready = start + port_cycles + (uint64_t)hw->buf_latency + hw->v_transpose_cycles;
+    t->v_ready = start + port_cycles + (uint64_t)hw->memory.buffer_latency + (uint64_t)hw->memory.v_transpose_cycles;
     *producer = t->v_ready;
 }
 
@@ -201,7 +201,7 @@ void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
     if (lsdp_operand_read(t->op)) {
         /* operand reads of a matrix instruction: the core's buffer port, shared with the fills */
         uint64_t ob = operand_bytes(hw, t);
-        lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(ob, (uint64_t)hw->buf_bpc), (uint64_t)hw->buf_latency, ob);
+        lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(ob, (uint64_t)hw->memory.buffer_bytes_per_cycle), (uint64_t)hw->memory.buffer_latency, ob);
         m->operand_bytes += ob;
         return;
     }
@@ -219,8 +219,8 @@ void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
     bt.no_issue = true;   /* a DMA fill: no warp instruction */
     if (a.bytes) {
         /* the epilogue writes O into the buffer at its own width (FA3 FP8: 16-bit stores) before the store */
-        uint64_t bpc = (uint64_t)(r == LSMEM_O && hw->o_write_bpc > 0 ? hw->o_write_bpc : hw->buf_bpc);
-        lsdp_unit_serve(port, &bt, lsdp_ceil_div(a.bytes, bpc), (uint64_t)hw->buf_latency, a.bytes);
+        uint64_t bpc = (uint64_t)(r == LSMEM_O && hw->o_write_bpc > 0 ? hw->o_write_bpc : hw->memory.buffer_bytes_per_cycle);
+        lsdp_unit_serve(port, &bt, lsdp_ceil_div(a.bytes, bpc), (uint64_t)hw->memory.buffer_latency, a.bytes);
         m->buf_bytes += a.bytes;
     }
     t->fill_start = bt.start;
@@ -230,7 +230,7 @@ void lsmem_exec(lsdp_unit *u, lsdp_txn *t)
     t->work = a.bytes;
     t->work_hp = a.dram_bytes;
     t->v_ready = t->end;
-    if (r == LSMEM_KV && hw->v_transpose) transpose_v(m, hw, port, t, a.bytes);
+    if (r == LSMEM_KV && hw->memory.v_transpose) transpose_v(m, hw, port, t, a.bytes);
 }
 
 /* fp32 elements are the float's own bits; narrower ones go through the format's codes */

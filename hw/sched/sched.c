@@ -9,7 +9,7 @@ void lssched_exec(lsdp_unit *u, lsdp_txn *t)
     const lsdp_hw *hw = u->hw;
     int bq = sh->b_q, nk = sh->n_k;
     uint64_t busy = 0, work = 0;
-    uint64_t red = lsdp_ceil_div((uint64_t)sh->bc * bq, (uint64_t)hw->vec_lanes);   /* a tile-wide reduction */
+    uint64_t red = lsdp_ceil_div((uint64_t)sh->bc * bq, (uint64_t)hw->vector.lanes);   /* a tile-wide reduction */
     for (int wi = 0; wi < sh->n_q; wi++) {
         if (!(x->run >> wi & 1)) continue;
         lsdp_warp *w = &x->w[wi];
@@ -20,7 +20,7 @@ void lssched_exec(lsdp_unit *u, lsdp_txn *t)
                 lslamp_threats(c, w->ws.m, w->st.mu, bq, w->ws.T);
                 lslamp_sort_threats(nk, w->ws.T, w->ws.order);
             }
-            busy += (uint64_t)hw->sort_latency;
+            busy += (uint64_t)hw->scheduler.sort_latency;
             work += (uint64_t)nk * bq;
             break;
         case LSUCODE_OP_SEL1:     /* step 4 (stage 1) or the policy's pre-selection */
@@ -40,7 +40,7 @@ void lssched_exec(lsdp_unit *u, lsdp_txn *t)
             if (c->policy == &lslamp_policy_lamp && c->stage2 && cand) {
                 /* the exhaustive walk visits every subset of the candidates, one per cycle once the
                  * pipelined adder chain is full (rtl/lamp_stage2.sv, docs/rtl.md) */
-                busy += red + ((uint64_t)1 << lsdp_popc(cand)) + (uint64_t)hw->subset_latency - 1;
+                busy += red + ((uint64_t)1 << lsdp_popc(cand)) + (uint64_t)hw->scheduler.subset_latency - 1;
                 work += (uint64_t)lsdp_popc(cand) * c->b_k * bq;
             }
             break;

@@ -113,7 +113,7 @@ static void send(lsseq *s, lsseq_slot *sl, int op, int unit, int part, uint64_t 
 /* The block (accelerator.memory.kv_shared_contexts) a slot belongs to. */
 static lsseq_block *block_of(lsseq *s, const lsseq_slot *sl)
 {
-    return &s->blocks[(size_t)sl->core * (s->contexts_per_core / s->hw->kv_group) + sl->index / s->hw->kv_group];
+    return &s->blocks[(size_t)sl->core * (s->contexts_per_core / s->hw->memory.kv_shared_contexts) + sl->index / s->hw->memory.kv_shared_contexts];
 }
 
 /* The instructions that read a tile's V (and so wait for its transpose step): the P.V products. */
@@ -125,11 +125,11 @@ static void load_tile(lsseq *s, lsseq_slot *sl, int idx, uint64_t when)
 {
     if (idx < 0 || idx >= sl->ntiles || sl->kv[idx] != UNREQ) return;
     int kt = sl->tiles[idx];
-    lsseq_block *bl = s->hw->kv_group > 1 ? block_of(s, sl) : NULL;
+    lsseq_block *bl = s->hw->memory.kv_shared_contexts > 1 ? block_of(s, sl) : NULL;
     uint64_t key = ((uint64_t)sl->ctx.b * (uint64_t)s->sh->heads_kv + (uint64_t)sl->ctx.hkv) + 1;
     if (bl && bl->head[kt] == key) { sl->kv[idx] = bl->ready[kt]; sl->vt[idx] = bl->v_ready[kt]; s->shared_loads++; return; }
     lsdp_txn t = { 0 };
-    send_for(s, sl, LSUCODE_OP_LDKV, LSUCODE_MEM, 0, when, kt, &t, idx);
+    send_for(s, sl, LSUCODE_OP_LDKV, LSUNIT_BUFFER, 0, when, kt, &t, idx);
     s->kv_loads++;
     sl->kv[idx] = t.end;
     sl->vt[idx] = t.v_ready > t.end ? t.v_ready : t.end;
@@ -249,7 +249,7 @@ static int start_item(lsseq *s, lsseq_slot *sl, int pos, uint64_t t0)
     for (int r = 0; r < LSUCODE_NREGIONS; r++) { sl->sb[r] = t0; sl->sbk[r] = LSSEQ_STALL_DEPENDENCY; }
     sl->stored = t0;
     lsdp_txn t = { 0 };
-    send(s, sl, LSUCODE_OP_LDQ, LSUCODE_REGFILE, 1, t0, 0, &t);   /* register allocation (no time) */
+    send(s, sl, LSUCODE_OP_LDQ, LSUNIT_REGFILE, 1, t0, 0, &t);   /* register allocation (no time) */
     if (advance(s, sl) != 0) return -1;
     heap_push(s, (int)(sl - s->slots));
     return 0;
@@ -262,7 +262,7 @@ static int start_item(lsseq *s, lsseq_slot *sl, int pos, uint64_t t0)
 static int next_pos(const lsseq *s, const lsseq_slot *sl)
 {
     if (s->schedule == LSSEQ_SCHEDULE_PERSISTENT) {
-        int g = s->hw->kv_group > 1 ? s->hw->kv_group : 1;
+        int g = s->hw->memory.kv_shared_contexts > 1 ? s->hw->memory.kv_shared_contexts : 1;
         long long p = (long long)(sl - sl->index % g)->pos + s->nslots;
         return p < s->norder ? (int)p : -1;
     }
@@ -274,7 +274,7 @@ static int next_pos(const lsseq *s, const lsseq_slot *sl)
  * starting then with an empty shared-load table. */
 static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
 {
-    int g = s->hw->kv_group;
+    int g = s->hw->memory.kv_shared_contexts;
     int p = next_pos(s, sl);
     if (g <= 1) {   /* (no holes: LONGEST_FIRST pads to blocks of g) */
         if (p < 0) return 0;
@@ -305,25 +305,25 @@ static int start_block(lsseq *s, lsseq_slot *sl, uint64_t when)
 typedef struct { int unit, dep; } part_desc;
 #define NONE { -1, -1 }
 static const part_desc parts[LSUCODE_NOPS][NPARTS] = {
-    [LSUCODE_OP_LDQ] = { { LSUCODE_MEM, -1 }, NONE, NONE },
-    [LSUCODE_OP_INIT] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_LDQ] = { { LSUNIT_BUFFER, -1 }, NONE, NONE },
+    [LSUCODE_OP_INIT] = { { LSUNIT_VECTOR, -1 }, NONE, NONE },
     [LSUCODE_OP_PREF] = { NONE, NONE, NONE },
     [LSUCODE_OP_LDKV] = { NONE, NONE, NONE },
-    [LSUCODE_OP_QK_LP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
-    [LSUCODE_OP_QK_HP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
-    [LSUCODE_OP_SMAX] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
-    [LSUCODE_OP_SORT] = { { LSUCODE_SCHED, -1 }, NONE, NONE },
-    [LSUCODE_OP_SEL1] = { { LSUCODE_SCHED, -1 }, { LSUCODE_TENSOR, 0 }, { LSUCODE_MEM, 0 } },
-    [LSUCODE_OP_EXP] = { { LSUCODE_LUT, -1 }, { LSUCODE_SFU, -1 }, NONE },
-    [LSUCODE_OP_NORM] = { { LSUCODE_VECTOR, -1 }, { LSUCODE_SFU, -1 }, NONE },
-    [LSUCODE_OP_SEL2] = { { LSUCODE_SCHED, -1 }, NONE, NONE },
-    [LSUCODE_OP_RECOMP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_SFU, 0 }, { LSUCODE_MEM, -1 } },
-    [LSUCODE_OP_FULLHP] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_SFU, 0 }, { LSUCODE_MEM, -1 } },
-    [LSUCODE_OP_RAISE] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
-    [LSUCODE_OP_PV] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
-    [LSUCODE_OP_SLOWPV] = { { LSUCODE_TENSOR, -1 }, { LSUCODE_MEM, -1 }, NONE },
-    [LSUCODE_OP_FIN] = { { LSUCODE_VECTOR, -1 }, NONE, NONE },
-    [LSUCODE_OP_STO] = { { LSUCODE_MEM, -1 }, NONE, NONE },
+    [LSUCODE_OP_QK_LP] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_BUFFER, -1 }, NONE },
+    [LSUCODE_OP_QK_HP] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_BUFFER, -1 }, NONE },
+    [LSUCODE_OP_SMAX] = { { LSUNIT_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_SORT] = { { LSUNIT_SCHEDULER, -1 }, NONE, NONE },
+    [LSUCODE_OP_SEL1] = { { LSUNIT_SCHEDULER, -1 }, { LSUNIT_TENSOR, 0 }, { LSUNIT_BUFFER, 0 } },
+    [LSUCODE_OP_EXP] = { { LSUNIT_LUT, -1 }, { LSUNIT_SFU, -1 }, NONE },
+    [LSUCODE_OP_NORM] = { { LSUNIT_VECTOR, -1 }, { LSUNIT_SFU, -1 }, NONE },
+    [LSUCODE_OP_SEL2] = { { LSUNIT_SCHEDULER, -1 }, NONE, NONE },
+    [LSUCODE_OP_RECOMP] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_SFU, 0 }, { LSUNIT_BUFFER, -1 } },
+    [LSUCODE_OP_FULLHP] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_SFU, 0 }, { LSUNIT_BUFFER, -1 } },
+    [LSUCODE_OP_RAISE] = { { LSUNIT_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_PV] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_BUFFER, -1 }, NONE },
+    [LSUCODE_OP_SLOWPV] = { { LSUNIT_TENSOR, -1 }, { LSUNIT_BUFFER, -1 }, NONE },
+    [LSUCODE_OP_FIN] = { { LSUNIT_VECTOR, -1 }, NONE, NONE },
+    [LSUCODE_OP_STO] = { { LSUNIT_BUFFER, -1 }, NONE, NONE },
 };
 #undef NONE
 
@@ -332,7 +332,7 @@ static bool part_used(const lsseq *s, int op, int k)
 {
     const part_desc *p = &parts[op][k];
     if (p->unit < 0) return false;
-    if (p->unit == LSUCODE_MEM && lsdp_operand_read(op)) return s->hw->operand_rows > 0;
+    if (p->unit == LSUNIT_BUFFER && lsdp_operand_read(op)) return s->hw->memory.operand_read_rows > 0;
     return true;
 }
 
@@ -342,8 +342,8 @@ static bool part_used(const lsseq *s, int op, int k)
 static uint64_t slice_of(const lsseq *s, int op, int unit)
 {
     switch (unit) {
-    case LSUCODE_TENSOR: case LSUCODE_LUT: case LSUCODE_SFU: case LSUCODE_VECTOR: return (uint64_t)s->hw->interleave;
-    case LSUCODE_MEM: return lsdp_operand_read(op) ? (uint64_t)s->hw->interleave : 0;
+    case LSUNIT_TENSOR: case LSUNIT_LUT: case LSUNIT_SFU: case LSUNIT_VECTOR: return (uint64_t)s->hw->interleave;
+    case LSUNIT_BUFFER: return lsdp_operand_read(op) ? (uint64_t)s->hw->interleave : 0;
     default: return 0;
     }
 }
@@ -491,7 +491,7 @@ static int step(lsseq *s, lsseq_slot *sl)
         lsdp_ctx *x = &sl->ctx;
         if (s->item_done) s->item_done(s->item_user, x);
         lsdp_txn t = { 0 };
-        send(s, sl, LSUCODE_OP_STO, LSUCODE_REGFILE, 1, ready, 0, &t);   /* release the registers */
+        send(s, sl, LSUCODE_OP_STO, LSUNIT_REGFILE, 1, ready, 0, &t);   /* release the registers */
         sl->busy = false;
         sl->last_end = ready;
         if (s->trace_resident && next_pos(s, sl) < 0)
@@ -553,10 +553,10 @@ static int combine_phase(lsseq *s)
         x.item = e; x.b = x.blk.b; x.hq = x.blk.hq; x.hkv = x.blk.hkv; x.qb = x.blk.qb; x.q0 = x.blk.q0; x.nqv = x.blk.nqv;
         x.combine = sh->split_kv;
         uint64_t t0 = free_at[c] + hw->item_setup;
-        uint64_t t1 = combine_txn(s, &x, LSUCODE_OP_LDQ, LSUCODE_MEM, 0, c, t0);
-        uint64_t t2 = combine_txn(s, &x, LSUCODE_OP_NORM, LSUCODE_SFU, 1, c, t1);
-        uint64_t t3 = combine_txn(s, &x, LSUCODE_OP_FIN, LSUCODE_VECTOR, 0, c, t2);
-        uint64_t t4 = combine_txn(s, &x, LSUCODE_OP_STO, LSUCODE_MEM, 0, c, t3);
+        uint64_t t1 = combine_txn(s, &x, LSUCODE_OP_LDQ, LSUNIT_BUFFER, 0, c, t0);
+        uint64_t t2 = combine_txn(s, &x, LSUCODE_OP_NORM, LSUNIT_SFU, 1, c, t1);
+        uint64_t t3 = combine_txn(s, &x, LSUCODE_OP_FIN, LSUNIT_VECTOR, 0, c, t2);
+        uint64_t t4 = combine_txn(s, &x, LSUCODE_OP_STO, LSUNIT_BUFFER, 0, c, t3);
         s->combine_cycles += t4 - t0;
         free_at[c] = t4;
         if (t4 > s->core_end[c]) s->core_end[c] = t4;
@@ -621,7 +621,7 @@ int lsseq_run(lsseq *s)
     s->heap = malloc((size_t)s->nslots * sizeof(int));
     s->core_end = calloc((size_t)hw->cores, sizeof(uint64_t));
     s->core_stalls = calloc((size_t)hw->cores * LSSEQ_NSTALLS, sizeof(uint64_t));
-    int g = hw->kv_group > 1 ? hw->kv_group : 1;
+    int g = hw->memory.kv_shared_contexts > 1 ? hw->memory.kv_shared_contexts : 1;
     s->norder = lsseq_order_len(s->schedule, s->sh, s->items, g);
     s->order = malloc((size_t)(s->norder > 0 ? s->norder : 1) * sizeof(int));
     if (!s->order) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }

@@ -10,7 +10,9 @@ void lssfu_exec(lsdp_unit *u, lsdp_txn *t)
     lslamp_events *ev = &x->stats->ev;
     if (x->combine) {   /* split-KV combine: exp(lse_s - max) per row and split */
         exps = (uint64_t)x->combine * (uint64_t)x->nqv;
-        lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(exps, (uint64_t)u->hw->sfu_lanes), (uint64_t)u->hw->sfu_latency, exps);
+        uint64_t per = u->hw->sfu.cycles_per_exp > 1 ? (uint64_t)u->hw->sfu.cycles_per_exp : 1;
+        lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(exps * per, (uint64_t)u->hw->sfu.lanes), (uint64_t)u->hw->sfu.latency,
+                        exps);
         return;
     }
     for (int wi = 0; wi < sh->n_q; wi++) {
@@ -45,6 +47,8 @@ void lssfu_exec(lsdp_unit *u, lsdp_txn *t)
     if (t->op == LSUCODE_OP_EXP && lsdp_tile_hp(x))   /* whole tiles: exp of the masked logits too */
         exps += lsdp_masked_padding(u->hw, x).subblocks * sub;
     if (t->op == LSUCODE_OP_NORM) exps += lsdp_masked_padding(u->hw, x).warps * (uint64_t)sh->b_q;
-    uint64_t busy = lsdp_ceil_div(exps, (uint64_t)u->hw->sfu_lanes);
-    lsdp_unit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->sfu_latency, exps);
+    /* each exponential holds its lane cycles_per_exp cycles (a multi-pass or reduced-rate exp) */
+    uint64_t per = u->hw->sfu.cycles_per_exp > 1 ? (uint64_t)u->hw->sfu.cycles_per_exp : 1;
+    uint64_t busy = lsdp_ceil_div(exps * per, (uint64_t)u->hw->sfu.lanes);
+    lsdp_unit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->sfu.latency, exps);
 }

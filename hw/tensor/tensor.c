@@ -8,7 +8,7 @@ uint64_t lstensor_cycles(const lsdp_hw *hw, uint64_t macs8, uint64_t macs16, int
 {
     (void)d;
     /* Both modes share the array: 16-bit MACs take macs8/macs16 times the issue slots. */
-    double c = (double)macs8 / (double)hw->tensor_macs8 + (double)macs16 / (double)hw->tensor_macs16;
+    double c = (double)macs8 / (double)hw->tensor.macs_per_cycle_8bit + (double)macs16 / (double)hw->tensor_macs16;
     return (uint64_t)ceil(c - 1e-9);
 }
 
@@ -51,7 +51,7 @@ void lstensor_exec(lsdp_unit *u, lsdp_txn *t)
         uint64_t macs = rows * sh->bc * sh->dim;
         if (allhp) m16 = macs; else m8 = macs;
         /* promotion of the 8-bit partial sums every promote_interval products along d */
-        if (!allhp) extra = (uint64_t)((sh->dim + hw->promote_interval - 1) / hw->promote_interval - 1);
+        if (!allhp) extra = (uint64_t)((sh->dim + hw->tensor.promote_interval - 1) / hw->tensor.promote_interval - 1);
         break;
     }
     case LSUCODE_OP_SEL1:   /* timing of the stage-1 HP recomputes (data: lslamp_stage1, scheduler) */
@@ -111,9 +111,9 @@ void lstensor_exec(lsdp_unit *u, lsdp_txn *t)
          * pv_lp_rate: 1 with an 8 x 16-bit product, 0.5 on the preset at the 16-bit rate): as the
          * 8-bit MACs that take the same time */
         m8 += lp;
-        if (hw->pv_lp_rate > 0 && hw->pv_lp_rate < 1) m8_slow = (uint64_t)ceil((double)lp / hw->pv_lp_rate) - lp;
+        if (hw->tensor.pv_lp_rate > 0 && hw->tensor.pv_lp_rate < 1) m8_slow = (uint64_t)ceil((double)lp / hw->tensor.pv_lp_rate) - lp;
         /* each sequential pass drains the pipeline before the next reuses the HP space */
-        if (slow && passes) extra = passes * (uint64_t)hw->tensor_latency;
+        if (slow && passes) extra = passes * (uint64_t)hw->tensor.latency;
         t->slow = slow;
         break;
     }
@@ -121,6 +121,6 @@ void lstensor_exec(lsdp_unit *u, lsdp_txn *t)
         break;
     }
     uint64_t busy = (m8 || m16) ? lstensor_cycles(hw, m8 + m8_slow, m16, sh->dim) + extra : 0;
-    lsdp_unit_serve(us, t, busy, (uint64_t)hw->tensor_latency, m8 + m16);
+    lsdp_unit_serve(us, t, busy, (uint64_t)hw->tensor.latency, m8 + m16);
     t->work_hp = m16;
 }

@@ -5,16 +5,15 @@
 #include <stddef.h>
 
 #include "lsreglayout.h"
+#include "lsunit.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Units an instruction can occupy (the sequencer is LSUCODE_SEQ: zero-time control flow). */
-typedef enum {
-    LSUCODE_SEQ = 0, LSUCODE_MEM, LSUCODE_TENSOR, LSUCODE_LUT, LSUCODE_SFU, LSUCODE_VECTOR, LSUCODE_SCHED, LSUCODE_REGFILE, LSUCODE_NUNITS
-} lsucode_unit_id;
-const char *lsucode_unit_name(int unit);
+/* Units an instruction can occupy: the components of hw/unit (lsunit_id, units.def); the
+ * sequencer (LSUNIT_SEQUENCER) is zero-time control flow. */
+typedef lsunit_id lsucode_unit_id;
 
 typedef enum {
     LSUCODE_OP_LDQ, LSUCODE_OP_INIT, LSUCODE_OP_PREF, LSUCODE_OP_LDKV, LSUCODE_OP_QK_LP, LSUCODE_OP_QK_HP, LSUCODE_OP_SMAX,

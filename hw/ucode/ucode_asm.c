@@ -10,37 +10,33 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const unit_names[LSUCODE_NUNITS] = { "sequencer", "memory", "tensor", "lut", "sfu", "vector",
-                                                    "scheduler", "regfile" };
-const char *lsucode_unit_name(int u) { return u >= 0 && u < LSUCODE_NUNITS ? unit_names[u] : "?"; }
-
 static const char *const region_names[LSUCODE_NREGIONS] = { "Q", "KV", "Y", "M", "SEL", "E", "ST", "O" };
 const char *lsucode_region_name(int r) { return r >= 0 && r < LSUCODE_NREGIONS ? region_names[r] : "?"; }
 
 static const lsucode_opinfo ops[LSUCODE_NOPS] = {
-    [LSUCODE_OP_LDQ] = { "LDQ", LSUCODE_MEM, 1, 1, 0, 0, 0, "load the query block, pre-scale and transpose it" },
-    [LSUCODE_OP_INIT] = { "INIT", LSUCODE_VECTOR, 1, 2, 0, 0, 0, "reset row state (mu, omega) and the O accumulator" },
-    [LSUCODE_OP_PREF] = { "PREF", LSUCODE_MEM, 1, 1, 0, 0, 0, "prefetch the first key/value tiles (prefetch depth)" },
-    [LSUCODE_OP_LDKV] = { "LDKV", LSUCODE_MEM, 1, 1, 0, 0, 0, "prefetch the key/value tile prefetch-depth tiles ahead" },
-    [LSUCODE_OP_QK_LP] = { "QK.LP", LSUCODE_TENSOR, 1, 1, 1, 3, 0, "logit tile in the 8-bit accumulator (e4m3)" },
-    [LSUCODE_OP_QK_HP] = { "QK.HP", LSUCODE_TENSOR, 1, 1, 1, 3, 0, "logit tile in the 16-bit accumulator (e4m11)" },
-    [LSUCODE_OP_SMAX] = { "SMAX", LSUCODE_VECTOR, 1, 1, 1, 2, 0, "sub-block maxima of the logits" },
-    [LSUCODE_OP_SORT] = { "SORT", LSUCODE_SCHED, 1, 1, 1, 3, 0, "threats against the running max, stable sort" },
-    [LSUCODE_OP_SEL1] = { "SEL1", LSUCODE_SCHED, 1, 3, 1, 6, 0, "pre-selection: stage-1 safety margin (HP recompute of failing sub-blocks)" },
-    [LSUCODE_OP_EXP] = { "EXP", LSUCODE_LUT, 1, 1, 1, 4, 0, "exponentials: LP sub-blocks on the LUT, HP sub-blocks on the SFU" },
-    [LSUCODE_OP_NORM] = { "NORM", LSUCODE_VECTOR, 1, 1, 1, 3, 0, "normaliser: lambda (SFU), alpha, omega_hat" },
-    [LSUCODE_OP_SEL2] = { "SEL2", LSUCODE_SCHED, 1, 1, 1, 4, 0, "stage 2: costs and block-LAMP subset selection (recompute set)" },
-    [LSUCODE_OP_RECOMP] = { "RECOMP", LSUCODE_TENSOR, 1, 2, 1, 5, 0, "recompute set: HP logits (tensor) and HP exponentials (SFU)" },
-    [LSUCODE_OP_FULLHP] = { "FULLHP", LSUCODE_TENSOR, 1, 2, 1, 5, 0, "disruptive_numerics=full_tile_hp: rest of a disruptive tile in HP" },
-    [LSUCODE_OP_RAISE] = { "RAISE", LSUCODE_VECTOR, 1, 2, 1, 4, 0, "above_one=raise: raise mu_hat and redo the exponentials" },
-    [LSUCODE_OP_PV] = { "PV", LSUCODE_TENSOR, 1, 1, 1, 4, 0, "update O = O*lambda + P.V for warps on the fast path" },
-    [LSUCODE_OP_SLOWPV] = { "SLOWPV", LSUCODE_TENSOR, 1, 1, 1, 4, 0, "disruptive slow path: sequential fully 16-bit update of O" },
-    [LSUCODE_OP_FIN] = { "FIN", LSUCODE_VECTOR, 1, 1, 1, 2, 0, "O / omega after the last key tile" },
-    [LSUCODE_OP_STO] = { "STO", LSUCODE_MEM, 0, 0, 1, 1, 0, "store the output block" },
-    [LSUCODE_OP_JND] = { "JND", LSUCODE_SEQ, 0, 0, 0, 0, 1, "jump if no warp of the tile is disruptive (compact layout, >= 2 HP sub-blocks)" },
-    [LSUCODE_OP_JMP] = { "JMP", LSUCODE_SEQ, 0, 0, 0, 0, 1, "jump" },
-    [LSUCODE_OP_NEXT] = { "NEXT", LSUCODE_SEQ, 0, 0, 0, 0, 1, "advance to the next key tile with work; jump if there is one" },
-    [LSUCODE_OP_END] = { "END", LSUCODE_SEQ, 0, 0, 0, 0, 0, "end of the context's program" },
+    [LSUCODE_OP_LDQ] = { "LDQ", LSUNIT_BUFFER, 1, 1, 0, 0, 0, "load the query block, pre-scale and transpose it" },
+    [LSUCODE_OP_INIT] = { "INIT", LSUNIT_VECTOR, 1, 2, 0, 0, 0, "reset row state (mu, omega) and the O accumulator" },
+    [LSUCODE_OP_PREF] = { "PREF", LSUNIT_BUFFER, 1, 1, 0, 0, 0, "prefetch the first key/value tiles (prefetch depth)" },
+    [LSUCODE_OP_LDKV] = { "LDKV", LSUNIT_BUFFER, 1, 1, 0, 0, 0, "prefetch the key/value tile prefetch-depth tiles ahead" },
+    [LSUCODE_OP_QK_LP] = { "QK.LP", LSUNIT_TENSOR, 1, 1, 1, 3, 0, "logit tile in the 8-bit accumulator (e4m3)" },
+    [LSUCODE_OP_QK_HP] = { "QK.HP", LSUNIT_TENSOR, 1, 1, 1, 3, 0, "logit tile in the 16-bit accumulator (e4m11)" },
+    [LSUCODE_OP_SMAX] = { "SMAX", LSUNIT_VECTOR, 1, 1, 1, 2, 0, "sub-block maxima of the logits" },
+    [LSUCODE_OP_SORT] = { "SORT", LSUNIT_SCHEDULER, 1, 1, 1, 3, 0, "threats against the running max, stable sort" },
+    [LSUCODE_OP_SEL1] = { "SEL1", LSUNIT_SCHEDULER, 1, 3, 1, 6, 0, "pre-selection: stage-1 safety margin (HP recompute of failing sub-blocks)" },
+    [LSUCODE_OP_EXP] = { "EXP", LSUNIT_LUT, 1, 1, 1, 4, 0, "exponentials: LP sub-blocks on the LUT, HP sub-blocks on the SFU" },
+    [LSUCODE_OP_NORM] = { "NORM", LSUNIT_VECTOR, 1, 1, 1, 3, 0, "normaliser: lambda (SFU), alpha, omega_hat" },
+    [LSUCODE_OP_SEL2] = { "SEL2", LSUNIT_SCHEDULER, 1, 1, 1, 4, 0, "stage 2: costs and block-LAMP subset selection (recompute set)" },
+    [LSUCODE_OP_RECOMP] = { "RECOMP", LSUNIT_TENSOR, 1, 2, 1, 5, 0, "recompute set: HP logits (tensor) and HP exponentials (SFU)" },
+    [LSUCODE_OP_FULLHP] = { "FULLHP", LSUNIT_TENSOR, 1, 2, 1, 5, 0, "disruptive_numerics=full_tile_hp: rest of a disruptive tile in HP" },
+    [LSUCODE_OP_RAISE] = { "RAISE", LSUNIT_VECTOR, 1, 2, 1, 4, 0, "above_one=raise: raise mu_hat and redo the exponentials" },
+    [LSUCODE_OP_PV] = { "PV", LSUNIT_TENSOR, 1, 1, 1, 4, 0, "update O = O*lambda + P.V for warps on the fast path" },
+    [LSUCODE_OP_SLOWPV] = { "SLOWPV", LSUNIT_TENSOR, 1, 1, 1, 4, 0, "disruptive slow path: sequential fully 16-bit update of O" },
+    [LSUCODE_OP_FIN] = { "FIN", LSUNIT_VECTOR, 1, 1, 1, 2, 0, "O / omega after the last key tile" },
+    [LSUCODE_OP_STO] = { "STO", LSUNIT_BUFFER, 0, 0, 1, 1, 0, "store the output block" },
+    [LSUCODE_OP_JND] = { "JND", LSUNIT_SEQUENCER, 0, 0, 0, 0, 1, "jump if no warp of the tile is disruptive (compact layout, >= 2 HP sub-blocks)" },
+    [LSUCODE_OP_JMP] = { "JMP", LSUNIT_SEQUENCER, 0, 0, 0, 0, 1, "jump" },
+    [LSUCODE_OP_NEXT] = { "NEXT", LSUNIT_SEQUENCER, 0, 0, 0, 0, 1, "advance to the next key tile with work; jump if there is one" },
+    [LSUCODE_OP_END] = { "END", LSUNIT_SEQUENCER, 0, 0, 0, 0, 0, "end of the context's program" },
 };
 
 const lsucode_opinfo *lsucode_op_info(int op) { return op >= 0 && op < LSUCODE_NOPS ? &ops[op] : NULL; }

@@ -14,7 +14,7 @@ void lsvector_exec(lsdp_unit *u, lsdp_txn *t)
     bool no_data = lsdp_no_data(sh);
     if (x->combine) {   /* split-KV combine: per row and split a scaled add of O (d) and of omega, then O / omega */
         ops = (uint64_t)x->combine * (uint64_t)x->nqv * (2u * (uint64_t)d + 2u) + (uint64_t)x->nqv * (uint64_t)d;
-        lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(ops, (uint64_t)u->hw->vec_lanes), (uint64_t)u->hw->vec_latency, ops);
+        lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(ops, (uint64_t)u->hw->vector.lanes), (uint64_t)u->hw->vector.latency, ops);
         return;
     }
     switch (t->op) {
@@ -96,6 +96,6 @@ void lsvector_exec(lsdp_unit *u, lsdp_txn *t)
     }
     if (t->op == LSUCODE_OP_SMAX || t->op == LSUCODE_OP_NORM)   /* whole tiles: the warps that do not run it too */
         ops += lsdp_masked_padding(u->hw, x).warps * (uint64_t)(sh->bc + (t->op == LSUCODE_OP_NORM ? 3 : 0)) * bq;
-    uint64_t busy = lsdp_ceil_div(ops, (uint64_t)u->hw->vec_lanes);
-    lsdp_unit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->vec_latency, ops);
+    uint64_t busy = lsdp_ceil_div(ops, (uint64_t)u->hw->vector.lanes);
+    lsdp_unit_serve(&u->core[t->core], t, busy, (uint64_t)u->hw->vector.latency, ops);
 }

@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "lsfp.h"
 #include "lslamp.h"
+#include "lsunit_params.h"
 
 #define LS_CONFIG_NAME_MAX 128
 #define LS_CONFIG_TEXT_MAX 512
@@ -29,11 +30,6 @@
 /* ---- enumerations of the configuration's own choices (order = the schema's names) ---- */
 typedef enum { LS_CONFIG_DTYPE_FP32, LS_CONFIG_DTYPE_BF16, LS_CONFIG_DTYPE_FP16 } ls_config_dtype;
 typedef enum { LS_CONFIG_GEN_GAUSSIAN, LS_CONFIG_GEN_QKNORM, LS_CONFIG_GEN_TRACE, LS_CONFIG_GEN_HEADS } ls_config_generator;
-
-typedef struct ls_config_unit {
-    int lanes;    /* operations issued per cycle per core */
-    int latency;  /* cycles from issue to result */
-} ls_config_unit;
 
 /* picojoules per action (Accelergy style: the timed model counts actions, see timed_energy.h) */
 typedef struct ls_config_energy {
@@ -66,24 +62,18 @@ typedef struct ls_config_accelerator {
     int warp_size, max_warps, max_ctas;
     int interleave_cycles;              /* slice size with which contexts share a unit (0 = whole instructions) */
     bool skip_masked;                   /* false: a computed tile costs its masked warps / sub-blocks too */
-    bool sfu_shares_tensor_issue;       /* SFU and tensor unit never busy in the same cycle (GPU presets) */
     int scheduling;                     /* lsseq_schedule: the order work items go to the slots */
     int launch_cycles;                  /* fixed cost of a launch before the first item starts */
     int item_setup_cycles;              /* fixed latency between a slot taking an item and its first instruction */
-    struct { int per_cycle, tensor_macs_per_instr, sfu_ops_per_instr, lut_ops_per_instr, vector_ops_per_instr,
-             operand_bytes_per_instr; } issue;   /* the cores' instruction issue (0 per cycle: not modelled) */
-    struct { int macs_per_cycle_8bit, macs_per_cycle_16bit, macs_per_cycle_fp8_wide, latency, promote_interval;
-             double pv_lp_rate; } tensor;
-    struct { int lanes, latency, entries; } lut;
-    ls_config_unit sfu, vector;
-    struct { int sort_latency, subset_latency; } scheduler;
-    struct { int registers, subpartitions, max_regs_per_thread, alloc_granularity;
-             int layout;                        /* lsregfile_layout (hw/regfile/lsreglayout.h) */
-             int q_placement, o_placement;      /* lsregfile_place of the Q block and the fp32 O accumulator */
-             int max_contexts; } regfile;
-    struct { double bandwidth_gbps; int latency; double buffer_kib; int buffer_bytes_per_cycle;
-             int buffer_latency; int pipeline_stages; double l2_mib, l2_bandwidth_gbps; int l2_latency;
-             int operand_read_rows; int kv_shared_contexts; bool v_transpose; int v_transpose_cycles; int o_write_bytes_per_cycle; } memory;
+    /* the units' sections, declared by the units (hw/<folder>/<section>.params, hw/unit/lsunit_params.h) */
+    lsunit_issue_params issue;          /* the cores' instruction issue (0 per cycle: not modelled) */
+    lsunit_tensor_params tensor;
+    lsunit_lut_params lut;
+    lsunit_sfu_params sfu;
+    lsunit_vector_params vector;
+    lsunit_scheduler_params scheduler;
+    lsunit_regfile_params regfile;      /* layout: lsregfile_layout; q/o_placement: lsregfile_place */
+    lsunit_memory_params memory;        /* the on-chip buffer and its port, L2, DRAM */
     ls_config_energy energy;
     ls_config_area area;
 } ls_config_accelerator;

@@ -32,7 +32,14 @@
 #define ASAP7_ENERGY "hw/cost/asap7_energy.csv (scripts/rtl_energy.py): the unit's Yosys netlist on the ASAP7 cells, " \
     "toggles of a Verilator simulation weighted by the liberty's internal-energy tables and pin capacitances"
 #define HOROWITZ "Horowitz, Computing's energy problem, ISSCC 2014, 45 nm 0.9 V (as tabulated in stillwater-sc universal generic_45nm.hpp; hw 5)"
-#define LUO "Luo et al., Benchmarking and Dissecting the Nvidia Hopper GPU Architecture, arXiv 2402.13499, load latencies measured on an H800 PCIe (quoted in hw 1)"
+
+/* A unit's declaration (hw/<folder>/<section>.params) as provenance entries (NONE: no entry). */
+#define LSPARAM(sec, type, field, def, lo, hi, help, pkind, plo, phi, ptext) \
+    LSPARAM_PROV_##pkind("accelerator." #sec "." #field, plo, phi, ptext)
+#define LSPARAM_PROV_SOURCE(k, lo, hi, t) {k, LS_CONFIG_PROV_SOURCE, lo, hi, NULL, t},
+#define LSPARAM_PROV_ESTIMATE(k, lo, hi, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, NULL, t},
+#define LSPARAM_PROV_SYNTHESIZED(k, lo, hi, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, NULL, t},
+#define LSPARAM_PROV_NONE(k, lo, hi, t)
 
 static const ls_config_provenance table[] = {
     /* ---------------- the core envelope (H100 SXM5, hw 1 and 7.1) ---------------- */
@@ -52,106 +59,24 @@ static const ls_config_provenance table[] = {
         "(docs/validation.md), the upper end for a software-managed start."),
 
     /* ---------------- tensor unit ---------------- */
-    SRC("accelerator.tensor.macs_per_cycle_8bit",
-        "H100 SXM5: 1978.9 TFLOP/s dense FP8 (glennklockwood.com/garden/processors/h100; hw 1) = 8192 FLOP (4096 MAC) per "
-        "clock per SM at 1.83 GHz."),
-    SRC("accelerator.tensor.macs_per_cycle_16bit",
-        "H100 SXM5: 989.4 TFLOP/s dense FP16/BF16, the same with FP32 accumulation (H100 whitepaper Table 3 via NVIDIA "
-        "forum thread 218102; glennklockwood.com; hw 1) = 2048 MAC per clock per SM."),
-    SRC("accelerator.tensor.macs_per_cycle_fp8_wide",
-        "0 = the 8-bit rate, 4096 MAC per clock: FA3 paper section 2.2, FP8 wgmma (FP32 accumulation, as FA3's FP8 "
-        "kernels use it) gives twice the FP16 throughput per SM (docs/validation.md)."),
-    EST("accelerator.tensor.latency", 12, 128,
-        "No end-to-end wgmma latency is published (hw 8); Accel-Sim's A100 config models HMMA.16816 at 12 cycles, an sm_120 "
-        "microbenchmark finds ldmatrix's ~33-cycle serial latency comparable to MMA's (florianmattana/sass-king PR #32), "
-        "and 128 is one m64n256k16 wgmma's issue time (hw 1)."),
-    EST("accelerator.tensor.pv_lp_rate", 0.5, 1,
-        "No rate is published for a ue5m3 x bf16 product: 1 assumes the LampAttention array multiplies 8 x 16 bits at "
-        "the 8-bit rate, 0.5 is the 16-bit rate an H100-class tensor core gives it (not an FP8 MMA; hw 1)."),
-    SRC("accelerator.tensor.promote_interval",
-        "DeepSeek-V3 report section 3.5.2: Hopper FP8 MMA partial sums are promoted to FP32 every 128 products along K "
-        "(hw 1)."),
+#include "tensor/tensor.params"
 
     /* ---------------- exponential units ---------------- */
-    EST("accelerator.lut.lanes", 16, 256,
-        "hw 7.2 proposes 128 lookups per clock (8x the MUFU rate, the FP32 lane count) and a sweep of 16 to 256; no "
-        "LampAttention hardware exists to measure."),
-    SYN("accelerator.lut.latency", 1, 2,
-        "Synthesized (rtl/lamp_lut_exp.sv, docs/rtl.md): shift rounding to ue5m3 and the 256-entry table are ~600 ps "
-        "(330-960) against the 546 ps cycle at 1.83 GHz, so one register between them: 2 cycles; 1 only at the fast end "
-        "of the gate-delay error bars or with a rounder specialised to e4m3 differences."),
-    SRC("accelerator.lut.entries",
-        "The LUT is indexed by the 8-bit ue5m3 low-precision shift (LampAttention paper, num A.2): 2^8 = 256 entries."),
-    SRC("accelerator.sfu.lanes",
-        "FlashAttention-3 paper footnote 5 and CUDA C++ Programming Guide: 16 MUFU (exp2) operations per clock per SM "
-        "on H100 (hw 1)."),
-    EST("accelerator.sfu.latency", 14, 40,
-        "Accel-Sim's tested SM90_H100 and SM80_A100 configs (trace.config) model SFU ops at 23 cycles; 14 for a shallower "
-        "dedicated unit, 40 for ex2 plus the dependent log2(e) scaling and range fix-up."),
+#include "lut/lut.params"
+#include "sfu/sfu.params"
 
     /* ---------------- vector unit and recompute scheduler ---------------- */
-    SRC("accelerator.vector.lanes", "H100: 128 FP32 lanes per SM (CUDA C++ Programming Guide; hw 1)."),
-    SRC("accelerator.vector.latency",
-        "Accel-Sim tested config SM90_H100 (accel-sim/accel-sim-framework, gpu-simulator/configs/tested-cfgs/"
-        "SM90_H100/trace.config): FP32 ('sp') latency 4 cycles."),
-    SYN("accelerator.scheduler.sort_latency", 2, 5,
-        "Synthesized (rtl/lamp_sched.sv, docs/rtl.md): threats and the stable sort of N_k = 4 over b_q = 32 queries, "
-        "about 1.4 ns, 3 cycles at 1.83 GHz (2-5 over the gate-delay error bars); N_k = 8 gives 4 (2-6): set 4 there."),
-    SYN("accelerator.scheduler.subset_latency", 3, 7,
-        "Synthesized (rtl/lamp_stage2.sv, docs/rtl.md): one subset's test is a chain of N_k float64 adds and a compare, "
-        "about 2.1 ns at N_k = 4: 4 cycles (3-7); the walk is pipelined, one subset per cycle after it "
-        "(2^|cand| + 4 - 1 = 19 at 4 candidates). N_k = 8 doubles the chain: 9 (5-15), set 9 there."),
+#include "vector/vector.params"
+#include "sched/scheduler.params"
 
     /* ---------------- register file ---------------- */
-    SRC("accelerator.regfile.registers", "H100: 65,536 32-bit registers per SM (H100 whitepaper; FA3 paper Table 1; hw 1)."),
-    SRC("accelerator.regfile.subpartitions", "cuda_occupancy.h: cudaOccSubPartitionsPerMultiprocessor = 4 (hw 1, 4)."),
-    SRC("accelerator.regfile.max_regs_per_thread", "H100 whitepaper Table 4: at most 255 registers per thread (hw 1)."),
-    SRC("accelerator.regfile.alloc_granularity", "cuda_occupancy.h: registers allocated per warp in units of 256 (hw 1, 4)."),
-    SRC("accelerator.regfile.layout",
-        "LampAttention paper's compact layout (num D.3): 4 x 8-bit logits per register plus room for one 16-bit sub-block."),
-    EST("accelerator.regfile.max_contexts", 1, 4,
-        "Resident query blocks per core: FA2 keeps 2 thread blocks per SM at d 128 and FA3 one block of 2-3 consumer "
-        "warpgroups (hw 2.5); above 2 the registers bind at the preset tile."),
+#include "regfile/regfile.params"
 
     /* ---------------- memory ---------------- */
-    SRC("accelerator.memory.bandwidth_gbps", "H100 SXM5: 3.35 TB/s HBM3 (FA3 paper Table 1; NVIDIA spec table; hw 1)."),
-    SRC("accelerator.memory.latency", "HBM load latency 479 cycles: " LUO "."),
-    SRC("accelerator.memory.buffer_kib", "H100: up to 228 KiB shared memory per SM (FA3 paper Table 1; hw 1)."),
-    SRC("accelerator.memory.buffer_bytes_per_cycle",
-        "FA3 paper footnote 4: 128 B per clock per SM shared-memory bandwidth (32 banks x 4 B; hw 1)."),
-    SRC("accelerator.memory.buffer_latency", "Shared-memory load latency 29 cycles: " LUO "."),
-    EST("accelerator.memory.pipeline_stages", 1, 4,
-        "FA3's sm90 kernel keeps kStages = 2 K/V stages (hopper/flash_fwd_launch_template.h, hw 2.5); 1 is no prefetch, 4 "
-        "what the 228 KiB buffer holds at small tiles."),
-    SRC("accelerator.memory.l2_mib", "H100: 50 MiB L2 (FA3 paper Table 1; hw 1)."),
-    SRC("accelerator.memory.l2_bandwidth_gbps", "H100: about 12 TB/s L2 bandwidth (FA3 paper Table 1; hw 1)."),
-    SRC("accelerator.memory.l2_latency", "L2 load latency 263 cycles: " LUO "."),
-    EST("accelerator.memory.operand_read_rows", 32, 128,
-        "Rows sharing one operand read: 32 for per-warp ldmatrix (FA2's sm80 kernel), 64 for one wgmma warpgroup (FA3, "
-        "hw 1), 128 for a whole context reading each K/V fragment once."),
-    EST("accelerator.memory.kv_shared_contexts", 1, 2,
-        "1: independent contexts that each load their K/V (preset header); 2: FA3's block of consumer warpgroups sharing "
-        "the producer's loads (hw 2.5). Must divide regfile.max_contexts."),
-    EST("accelerator.memory.v_transpose_cycles", 0, 200,
-        "0: the preset transposes nothing (v_transpose false); FlashAttention-3's FP8 producer adds ~90 cycles per V "
-        "tile (register permute 4, fence 29, mbarrier arrive and wait 2 x 29; configs/validation/fa3fp8_h100.yaml), "
-        "200 if its barrier round trips were twice as slow."),
-    EST("accelerator.memory.o_write_bytes_per_cycle", 32, 128,
-        "128 = the port width (one 32-lane 4-byte access or stmatrix per clock); 64 for one 16-bit "
-        "element per lane per store (FlashAttention-3's FP8 epilogue, hopper/kernel_traits.h TiledCopyrO at "
-        "5018ac6a), 32 for 8-bit stores."),
+#include "mem/memory.params"
 
     /* ---------------- instruction issue (not modelled in the preset: issue.per_cycle 0) ---------------- */
-    EST("accelerator.issue.per_cycle", 0, 4,
-        "0: a tile-instruction accelerator whose issue never binds; 4: H100's four warp schedulers, one instruction each per "
-        "cycle (CUDA C++ Programming Guide, compute capability 9.0)."),
-    SRC("accelerator.issue.tensor_macs_per_instr", "PTX ISA: mma.sync.m16n8k16 = 16 x 8 x 16 = 2048 multiply-adds."),
-    SRC("accelerator.issue.sfu_ops_per_instr", "One MUFU operation per lane of a 32-thread warp instruction (PTX ISA ex2.approx)."),
-    EST("accelerator.issue.lut_ops_per_instr", 32, 128,
-        "One lookup per lane of a warp instruction, as the MUFU; a 128-lane LUT could take a warpgroup's 128 per "
-        "instruction."),
-    SRC("accelerator.issue.vector_ops_per_instr", "One FP32 operation per lane of a 32-thread warp instruction (PTX ISA)."),
-    SRC("accelerator.issue.operand_bytes_per_instr", "PTX ISA: ldmatrix.x4 loads 4 x (8 x 8) 16-bit elements = 512 bytes."),
+#include "dp/issue.params"
 
     /* ---------------- energy per action ---------------- */
     ESRC("accelerator.energy.int_add_8", "45 nm", HOROWITZ ": 8-bit add 0.03 pJ."),

@@ -42,6 +42,13 @@ static const char *const sched_names[] = {"index", "longest_first", "persistent"
 #define S(p, f, d, h) {p, LS_CONFIG_T_STRING, F(f), d, 0, 0, NULL, h, 0}
 #define P(p, f, d, h) {p, LS_CONFIG_T_PATH, F(f), d, 0, 0, NULL, h, 0}
 #define EN(p, f, d, n, h) {p, LS_CONFIG_T_ENUM, F(f), d, 0, 0, n, h, 0}
+/* A unit's declaration (hw/<folder>/<section>.params) as schema rows. */
+#define LSPARAM(sec, type, field, def, lo, hi, help, pkind, plo, phi, ptext) \
+    LSPARAM_ROW_##type("accelerator." #sec "." #field, accelerator.sec.field, def, lo, hi, help),
+#define LSPARAM_ROW_INT(p, f, d, lo, hi, h) I(p, f, d, lo, hi, h)
+#define LSPARAM_ROW_DOUBLE(p, f, d, lo, hi, h) D(p, f, d, lo, hi, h)
+#define LSPARAM_ROW_BOOL(p, f, d, lo, hi, h) B(p, f, d, h)
+#define LSPARAM_ROW_ENUM(p, f, d, names, hi, h) EN(p, f, d, names, h)
 #define PJ(p, f, d, h) D(p, f, d, 0, 1e9, "Energy per operation in pJ (hardware.md section 5): " h)
 
 static const ls_config_schema_entry schema[] = {
@@ -83,130 +90,14 @@ static const ls_config_schema_entry schema[] = {
       "Fixed latency between a slot (or block of slots, memory.kv_shared_contexts) receiving a work item and the "
       "item's first instruction: thread-block dispatch, barrier and state initialisation. Other resident contexts "
       "keep the units busy meanwhile."),
-    I("accelerator.tensor.macs_per_cycle_8bit", accelerator.tensor.macs_per_cycle_8bit, "4096", 1, 1 << 24,
-      "Tensor-core multiply-accumulates per cycle per core with 8-bit (FP8) operands (H100: 8192 FLOP/clk/SM)."),
-    I("accelerator.tensor.macs_per_cycle_16bit", accelerator.tensor.macs_per_cycle_16bit, "2048", 1, 1 << 24,
-      "Tensor-core multiply-accumulates per cycle per core with 16-bit operands (H100: 4096 FLOP/clk/SM)."),
-    I("accelerator.tensor.macs_per_cycle_fp8_wide", accelerator.tensor.macs_per_cycle_fp8_wide, "0", 0, 1 << 24,
-      "Tensor-core multiply-accumulates per cycle per core with 8-bit operands and wide (16/32-bit) accumulation, "
-      "the rate of the 16-bit instructions when algorithm.operand_format is e4m3 (H100 FP8 wgmma with FP32 "
-      "accumulation: 4096). 0: macs_per_cycle_8bit."),
-    D("accelerator.tensor.pv_lp_rate", accelerator.tensor.pv_lp_rate, "1", 0.0625, 1,
-      "Rate of the P.V products of low-precision sub-blocks, as a fraction of macs_per_cycle_8bit: P in "
-      "algorithm.lp_exp_format (ue5m3, the LUT's 8-bit output) times V in the operand format (algorithm.operand_format: "
-      "the workload dtype, bf16 in the preset), accumulated in fp32. 1: at the 8-bit rate, an array with an 8 x 16-bit "
-      "product (the paper gives no rate; lampsim's rule since its first timed model); 0.5 on the preset: at "
-      "macs_per_cycle_16bit, as a ue5m3 x bf16 product is not an FP8 MMA and runs as a 16-bit MMA on an H100-class "
-      "tensor core (hardware.md 1). HP sub-blocks (ue5m11 x V) and the slow path run at the 16-bit rate either way."),
-    I("accelerator.tensor.latency", accelerator.tensor.latency, "32", 0, 1e6,
-      "Pipeline fill latency of one tensor-core MMA in cycles; also the drain of each sequential pass of the compact "
-      "layout's slow path."),
-    I("accelerator.tensor.promote_interval", accelerator.tensor.promote_interval, "128", 1, 65536,
-      "K depth after which 8-bit MMA partial sums are promoted to FP32 registers."),
-    I("accelerator.lut.lanes", accelerator.lut.lanes, "128", 0, 65536,
-      "LUT exponential lookups per cycle per core; 0 = no LUT unit (low-precision exponentials go to the SFU)."),
-    I("accelerator.lut.latency", accelerator.lut.latency, "2", 0, 1e6, "LUT lookup latency in cycles (fully pipelined)."),
-    I("accelerator.lut.entries", accelerator.lut.entries, "256", 2, 65536, "Entries of the exponential table (8-bit index = 256)."),
-    I("accelerator.sfu.lanes", accelerator.sfu.lanes, "16", 1, 65536,
-      "Special-function (MUFU) operations per cycle per core: high-precision exp, reciprocal."),
-    I("accelerator.sfu.latency", accelerator.sfu.latency, "20", 0, 1e6, "SFU latency in cycles."),
-    B("accelerator.sfu.shares_tensor_issue", accelerator.sfu_shares_tensor_issue, "false",
-      "The SFU and the tensor unit of a core are never busy in the same cycle: a slice of either waits for the "
-      "other, so exponentials cannot hide under matrix products even across contexts. true describes the "
-      "published H100 FlashAttention-2 and -3 throughput (docs/validation.md, G7); false (a separate exponential "
-      "unit, as in the LampAttention accelerator) lets them overlap."),
-    I("accelerator.issue.per_cycle", accelerator.issue.per_cycle, "0", 0, 255,
-      "Warp instructions a core issues per cycle, all schedulers together, to any unit (4 on A100 and H100: four "
-      "schedulers, one instruction each per cycle). Every slice of unit work owes its instructions to this port and "
-      "cannot finish before they have issued, so units of a core compete for issue. 0: issue is not modelled."),
-    I("accelerator.issue.tensor_macs_per_instr", accelerator.issue.tensor_macs_per_instr, "2048", 0, 1e9,
-      "Multiply-adds per tensor warp instruction (2048: mma.sync m16n8k16; a wgmma m64nNk16 is issued by each of "
-      "the 4 warps of its warpgroup: 64 x N x 16 / 4). 0: tensor work issues nothing."),
-    I("accelerator.issue.sfu_ops_per_instr", accelerator.issue.sfu_ops_per_instr, "32", 0, 1e9,
-      "SFU operations per warp instruction (32: one MUFU per lane). 0: SFU work issues nothing."),
-    I("accelerator.issue.lut_ops_per_instr", accelerator.issue.lut_ops_per_instr, "32", 0, 1e9,
-      "LUT lookups per warp instruction. 0: LUT work issues nothing."),
-    I("accelerator.issue.vector_ops_per_instr", accelerator.issue.vector_ops_per_instr, "32", 0, 1e9,
-      "Vector element operations per warp instruction (32: one per lane). 0: vector work issues nothing."),
-    I("accelerator.issue.operand_bytes_per_instr", accelerator.issue.operand_bytes_per_instr, "512", 0, 1e9,
-      "Operand bytes a warp instruction reads from the buffer into registers (512: ldmatrix.x4 of 16-bit data). "
-      "0: operand reads issue nothing (wgmma reads its B operand, and A in SS mode, from shared memory itself)."),
-    I("accelerator.vector.lanes", accelerator.vector.lanes, "128", 1, 65536,
-      "FP32 vector lanes per core (max, subtract, row sums, conversions)."),
-    I("accelerator.vector.latency", accelerator.vector.latency, "4", 0, 1e6, "Vector pipeline latency in cycles."),
-    I("accelerator.scheduler.sort_latency", accelerator.scheduler.sort_latency, "3", 0, 1e6,
-      "Cycles for the recompute scheduler to compute and sort the N_k sub-block threats (stage 1)."),
-    I("accelerator.scheduler.subset_latency", accelerator.scheduler.subset_latency, "4", 0, 1e6,
-      "Latency in cycles of one subset's test in the stage 2 walk (the chain of N_k cost adds and the budget "
-      "compare). The walk is pipelined, one subset per cycle: a warp's search over c candidate sub-blocks (not "
-      "selected by stage 1) takes 2^c + subset_latency - 1 cycles, after the tile-wide cost reduction on the "
-      "vector lanes."),
-    I("accelerator.regfile.registers", accelerator.regfile.registers, "65536", 1, 1 << 24, "32-bit registers per core."),
-    I("accelerator.regfile.subpartitions", accelerator.regfile.subpartitions, "4", 1, 64,
-      "Register file sub-partitions (registers are split evenly)."),
-    I("accelerator.regfile.max_regs_per_thread", accelerator.regfile.max_regs_per_thread, "255", 1, 65536,
-      "Largest register allocation per thread."),
-    I("accelerator.regfile.alloc_granularity", accelerator.regfile.alloc_granularity, "256", 1, 65536,
-      "Registers are allocated per warp in multiples of this."),
-    EN("accelerator.regfile.layout", accelerator.regfile.layout, "compact", lsregfile_layout_names,
-       "Logit register layout (hw/regfile's table): `compact` packs four 8-bit logits per register plus room for one "
-       "16-bit sub-block (a warp with two or more HP sub-blocks takes the sequential 16-bit slow path); `full` keeps "
-       "every sub-block's 16-bit slot; `fp32` holds every logit in its own fp32 register (no packing, no slow path: "
-       "the fp32 score accumulators of the paper's 75 % footprint comparison). A layout that pays a slow path and "
-       "saves no registers at the tile (compact at n_k <= 2) is flagged (occupancy.layout_dominated_by)."),
-    EN("accelerator.regfile.q_placement", accelerator.regfile.q_placement, "registers", lsregfile_place_names,
-       "Where a context's Q block lives: `registers` (a 16-bit fragment, b_q x d / 2 registers per warp: Hopper "
-       "wgmma's RS mode, hardware.md 1) or `buffer` (b_q x n_q x d x operand bytes per context counted against "
-       "memory.buffer_kib: wgmma's SS mode reads A from shared memory as FlashAttention-3 does, and FlashAttention-2's "
-       "sm80 kernels keep Q in shared memory; the fragment is then re-read from the buffer for every key tile, timed "
-       "with memory.operand_read_rows > 0). hardware.md 7.2 does not specify it; registers is lampsim's default."),
-    EN("accelerator.regfile.o_placement", accelerator.regfile.o_placement, "registers", lsregfile_place_names,
-       "Where a context's O accumulator lives, in fp32 (the format the numerics accumulate; algorithm.state_precision "
-       "fp64 is a numerics reference and is charged as fp32): `registers` (b_q x d per warp, d / 2 per thread of a "
-       "64-row warpgroup, hardware.md 4) or `buffer` (b_q x n_q x d x 4 bytes per context counted against "
-       "memory.buffer_kib; every P.V update reads and writes its warps' O rows through the buffer port, timed with "
-       "memory.operand_read_rows > 0). hardware.md 7.2's packed 8-bit O partials (d / 8 registers per thread) are "
-       "not offered: the numerics do not model 8-bit partial sums of P.V, and 7.2 gives the promoted fp32 sums no home."),
-    I("accelerator.regfile.max_contexts", accelerator.regfile.max_contexts, "2", 1, 1024,
-      "Query thread blocks whose state can be resident in the register file of one core at once."),
-    D("accelerator.memory.bandwidth_gbps", accelerator.memory.bandwidth_gbps, "3350", 1e-3, 1e9,
-      "Off-chip (HBM) bandwidth of the whole chip in GB/s."),
-    I("accelerator.memory.latency", accelerator.memory.latency, "479", 0, 1e7, "Off-chip load latency in cycles."),
-    D("accelerator.memory.buffer_kib", accelerator.memory.buffer_kib, "228", 1e-3, 1e9,
-      "On-chip buffer (shared memory) per core, KiB. Each resident block keeps pipeline_stages K/V tiles (shared by "
-      "the contexts of a block, kv_shared_contexts) and its contexts' Q blocks and O accumulators where "
-      "regfile.q_placement / o_placement put them; the blocks that fit bound the resident contexts "
-      "(occupancy.limited_by: buffer)."),
-    I("accelerator.memory.buffer_bytes_per_cycle", accelerator.memory.buffer_bytes_per_cycle, "128", 1, 1 << 24,
-      "On-chip buffer bandwidth per core, bytes per cycle: tile fills and (with operand_read_rows) operand reads share it."),
-    I("accelerator.memory.buffer_latency", accelerator.memory.buffer_latency, "29", 0, 1e6, "On-chip buffer load latency in cycles."),
-    I("accelerator.memory.pipeline_stages", accelerator.memory.pipeline_stages, "2", 1, 64,
-      "K/V tiles in flight per block (circular buffer stages; FlashAttention-3 kStages = 2 on sm90, hardware.md 2.5). "
-      "They count against buffer_kib; only a block that cannot hold them all runs with fewer (occupancy.prefetch_depth)."),
-    D("accelerator.memory.l2_mib", accelerator.memory.l2_mib, "50", 0, 1e9, "L2 cache size in MiB (0 = none)."),
-    D("accelerator.memory.l2_bandwidth_gbps", accelerator.memory.l2_bandwidth_gbps, "12000", 0, 1e9, "L2 bandwidth of the chip in GB/s."),
-    I("accelerator.memory.l2_latency", accelerator.memory.l2_latency, "263", 0, 1e7, "L2 load latency in cycles."),
-    I("accelerator.memory.operand_read_rows", accelerator.memory.operand_read_rows, "64", 0, 65536,
-      "Query rows that share one read of a K or V tile from the on-chip buffer into the tensor unit's operand "
-      "registers (64: one wgmma warpgroup; the rows of one warp for mma.sync kernels that load every fragment per "
-      "warp). The reads use the buffer port (buffer_bytes_per_cycle) together with the fills. 0: operand reads are "
-      "not timed."),
-    I("accelerator.memory.kv_shared_contexts", accelerator.memory.kv_shared_contexts, "1", 1, 64,
-      "Resident contexts of one core that form a block (a GPU thread block: FlashAttention-3's consumer "
-      "warpgroups): they take consecutive work items together, retire together, and load each K/V tile once into "
-      "the on-chip buffer for all of them. 1: every context loads its own K/V. Must divide regfile.max_contexts."),
-    B("accelerator.memory.v_transpose", accelerator.memory.v_transpose, "false",
-      "Every V tile is transposed in the on-chip buffer after its load (read and written once more through the "
-      "buffer port), as FlashAttention-3's FP8 kernel does because FP8 wgmma takes only K-major operands. The "
-      "transpose is a step of the core's producer after the tile's load, one tile after another: K is usable when "
-      "it has landed, the P.V of the tile waits for the transposed V."),
-    I("accelerator.memory.o_write_bytes_per_cycle", accelerator.memory.o_write_bytes_per_cycle, "128", 1, 1 << 20,
-      "Bytes per cycle at which the epilogue writes O into the on-chip buffer before its store, at most "
-      "buffer_bytes_per_cycle. FlashAttention-3's FP8 epilogue writes O one 16-bit element per lane per "
-      "instruction (64 B per cycle), where the 16-bit kernels use stmatrix at the port's full width."),
-    I("accelerator.memory.v_transpose_cycles", accelerator.memory.v_transpose_cycles, "0", 0, 1000000,
-      "With v_transpose: cycles each tile's transpose adds beyond its buffer-port time (the dependent register "
-      "shuffle, the fence that makes the stores visible to the tensor core, the producer's barriers)."),
+#include "tensor/tensor.params"
+#include "lut/lut.params"
+#include "sfu/sfu.params"
+#include "dp/issue.params"
+#include "vector/vector.params"
+#include "sched/scheduler.params"
+#include "regfile/regfile.params"
+#include "mem/memory.params"
     PJ("accelerator.energy.int_add_8", accelerator.energy.int_add_8, "0.03", "8-bit integer add."),
     PJ("accelerator.energy.int_add_16", accelerator.energy.int_add_16, "0.05", "16-bit integer add."),
     PJ("accelerator.energy.int_add_32", accelerator.energy.int_add_32, "0.1", "32-bit integer add."),

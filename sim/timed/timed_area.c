@@ -24,12 +24,12 @@ static void add(cost *c, double w, int id)
 }
 static double sram_um2_per_bit(int id) { return ls_cost(id)->area_um2 / ls_cost(id)->bits; }
 
-static void put(ls_area *a, int k, const char *name, int per_core, int sram, double instances, const char *unit,
+static void put(ls_area *a, int k, int id, int sram, double instances, const char *unit,
                 double published_um2_per_instance, ls_area_source src, cost syn)
 {
     ls_area_component *c = &a->c[k];
-    c->name = name;
-    c->per_core = per_core;
+    c->name = lsunit_name(id);   /* units.def: its name and whether one per core or per chip */
+    c->per_core = lsunit_info_of(id)->core;
     c->sram = sram;
     c->instances = instances;
     c->instance_unit = unit;
@@ -58,15 +58,15 @@ void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, ls_area *a
     cost t = none;
     add(&t, macs8, LS_COST_LAMP_ACC_STEP_LP);
     add(&t, macs16, LS_COST_LAMP_ACC_STEP_HP);
-    put(a, LS_AREA_TENSOR, "tensor", 1, 0, macs8 + macs16, "mac_lanes",
+    put(a, LS_AREA_TENSOR, LSUNIT_TENSOR, 0, macs8 + macs16, "mac_lanes",
         macs8 + macs16 > 0 ? (macs8 * x->mac_8bit_um2 + macs16 * x->mac_16bit_um2) / (macs8 + macs16) : 0.0,
         LS_AREA_SRC_CELLS, t);
     cost l = none;
     add(&l, ac->lut.lanes, LS_COST_LAMP_LUT_EXP_LP);   /* shift, rounding and the table, per lane */
-    put(a, LS_AREA_LUT, "lut", 1, 0, (double)ac->lut.lanes * ac->lut.entries * x->lut_output_bits, "bits", x->lut_bit_um2,
+    put(a, LS_AREA_LUT, LSUNIT_LUT, 0, (double)ac->lut.lanes * ac->lut.entries * x->lut_output_bits, "bits", x->lut_bit_um2,
         LS_AREA_SRC_CELLS, l);
-    put(a, LS_AREA_SFU, "sfu", 1, 0, ac->sfu.lanes, "lanes", x->sfu_lane_um2, LS_AREA_SRC_PUBLISHED, none);
-    put(a, LS_AREA_VECTOR, "vector", 1, 0, ac->vector.lanes, "lanes", x->vector_lane_um2, LS_AREA_SRC_PUBLISHED, none);
+    put(a, LS_AREA_SFU, LSUNIT_SFU, 0, ac->sfu.lanes, "lanes", x->sfu_lane_um2, LS_AREA_SRC_PUBLISHED, none);
+    put(a, LS_AREA_VECTOR, LSUNIT_VECTOR, 0, ac->vector.lanes, "lanes", x->vector_lane_um2, LS_AREA_SRC_PUBLISHED, none);
     /* one margin test per cycle; the sort of b_q queries as b_q / 4 copies of the 4-query unit (the
      * 32-query sort is not synthesized); one subset lane per query */
     cost s = none;
@@ -75,20 +75,20 @@ void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, ls_area *a
     add(&s, q / 4.0 * by_nk(n_k, 0.0, 1.0), LS_COST_LAMP_SCHED_SORT_NK8_Q4);
     add(&s, q * by_nk(n_k, 1.0, 0.0), LS_COST_LAMP_STAGE2_SELECT_NK4_Q1);
     add(&s, q * by_nk(n_k, 0.0, 1.0), LS_COST_LAMP_STAGE2_SELECT_NK8_Q1);
-    put(a, LS_AREA_SCHEDULER, "scheduler", 1, 0, 1, "units", x->scheduler_um2, LS_AREA_SRC_CELLS, s);
+    put(a, LS_AREA_SCHEDULER, LSUNIT_SCHEDULER, 0, 1, "units", x->scheduler_um2, LS_AREA_SRC_CELLS, s);
     /* 1RW banks behind operand collectors: the ports come from banking, not from the bit cell */
     double port = x->regfile_ports / 2.0;
     cost rf = { rf_bits * sram_um2_per_bit(LS_COST_SRAMBANK_64X4X32_6T122), 0 };
-    put(a, LS_AREA_REGFILE, "regfile", 1, 1, rf_bits, "bits", x->regfile_bit_um2 * port * port, LS_AREA_SRC_SRAM, rf);
+    put(a, LS_AREA_REGFILE, LSUNIT_REGFILE, 1, rf_bits, "bits", x->regfile_bit_um2 * port * port, LS_AREA_SRC_SRAM, rf);
     /* pack / unpack per 32-bit lane: byte lanes for 8-bit logits (3 extra positions), halves for 16-bit
      * (1 of 3), none for fp32 */
     cost p = none;
     add(&p, q * ac->regfile.subpartitions * pack, LS_COST_LAMP_YPACK_LANE);
-    put(a, LS_AREA_PACK, "regfile_pack", 1, 0, q * ac->regfile.subpartitions, "lanes", x->pack_lane_um2 * pack,
+    put(a, LS_AREA_REGFILE_PACK, LSUNIT_REGFILE_PACK, 0, q * ac->regfile.subpartitions, "lanes", x->pack_lane_um2 * pack,
         LS_AREA_SRC_CELLS, p);
     cost b = { buf_bits * sram_um2_per_bit(LS_COST_SRAMBANK_256X4X64_6T122), 0 };
-    put(a, LS_AREA_BUFFER, "buffer", 1, 1, buf_bits, "bits", x->sram_bit_um2, LS_AREA_SRC_SRAM, b);
-    put(a, LS_AREA_L2, "l2", 0, 1, ac->memory.l2_mib * 1048576.0 * 8.0, "bits", x->l2_bit_um2, LS_AREA_SRC_PUBLISHED, none);
+    put(a, LS_AREA_BUFFER, LSUNIT_BUFFER, 1, buf_bits, "bits", x->sram_bit_um2, LS_AREA_SRC_SRAM, b);
+    put(a, LS_AREA_L2, LSUNIT_L2, 1, ac->memory.l2_mib * 1048576.0 * 8.0, "bits", x->l2_bit_um2, LS_AREA_SRC_PUBLISHED, none);
     for (int k = 0; k < LS_AREA_N; k++) {
         ls_area_component *c = &a->c[k];
         double cores = c->per_core ? ac->cores : 1;

@@ -11,13 +11,18 @@
 #ifndef LAMPSIM_SIM_TIMED_AREA_H
 #define LAMPSIM_SIM_TIMED_AREA_H
 #include "config.h"
+#include "lsunit.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { LS_AREA_TENSOR, LS_AREA_LUT, LS_AREA_SFU, LS_AREA_VECTOR, LS_AREA_SCHEDULER, LS_AREA_REGFILE, LS_AREA_PACK,
-       LS_AREA_BUFFER, LS_AREA_L2, LS_AREA_N };
+/* The components with an area row (units.def: area), in the table's order: LS_AREA_<unit ID>. */
+enum {
+#define LSUNIT(ID, name, section, work, target, core, report, area, doc) LSUNIT_IF(area, LS_AREA_##ID,)
+#include "units.def"
+#undef LSUNIT
+    LS_AREA_N };
 
 /* Where a component's cost comes from. */
 typedef enum { LS_AREA_SRC_CELLS, LS_AREA_SRC_SRAM, LS_AREA_SRC_PUBLISHED } ls_area_source;

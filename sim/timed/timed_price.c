@@ -23,7 +23,7 @@ int ls_timed_price_of(const ls_config *cfg, ls_area *a, int *layout, char *err, 
         rc = lsucode_assemble(text, file, &prog, err, errlen);
     }
     if (rc != 0) return -1;
-    /* the layout the run's register plan and area use (timed.c, ls_timed_plan_inputs) */
+    /* the layout the run's register plan and area use (timed_build.c, ls_timed_plan_inputs) */
     int lay = lsucode_layout(prog.ylayout, cfg->accelerator.regfile.layout);
     lsucode_program_free(&prog);
     ls_area_of(&cfg->accelerator, lay, cfg->algorithm.n_k, a);

@@ -47,7 +47,7 @@ struct RunCtx {
     Layer *layer = nullptr;      // launched through ctrl; nullptr for ls_timed_run
     int rc = 0, code = LS_TIMED_ERR_NONE;
     std::string err;
-    lsmem_state *memory() const { return static_cast<lsmem_state *>(units[LSUCODE_MEM].impl); }
+    lsmem_state *memory() const { return static_cast<lsmem_state *>(units[LSUNIT_BUFFER].impl); }
     sc_core::sc_time at(uint64_t cycle) const { return base + sc_core::sc_time(period_ps * (double)cycle, sc_core::SC_PS); }
     // the first failure is the run's; the sequencer stops before its next instruction
     void fail(int c, const std::string &msg) {
@@ -116,8 +116,8 @@ uint64_t reg64(const uint32_t *r, int lo) { return (uint64_t)r[lo / 4] | (uint64
 }  // namespace
 
 struct Accelerator::Impl {
-    std::unique_ptr<tlm_utils::simple_initiator_socket<Impl>> to[LSUCODE_NUNITS];
-    std::unique_ptr<UnitTLM> units[LSUCODE_NUNITS];
+    std::unique_ptr<tlm_utils::simple_initiator_socket<Impl>> to[LSUNIT_N];
+    std::unique_ptr<UnitTLM> units[LSUNIT_N];
     RunQuantumKeeper qk;
     tlm::tlm_generic_payload unit_p, mem_p;   // pooled: b_transport is blocking
     MemCycles *mem_ext;                       // owned by mem_p
@@ -140,10 +140,11 @@ struct Accelerator::Impl {
     uint64_t memory_bytes = 0;                 // size of the memory behind `mem` (0: unknown)
 
     explicit Impl(Accelerator *a) : self(a) {
-        for (int u = 1; u < LSUCODE_NUNITS; u++) {
-            std::string name = std::string("to_") + lsucode_unit_name(u);
+        for (int u = 0; u < LSUNIT_N; u++) {   // a module per target unit (units.def)
+            if (!lsunit_info_of(u)->target) continue;
+            std::string name = std::string("to_") + lsunit_name(u);
             to[u].reset(new tlm_utils::simple_initiator_socket<Impl>(name.c_str()));
-            units[u].reset(new UnitTLM(lsucode_unit_name(u), u, &run));
+            units[u].reset(new UnitTLM(lsunit_name(u), u, &run));
             (*to[u]).bind(units[u]->socket);
         }
         mem_ext = new MemCycles;
@@ -166,7 +167,7 @@ struct Accelerator::Impl {
         unit_p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         (*to[t->unit])->b_transport(unit_p, delay);
         if (unit_p.get_response_status() != tlm::TLM_OK_RESPONSE)
-            run->fail(LS_TIMED_ERR_INTERNAL, std::string("TLM error from unit ") + lsucode_unit_name(t->unit));
+            run->fail(LS_TIMED_ERR_INTERNAL, std::string("TLM error from unit ") + lsunit_name(t->unit));
         if (qk.need_sync()) qk.sync();
     }
 

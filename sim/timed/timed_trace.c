@@ -97,7 +97,7 @@ void ls_timed_trace_txn(void *user, const lsdp_txn *x, int item, int tile_ordina
                             .work_hp = x->work_hp, .cont = x->cont };
     if (x->op == LSUCODE_OP_LDKV) e.kt = x->arg;
     size_t idx = SIZE_MAX;
-    if (x->unit == LSUCODE_MEM && is_transfer(x->op)) {
+    if (x->unit == LSUNIT_BUFFER && is_transfer(x->op)) {
         /* in flight from request to data in the buffer; the buffer port's share; the channel's */
         e.track = LS_TRACE_REQUESTS; e.start = x->start; e.dur = x->end - x->start;
         idx = add(t, &e);
@@ -114,12 +114,12 @@ void ls_timed_trace_txn(void *user, const lsdp_txn *x, int item, int tile_ordina
         }
     } else {
         switch (x->unit) {
-        case LSUCODE_TENSOR: e.track = LS_TRACE_TENSOR; break;
-        case LSUCODE_LUT: e.track = LS_TRACE_LUT; break;
-        case LSUCODE_SFU: e.track = LS_TRACE_SFU; break;
-        case LSUCODE_VECTOR: e.track = LS_TRACE_VECTOR; break;
-        case LSUCODE_SCHED: e.track = LS_TRACE_SCHED; break;
-        case LSUCODE_MEM: e.track = LS_TRACE_BUFFER; break;   /* operand reads from the buffer */
+        case LSUNIT_TENSOR: e.track = LS_TRACE_TENSOR; break;
+        case LSUNIT_LUT: e.track = LS_TRACE_LUT; break;
+        case LSUNIT_SFU: e.track = LS_TRACE_SFU; break;
+        case LSUNIT_VECTOR: e.track = LS_TRACE_VECTOR; break;
+        case LSUNIT_SCHEDULER: e.track = LS_TRACE_SCHEDULER; break;
+        case LSUNIT_BUFFER: e.track = LS_TRACE_BUFFER; break;   /* operand reads from the buffer */
         default: return;                                        /* register allocation takes no time */
         }
         e.start = x->start;
@@ -134,7 +134,7 @@ void ls_timed_trace_txn(void *user, const lsdp_txn *x, int item, int tile_ordina
     if (!it->seen && c) { it->core = (uint32_t)x->core; it->b = c->b; it->hq = c->hq; it->qb = c->qb; }
     it->seen = 1;
     int step = chain_step(x);
-    if (step == CHAIN_EXP && x->unit != LSUCODE_LUT) step = -1;   /* the chain goes through the LUT part */
+    if (step == CHAIN_EXP && x->unit != LSUNIT_LUT) step = -1;   /* the chain goes through the LUT part */
     if (step < 0) return;
     if (!it->chain) {
         it->chain = malloc((size_t)t->ntiles * CHAIN_N * sizeof *it->chain);
@@ -264,14 +264,23 @@ static ls_timed_trace_slice *assign_lanes(const ls_timed_trace *t, double clock_
     return sl;
 }
 
+/* The unit of a track (units.def), or -1 for the requests and contexts tracks. */
+static int track_unit(int track)
+{
+    static const int unit_of[LS_TRACE_NTRACKS] = {
+#define LSUNIT(ID, name, section, work, target, core, report, area, doc) LSUNIT_IF(report, [LS_TRACE_##ID] = LSUNIT_##ID,)
+#include "units.def"
+#undef LSUNIT
+        [LS_TRACE_REQUESTS] = -1, [LS_TRACE_CONTEXTS] = -1 };
+    return track >= 0 && track < LS_TRACE_NTRACKS ? unit_of[track] : -1;
+}
+
+/* The units' tracks carry the units' names (units.<name>.*). */
 static const char *track_name(int track)
 {
-    /* the units' tracks carry the report's unit names (units.<name>.*) */
-    static const int unit_of[LS_TRACE_REQUESTS] = { LSUCODE_TENSOR, LSUCODE_LUT, LSUCODE_SFU, LSUCODE_VECTOR,
-                                                    LSUCODE_SCHED, LSUCODE_MEM };
-    static const char *const other[] = { "memory requests", "contexts", "dram", "l2" };
-    if (track < LS_TRACE_REQUESTS) return ls_timed_unit_report_name(unit_of[track]);
-    return other[track - LS_TRACE_REQUESTS];
+    if (track == LS_TRACE_REQUESTS) return "memory requests";
+    if (track == LS_TRACE_CONTEXTS) return "contexts";
+    return lsunit_name(track_unit(track));
 }
 
 /* Thread ids in display order (viewers that ignore thread_sort_index sort by tid): contexts first,
@@ -356,14 +365,12 @@ static void write_slice(FILE *f, const ls_timed_trace *t, const ls_timed_trace_e
                     (unsigned long long)e->work_hp,
                     e->work_hp == 0 ? "8-bit" : e->work_hp >= e->work ? "16-bit" : "mixed");
             break;
-        case LS_TRACE_LUT: fprintf(f, "\"lookups\":%llu,", (unsigned long long)e->work); break;
-        case LS_TRACE_SFU: fprintf(f, "\"exps\":%llu,", (unsigned long long)e->work); break;
-        case LS_TRACE_VECTOR: fprintf(f, "\"elem_ops\":%llu,", (unsigned long long)e->work); break;
-        case LS_TRACE_SCHED: fprintf(f, "\"tests\":%llu,", (unsigned long long)e->work); break;
         case LS_TRACE_REQUESTS:
             fprintf(f, "\"bytes\":%llu,\"bytes_from_dram\":%llu,", (unsigned long long)e->work, (unsigned long long)e->work_hp);
             break;
-        default: fprintf(f, "\"bytes\":%llu,", (unsigned long long)e->work); break;
+        default:   /* the unit's work, named as units.<name>.work_unit */
+            fprintf(f, "\"%s\":%llu,", lsunit_info_of(track_unit((int)e->track))->work, (unsigned long long)e->work);
+            break;
         }
         if (e->track >= LS_TRACE_NCORE_TRACKS) fprintf(f, "\"core\":%u,", e->core);
     }

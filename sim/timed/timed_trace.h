@@ -14,11 +14,20 @@
 #include <stdio.h>
 
 #include "lsdp.h"
+#include "lsunit.h"
 
-/* Tracks of a core, then the chip's. */
-enum { LS_TRACE_TENSOR, LS_TRACE_LUT, LS_TRACE_SFU, LS_TRACE_VECTOR, LS_TRACE_SCHED, LS_TRACE_BUFFER,
-       LS_TRACE_REQUESTS, LS_TRACE_CONTEXTS, LS_TRACE_NCORE_TRACKS,
-       LS_TRACE_DRAM = LS_TRACE_NCORE_TRACKS, LS_TRACE_L2, LS_TRACE_NTRACKS };
+/* Tracks of a core, then the chip's: the units the report lists (units.def: core and report, then
+ * report and not core), named and ordered as there (LS_TRACE_<unit ID>). */
+enum {
+#define LSUNIT(ID, name, section, work, target, core, report, area, doc) LSUNIT_IF2(core, report, LS_TRACE_##ID,)
+#include "units.def"
+#undef LSUNIT
+    LS_TRACE_REQUESTS, LS_TRACE_CONTEXTS, LS_TRACE_NCORE_TRACKS,
+    LS_TRACE_CHIP_FIRST_ = LS_TRACE_NCORE_TRACKS - 1,   /* so that the chip's first track is NCORE_TRACKS */
+#define LSUNIT(ID, name, section, work, target, core, report, area, doc) LSUNIT_IF2(report, LSUNIT_NOT(core), LS_TRACE_##ID,)
+#include "units.def"
+#undef LSUNIT
+    LS_TRACE_NTRACKS };
 
 typedef struct {
     uint32_t core, track, op, item, tile;

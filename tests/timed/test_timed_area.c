@@ -48,7 +48,7 @@ static void table(void)
     CHECK(NEAR(a.c[LS_AREA_SCHEDULER].mm2,
                cores * (row_mm2(LS_COST_LAMP_STAGE1_TEST_LP, 1) + row_mm2(LS_COST_LAMP_SCHED_SORT_NK4_Q4, q / 4.0) +
                         row_mm2(LS_COST_LAMP_STAGE2_SELECT_NK4_Q1, q))));
-    CHECK(NEAR(a.c[LS_AREA_PACK].mm2, cores * row_mm2(LS_COST_LAMP_YPACK_LANE, q * ac->regfile.subpartitions)));
+    CHECK(NEAR(a.c[LS_AREA_REGFILE_PACK].mm2, cores * row_mm2(LS_COST_LAMP_YPACK_LANE, q * ac->regfile.subpartitions)));
     const ls_cost_unit *rb = ls_cost(LS_COST_SRAMBANK_64X4X32_6T122), *bb = ls_cost(LS_COST_SRAMBANK_256X4X64_6T122);
     CHECK(NEAR(a.c[LS_AREA_REGFILE].mm2, cores * ac->regfile.registers * 32.0 * rb->area_um2 / rb->bits * 1e-6));
     CHECK(NEAR(a.c[LS_AREA_BUFFER].mm2, cores * ac->memory.buffer_kib * 8192.0 * bb->area_um2 / bb->bits * 1e-6));
@@ -77,8 +77,8 @@ static void table(void)
     ls_area_of(ac, LSREGFILE_FULL, 4, &full);
     ls_area_of(ac, LSREGFILE_FP32, 4, &fp32);
     ls_area_of(ac, LSREGFILE_COMPACT, 8, &s8);
-    CHECK(NEAR(a.c[LS_AREA_PACK].mm2, 3.0 * full.c[LS_AREA_PACK].mm2) && fp32.c[LS_AREA_PACK].mm2 == 0.0);
-    CHECK(NEAR(a.c[LS_AREA_PACK].published_mm2, 3.0 * full.c[LS_AREA_PACK].published_mm2));
+    CHECK(NEAR(a.c[LS_AREA_REGFILE_PACK].mm2, 3.0 * full.c[LS_AREA_REGFILE_PACK].mm2) && fp32.c[LS_AREA_REGFILE_PACK].mm2 == 0.0);
+    CHECK(NEAR(a.c[LS_AREA_REGFILE_PACK].published_mm2, 3.0 * full.c[LS_AREA_REGFILE_PACK].published_mm2));
     CHECK(a.total_mm2 > full.total_mm2 && full.total_mm2 > fp32.total_mm2);
     CHECK(NEAR(a.c[LS_AREA_REGFILE].mm2, fp32.c[LS_AREA_REGFILE].mm2));   /* the same capacity */
     CHECK(s8.c[LS_AREA_SCHEDULER].mm2 > 1.5 * a.c[LS_AREA_SCHEDULER].mm2);
@@ -136,7 +136,7 @@ static void runs(void)
           NEAR(b.energy_uj.dram, a.energy_uj.dram));
     /* layouts: regfile energy, pack area */
     CHECK_MSG(p.energy_uj.regfile > f.energy_uj.regfile, "fp32 %g vs full %g uJ", p.energy_uj.regfile, f.energy_uj.regfile);
-    CHECK(a.area.c[LS_AREA_PACK].mm2 > f.area.c[LS_AREA_PACK].mm2 && p.area.c[LS_AREA_PACK].mm2 == 0.0);
+    CHECK(a.area.c[LS_AREA_REGFILE_PACK].mm2 > f.area.c[LS_AREA_REGFILE_PACK].mm2 && p.area.c[LS_AREA_REGFILE_PACK].mm2 == 0.0);
     printf("compact: %.2f W (dynamic %.2f, leakage %.2f), %.4f uJ/token, %.4f TFLOP/s/mm2, %.3f TFLOP/s/W, regfile %.4f uJ\n",
            a.power.average_w, a.power.dynamic_w, a.power.leakage_w, a.energy_per_token_uj, a.tflops_per_mm2, a.tflops_per_w,
            a.energy_uj.regfile);

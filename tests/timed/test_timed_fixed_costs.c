@@ -12,7 +12,9 @@
  *  7. the V transpose is a step of its own (issue 28): P.V waits for it, QK does not, and the core's
  *     producer transposes one tile after another (memory.v_transpose_cycles);
  *  8. the FP8 epilogue writes O into the buffer at memory.o_write_bytes_per_cycle;
- *  9. the configuration refuses what these keys cannot do, naming the key. */
+ *  9. the configuration refuses what these keys cannot do, naming the key;
+ * 10. sfu.cycles_per_exp: each exponential holds an SFU lane that many cycles, so the SFU's busy
+ *     cycles double at 2 while its work (exponentials) stays. */
 #include <string.h>
 
 #include "check.h"
@@ -209,6 +211,27 @@ static void refusals(void)
     printf("refused: %s\n", d.message);
 }
 
+/* fa2_16bit: every exponential on the SFU, b_k x b_q = 512 per sub-block and b_q = 32 per warp's
+ * normaliser, multiples of the 16 lanes: the busy cycles double exactly at cycles_per_exp 2. */
+static void sfu_cycles_per_exp(void)
+{
+    const char *one[] = { ONE, "workload.seq_q=256", "workload.seq_k=256" };
+    const char *two[] = { ONE, "workload.seq_q=256", "workload.seq_k=256", "accelerator.sfu.cycles_per_exp=2" };
+    ls_engine_result r1, r2;
+    ls_timed_result a, b;
+    CHECK(tt_run(one, N(one), 0, &r1, &a) == 0 && tt_run(two, N(two), 0, &r2, &b) == 0);
+    const ls_timed_unit *sa = tt_unit(&a, "sfu"), *sb = tt_unit(&b, "sfu");
+    printf("sfu.cycles_per_exp 1 -> 2: sfu busy %llu -> %llu, work %llu -> %llu, cycles %llu -> %llu\n",
+           (unsigned long long)sa->busy_cycles, (unsigned long long)sb->busy_cycles, (unsigned long long)sa->work,
+           (unsigned long long)sb->work, (unsigned long long)a.cycles, (unsigned long long)b.cycles);
+    CHECK(sa->work > 0 && sb->work == sa->work);
+    CHECK_MSG(sb->busy_cycles == 2 * sa->busy_cycles, "sfu busy %llu, expected 2 x %llu",
+              (unsigned long long)sb->busy_cycles, (unsigned long long)sa->busy_cycles);
+    CHECK(b.cycles >= a.cycles);
+    ls_engine_result_free(&r1);
+    ls_engine_result_free(&r2);
+}
+
 int main(void)
 {
     launch_and_setup();
@@ -218,5 +241,6 @@ int main(void)
     v_transpose_step();
     fp8_epilogue();
     refusals();
+    sfu_cycles_per_exp();
     CHECK_DONE();
 }

@@ -30,7 +30,7 @@ static void timing_rule(void)
     CHECK(t.start == 30 && t.end == 30 && u.free_at == 19 && u.ops == 2);
     lsdp_hw hw;
     memset(&hw, 0, sizeof hw);
-    hw.tensor_macs8 = 4096; hw.tensor_macs16 = 2048;
+    hw.tensor.macs_per_cycle_8bit = 4096; hw.tensor_macs16 = 2048;
     CHECK(lstensor_cycles(&hw, 4096 * 10, 0, 128) == 10);
     CHECK(lstensor_cycles(&hw, 0, 2048 * 10, 128) == 10);
     CHECK(lstensor_cycles(&hw, 4096, 2048, 128) == 2);
@@ -95,7 +95,7 @@ static void memory_port(void)
     sh.bc = 64; sh.nkt = 2; sh.elem_bytes = 2; sh.out_bytes = 4;
     lsdp_hw hw;
     memset(&hw, 0, sizeof hw);
-    hw.dram_bpc = 64; hw.l2_bpc = 128; hw.dram_latency = 500; hw.l2_latency = 100; hw.l2_bytes = 1 << 20;
+    hw.dram_bpc = 64; hw.l2_bpc = 128; hw.memory.latency = 500; hw.memory.l2_latency = 100; hw.l2_bytes = 1 << 20;
     lsmem_state m;
     CHECK(lsmem_init(&m, &sh, &hw) == 0);
     /* Q 2 x 100 x 64 x 2 B = 25600 -> KV at 28672 (4 KiB aligned), 2 x 100 x 64 x 2 B = 25600 -> O at 57344 */
