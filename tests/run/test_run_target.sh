@@ -34,7 +34,8 @@ check "[ $ok -eq 1 ] && grep -q '^seed: $win' two/config.resolved.yaml && [ -e t
   "two runs into one -o: one succeeds, its result kept (rc $r1 $r2): $(cat err1 err2)"
 
 # sensitivity: the same commit-time refusal
-"$lampsim" sensitivity "${small[@]}" --set workload.heads_q=1 --set workload.heads_kv=1 \
+# (a layer big enough that the run lasts about two seconds: the temporary must be seen while it exists)
+"$lampsim" sensitivity --set workload.seq_q=4096 --set workload.seq_k=4096 --quiet --set workload.heads_q=4 --set workload.heads_kv=1 \
   --params accelerator.tensor.latency,accelerator.memory.pipeline_stages --method oat -o sadd --no-html 2> err & pid=$!
 wait_tmp sadd; mkdir -p sadd; echo mine > sadd/notes.txt
 wait $pid; rc=$?
