@@ -17,19 +17,26 @@ extern "C" {
 
 namespace tb {
 
+// Finalizes into c the engine's configuration at the schema defaults, changed by adjust (may be null).
+inline void build_cfg(lslamp_cfg *c, void (*adjust)(ls_engine_params *))
+{
+    ls_engine_params p;
+    char err[512];
+    ls_run_engine_defaults(&p);
+    if (adjust) adjust(&p);
+    if (ls_engine_lamp_cfg(&p, 128, true, c, err, sizeof err) != 0) {
+        std::fprintf(stderr, "engine configuration: %s\n", err);
+        std::exit(1);
+    }
+}
+
 // The engine's finalized configuration at the schema defaults (static: it holds the tables).
 inline const lslamp_cfg &default_cfg()
 {
     static lslamp_cfg c;
     static bool done = false;
     if (!done) {
-        ls_engine_params p;
-        char err[512];
-        ls_run_engine_defaults(&p);
-        if (ls_engine_lamp_cfg(&p, 128, true, &c, err, sizeof err) != 0) {
-            std::fprintf(stderr, "engine configuration: %s\n", err);
-            std::exit(1);
-        }
+        build_cfg(&c, nullptr);
         done = true;
     }
     return c;

@@ -32,15 +32,10 @@ static const lslamp_cfg &fused_cfg()
     static lslamp_cfg c;
     static bool done = false;
     if (!done) {
-        ls_engine_params p;
-        char err[512];
-        ls_run_engine_defaults(&p);
-        p.lp_datapath = LSLAMP_LP_FUSED;
-        p.scale_point = LSLAMP_SCALE_POST;
-        if (ls_engine_lamp_cfg(&p, 128, true, &c, err, sizeof err) != 0) {
-            std::fprintf(stderr, "engine configuration: %s\n", err);
-            std::exit(1);
-        }
+        tb::build_cfg(&c, [](ls_engine_params *p) {
+            p->lp_datapath = LSLAMP_LP_FUSED;
+            p->scale_point = LSLAMP_SCALE_POST;
+        });
         done = true;
     }
     return c;
