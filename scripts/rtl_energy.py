@@ -35,7 +35,9 @@ import subprocess
 import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-LIBERTY = os.path.join(ROOT, "..", "shared", "pdk", "asap7", "asap7_rvt_tt.lib.gz")
+# the ASAP7 library beside the checkout, or where LAMPSIM_PDK says (as scripts/rtl_synth.sh)
+LIBERTY = os.path.join(os.environ.get("LAMPSIM_PDK") or os.path.join(ROOT, "..", "shared", "pdk", "asap7"),
+                       "asap7_rvt_tt.lib.gz")
 VDD = 0.7            # V (the liberty's nom_voltage)
 SLEW_PS = 10.0       # input transition at which the internal-energy tables are read (their index_1)
 CLOCK_PS = 546       # abc -D: one cycle at 1.83 GHz, as scripts/rtl_synth.sh's liberty mapping

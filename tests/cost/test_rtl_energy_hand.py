@@ -73,6 +73,10 @@ def main():
         if not shutil.which(tool):
             print("skipped: %s not found" % tool)
             return 77
+    pdk = os.environ.get("LAMPSIM_PDK") or os.path.join(ROOT, "..", "shared", "pdk", "asap7")
+    if not os.path.isfile(os.path.join(pdk, "asap7_rvt_tt.lib.gz")):
+        print("skipped: no ASAP7 library at %s (set LAMPSIM_PDK)" % pdk)
+        return 77
     tmp = sys.argv[1] if len(sys.argv) > 1 else "hand_tmp"
     os.makedirs(tmp, exist_ok=True)
     net, stim = os.path.join(tmp, "hand.v"), os.path.join(tmp, "stim.txt")
