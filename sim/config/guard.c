@@ -36,6 +36,10 @@ int ls_config_check_work(const ls_config *cfg, const ls_config_shape *s, bool nu
     const ls_engine_params *a = &cfg->algorithm;
     if (numerics) {
         double work = ls_config_attention_work_window(s->batch, s->heads_q, s->seq_q, s->seq_k, s->dim, s->causal, s->window);
+        /* sampled numerics compute S of each head's query blocks, one per stratum: about S / blocks of the work */
+        int rows = a->b_q * a->n_q, blocks = rows > 0 ? (s->seq_q + rows - 1) / rows : 1;
+        if (a->sample_query_blocks > 0 && a->sample_query_blocks < blocks)
+            work *= (double)a->sample_query_blocks / (double)blocks;
         if (work > (double)w->max_work) {
             if (key) *key = "workload.max_work";
             snprintf(msg, len, "%.3g multiply-adds of Q.K^T exceed workload.max_work = %lld", work, (long long)w->max_work);

@@ -929,6 +929,14 @@ static int check(ctx *c)
             FAILED_CHECK(c, rc);
         }
     }
+    if (a->sample_query_blocks > 0 && (g->timed.timing_only || g->timed.unit_numerics)) {
+        /* sampling is the golden engine's: the units' own numerics and a timing-only run compute no sample */
+        const char *other = g->timed.timing_only ? "timed.timing_only" : "timed.unit_numerics";
+        err_at(c, later(c, "algorithm.sample_query_blocks", other),
+               "algorithm.sample_query_blocks samples the golden engine's numerics; %s computes %s (set it to 0)",
+               other, g->timed.timing_only ? "none" : "them in the units");
+        FAILED_CHECK(c, rc);
+    }
     if (a->operand_format == LS_ENGINE_OPFMT_E4M3 && !g->timed.timing_only) {
         err_at(c, later(c, "algorithm.operand_format", "timed.timing_only"),
                "algorithm.operand_format e4m3 is timing only: set timed.timing_only: true (the numerics model 16-bit "

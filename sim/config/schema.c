@@ -261,6 +261,14 @@ static const ls_config_schema_entry schema[] = {
      "Worker threads of the golden engine (0 = all cores); results do not depend on it, so it is recorded in "
      "run_info.json, not in the report.", LS_CONFIG_SF_NOREPORT},
 
+    I("algorithm.sample_query_blocks", algorithm.sample_query_blocks, "0", 0, 1e9,
+      "Long layers: compute the numerics of this many query blocks of each head (one per stratum of consecutive "
+      "blocks) and give every other block the per-tile selections of the nearest sampled one (same mask phase), "
+      "so the timed model replays the full geometry; 0 (or >= the blocks): all. recompute.*, accuracy.* and "
+      "events.* are then the sampled blocks', tiles.* count every replayed tile, and the report states the sample "
+      "and its standard errors (numerics.sample.*). O is not complete, so --save-o is refused. Not with "
+      "timed.timing_only or timed.unit_numerics."),
+
     /* ---------------- timed model ---------------- */
     B("timed.enabled", timed.enabled, "true",
       "Run the timed SystemC/TLM model (cycles, utilisation, occupancy, energy) for modes lamp, fa2_16bit and "

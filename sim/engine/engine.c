@@ -3,6 +3,7 @@
  * numerics reuse (sim/timed) are exported through engine_parts.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "engine_internal.h"
+#include "engine_sample.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -101,12 +102,12 @@ static void *worker(void *arg)
     }
     for (;;) {
         int k = atomic_fetch_add(a->next, 1);
-        if (k >= a->x->nitems || atomic_load(a->failed)) break;
+        if (k >= a->x->nrun || atomic_load(a->failed)) break;
         /* test hook: process query blocks in descending order (results must not change) */
-        int item = a->x->p->query_block_order ? a->x->nitems - 1 - k : k;
-        eng_run_item(a->x, &w, item);
+        int j = a->x->p->query_block_order ? a->x->nrun - 1 - k : k;
+        eng_run_item(a->x, &w, a->x->run ? a->x->run[j] : j);
         int d = atomic_fetch_add(a->done, 1) + 1;
-        if (a->x->p->progress) a->x->p->progress(a->x->p->progress_user, d, a->x->nitems);
+        if (a->x->p->progress) a->x->p->progress(a->x->p->progress_user, d, a->x->nrun);
     }
     eng_ws_free(&w);
     return NULL;
@@ -270,7 +271,22 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
     x.nkt = (in->seq_k + x.bc - 1) / x.bc;
     x.accuracy = p->compute_reference;
     x.nitems = in->batch * in->heads_q * x.nqb;
+    x.nrun = x.nitems;
     int hl = p->n_k + 1;
+    /* sampled numerics: the items of the sampled query blocks only */
+    unsigned char *sampled = NULL;
+    int *run = NULL;
+    bool sampling = p->sample_query_blocks > 0 && p->sample_query_blocks < x.nqb;
+    if (sampling) {
+        sampled = malloc((size_t)x.nqb);
+        run = malloc((size_t)x.nitems * sizeof *run);
+        if (!sampled || !run) { free(sampled); free(run); free(cfg); return fail(err, errlen, "%s", "out of memory"); }
+        ls_engine_sample_pick(x.nqb, p->sample_query_blocks, ls_engine_sample_phases(x.br, x.bc), sampled);
+        x.nrun = 0;
+        for (int i = 0; i < x.nitems; i++)
+            if (sampled[i % x.nqb]) run[x.nrun++] = i;
+        x.run = run;
+    }
     int ralloc = ls_engine_result_alloc(p, in, r);
     x.items = calloc((size_t)x.nitems, sizeof *x.items);
     x.hist = calloc((size_t)x.nitems * hl, sizeof(uint64_t));
@@ -280,7 +296,7 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
         rc = fail(err, errlen, "%s", "out of memory");
     } else {
         int nt = p->threads == 0 ? ncores() : p->threads;
-        if (nt > x.nitems) nt = x.nitems;
+        if (nt > x.nrun) nt = x.nrun;
         if (nt < 1) nt = 1;
         atomic_int next, failed, done;
         atomic_init(&next, 0);
@@ -304,8 +320,18 @@ int ls_engine_run(const ls_engine_params *p, const ls_attn_inputs *in, ls_engine
         else {
             ls_engine_merge_items(x.items, x.nitems, x.hist, hl, x.accuracy, r);
             ls_engine_count_nonfinite(r);
+            if (sampling) {
+                r->sample.query_blocks = p->sample_query_blocks;
+                if (ls_engine_sample_errors(x.items, x.hist, hl, x.nitems, x.nqb, sampled, &r->sample) != 0 ||
+                    (r->records && ls_engine_sample_fill(p, in, x.nqb, x.nkt, sampled, r->records) != 0))
+                    rc = fail(err, errlen, "%s", "out of memory");
+                else if (r->records)
+                    ls_engine_sample_tiles(r->records, r->n_records, hl, &r->tiles);
+            }
         }
     }
+    free(sampled);
+    free(run);
     free(x.items);
     free(x.hist);
     free(cfg);

@@ -67,6 +67,8 @@ typedef struct ls_engine_params {
     bool keep_reference;      /* keep the reference O in the result (for saving) */
     bool keep_tile_records;   /* per-tile records (default off) */
     bool keep_lamp_code_mask; /* lamp_code: keep the per-logit selection mask (default off) */
+    int sample_query_blocks;  /* > 0: only this many query blocks of each head are computed, the others'
+                                 records copied from them (engine_sample.h); 0: all */
     int query_block_order;    /* test hook: 0 ascending, 1 descending work-item order (results identical) */
     /* called after each work item (query block of one head) with the items done so far and the
      * total, from whichever engine thread finished it; NULL: nothing. Results do not depend on it. */
@@ -140,6 +142,14 @@ typedef struct {
     uint64_t o_nonfinite;         /* output elements that are NaN or infinite */
 } ls_engine_event_stats;
 
+/* A sampled run (ls_engine_params.sample_query_blocks): how much was computed and the sampled
+ * rates' standard errors (NaN with fewer than two sampled items). */
+typedef struct {
+    int query_blocks;             /* sampled blocks per head (0: not sampled) */
+    int items_sampled, items_total;
+    double subblock_rate_se, disruptive_rate_se;
+} ls_engine_sample_info;
+
 typedef struct ls_engine_result {
     /* O: [batch][heads_q][seq_q][dim], float32, same layout as Q. */
     float *o;
@@ -159,6 +169,9 @@ typedef struct ls_engine_result {
     uint8_t *lamp_code_mask;
     int lamp_code_mask_keys;
     double wall_seconds;
+    /* sampled numerics: O, accuracy, events and recompute.* are the sampled blocks'; tiles.* count
+     * every record (the sampled blocks' and the copies the timed model replays) */
+    ls_engine_sample_info sample;
     /* Set by the timed model's timing-only mode (timed.timing_only): no arithmetic was done, so O
      * (left zero), accuracy and events are not results; tiles and recompute are exact (geometry). */
     bool timing_only;

@@ -16,6 +16,8 @@ typedef struct {
     ls_engine_tile_record *records;   /* NULL unless kept */
     uint8_t *lcmask;           /* lamp_code selection mask, NULL unless kept */
     int nitems;
+    const int *run;            /* sampled numerics: the items computed (nrun of them); NULL: all */
+    int nrun;
 } eng_ctx;
 
 /* Per-thread buffers, allocated once. */

@@ -38,6 +38,16 @@ static const ls_field_doc docs[] = {
      "pure_8bit): `tiles.*` and `recompute.*` are then counted from the mask geometry and equal a full "
      "run's, the timed fields equal a full run's, and the `accuracy.*` and `events.*` fields are left out "
      "(there is no O to measure)"},
+    {"numerics.sample.query_blocks", "blocks",
+     "only with `algorithm.sample_query_blocks` > 0 (and fewer than the layer's query blocks): query blocks per head "
+     "whose numerics were computed; the others replay the nearest sampled block's selections"},
+    {"numerics.sample.share", "",
+     "sampled work items / all work items (batch x heads x query blocks)"},
+    {"numerics.sample.subblock_rate_se", "",
+     "standard error of `recompute.subblock_rate` over the sampled work items (ratio estimator, finite-population "
+     "corrected; NaN with fewer than two)"},
+    {"numerics.sample.disruptive_rate_se", "",
+     "standard error of the sampled work items' disruptive-tile share, the estimate behind `tiles.disruptive_rate`"},
     {"tiles.executed", "warp-tiles",
      "(warp, key tile) pairs executed"},
     {"tiles.masked_skipped", "warp-tiles",

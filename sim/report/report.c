@@ -59,6 +59,13 @@ void ls_report_fields(ls_fields *fs, const ls_config *cfg, const char *model, co
     ls_fields_uint(fs, "recompute.stage2_subblocks", r->recompute.stage2_subblocks);
     ls_fields_uint(fs, "recompute.subblocks_active", r->recompute.subblocks_active);
     if (r->timing_only) return;
+    if (r->sample.query_blocks > 0) {   /* sampled numerics only: the default report keeps its fields */
+        ls_fields_int(fs, "numerics.sample.query_blocks", r->sample.query_blocks);
+        ls_fields_double(fs, "numerics.sample.share",
+                         r->sample.items_total ? (double)r->sample.items_sampled / r->sample.items_total : 1.0);
+        ls_fields_double(fs, "numerics.sample.subblock_rate_se", r->sample.subblock_rate_se);
+        ls_fields_double(fs, "numerics.sample.disruptive_rate_se", r->sample.disruptive_rate_se);
+    }
 
     const ls_engine_accuracy_stats *a = &r->accuracy;
     ls_fields_bool(fs, "accuracy.valid", a->valid);
@@ -109,6 +116,12 @@ void ls_report_summary(FILE *out, const ls_config *cfg, const ls_workload_info *
         fprintf(out, "numerics  not computed (timed.timing_only): no O, accuracy or events\n");
         return;
     }
+    if (r->sample.query_blocks > 0)
+        fprintf(out, "sampled   numerics of %d query blocks per head (%d of %d blocks, %.1f%%): sub-block rate +-%.2f "
+                "points, disruptive +-%.2f (1 s.e.); tiles count every replayed tile\n", r->sample.query_blocks,
+                r->sample.items_sampled, r->sample.items_total,
+                r->sample.items_total ? 100.0 * r->sample.items_sampled / r->sample.items_total : 100.0,
+                100.0 * r->sample.subblock_rate_se, 100.0 * r->sample.disruptive_rate_se);
     if (r->accuracy.valid)
         fprintf(out, "accuracy  vs fp64: KL mean %.3e max %.3e, O rel. Frobenius %.3e, max |dO| %.3e, argmax flips %.3f%%\n",
                 r->accuracy.kl_mean, r->accuracy.kl_max, r->accuracy.o_rel_fro_err, r->accuracy.o_max_abs_err,

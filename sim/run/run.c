@@ -178,6 +178,11 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--save-o writes O, which timed.timing_only does not compute (run without one of them)");
         return 2;
     }
+    if (cfg->algorithm.sample_query_blocks > 0 && o->save_o) {
+        snprintf(err, errlen, "--save-o writes O, which algorithm.sample_query_blocks = %d computes for the sampled "
+                 "query blocks only (set it to 0 to save O)", cfg->algorithm.sample_query_blocks);
+        return 2;
+    }
     if (cfg->timed.timing_only && o->save_records) {
         snprintf(err, errlen, "--save-records writes per-tile records, which carry data-dependent flags that "
                               "timed.timing_only does not compute (run without one of them)");

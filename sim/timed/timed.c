@@ -68,6 +68,10 @@ static uint64_t numerics_key(const ls_engine_params *p, const ls_attn_inputs *in
     int causal = in->causal, window = in->causal ? in->window : 0;
     h = fnv(h, &causal, sizeof causal);
     h = fnv(h, &window, sizeof window);
+    if (p->sample_query_blocks > 0) {   /* sampled numerics (absent: the key of earlier runs) */
+        int sq = p->sample_query_blocks;
+        h = fnv(h, &sq, sizeof sq);
+    }
     if (in->split_kv > 1 || in->qpack > 1) {   /* the decode regimes (absent: the key of earlier runs) */
         int dv2[] = { in->split_kv, in->qpack };
         h = fnv(h, dv2, sizeof dv2);
@@ -326,6 +330,7 @@ static void merge_numerics(timed_run *t)
         r->recompute = g_cache.r.recompute;
         r->accuracy = g_cache.r.accuracy;
         r->events = g_cache.r.events;
+        r->sample = g_cache.r.sample;
         if (t->recs) memcpy(t->recs, g_cache.recs, t->nrecs * sizeof *t->recs);
     } else {
         /* timing only: the geometric statistics (tiles, recompute) are exact; no accuracy, no events */

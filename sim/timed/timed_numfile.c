@@ -11,14 +11,14 @@
 #include "io.h"
 #include "lampsim_version.h"
 
-#define MAGIC "LSNUMv1"
+#define MAGIC "LSNUMv2"
 
 /* Everything a reader must agree on before trusting the payload's layout. */
 typedef struct {
     char magic[8];
     char build[64];              /* LAMPSIM_VERSION "+" LAMPSIM_GIT_REV: another build may compute otherwise */
     uint64_t key, nout, nrecs, hist_len, has_oref;
-    uint64_t sz_recompute, sz_accuracy, sz_events, sz_rec;
+    uint64_t sz_recompute, sz_accuracy, sz_events, sz_rec, sz_sample;
 } header;
 
 static void make_header(header *h, uint64_t key, size_t nout, size_t nrecs, int hist_len, int has_oref)
@@ -35,6 +35,7 @@ static void make_header(header *h, uint64_t key, size_t nout, size_t nrecs, int 
     h->sz_accuracy = sizeof(ls_engine_accuracy_stats);
     h->sz_events = sizeof(ls_engine_event_stats);
     h->sz_rec = sizeof(lslamp_tile_record);
+    h->sz_sample = sizeof(ls_engine_sample_info);
 }
 
 static char *file_path(const char *dir, uint64_t key)
@@ -65,7 +66,7 @@ int ls_timed_numfile_write(const char *dir, uint64_t key, const ls_timed_numeric
              fwrite(&r->tiles.masked_skipped, sizeof r->tiles.masked_skipped, 1, f) == 1 &&
              fwrite(&r->tiles.disruptive_rate, sizeof r->tiles.disruptive_rate, 1, f) == 1 &&
              fwrite(&r->recompute, sizeof r->recompute, 1, f) == 1 && fwrite(&r->accuracy, sizeof r->accuracy, 1, f) == 1 &&
-             fwrite(&r->events, sizeof r->events, 1, f) == 1 &&
+             fwrite(&r->events, sizeof r->events, 1, f) == 1 && fwrite(&r->sample, sizeof r->sample, 1, f) == 1 &&
              fwrite(r->tiles.hp_subblocks_hist, sizeof(uint64_t), (size_t)r->tiles.hist_len, f) == (size_t)r->tiles.hist_len &&
              fwrite(r->o, sizeof(float), n->nout, f) == n->nout &&
              (!r->o_ref || fwrite(r->o_ref, sizeof(float), n->nout, f) == n->nout) &&
@@ -104,7 +105,7 @@ int ls_timed_numfile_read(const char *dir, uint64_t key, size_t nout, size_t nre
          fread(&x.r.tiles.masked_skipped, sizeof x.r.tiles.masked_skipped, 1, f) == 1 &&
          fread(&x.r.tiles.disruptive_rate, sizeof x.r.tiles.disruptive_rate, 1, f) == 1 &&
          fread(&x.r.recompute, sizeof x.r.recompute, 1, f) == 1 && fread(&x.r.accuracy, sizeof x.r.accuracy, 1, f) == 1 &&
-         fread(&x.r.events, sizeof x.r.events, 1, f) == 1 &&
+         fread(&x.r.events, sizeof x.r.events, 1, f) == 1 && fread(&x.r.sample, sizeof x.r.sample, 1, f) == 1 &&
          fread(x.r.tiles.hp_subblocks_hist, sizeof(uint64_t), (size_t)hist_len, f) == (size_t)hist_len &&
          fread(x.r.o, sizeof(float), nout, f) == nout && (!has_oref || fread(x.r.o_ref, sizeof(float), nout, f) == nout) &&
          fread(x.recs, sizeof *x.recs, nrecs, f) == nrecs && fgetc(f) == EOF;   /* nothing after the records */
