@@ -159,7 +159,10 @@ def attention(q, k, v, *, causal=True, config=None, scale=None, reference=False,
     seed=7) or full keys in settings={"algorithm.b_k": 16}. stats: the report's numerics fields with
     their report names ("tiles.disruptive_rate", "recompute.subblock_rate", "accuracy.kl_mean" when
     reference=True, ...). records=True adds stats["records"], int32 [B, Hq, query blocks, warps,
-    key tiles, 4] = (stage1_mask, stage2_mask, n_hp, flags) as in docs/engine.md.
+    key tiles, 4] = (stage1_mask, stage2_mask, n_hp, flags) as in docs/engine.md ([B, Hkv, ...] with
+    settings={"workload.pack_gqa": True}). The configuration's workload.window (sliding window, causal
+    only), workload.split_kv (FlashDecoding splits, combined) and workload.pack_gqa (FA3's PackGQA) apply
+    as in `lampsim run`; algorithm.sample_query_blocks is refused (O would be incomplete).
 
     Everything after v is keyword-only (a 4th positional argument would be SDPA's attn_mask, which
     is not supported). causal defaults to True, where torch's scaled_dot_product_attention defaults
@@ -208,7 +211,8 @@ def attention(q, k, v, *, causal=True, config=None, scale=None, reference=False,
     stats = {k: v for k, v in _flatten(json.loads(js)).items()
              if not k.startswith("workload.") or k[9:] in _SHAPE_KEYS}
     if records:
-        stats["records"] = np.frombuffer(rec, dtype=np.int32).reshape(qa.shape[0], qa.shape[1], *geom, 4)
+        # with workload.pack_gqa the second axis is the KV heads (each block holds its group's query rows)
+        stats["records"] = np.frombuffer(rec, dtype=np.int32).reshape(qa.shape[0], -1, *geom, 4)
     out = back(o)
     if getattr(q, "ndim", 4) == 3:
         out = out[0]

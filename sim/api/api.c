@@ -146,16 +146,34 @@ int ls_api_attention(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, 
     ep.compute_reference = (flags & LS_API_REFERENCE) != 0;
     ep.keep_reference = false;
     ep.keep_tile_records = (flags & LS_API_RECORDS) != 0 && records;
-    /* the engine reads the inputs only; the struct's pointers are not const for the owners' sake */
+    const ls_config_workload *w = &c->cfg.workload;
+    /* O is returned whole: a sampled run computes some query blocks only */
+    if (ep.sample_query_blocks > 0) {
+        snprintf(err, errlen, "algorithm.sample_query_blocks = %d: attention returns O, which a sampled run computes "
+                 "for the sampled query blocks only (set it to 0; use lampsim run for sampled long layers)",
+                 ep.sample_query_blocks);
+        return 2;
+    }
+    if (w->window > 0 && !causal) {
+        snprintf(err, errlen, "workload.window = %d needs causal attention (causal=True)", w->window);
+        return 2;
+    }
+    /* the engine reads the inputs only; the struct's pointers are not const for the owners' sake. The
+     * configuration's window, split-KV and GQA packing apply as in `lampsim run` (workload.window,
+     * workload.split_kv, workload.pack_gqa) */
     ls_attn_inputs in = {.batch = batch, .heads_q = heads_q, .heads_kv = heads_kv, .seq_q = seq_q,
-                         .seq_k = seq_k, .dim = dim, .causal = causal != 0, .q = (float *)q, .k = (float *)k,
-                         .v = (float *)v};
+                         .seq_k = seq_k, .dim = dim, .causal = causal != 0, .window = causal ? w->window : 0,
+                         .q = (float *)q, .k = (float *)k, .v = (float *)v};
+    if (ls_workload_arrange(&c->cfg, &in, true, err, errlen) != 0) return 1;
     ls_engine_result r;
     memset(&r, 0, sizeof r);
     if (ls_engine_run(&ep, &in, &r, err, errlen) != 0) {
         ls_engine_result_free(&r);
+        ls_attn_inputs_release(&in);
         return 1;
     }
+    ls_workload_unpack_rows(&in, r.o);   /* packed GQA rows back to [batch][heads_q][seq_q] */
+    ls_attn_inputs_release(&in);
     memcpy(o, r.o, sizeof(float) * (size_t)batch * (size_t)heads_q * (size_t)seq_q * (size_t)dim);
     rc = 0;
     if (stats_json && !(*stats_json = stats_to_json(&c->cfg, &r, batch, heads_q, heads_kv, seq_q, seq_k, dim, causal)))

@@ -44,7 +44,9 @@ enum {
  * report's numerics fields (mode, tiles.*, recompute.*, accuracy.*, events.*) as a JSON object;
  * with LS_API_RECORDS, *records receives n_records x 4 int32 (stage1_mask, stage2_mask, n_hp, flags)
  * in the order [batch][heads_q][query block][warp][key tile] and *geometry n_qblocks, n_q, n_ktiles.
- * Both are malloc'ed (ls_api_free). Returns 0; 2 for bad input (a shape, or a NaN or infinite element of
+ * Both are malloc'ed (ls_api_free). The configuration's workload.window (causal only), workload.split_kv
+ * and workload.pack_gqa apply as in `lampsim run` (records then in the packed layout, [batch][heads_kv]...);
+ * algorithm.sample_query_blocks > 0 is bad input (O would be incomplete). Returns 0; 2 for bad input (a shape, or a NaN or infinite element of
  * q, k or v: "q: element [b, h, s, d] is NaN; inputs must be finite"); 1 for an engine failure. */
 LS_API int ls_api_attention(const ls_api_ctx *c, int batch, int heads_q, int heads_kv, int seq_q, int seq_k, int dim,
                     int causal, const float *q, const float *k, const float *v, float *o, int flags,

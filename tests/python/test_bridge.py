@@ -155,6 +155,32 @@ def main(binary, tmp):
         check(o_run.dtype == np.float32 and o_run.shape == o_br.shape and
               np.array_equal(o_run.view(np.uint32), o_br.view(np.uint32)),
               "bridge O == lampsim run O.npy bit for bit (%s, scale %.3g/sqrt(d))" % (mode, sharp))
+    # the configuration's regimes apply through the bridge as in `lampsim run`: a sliding window,
+    # split-KV and GQA packing, each changing O (or the records) and each equal to the run's
+    o_plain, st_plain = lampsim.attention(qt, kt, vt, causal=True, scale=sharp / np.sqrt(128), mode="lamp", tau=0.25,
+                                          records=True)
+    for key, val in (("workload.window", 64), ("workload.split_kv", 3), ("workload.pack_gqa", True)):
+        subprocess.run([binary, "run", "--golden", "--save-o", "--quiet", "--force", "-o", out, "--set",
+                        "workload.file=" + os.path.join(tmp, "trace.yaml"), "--set", "algorithm.mode=lamp",
+                        "--set", "algorithm.tau=0.25", "--set", "%s=%s" % (key, str(val).lower())],
+                       check=True, env=child_env())
+        o_run = np.load(os.path.join(out, "O.npy"))
+        o_br, st = lampsim.attention(qt, kt, vt, causal=True, scale=sharp / np.sqrt(128), mode="lamp", tau=0.25,
+                                     settings={key: val}, records=True)
+        check(np.array_equal(o_run.view(np.uint32), o_br.view(np.uint32)) and not np.array_equal(o_br, o_plain),
+              "%s = %s: bridge O == lampsim run O.npy bit for bit, and differs from the plain run" % (key, val))
+        if key == "workload.pack_gqa":
+            check(st["records"].shape[1] == 2, "pack_gqa records per KV head: %s" % (st["records"].shape,))
+    try:
+        lampsim.attention(qt, kt, vt, settings={"algorithm.sample_query_blocks": 1})
+        check(False, "a sampled run is refused by the bridge")
+    except lampsim.LampsimError as e:
+        check("sample_query_blocks" in str(e), "a sampled run is refused by the bridge: %s" % e)
+    try:
+        lampsim.attention(qt, kt, vt, causal=False, settings={"workload.window": 64})
+        check(False, "a window without causal is refused")
+    except lampsim.LampsimError as e:
+        check("causal" in str(e), "a window without causal is refused: %s" % e)
     return done()
 
 
