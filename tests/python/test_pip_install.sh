@@ -2,7 +2,8 @@
 # `pip install .` (pyproject.toml, setup.py) from a copy of the source, without network (the
 # interpreter's own setuptools and wheel, --no-build-isolation), the library taken from this build
 # ($LAMPSIM_LIB): the package carries its own liblampsim.so, imports from another directory and
-# loads that copy, and pip's metadata has lampsim --version's release. (Building the library
+# loads that copy, and pip's metadata has lampsim --version's release; the `lampsim` console script runs
+# the bundled CLI, which finds the shipped presets by name from any directory (issue 39). (Building the library
 # itself, without LAMPSIM_LIB, in a venv: tests/docs/test_plain_cmake.sh, label long.)
 # Skips (77) without pip, setuptools or wheel for /usr/bin/python3.
 #   test_pip_install.sh LAMPSIM_BINARY LIBLAMPSIM REPO
@@ -19,7 +20,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 mkdir "$tmp/src" "$tmp/elsewhere"
 cp -r "$repo/pyproject.toml" "$repo/setup.py" "$repo/README.md" "$repo/LICENSE" "$repo/CMakeLists.txt" "$repo/python" "$tmp/src/"
 rm -rf "$tmp/src/python/lampsim/__pycache__"
-(cd "$tmp/src" && LAMPSIM_LIB="$lib" $py -m pip install --no-build-isolation --no-deps --no-index \
+# the CLI and its presets from an install tree of this build (the build directory holds the binary)
+cmake --install "$(dirname "$lampsim")" --prefix "$tmp/prefix" > "$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install"; }
+(cd "$tmp/src" && LAMPSIM_LIB="$lib" LAMPSIM_PREFIX="$tmp/prefix" $py -m pip install --no-build-isolation --no-deps --no-index \
     --disable-pip-version-check --target "$tmp/pip" . > "$tmp/pip.log" 2>&1) || { cat "$tmp/pip.log"; fail "pip install ."; }
 [ -f "$tmp/pip/lampsim/liblampsim.so" ] || fail "pip install . did not put liblampsim.so in the package"
 cmp -s "$tmp/pip/lampsim/liblampsim.so" "$lib" || fail "the package's liblampsim.so is not \$LAMPSIM_LIB's"
@@ -33,4 +36,17 @@ release=$("$lampsim" --version | awk '{print $2}')
   fail "pip-installed package: '$got' (expected its own library, version $release, O of shape (1, 1, 64, 32))"
 [ -d "$tmp/pip/lampsim-$release.dist-info" ] || fail "pip's metadata is not version $release: $(ls "$tmp/pip")"
 grep -q "^Tag: py3-none-linux" "$tmp/pip/lampsim-$release.dist-info/WHEEL" || fail "the wheel is not tagged py3-none-<platform>"
-echo "pip install . gives an importable package with its own liblampsim.so"
+# the `lampsim` command: pip's console script runs the bundled binary, which finds its presets by
+# name (lampsim run lampattention) from any directory, as after make install
+[ -x "$tmp/pip/bin/lampsim" ] || fail "pip install . did not install the lampsim command: $(ls "$tmp/pip/bin" 2>&1)"
+[ -x "$tmp/pip/lampsim/_prefix/bin/lampsim" ] || fail "the package has no executable CLI binary"
+out=$(cd "$tmp/elsewhere" && env -u LAMPSIM_LIB PYTHONPATH="$tmp/pip" "$tmp/pip/bin/lampsim" --version) ||
+  fail "lampsim --version through the console script"
+[ "$(echo "$out" | awk '{print $2}')" = "$release" ] || fail "console script version: $out"
+(cd "$tmp/elsewhere" && env -u LAMPSIM_LIB PYTHONPATH="$tmp/pip" "$tmp/pip/bin/lampsim" run lampattention \
+   --set workload.seq_q=128 --set workload.seq_k=128 --quiet -o r) > "$tmp/run.log" 2>&1 ||
+  { cat "$tmp/run.log"; fail "lampsim run lampattention through the pip-installed command"; }
+grep -q '"cycles"' "$tmp/elsewhere/r/report.json" || fail "the pip-installed run wrote no report"
+grep -q "^# source: $tmp/pip/lampsim/_prefix/share/lampsim/configs/lampattention.yaml" "$tmp/elsewhere/r/config.resolved.yaml" ||
+  fail "the preset was not the package's lampattention: $(sed -n 3p "$tmp/elsewhere/r/config.resolved.yaml")"
+echo "pip install . gives an importable package with its own liblampsim.so and the lampsim command with its presets"
