@@ -18,6 +18,7 @@ extern "C" {
 #define LSUNIT_CTYPE_ENUM int   /* the value's position in the names list */
 
 #define LSPARAM(sec, type, field, def, lo, hi, help, pkind, plo, phi, ptext) LSUNIT_CTYPE_##type field;
+#define LSCOST(...)
 typedef struct {
 #include "tensor/tensor.params"
 } lsunit_tensor_params;
@@ -42,6 +43,28 @@ typedef struct {
 typedef struct {
 #include "mem/memory.params"
 } lsunit_memory_params;
+#undef LSPARAM
+#undef LSCOST
+
+/* The cost tables (accelerator.energy.*, accelerator.area.*): every unit's LSCOST rows and the
+ * technology's (cost/tech.params), one struct per table. */
+#define LSPARAM(...)
+#define LSCOST(sec, ...) LSCOST_FIELD_##sec(__VA_ARGS__)
+#define LSCOST_FIELD_energy(type, field, ...) LSUNIT_CTYPE_##type field;
+#define LSCOST_FIELD_area(type, field, ...)
+typedef struct {
+#include "unit/all.params"
+} lsunit_energy_params;
+#undef LSCOST_FIELD_energy
+#undef LSCOST_FIELD_area
+#define LSCOST_FIELD_energy(type, field, ...)
+#define LSCOST_FIELD_area(type, field, ...) LSUNIT_CTYPE_##type field;
+typedef struct {
+#include "unit/all.params"
+} lsunit_area_params;
+#undef LSCOST_FIELD_energy
+#undef LSCOST_FIELD_area
+#undef LSCOST
 #undef LSPARAM
 
 #ifdef __cplusplus

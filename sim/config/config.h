@@ -31,29 +31,12 @@
 typedef enum { LS_CONFIG_DTYPE_FP32, LS_CONFIG_DTYPE_BF16, LS_CONFIG_DTYPE_FP16 } ls_config_dtype;
 typedef enum { LS_CONFIG_GEN_GAUSSIAN, LS_CONFIG_GEN_QKNORM, LS_CONFIG_GEN_TRACE, LS_CONFIG_GEN_HEADS } ls_config_generator;
 
-/* picojoules per action (Accelergy style: the timed model counts actions, see timed_energy.h) */
-typedef struct ls_config_energy {
-    double int_add_8, int_add_16, int_add_32, int_mul_8, int_mul_32;
-    double fp8_add, fp8_mul, fp_add_16, fp_add_32, fp_mul_16, fp_mul_32, fma_16, fma_32;
-    double lut_lookup, sfu_exp, regfile_access, sram_read_64b, l2_word, dram_read_64b;
-    double node_scale;                  /* on-chip energies x this: from the table's 45 nm to the area model's node */
-    /* measured at the area model's node (ASAP7 7 nm, scripts/rtl_energy.py), not scaled; 0: the 45 nm table above */
-    double lp_step, hp_step, lut_exp;
-} ls_config_energy;
-
-/* The area table (square micrometres per instance at the area model's node, 7 nm; sim/timed/timed_area.h) and
- * leakage per square millimetre: with the energy table, the Accelergy-style cost model of the accelerator. */
-typedef struct ls_config_area {
-    double mac_8bit_um2, mac_16bit_um2;         /* one MAC lane of the 8-bit / 16-bit tensor datapath */
-    double lut_bit_um2;                         /* one bit of LUT storage */
-    int lut_output_bits;                        /* bits of one LUT entry */
-    double sfu_lane_um2, vector_lane_um2, scheduler_um2;
-    double regfile_bit_um2;                     /* one register-file bit with 2 ports (1R1W banks) */
-    int regfile_ports;                          /* ports per bank: the bit grows as (ports / 2)^2 */
-    double pack_lane_um2;                       /* byte-granular pack/unpack of one 32-bit register lane */
-    double sram_bit_um2, l2_bit_um2;            /* one bit of the on-chip buffer / of L2, macro level */
-    double leak_logic_mw_per_mm2, leak_sram_mw_per_mm2;
-} ls_config_area;
+/* picojoules per action (Accelergy style: the timed model counts actions, see timed_energy.h) and the area
+ * table (square micrometres per instance at the area model's node, 7 nm; sim/timed/timed_area.h) with leakage
+ * per mm2: each unit declares its own rows (LSCOST in hw/<folder>/<section>.params), the technology's table
+ * is hw/cost/tech.params; the structs are generated from them (hw/unit/lsunit_params.h). */
+typedef lsunit_energy_params ls_config_energy;
+typedef lsunit_area_params ls_config_area;
 
 typedef struct ls_config_accelerator {
     char name[LS_CONFIG_NAME_MAX];

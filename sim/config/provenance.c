@@ -40,6 +40,12 @@
 #define LSPARAM_PROV_ESTIMATE(k, lo, hi, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, NULL, t},
 #define LSPARAM_PROV_SYNTHESIZED(k, lo, hi, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, NULL, t},
 #define LSPARAM_PROV_NONE(k, lo, hi, t)
+#define LSCOST(...)
+/* the cost rows (hw/unit/all.params), one table at a time, with the node each figure is stated at */
+#define LSCOST_PROV(sec, field, pkind, plo, phi, node, ptext) LSCOST_PROV_##pkind("accelerator." #sec "." #field, plo, phi, node, ptext)
+#define LSCOST_PROV_SOURCE(k, lo, hi, node, t) {k, LS_CONFIG_PROV_SOURCE, lo, hi, node, t},
+#define LSCOST_PROV_ESTIMATE(k, lo, hi, node, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, node, t},
+#define LSCOST_PROV_SYNTHESIZED(k, lo, hi, node, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, node, t},
 
 static const ls_config_provenance table[] = {
     /* ---------------- the core envelope (H100 SXM5, hw 1 and 7.1) ---------------- */
@@ -78,111 +84,19 @@ static const ls_config_provenance table[] = {
     /* ---------------- instruction issue (not modelled in the preset: issue.per_cycle 0) ---------------- */
 #include "dp/issue.params"
 
-    /* ---------------- energy per action ---------------- */
-    ESRC("accelerator.energy.int_add_8", "45 nm", HOROWITZ ": 8-bit add 0.03 pJ."),
-    ESRC("accelerator.energy.int_add_16", "45 nm", HOROWITZ ": 16-bit add 0.05 pJ."),
-    ESRC("accelerator.energy.int_add_32", "45 nm", HOROWITZ ": 32-bit add 0.1 pJ."),
-    ESRC("accelerator.energy.int_mul_8", "45 nm", HOROWITZ ": 8-bit multiply 0.2 pJ."),
-    ESRC("accelerator.energy.int_mul_32", "45 nm", HOROWITZ ": 32-bit multiply 3.1 pJ."),
-    EEST("accelerator.energy.fp8_add", 0.05, 0.4, "45 nm",
-         "Not in Horowitz (0.2 is stillwater-sc's guess, hw 5): a 4-bit-mantissa align and add, between an 8-bit integer "
-         "add (0.03) and an FP16 add (0.4)."),
-    EEST("accelerator.energy.fp8_mul", 0.1, 1.1, "45 nm",
-         "Not in Horowitz (0.5 is stillwater-sc's guess, hw 5): a 4 x 4-bit mantissa product is smaller than an 8-bit "
-         "integer multiply (0.2); at most an FP16 multiply (1.1)."),
-    ESRC("accelerator.energy.fp_add_16", "45 nm", HOROWITZ ": FP16 add 0.4 pJ."),
-    ESRC("accelerator.energy.fp_add_32", "45 nm", HOROWITZ ": FP32 add 0.9 pJ."),
-    ESRC("accelerator.energy.fp_mul_16", "45 nm", HOROWITZ ": FP16 multiply 1.1 pJ."),
-    ESRC("accelerator.energy.fp_mul_32", "45 nm", HOROWITZ ": FP32 multiply 3.7 pJ."),
-    EEST("accelerator.energy.fma_16", 1.1, 1.5, "45 nm",
-         "Not in Horowitz (1.4 is stillwater-sc's guess, hw 5): at least an FP16 multiply (1.1), at most multiply plus add "
-         "(1.5)."),
-    EEST("accelerator.energy.fma_32", 3.7, 4.6, "45 nm",
-         "Not in Horowitz (4.5 is stillwater-sc's guess, hw 5): at least an FP32 multiply (3.7), at most multiply plus add "
-         "(4.6)."),
-    EEST("accelerator.energy.lut_lookup", 0.1, 1.0, "45 nm",
-         "ConSmax's LUT softmax unit draws 0.16 pJ per clock at 16 nm (hw 3), about 3x more at 45 nm; a 2-Kbit table read "
-         "is at most a tenth of an 8 KB SRAM 64-bit read (10 pJ)."),
-    EEST("accelerator.energy.sfu_exp", 2, 10, "45 nm",
-         "A MUFU exp2 is a table plus quadratic interpolation in fixed point (hw 3), about an FP32 multiply (3.7, hw 7.2); "
-         "2 for a lean unit, 10 with the table read and the scaling multiply."),
-    EEST("accelerator.energy.regfile_access", 0.5, 5, "45 nm",
-         "About 1 pJ per 32-bit access of a small register file at 45 nm (hw 5, stillwater-sc); a 64K-register file read "
-         "per bank is closer to half an 8 KB SRAM 64-bit read (5 pJ)."),
-    EEST("accelerator.energy.sram_read_64b", 10, 50, "45 nm",
-         "Horowitz 45 nm: 10 pJ per 64-bit read of an 8 KB SRAM (hw 5); the 228 KiB buffer's longer wires cost more (his "
-         "larger arrays, not re-read: hw 8)."),
-    EEST("accelerator.energy.l2_word", 25, 200, "45 nm",
-         "Dally, MICRO-52 keynote (2019, node not stated; hw 5): 50 pJ per 32-bit word from the last-level cache; a 50 MiB "
-         "L2 and its network at 45 nm may cost a few times more."),
-    EEST("accelerator.energy.dram_read_64b", 450, 2600, "45 nm (DDR-class interface)",
-         "Horowitz 45 nm: 1.3-2.6 nJ per 64-bit DRAM read (hw 5); HBM3E at about 7 pJ/bit (hw 5, low confidence) gives "
-         "450."),
-
-    EEST("accelerator.energy.node_scale", 0.1, 0.35, "45 nm -> 7 nm",
-         "Stillmaker and Baas, Scaling equations ... from 180 nm to 7 nm (Integration 58, 2017) fit energy per operation "
-         "down to 7 nm, the node their fits reach; hw 5 quotes a 32-bit register access at ~1 pJ (45 nm) and ~0.2 pJ "
-         "(5 nm): 0.2, with 0.1 for a lower supply and 0.35 for wire-dominated SRAM reads that scale less."),
-    /* Measured (scripts/rtl_energy.py, docs/rtl.md "Energy from switching activity"): the range is the method's
-     * error: x0.9 for the slew (5 ps instead of 10 moves it by a few per cent), x1.6 for what a zero-delay,
-     * wire-less simulation leaves out (glitches, 10-40 % of an arithmetic unit's switching; wires, 20-30 %). */
-    ESYN("accelerator.energy.lp_step", 0.9 * LS_ASAP7_PJ_lamp_acc_step_lp, 1.6 * LS_ASAP7_PJ_lamp_acc_step_lp, ASAP7_NODE,
-         ASAP7_ENERGY ": lamp_acc_step_lp on tiny-model Q/K."),
-    ESYN("accelerator.energy.hp_step", 0.9 * LS_ASAP7_PJ_lamp_acc_step_hp, 1.6 * LS_ASAP7_PJ_lamp_acc_step_hp, ASAP7_NODE,
-         ASAP7_ENERGY ": lamp_acc_step_hp on tiny-model Q/K."),
-    ESYN("accelerator.energy.lut_exp", 0.9 * LS_ASAP7_PJ_lamp_lut_exp_lp, 1.6 * LS_ASAP7_PJ_lamp_lut_exp_lp, ASAP7_NODE,
-         ASAP7_ENERGY ": lamp_lut_exp_lp on the tiny model's e4m3 logits and running maxima."),
-
-    /* ---------------- area and leakage at 7 nm (docs/reports.md, "Area and power") ----------------
-     * 45 nm logic areas are scaled by 0.06 [0.04, 0.1]: (CPP x MMP) from about 160 x 160 nm at 45 nm to 57 x 40 nm
-     * at TSMC N7 gives 0.09, TSMC N7's ~91 MTr/mm2 against ~3-4 at 45 nm gives 0.04; SRAM uses the published
-     * 7 nm bit cell instead. */
-    EEST("accelerator.area.mac_8bit_um2", 25, 150, "7 nm",
-         "An e4m3 product is a 4 x 4-bit mantissa multiply (smaller than an 8-bit integer multiply, a few hundred um2 at "
-         "45 nm) plus its share of a wide adder tree; ~1000 um2 at 45 nm x 0.06 = 60. 25 if the tree is shared with the "
-         "16-bit array, 150 with fp32 accumulation per lane."),
-    EEST("accelerator.area.mac_16bit_um2", 120, 500, "7 nm",
-         "An FP16 multiply plus an fp32 add is several thousand um2 at 45 nm (Horowitz's area table, recalled, not "
-         "re-read here); a tensor core's adder tree amortises alignment: ~4000 um2 x 0.06 = 250; 120 to 500 over "
-         "the tree's sharing and the 0.04-0.1 scaling."),
-    EEST("accelerator.area.lut_bit_um2", 0.05, 0.6, "7 nm",
-         "A latch-based table bit at 7 nm is ~0.2-0.3 um2 (a standard-cell latch and its read mux), a ROM bit ~0.05; "
-         "0.6 with per-lane read ports. ConSmax's whole LUT softmax unit is 0.0008 mm2 at 16 nm (hw 3)."),
-    EEST("accelerator.area.lut_output_bits", 8, 32,
-         "7 nm", "The table returns the exponential of a ue5m3 shift: 8 bits if it is stored as ue5m3 or e4m3, 16 as "
-         "bf16 or fp16 (the preset: the P.V operand is 16-bit), 32 as fp32."),
-    EEST("accelerator.area.sfu_lane_um2", 300, 1500, "7 nm",
-         "A MUFU exp2 lane is a table plus quadratic interpolation in fixed point (hw 3), about an FP32 multiply and add "
-         "with a small ROM: ~10000 um2 at 45 nm x 0.06 = 600; 300 for a lean unit, 1500 with range reduction."),
-    EEST("accelerator.area.vector_lane_um2", 350, 1200, "7 nm",
-         "An FP32 FMA lane, about an FP32 multiply plus add (~12000 um2 at 45 nm, recalled) x 0.06 = 700; 350 to 1200 "
-         "over the scaling range and operand latches."),
-    EEST("accelerator.area.scheduler_um2", 500, 10000, "7 nm",
-         "The sort network of n_k = 4 threats is 5 compare-exchanges (Knuth 5.3.4), the subset check 16 comparators "
-         "and the budgets 32 x 16-bit registers: ~3000 gates, ~2000 um2 at 7 nm; 10000 with queues for 4 warps."),
-    EEST("accelerator.area.regfile_bit_um2", 0.07, 0.3, "7 nm",
-         "TSMC N7's high-density 6T cell is 0.027 um2 (Chang et al., ISSCC 2017 12.1, via WikiChip); a 1R1W 8T "
-         "register-file cell is about twice it and banks of 256-bit words reach ~45 % array efficiency: 0.12; 0.3 for "
-         "latch-based banks."),
-    EEST("accelerator.area.regfile_ports", 2, 4, "7 nm",
-         "GPU register files are banks of 1R1W SRAM behind operand collectors (2 ports); 4 for a 2R2W bank that feeds "
-         "a tensor unit without collectors."),
-    EEST("accelerator.area.pack_lane_um2", 30, 300, "7 nm",
-         "Byte-granular extract and insert for one 32-bit lane: 32 4:1 multiplexers each way plus the 16-bit "
-         "sub-block's path, ~150 gates at ~0.3-0.6 um2 each at 7 nm; like CUDA's SIMD byte intrinsics (hw 4)."),
-    EEST("accelerator.area.sram_bit_um2", 0.03, 0.07, "7 nm",
-         "TSMC N7's high-density 6T bit cell is 0.027 um2 (Chang et al., ISSCC 2017 12.1, via WikiChip); a macro with "
-         "sense amplifiers, decoders and redundancy reaches ~60 % array efficiency: 0.045; 0.03 for large arrays, 0.07 "
-         "for the wide high-bandwidth banks of a 128 B/clock buffer."),
-    EEST("accelerator.area.l2_bit_um2", 0.035, 0.09, "7 nm",
-         "The same 0.027 um2 cell (ISSCC 2017) plus tags, ECC (12.5 %) and the L2's share of the crossbar: 0.055; 0.09 "
-         "with a wide network."),
-    EEST("accelerator.area.leak_logic_mw_per_mm2", 10, 150, "7 nm",
-         "Not published per mm2 for a foundry's 7 nm: an H100-class die (814 mm2, 700 W) draws ~0.86 W/mm2 in all, "
-         "leakage being 10-30 % of it at temperature; 50 mW/mm2 for high-Vt cells at nominal voltage."),
-    EEST("accelerator.area.leak_sram_mw_per_mm2", 5, 80, "7 nm",
-         "SRAM arrays use high-Vt cells and retention biasing: below logic per mm2, 20 mW/mm2; 80 hot without "
-         "biasing."),
+    /* ---------------- energy per action, then area and leakage at 7 nm (docs/reports.md, "Area and power") ---------------- */
+#undef LSPARAM
+#undef LSCOST
+#define LSPARAM(...)
+#define LSCOST(sec, type, field, def, lo, hi, help, pkind, plo, phi, node, ptext) LSCOST_##sec(field, pkind, plo, phi, node, ptext)
+#define LSCOST_energy(field, pkind, plo, phi, node, ptext) LSCOST_PROV(energy, field, pkind, plo, phi, node, ptext)
+#define LSCOST_area(...)
+#include "unit/all.params"
+#undef LSCOST_energy
+#undef LSCOST_area
+#define LSCOST_energy(...)
+#define LSCOST_area(field, pkind, plo, phi, node, ptext) LSCOST_PROV(area, field, pkind, plo, phi, node, ptext)
+#include "unit/all.params"
 
     /* ---------------- algorithm settings the preset states (the paper's) ---------------- */
     SRC("algorithm.mode", "LampAttention paper (arXiv 2609.39361): look-ahead mixed precision with stages 1 and 2 (num D)."),

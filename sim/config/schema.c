@@ -49,7 +49,10 @@ static const char *const sched_names[] = {"index", "longest_first", "persistent"
 #define LSPARAM_ROW_DOUBLE(p, f, d, lo, hi, h) D(p, f, d, lo, hi, h)
 #define LSPARAM_ROW_BOOL(p, f, d, lo, hi, h) B(p, f, d, h)
 #define LSPARAM_ROW_ENUM(p, f, d, names, hi, h) EN(p, f, d, names, h)
-#define PJ(p, f, d, h) D(p, f, d, 0, 1e9, "Energy per operation in pJ (hardware.md section 5): " h)
+#define LSCOST(...)
+/* ... and the cost rows of all of them (hw/unit/all.params), one table at a time */
+#define LSCOST_ROW(sec, type, field, def, lo, hi, help) \
+    LSPARAM_ROW_##type("accelerator." #sec "." #field, accelerator.sec.field, def, lo, hi, help),
 
 static const ls_config_schema_entry schema[] = {
     S("version", version, "", "lampsim version that resolved this configuration. Written to config.resolved.yaml; "
@@ -98,80 +101,18 @@ static const ls_config_schema_entry schema[] = {
 #include "sched/scheduler.params"
 #include "regfile/regfile.params"
 #include "mem/memory.params"
-    PJ("accelerator.energy.int_add_8", accelerator.energy.int_add_8, "0.03", "8-bit integer add."),
-    PJ("accelerator.energy.int_add_16", accelerator.energy.int_add_16, "0.05", "16-bit integer add."),
-    PJ("accelerator.energy.int_add_32", accelerator.energy.int_add_32, "0.1", "32-bit integer add."),
-    PJ("accelerator.energy.int_mul_8", accelerator.energy.int_mul_8, "0.2", "8-bit integer multiply."),
-    PJ("accelerator.energy.int_mul_32", accelerator.energy.int_mul_32, "3.1", "32-bit integer multiply."),
-    PJ("accelerator.energy.fp8_add", accelerator.energy.fp8_add, "0.2", "FP8 add."),
-    PJ("accelerator.energy.fp8_mul", accelerator.energy.fp8_mul, "0.5", "FP8 multiply."),
-    PJ("accelerator.energy.fp_add_16", accelerator.energy.fp_add_16, "0.4", "FP16 add."),
-    PJ("accelerator.energy.fp_add_32", accelerator.energy.fp_add_32, "0.9", "FP32 add."),
-    PJ("accelerator.energy.fp_mul_16", accelerator.energy.fp_mul_16, "1.1", "FP16 multiply."),
-    PJ("accelerator.energy.fp_mul_32", accelerator.energy.fp_mul_32, "3.7", "FP32 multiply."),
-    PJ("accelerator.energy.fma_16", accelerator.energy.fma_16, "1.4", "FP16 fused multiply-add."),
-    PJ("accelerator.energy.fma_32", accelerator.energy.fma_32, "4.5", "FP32 fused multiply-add."),
-    PJ("accelerator.energy.lut_lookup", accelerator.energy.lut_lookup, "0.15", "one LUT exponential lookup."),
-    PJ("accelerator.energy.sfu_exp", accelerator.energy.sfu_exp, "3.7", "one SFU exponential."),
-    PJ("accelerator.energy.regfile_access", accelerator.energy.regfile_access, "1", "one 32-bit register file access."),
-    PJ("accelerator.energy.sram_read_64b", accelerator.energy.sram_read_64b, "10", "64-bit read from an 8 KB SRAM."),
-    PJ("accelerator.energy.l2_word", accelerator.energy.l2_word, "50", "32-bit word from the last-level cache."),
-    PJ("accelerator.energy.dram_read_64b", accelerator.energy.dram_read_64b, "1300", "64-bit DRAM read (1300-2600 quoted)."),
-    D("accelerator.energy.node_scale", accelerator.energy.node_scale, "0.2", 0, 10,
-      "Factor on every on-chip energy per action above (all but dram_read_64b, an interface figure) that brings the "
-      "45 nm table to the area model's 7 nm node (docs/reports.md, \"Area and power\"); 1 prices at 45 nm."),
-    D("accelerator.energy.lp_step", accelerator.energy.lp_step, LS_ASAP7_PJS_lamp_acc_step_lp, 0, 1e9,
-      "Energy in pJ of one step of the LP dot product (a Q.K^T MAC of the 8-bit datapath: bf16 K x fp32 pre-scaled Q, "
-      "rounded into the e4m3 accumulator, with its register) at the area model's 7 nm node, not scaled by node_scale: "
-      "the unit lamp_acc_step_lp from switching activity on the ASAP7 cells (hw/cost/asap7_energy.csv, docs/rtl.md). "
-      "0: the 45 nm table, (fp8_mul + fp8_add) x node_scale."),
-    D("accelerator.energy.hp_step", accelerator.energy.hp_step, LS_ASAP7_PJS_lamp_acc_step_hp, 0, 1e9,
-      "Energy in pJ of one step of the HP dot product (bf16 x fp32 into the e4m11 accumulator, with its register; "
-      "the high-precision logits, first selection, recompute and full-HP work) at 7 nm, not scaled: lamp_acc_step_hp "
-      "(hw/cost/asap7_energy.csv). 0: the 45 nm table, fma_16 x node_scale."),
-    D("accelerator.energy.lut_exp", accelerator.energy.lut_exp, LS_ASAP7_PJS_lamp_lut_exp_lp, 0, 1e9,
-      "Energy in pJ of one LUT exponential (shift, rounding to the index format, table read, output register) at "
-      "7 nm, not scaled: lamp_lut_exp_lp (hw/cost/asap7_energy.csv). 0: the 45 nm table, lut_lookup x node_scale."),
-    D("accelerator.area.mac_8bit_um2", accelerator.area.mac_8bit_um2, "60", 0, 1e9,
-      "Area in square micrometres at 7 nm of one MAC lane of the 8-bit (e4m3) tensor datapath, its share of the "
-      "accumulation included; the tensor unit holds tensor.macs_per_cycle_8bit of them."),
-    D("accelerator.area.mac_16bit_um2", accelerator.area.mac_16bit_um2, "250", 0, 1e9,
-      "Area in square micrometres at 7 nm of one MAC lane of the 16-bit tensor datapath (fp32 accumulation); the "
-      "tensor unit holds tensor.macs_per_cycle_16bit of them, beside the 8-bit datapath."),
-    D("accelerator.area.lut_bit_um2", accelerator.area.lut_bit_um2, "0.25", 0, 1e9,
-      "Area in square micrometres at 7 nm of one bit of the exponential LUT; every lane has its own table of "
-      "lut.entries x area.lut_output_bits bits."),
-    I("accelerator.area.lut_output_bits", accelerator.area.lut_output_bits, "16", 1, 64,
-      "Bits of one LUT entry (the exponential it returns)."),
-    D("accelerator.area.sfu_lane_um2", accelerator.area.sfu_lane_um2, "600", 0, 1e9,
-      "Area in square micrometres at 7 nm of one SFU (exp2) lane; sfu.lanes of them per core."),
-    D("accelerator.area.vector_lane_um2", accelerator.area.vector_lane_um2, "700", 0, 1e9,
-      "Area in square micrometres at 7 nm of one FP32 vector lane (an FMA with its operand latches); vector.lanes "
-      "of them per core."),
-    D("accelerator.area.scheduler_um2", accelerator.area.scheduler_um2, "2000", 0, 1e9,
-      "Area in square micrometres at 7 nm of one core's recompute scheduler: the sort network over n_k threats, the "
-      "subset comparators and the per-query budget registers."),
-    D("accelerator.area.regfile_bit_um2", accelerator.area.regfile_bit_um2, "0.12", 0, 1e9,
-      "Area in square micrometres at 7 nm of one register-file bit in banks of 2 ports (1R1W), periphery included; "
-      "regfile.registers x 32 bits per core."),
-    I("accelerator.area.regfile_ports", accelerator.area.regfile_ports, "2", 1, 16,
-      "Ports of one register-file bank; a bit's area grows as (ports / 2)^2 (each port adds a word line and a bit "
-      "line)."),
-    D("accelerator.area.pack_lane_um2", accelerator.area.pack_lane_um2, "100", 0, 1e9,
-      "Area in square micrometres at 7 nm of the byte-granular pack / unpack network of one 32-bit register lane "
-      "(warp_size x subpartitions lanes per core), which the compact layout's 8-bit logits need; full (16-bit "
-      "halves) costs a third of it, fp32 nothing."),
-    D("accelerator.area.sram_bit_um2", accelerator.area.sram_bit_um2, "0.045", 0, 1e9,
-      "Area in square micrometres at 7 nm of one bit of the on-chip buffer (memory.buffer_kib), macro level: bit "
-      "cell and periphery."),
-    D("accelerator.area.l2_bit_um2", accelerator.area.l2_bit_um2, "0.055", 0, 1e9,
-      "Area in square micrometres at 7 nm of one bit of L2 (memory.l2_mib), tags, ECC and its share of the "
-      "network included."),
-    D("accelerator.area.leak_logic_mw_per_mm2", accelerator.area.leak_logic_mw_per_mm2, "50", 0, 1e9,
-      "Leakage of logic (tensor, LUT, SFU, vector, scheduler, pack network) in milliwatts per square millimetre at "
-      "7 nm; it leaks on every core for the whole run, idle or not."),
-    D("accelerator.area.leak_sram_mw_per_mm2", accelerator.area.leak_sram_mw_per_mm2, "20", 0, 1e9,
-      "Leakage of SRAM arrays (register file, buffer, L2) in milliwatts per square millimetre at 7 nm."),
+#undef LSPARAM
+#undef LSCOST
+#define LSPARAM(...)
+#define LSCOST(sec, type, field, def, lo, hi, help, ...) LSCOST_##sec(type, field, def, lo, hi, help)
+#define LSCOST_energy(type, field, def, lo, hi, help) LSCOST_ROW(energy, type, field, def, lo, hi, help)
+#define LSCOST_area(...)
+#include "unit/all.params"
+#undef LSCOST_energy
+#undef LSCOST_area
+#define LSCOST_energy(...)
+#define LSCOST_area(type, field, def, lo, hi, help) LSCOST_ROW(area, type, field, def, lo, hi, help)
+#include "unit/all.params"
 
     /* ---------------- algorithm ---------------- */
     EN("algorithm.mode", algorithm.mode, "lamp", mode_names,
