@@ -12,10 +12,10 @@
 // Shortcuts by comparison only: s < 2^-(XM+2) gives 1.0 (exp(-s) is within half an ulp below 1),
 // s >= 2^(ZERO_E - SBIAS) gives 0 (below half the smallest subnormal). NaN codes raise `nan` (the
 // code is then the format's top code, as lsfp_nan_code). The widths below are the defaults'
-// (tests/rtl_sfu checks every one of the 2^16 codes): the total relative error stays under
-// 2^-28.5 while the exact exp(-s) of every code lies at least 2^-27.1 (relative) from a rounding
-// midpoint, so the approximation rounds as the exact value; each width has >= 2 bits of margin
-// over the narrowest that still passes. Other formats need their widths re-checked the same way.
+// (the rtl_sfu test checks every one of the 2^16 codes): the exact exp(-s) of every code lies at
+// least 2^-27.1 (relative) from a rounding midpoint, and each width is >= 3 bits wider than the
+// widest at which, narrowed alone, some code rounds wrongly (docs/rtl.md). Other formats need
+// their widths re-checked.
 // Combinational, like the other lanes.
 module lamp_sfu_exp #(
     parameter int SE = 5, parameter int SM = 11, parameter int SBIAS = 22,   // shift format (unsigned)
@@ -40,12 +40,7 @@ module lamp_sfu_exp #(
     localparam int ONE_E = SBIAS - XM - 2;                  // exponent fields below: exp(-s) rounds to 1
     // exp(-s) < 2^(XEMIN - XM - 1) once s > (XM + 1 - XEMIN) ln 2: the first binade of s past that bound
     localparam int ZLIM = (XM + 1 - XEMIN) * 6932;          // x 10^4, ln 2 rounded up
-    function automatic int zero_e();
-        int z = 0;
-        for (int i = 0; i < 16; i++) if ((64'd10000 << z) < 64'(ZLIM)) z++;
-        return SBIAS + z;
-    endfunction
-    localparam int ZERO_E = zero_e();
+    localparam int ZERO_E = SBIAS + $clog2((ZLIM + 9999) / 10000);
     localparam int NW = ZERO_E - SBIAS + 1;                 // bits of n (t < 2^(ZERO_E - SBIAS) log2 e)
     localparam logic [63:0] LOG2E_Q62 = 64'h5C551D94AE0BF85E;   // log2(e) 2^62, rounded
     localparam logic [63:0] LN2_Q64 = 64'hB17217F7D1CF79AC;     // ln(2) 2^64, rounded
@@ -64,13 +59,16 @@ module lamp_sfu_exp #(
     logic [NW-1:0] n;
     logic [H-1:0] fh;
     logic [FL-1:0] fl;
+    int ei;                                                  // the exponent field as an integer
     always_comb begin
         ef = s_code[SM +: SE];
+        ei = 0;
+        ei[SE-1:0] = ef;
         ff = s_code[SM-1:0];
         nan = (SSPECIAL == 0 && &ef && &ff) || (SSPECIAL == 1 && &ef && |ff);
         prod = (SM+KL+2)'({1'b1, ff}) * (SM+KL+2)'(L);
         // s = {1, ff} 2^(ef - SBIAS - SM): t's F-bit fixed point is prod >> (KL + SBIAS + SM - ef - F)
-        t = (F+NW)'(prod >> (KL + SBIAS + SM - F - int'(ef)));
+        t = (F+NW)'(prod >> (KL + SBIAS + SM - F - ei));
         n = t[F +: NW];
         fh = t[F-1 -: H];
         fl = t[FL-1:0];
@@ -97,7 +95,7 @@ module lamp_sfu_exp #(
     // exp(-s) ~ r 2^(-WT - n), r in (2^(WT-1), 2^WT]: binade -1 - n (or -n when r is 1.0); below
     // XEMIN the quantum stays 2^(XEMIN - XM) and d = n + XEMIN + 1 more bits fall under it.
     logic top, up;
-    int d, ks, k, bin;
+    int d, ks, k, bin, ti;
     logic [SW-1:0] rr, rem, half;
     /* verilator lint_off UNUSEDSIGNAL */
     logic [SW-1:0] sig;                                      // the rounded significand fits XM + 1 bits
@@ -105,10 +103,14 @@ module lamp_sfu_exp #(
     logic [XNB:0] code;
     always_comb begin
         top = r[WT];
-        d = int'(n) + XEMIN + 1;
-        ks = d > int'(top) ? d : int'(top);
+        ti = 0;
+        ti[0] = top;
+        d = 0;
+        d[NW-1:0] = n;
+        d = d + XEMIN + 1;
+        ks = d > ti ? d : ti;
         k = WT - XM - 1 + ks;
-        bin = d < int'(top) ? int'(top) - d : 0;
+        bin = d < ti ? ti - d : 0;
         rr = SW'(r);
         sig = '0; rem = rr; half = '0; up = 1'b0;
         if (k < SW) begin
@@ -120,8 +122,8 @@ module lamp_sfu_exp #(
         code = (XNB+1)'(bin << XM) + (XNB+1)'(sig[XM:0]) + (XNB+1)'(up);
         if (code > (XNB+1)'({XNB{1'b1}})) code = (XNB+1)'({XNB{1'b1}});   // saturate (FINITE)
         if (nan) e_code = {XNB{1'b1}};
-        else if (int'(ef) < ONE_E) e_code = XNB'(XBIAS << XM);             // 1.0
-        else if (int'(ef) >= ZERO_E) e_code = '0;
+        else if (ei < ONE_E) e_code = XNB'(XBIAS << XM);             // 1.0
+        else if (ei >= ZERO_E) e_code = '0;
         else e_code = code[XNB-1:0];
     end
 endmodule
