@@ -48,6 +48,9 @@ GEN_SOURCES = ["lamp_lut_rom.sv", "lamp_cfg_units.sv"]
 # Read after the generated files: Yosys numbers what it reads in order and ABC's mapping follows that numbering,
 # so sources added before them would move the committed figures of the units measured earlier.
 LATE_SOURCES = ["rtl/lamp_tc_dot.sv", "rtl/lamp_dot_fused.sv"]
+# after those, in the same order as scripts/rtl_synth.sh: the SFU lane and its generated table
+LATE_GEN_SOURCES = ["lamp_sfu_exp2_rom.sv"]
+LAST_SOURCES = ["rtl/lamp_sfu_exp.sv"]
 STEPS_PER_UNIT = 4096   # MACs (lookups) simulated per unit: 32 dot products of d = 128
 
 # unit -> (action, description, MACs per action); the order of the CSV. A k-term unit runs
@@ -60,6 +63,7 @@ UNITS = {
     "lamp_fused_step_lp": ("4-MAC group", "LP fused step: 4 bf16 x bf16 products (scale after) -> e4m3 once", 4),
     "lamp_tc_dot_bf16_k4": ("4-MAC group", "baseline: 4-term bf16 x bf16 dot product + fp32 accumulator", 4),
     "lamp_tc_dot_e4m3_k4": ("4-MAC group", "FP8 baseline: 4-term e4m3 x e4m3 dot product + fp32 accumulator", 4),
+    "lamp_sfu_exp": ("exponential", "SFU HP exponential lane: ue5m11-S shift -> exp(-s) RNE to ue5m11-X", 1),
 }
 
 
@@ -649,11 +653,51 @@ def stream_lut(layers, steps):
     return lines[:steps]
 
 
+def hp_shifts(layers, n_rows):
+    """HP shift codes (ue5m11-S) of n_rows query rows: the HP logits (the sequential e4m11 accumulation of
+    bf16 K x fp32 Q), their running maximum per 64-key tile, the shift mu - y (exact: both on the e4m11
+    grid) rounded to ue5m11-S, in key order."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    out = []
+    for r in range(n_rows):
+        li = r % len(layers)
+        q, k = layers[li][:2]
+        h = int(rng.integers(q.shape[0]))
+        hk = h * k.shape[0] // q.shape[0]
+        t = int(rng.integers(q.shape[1] // 2, q.shape[1]))
+        kb = _bf16_bits(k[hk, :t + 1]).astype(np.uint32) << 16
+        kf = kb.view(np.float32).astype(np.float64)
+        qf = q[h, t].astype(np.float64)
+        ys = []
+        for s in range(t + 1):
+            acc = 0.0
+            for x in range(q.shape[-1]):
+                acc = _round_minifloat(acc + kf[s, x] * qf[x], 4, 11, 7, 511.75)
+            ys.append(acc)
+        mu = -math.inf
+        for s in range(t + 1):
+            if s % 64 == 0:
+                mu = max(mu, max(ys[s:s + 64]))
+            out.append(_minifloat_code(_round_minifloat(mu - ys[s], 5, 11, 22, 1023.5), 5, 11, 22))
+    return out
+
+
+def stream_sfu(layers, steps):
+    """Stimulus of the SFU exponential lane: flag 0, s_code."""
+    rows, lines = 1, []
+    while len(lines) < steps:
+        lines = ["0 %x" % c for c in hp_shifts(layers, rows)]
+        rows *= 2
+    return lines[:steps]
+
+
 # ---------------------------------------------------------------- driver ----------------------------------------------------------------
 def synth(top, build, lib_path, work):
     gen = os.path.join(build, "rtl", "gen")
     src = ([os.path.join(ROOT, s) for s in RTL_SOURCES] + [os.path.join(gen, s) for s in GEN_SOURCES] +
-           [os.path.join(ROOT, s) for s in LATE_SOURCES])
+           [os.path.join(ROOT, s) for s in LATE_SOURCES] + [os.path.join(gen, s) for s in LATE_GEN_SOURCES] +
+           [os.path.join(ROOT, s) for s in LAST_SOURCES])
     for s in src:
         if not os.path.exists(s):
             die("%s missing (cmake --build %s --target lamp_rtl_generated)" % (s, build))
@@ -714,6 +758,9 @@ def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
     elif top.startswith("lamp_tc_dot"):
         lines = stream_group(layers, "e4m3" if "e4m3" in top else "bf16", steps // macs + 1, macs)
         fb, cols = ("c", "res"), ["c", "a", "b"]
+    elif top == "lamp_sfu_exp":
+        lines = stream_sfu(layers, steps + 1)
+        fb, cols = None, ["s_code"]
     else:
         lines = stream_lut(layers, steps + 1)
         fb, cols = None, ["mu_code", "y_code", "y_masked"]

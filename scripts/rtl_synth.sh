@@ -30,6 +30,7 @@ src="$src rtl/lamp_sched.sv rtl/lamp_stage2.sv rtl/lamp_tc_dot.sv $gen/lamp_lut_
 # New sources go last: Yosys numbers what it reads in order and ABC's mapping follows that numbering, so a file
 # read earlier would move the committed figures of the units before it (rtl_synth_drift).
 src="$src rtl/lamp_dot_fused.sv"
+src="$src $gen/lamp_sfu_exp2_rom.sv rtl/lamp_sfu_exp.sv"
 # unit : what it is (no commas or semicolons: CSV, CMake lists). Not here: the threat sorts at b_q = 32 (lamp_sched_sort_nk4/8; 80k-160k gates before
 # mapping, far beyond this script's minutes on a 2-core machine); the q4 forms stand in for them.
 units=(
@@ -49,6 +50,7 @@ units=(
   "lamp_f64_add_pos:float64 adder - non-negative operands (stage-2 costs)"
   "lamp_stage2_select_nk4_q1:stage-2 subset step (test + selection) - one query lane - n_k = 4"
   "lamp_stage2_select_nk8_q1:stage-2 subset step (test + selection) - one query lane - n_k = 8"
+  "lamp_sfu_exp:SFU HP exponential lane: ue5m11-S shift -> exp(-s) RNE to ue5m11-X (exp2: 64-entry table + cubic)"
 )
 # SRAM banks (asap7_sram_banks.tar.gz): bank : what it is built into, and why this bank
 banks=(
