@@ -217,6 +217,21 @@ def write_accuracy(path, rows):
             w.writerow({k: r.get(k, "") for k in ACC_FIELDS})
 
 
+# Perplexity comes from torch's fp32 forward of the tiny model, whose last digits follow the BLAS build
+# and its threads (seen: 1.4e-4 relative between two Debian machines); KL and O error are lampsim's own
+# and must rerun exactly. A lane choice moves perplexity by 1e-3 to 1e-1 relative.
+PPL_RTOL = 5e-4
+
+
+def same_value(key, new, old):
+    if key.startswith("ppl") and new and old:
+        try:
+            return abs(float(new) - float(old)) <= PPL_RTOL * abs(float(old))
+        except ValueError:
+            return False
+    return new == old
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -264,7 +279,7 @@ def main(argv=None):
                 bad += 1
                 continue
             for k in ACC_FIELDS:
-                if r.get(k, "") != o.get(k, ""):
+                if not same_value(k, r.get(k, ""), o.get(k, "")):
                     print("lane_table: %s %s: CSV %s, rerun %s" % (r["variant"], k, o.get(k), r.get(k)))
                     bad += 1
         if bad:

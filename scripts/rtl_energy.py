@@ -615,11 +615,12 @@ def stream_group(layers, kind, actions, k=4):
     return lines[:actions]
 
 
-def lp_logits(layers, n_rows):
-    """LP logits (e4m3 codes, the sequential e4m3 accumulation of bf16 K x fp32 Q) of n_rows query rows with
-    their running maxima per 64-key tile: [(mu code, y code)] in key order."""
+def logit_rows(layers, n_rows, seed, man, maxval):
+    """Logits of n_rows query rows (a random head and a query in the second half of a random layer): the
+    sequential accumulation of bf16 K x fp32 Q rounded at each step to e4 with `man` mantissa bits
+    (largest finite `maxval`), keys 0..t, with the running maximum per 64-key tile: [(mu, y)] in key order."""
     import numpy as np
-    rng = np.random.default_rng(2)
+    rng = np.random.default_rng(seed)
     out = []
     for r in range(n_rows):
         li = r % len(layers)
@@ -634,14 +635,21 @@ def lp_logits(layers, n_rows):
         for s in range(t + 1):
             acc = 0.0
             for x in range(q.shape[-1]):
-                acc = _round_minifloat(acc + kf[s, x] * qf[x], 4, 3, 7, 448.0)
+                acc = _round_minifloat(acc + kf[s, x] * qf[x], 4, man, 7, maxval)
             ys.append(acc)
         mu = -math.inf
         for s in range(t + 1):
             if s % 64 == 0:
                 mu = max(mu, max(ys[s:s + 64]))
-            out.append((_minifloat_code(mu, 4, 3, 7), _minifloat_code(ys[s], 4, 3, 7)))
+            out.append((mu, ys[s]))
     return out
+
+
+def lp_logits(layers, n_rows):
+    """LP logits (e4m3 codes, the sequential e4m3 accumulation of bf16 K x fp32 Q) of n_rows query rows with
+    their running maxima per 64-key tile: [(mu code, y code)] in key order."""
+    return [(_minifloat_code(mu, 4, 3, 7), _minifloat_code(y, 4, 3, 7))
+            for mu, y in logit_rows(layers, n_rows, 2, 3, 448.0)]
 
 
 def stream_lut(layers, steps):
@@ -657,30 +665,8 @@ def hp_shifts(layers, n_rows):
     """HP shift codes (ue5m11-S) of n_rows query rows: the HP logits (the sequential e4m11 accumulation of
     bf16 K x fp32 Q), their running maximum per 64-key tile, the shift mu - y (exact: both on the e4m11
     grid) rounded to ue5m11-S, in key order."""
-    import numpy as np
-    rng = np.random.default_rng(3)
-    out = []
-    for r in range(n_rows):
-        li = r % len(layers)
-        q, k = layers[li][:2]
-        h = int(rng.integers(q.shape[0]))
-        hk = h * k.shape[0] // q.shape[0]
-        t = int(rng.integers(q.shape[1] // 2, q.shape[1]))
-        kb = _bf16_bits(k[hk, :t + 1]).astype(np.uint32) << 16
-        kf = kb.view(np.float32).astype(np.float64)
-        qf = q[h, t].astype(np.float64)
-        ys = []
-        for s in range(t + 1):
-            acc = 0.0
-            for x in range(q.shape[-1]):
-                acc = _round_minifloat(acc + kf[s, x] * qf[x], 4, 11, 7, 511.75)
-            ys.append(acc)
-        mu = -math.inf
-        for s in range(t + 1):
-            if s % 64 == 0:
-                mu = max(mu, max(ys[s:s + 64]))
-            out.append(_minifloat_code(_round_minifloat(mu - ys[s], 5, 11, 22, 1023.5), 5, 11, 22))
-    return out
+    return [_minifloat_code(_round_minifloat(mu - y, 5, 11, 22, 1023.5), 5, 11, 22)
+            for mu, y in logit_rows(layers, n_rows, 3, 11, 511.75)]
 
 
 def stream_sfu(layers, steps):
