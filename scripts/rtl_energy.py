@@ -652,13 +652,18 @@ def lp_logits(layers, n_rows):
             for mu, y in logit_rows(layers, n_rows, 2, 3, 448.0)]
 
 
-def stream_lut(layers, steps):
-    """Stimulus of the LUT exponential lane: flag 0, mu_code, y_code, y_masked = 0 (masked keys are skipped)."""
+def first_lines(steps, lines_of_rows):
+    """The first `steps` stimulus lines of lines_of_rows(n) (n query rows' lines), n doubled until enough."""
     rows, lines = 1, []
     while len(lines) < steps:
-        lines = ["0 %x %x 0" % p for p in lp_logits(layers, rows)]
+        lines = lines_of_rows(rows)
         rows *= 2
     return lines[:steps]
+
+
+def stream_lut(layers, steps):
+    """Stimulus of the LUT exponential lane: flag 0, mu_code, y_code, y_masked = 0 (masked keys are skipped)."""
+    return first_lines(steps, lambda rows: ["0 %x %x 0" % p for p in lp_logits(layers, rows)])
 
 
 def hp_shifts(layers, n_rows):
@@ -671,11 +676,7 @@ def hp_shifts(layers, n_rows):
 
 def stream_sfu(layers, steps):
     """Stimulus of the SFU exponential lane: flag 0, s_code."""
-    rows, lines = 1, []
-    while len(lines) < steps:
-        lines = ["0 %x" % c for c in hp_shifts(layers, rows)]
-        rows *= 2
-    return lines[:steps]
+    return first_lines(steps, lambda rows: ["0 %x" % c for c in hp_shifts(layers, rows)])
 
 
 # ---------------------------------------------------------------- driver ----------------------------------------------------------------

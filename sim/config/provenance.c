@@ -33,19 +33,17 @@
     "toggles of a Verilator simulation weighted by the liberty's internal-energy tables and pin capacitances"
 #define HOROWITZ "Horowitz, Computing's energy problem, ISSCC 2014, 45 nm 0.9 V (as tabulated in stillwater-sc universal generic_45nm.hpp; hw 5)"
 
-/* A unit's declaration (hw/<folder>/<section>.params) as provenance entries (NONE: no entry). */
+/* One provenance entry per kind (NONE: no entry); node: the process a figure is stated at (cost rows). */
+#define LS_PROV_ENTRY(sec, field, pkind, plo, phi, node, ptext) LS_PROV_##pkind("accelerator." #sec "." #field, plo, phi, node, ptext)
+#define LS_PROV_SOURCE(k, lo, hi, node, t) {k, LS_CONFIG_PROV_SOURCE, lo, hi, node, t},
+#define LS_PROV_ESTIMATE(k, lo, hi, node, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, node, t},
+#define LS_PROV_SYNTHESIZED(k, lo, hi, node, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, node, t},
+#define LS_PROV_NONE(k, lo, hi, node, t)
+/* A unit's declaration (hw/<folder>/<section>.params): its parameters here, its cost rows below
+ * (hw/unit/all.params, one table at a time). */
 #define LSPARAM(sec, type, field, def, lo, hi, help, pkind, plo, phi, ptext) \
-    LSPARAM_PROV_##pkind("accelerator." #sec "." #field, plo, phi, ptext)
-#define LSPARAM_PROV_SOURCE(k, lo, hi, t) {k, LS_CONFIG_PROV_SOURCE, lo, hi, NULL, t},
-#define LSPARAM_PROV_ESTIMATE(k, lo, hi, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, NULL, t},
-#define LSPARAM_PROV_SYNTHESIZED(k, lo, hi, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, NULL, t},
-#define LSPARAM_PROV_NONE(k, lo, hi, t)
+    LS_PROV_ENTRY(sec, field, pkind, plo, phi, NULL, ptext)
 #define LSCOST(...)
-/* the cost rows (hw/unit/all.params), one table at a time, with the node each figure is stated at */
-#define LSCOST_PROV(sec, field, pkind, plo, phi, node, ptext) LSCOST_PROV_##pkind("accelerator." #sec "." #field, plo, phi, node, ptext)
-#define LSCOST_PROV_SOURCE(k, lo, hi, node, t) {k, LS_CONFIG_PROV_SOURCE, lo, hi, node, t},
-#define LSCOST_PROV_ESTIMATE(k, lo, hi, node, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, node, t},
-#define LSCOST_PROV_SYNTHESIZED(k, lo, hi, node, t) {k, LS_CONFIG_PROV_SYNTHESIZED, lo, hi, node, t},
 
 static const ls_config_provenance table[] = {
     /* ---------------- the core envelope (H100 SXM5, hw 1 and 7.1) ---------------- */
@@ -89,13 +87,13 @@ static const ls_config_provenance table[] = {
 #undef LSCOST
 #define LSPARAM(...)
 #define LSCOST(sec, type, field, def, lo, hi, help, pkind, plo, phi, node, ptext) LSCOST_##sec(field, pkind, plo, phi, node, ptext)
-#define LSCOST_energy(field, pkind, plo, phi, node, ptext) LSCOST_PROV(energy, field, pkind, plo, phi, node, ptext)
+#define LSCOST_energy(field, pkind, plo, phi, node, ptext) LS_PROV_ENTRY(energy, field, pkind, plo, phi, node, ptext)
 #define LSCOST_area(...)
 #include "unit/all.params"
 #undef LSCOST_energy
 #undef LSCOST_area
 #define LSCOST_energy(...)
-#define LSCOST_area(field, pkind, plo, phi, node, ptext) LSCOST_PROV(area, field, pkind, plo, phi, node, ptext)
+#define LSCOST_area(field, pkind, plo, phi, node, ptext) LS_PROV_ENTRY(area, field, pkind, plo, phi, node, ptext)
 #include "unit/all.params"
 
     /* ---------------- algorithm settings the preset states (the paper's) ---------------- */
