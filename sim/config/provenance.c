@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "ls_asap7_energy.h"   /* generated from hw/cost/asap7_energy.csv */
+#include "ls_asap7_depth.h"    /* generated from rtl/synth/asap7_units.csv */
 
 #define SRC(k, t) {k, LS_CONFIG_PROV_SOURCE, 0, 0, NULL, t}
 #define EST(k, lo, hi, t) {k, LS_CONFIG_PROV_ESTIMATE, lo, hi, NULL, t}

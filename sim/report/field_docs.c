@@ -179,7 +179,7 @@ static const ls_field_doc docs[] = {
     {"area.total_mm2", "mm²",
      "the modelled components' area, mm²: `occupancy.cores` × `area.core_mm2` + L2 (not a die size: no "
      "L1/texture, FP64, control, I/O); the one cost source: units rtl/ implements from their ASAP7 synthesis, "
-     "register file and buffer from ASAP7 SRAM banks, sfu, vector and l2 from the published figures (section "
+     "register file and buffer from ASAP7 SRAM banks, vector and l2 from the published figures (section "
      "\"Area and power\")"},
     {"area.core_mm2", "mm²",
      "one core's components, mm²"},

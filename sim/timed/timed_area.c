@@ -65,7 +65,9 @@ void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, ls_area *a
     add(&l, ac->lut.lanes, LS_COST_LAMP_LUT_EXP_LP);   /* shift, rounding and the table, per lane */
     put(a, LS_AREA_LUT, LSUNIT_LUT, 0, (double)ac->lut.lanes * ac->lut.entries * x->lut_output_bits, "bits", x->lut_bit_um2,
         LS_AREA_SRC_CELLS, l);
-    put(a, LS_AREA_SFU, LSUNIT_SFU, 0, ac->sfu.lanes, "lanes", x->sfu_lane_um2, LS_AREA_SRC_PUBLISHED, none);
+    cost f = none;
+    add(&f, ac->sfu.lanes, LS_COST_LAMP_SFU_EXP);   /* exp2 lane: range shift, 64-entry table, cubic, rounding */
+    put(a, LS_AREA_SFU, LSUNIT_SFU, 0, ac->sfu.lanes, "lanes", x->sfu_lane_um2, LS_AREA_SRC_CELLS, f);
     put(a, LS_AREA_VECTOR, LSUNIT_VECTOR, 0, ac->vector.lanes, "lanes", x->vector_lane_um2, LS_AREA_SRC_PUBLISHED, none);
     /* one margin test per cycle; the sort of b_q queries as b_q / 4 copies of the 4-query unit (the
      * 32-query sort is not synthesized); one subset lane per query */

@@ -91,9 +91,9 @@ def main(binary, tmp):
     p, rep2 = run(binary, m2, os.path.join(tmp, "o2"))
     dec2 = [r for r in rep2["layers"] if r["phase"] == "decode"]
     steps, coeff = interp_coeffs(40, 3)
-    want = round(3 * sum(c * r["cycles"] for c, r in zip(coeff, dec2)))
-    check([r["seq_k"] - 128 for r in dec2] == steps and rep2["decode_cycles"] == want,
-          "decode of 40 tokens from 3 samples (steps %s): %d cycles" % (steps, want))
+    want = 3 * sum(c * r["cycles"] for c, r in zip(coeff, dec2))   # rounded to the nearest cycle (a tie either way)
+    check([r["seq_k"] - 128 for r in dec2] == steps and abs(rep2["decode_cycles"] - want) <= 0.5 + 1e-6,
+          "decode of 40 tokens from 3 samples (steps %s): %.2f cycles, reported %d" % (steps, want, rep2["decode_cycles"]))
     # byte-identical report on a second run
     p, _ = run(binary, m1, os.path.join(tmp, "o1b"))
     check(open(os.path.join(tmp, "o1", "report.json")).read() == open(os.path.join(tmp, "o1b", "report.json")).read(),

@@ -83,6 +83,22 @@ for r in s["rows"]:
         W = s["budgets"]["power_w"][r["regime"]]
         check(r["power_w"] <= W * (1 + 1e-9), "%s at equal W within the power budget (%.4f <= %.4f W)"
               % (r["contender"], r["power_w"], W))
+        # a design drawing more runs throttled to the budget, its time stretched by the same factor
+        th = max(1.0, r["power_unthrottled_w"] / W)
+        check(abs(r["throttle"] - th) <= 1e-9 * th, "%s/%s: throttle %.4f = max(1, %.4f W / %.4f W)"
+              % (r["contender"], r["regime"], r["throttle"], r["power_unthrottled_w"], W))
+
+# 1b. Throttling at equal W (scripts/study.py throttle()): over the budget, the same energy spread over more time;
+#     within it, unchanged. A search that rejected such a design would lose a 2x-faster design 3 % over the budget.
+sys.path.insert(0, os.path.join(src, "scripts"))
+import study as study_py
+ev = {"time_us": 10.0, "cycles": 100.0, "power_w": 1.03, "energy_uj": 10.3}
+te = study_py.throttle(ev, 1.0)
+check(abs(te["time_us"] - 10.3) < 1e-12 and te["power_w"] == 1.0 and abs(te["throttle"] - 1.03) < 1e-12
+      and abs(te["time_us"] * te["power_w"] - ev["energy_uj"]) < 1e-9 and te["power_unthrottled_w"] == 1.03,
+      "throttle: over the budget, time x P / budget at the budget's power (%s)" % te)
+check(study_py.throttle(dict(ev, power_w=0.9), 1.0)["time_us"] == 10.0 and study_py.throttle(None, 1.0) is None,
+      "throttle: within the budget, unchanged")
 
 # 2. Re-sized: each contender's equal-mm2 winners differ from its starting design in the axes it searches and its
 #    filler, and the search moved at least once (a search that keeps the preset fails here).

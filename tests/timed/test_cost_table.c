@@ -3,7 +3,9 @@
  *  2. a wrong table is detected: a changed number, a missing row, a renamed unit, a CSV with an edited
  *     figure or an extra row;
  *  3. the rows are consistent with the method the CSV's header states: placed area = cell area /
- *     utilisation, depth = ceil(delay / the cycle's logic budget), SRAM rows carry bits and energies.
+ *     utilisation, depth = ceil(delay / the cycle's logic budget), SRAM rows carry bits and energies;
+ *  4. the latency keys set from the synthesis default to its depths: lut.latency, scheduler.sort_latency and
+ *     subset_latency (a preset typed by hand, or a CSV regenerated without rebuilding, fails here).
  * (The long test rtl_synth_drift reruns the synthesis and compares the CSV it writes with this one.) */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "config.h"
 #include "timed_cost.h"
 
 static int write_edited(const char *src, const char *dst, const char *unit, int extra_row)
@@ -72,6 +75,15 @@ int main(void)
             CHECK_MSG(strcmp(u->kind, "sram") == 0 && u->bits > 0 && u->read_pj > 0 && u->area_um2 == u->cell_area_um2, "%s", u->unit);
         }
     }
+    /* 4 */
+    static ls_config cfg;
+    ls_config_defaults(&cfg);
+    const ls_config_accelerator *ac = &cfg.accelerator;
+    CHECK_MSG(ac->lut.latency == ls_cost(LS_COST_LAMP_LUT_EXP_LP)->depth_cycles, "lut.latency %d", ac->lut.latency);
+    CHECK_MSG(ac->scheduler.sort_latency == ls_cost(LS_COST_LAMP_SCHED_SORT_NK4_Q4)->depth_cycles, "sort_latency %d",
+              ac->scheduler.sort_latency);
+    CHECK_MSG(ac->scheduler.subset_latency == ls_cost(LS_COST_LAMP_STAGE2_SELECT_NK4_Q1)->depth_cycles, "subset_latency %d",
+              ac->scheduler.subset_latency);
     CHECK(fabs(LS_COST_REGISTER_OVERHEAD_PS + LS_COST_LOGIC_BUDGET_PS - LS_COST_CLOCK_PS) < 0.2);
     printf("%d rows; clock %g ps, register overhead %g ps, utilisation %g\n", LS_COST_N, (double)LS_COST_CLOCK_PS,
            (double)LS_COST_REGISTER_OVERHEAD_PS, (double)LS_COST_UTILISATION);
