@@ -77,20 +77,38 @@ void ls_run_estimate(const ls_config *cfg, FILE *out)
     double t0 = now_s();
     int rc = ls_run(mini, &ro, err, sizeof err);
     double t = now_s() - t0;
+    /* sampled numerics (algorithm.sample_query_blocks) compute S of each head's blocks while the timed model
+     * runs every tile step: the block's timed part is timed alone (timing only, at FA2-16's fixed selection: a
+     * LampAttention selection needs the numerics) and the rest of its time is the numerics */
+    int blocks = rows > 0 ? (w->seq_q + rows - 1) / rows : 1;
+    double frac = a->sample_query_blocks > 0 && a->sample_query_blocks < blocks ? (double)a->sample_query_blocks / blocks : 1.0;
+    double t_timing = 0.0;
+    if (!rc && frac < 1.0 && !cfg->timed.timing_only && cfg->timed.enabled) {
+        mini->timed.timing_only = true;
+        mini->algorithm.mode = LS_ENGINE_MODE_FA2_16BIT;
+        t0 = now_s();
+        rc = ls_run(mini, &ro, err, sizeof err);
+        t_timing = now_s() - t0;
+        if (t_timing > t) t_timing = t;
+    }
     if (rc) {
         fprintf(out, "; no time estimate: %s\n", err);
     } else {
         /* a timing-only run's time follows its tile steps, a computing run's its multiply-adds */
         const ls_config_workload *m = &mini->workload;
-        double scale = cfg->timed.timing_only
-                           ? steps / ls_config_tile_steps(1, 1, m->seq_q, w->seq_k, w->causal, w->window, rows, keys)
-                           : ls_config_attention_work_window(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal, w->window) /
-                                 ls_config_attention_work_window(1, 1, m->seq_q, w->seq_k, w->dim, w->causal, w->window);
+        double step_scale = steps / ls_config_tile_steps(1, 1, m->seq_q, w->seq_k, w->causal, w->window, rows, keys);
+        double work_scale = ls_config_attention_work_window(w->batch, w->heads_q, w->seq_q, w->seq_k, w->dim, w->causal, w->window) /
+                            ls_config_attention_work_window(1, 1, m->seq_q, w->seq_k, w->dim, w->causal, w->window);
+        double est = cfg->timed.timing_only ? t * step_scale : (t - t_timing) * work_scale * frac + t_timing * step_scale;
         int threads = cfg->algorithm.threads > 0 ? cfg->algorithm.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-        if (!cfg->timed.enabled && threads > 1) scale /= threads; /* the golden engine runs items in parallel */
+        if (!cfg->timed.enabled && threads > 1) est /= threads; /* the golden engine runs items in parallel */
         char d[32];
-        fmt_duration(t * scale, d, sizeof d);
-        fprintf(out, "; estimated run time ~%s (one query block took %.2f s)\n", d, t);
+        fmt_duration(est, d, sizeof d);
+        if (frac < 1.0)
+            fprintf(out, "; estimated run time ~%s (one query block took %.2f s; numerics on %d of %d blocks per head)\n", d,
+                    t, a->sample_query_blocks, blocks);
+        else
+            fprintf(out, "; estimated run time ~%s (one query block took %.2f s)\n", d, t);
     }
     free(mini);
 }

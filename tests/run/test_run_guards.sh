@@ -45,6 +45,11 @@ check "[ $rc -eq 0 ]" "a golden run is not held to max_steps (rc $rc): $(cat "$t
 "$lampsim" run "$fa3" "${small[@]:0:10}" --set workload.max_steps=1e8 > /dev/null 2> "$tmp/err"; rc=$?
 check "[ $rc -eq 0 ] && grep -q 'max_steps to 100000000).*multiply-adds of Q.K^T (not computed: timing only), 48 tile steps.*estimated run time ~[0-9]' '$tmp/err'" \
   "raised max_steps (written 1e8): size, both counts and a time estimate on stderr (rc $rc): $(cat "$tmp/err")"
+# sampled numerics: the estimate times the numerics of S of each head's blocks and the timed model on all of them
+"$lampsim" run --set workload.seq_q=2048 --set workload.seq_k=2048 --set algorithm.sample_query_blocks=2 \
+  --set workload.max_work=1e13 -o "$tmp/smp" > /dev/null 2> "$tmp/err"; rc=$?
+check "[ $rc -eq 0 ] && grep -q 'estimated run time ~[0-9].*numerics on 2 of 16 blocks per head' '$tmp/err'" \
+  "a sampled run's estimate says it computes 2 of 16 blocks per head (rc $rc): $(cat "$tmp/err")"
 # exponents: exact ones are integers, inexact ones are refused naming file, line and key
 printf 'include: %s\nworkload:\n  max_work: 2.5e11\n  max_steps: 1.5e0\n' "$(cd "$root" && pwd)/configs/validation/fa3_h100.yaml" > "$tmp/exp.yaml"
 "$lampsim" validate "$tmp/exp.yaml" > "$tmp/out" 2>&1; rc=$?
