@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "lslanes.h"
 #include "config_internal.h"
 #include "lslamp.h"
 #include "io.h"
@@ -935,6 +936,14 @@ static int check(ctx *c)
         err_at(c, later(c, "algorithm.sample_query_blocks", other),
                "algorithm.sample_query_blocks samples the golden engine's numerics; %s computes %s (set it to 0)",
                other, g->timed.timing_only ? "none" : "them in the units");
+        FAILED_CHECK(c, rc);
+    }
+    if (g->accelerator.tensor.lane_16bit == LSLANE16_TC_BF16 && g->timed.enabled && !g->timed.timing_only) {
+        /* the price of a datapath the numerics do not compute would look like a result */
+        err_at(c, later(c, "accelerator.tensor.lane_16bit", "timed.timing_only"),
+               "tc_bf16 prices a bf16 x bf16 -> fp32 lane, which the numerics of mode %s do "
+               "not compute (their 16-bit logits are e4m11): use it with timed.timing_only: true",
+               ls_config_enum_name("algorithm.mode", a->mode));
         FAILED_CHECK(c, rc);
     }
     if (a->operand_format == LS_ENGINE_OPFMT_E4M3 && !g->timed.timing_only) {

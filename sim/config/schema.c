@@ -8,6 +8,7 @@
 #include "config.h"
 #include "ls_asap7_energy.h"   /* generated from hw/cost/asap7_energy.csv */
 #include "ls_asap7_depth.h"    /* generated from rtl/synth/asap7_units.csv */
+#include "lslanes.h"
 #include "lsreglayout.h"
 
 #define F(field) offsetof(ls_config, field), sizeof(((ls_config *)0)->field)

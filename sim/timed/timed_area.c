@@ -5,6 +5,7 @@
 
 #include "lsreglayout.h"
 #include "timed_cost.h"
+#include "timed_lanes.h"
 
 /* N_k = 4 or 8 as synthesized; other N_k linearly from the nearer of the two (the threat, adder-chain and
  * sort parts all grow about linearly in N_k over this range). */
@@ -44,8 +45,13 @@ const char *ls_area_source_name(ls_area_source s)
     return s == LS_AREA_SRC_CELLS ? "asap7 cells" : s == LS_AREA_SRC_SRAM ? "asap7 sram" : "published";
 }
 
-void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, ls_area *a)
+void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, const ls_lanes *lanes, ls_area *a)
 {
+    ls_lanes preset;
+    if (!lanes) {
+        ls_lanes_preset(&preset);
+        lanes = &preset;
+    }
     memset(a, 0, sizeof *a);
     const ls_config_area *x = &ac->area;
     const cost none = { 0, 0 };
@@ -53,11 +59,11 @@ void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, ls_area *a
     double per_reg = 32.0 / lsregfile_logit_bits(layout, false), pack = (per_reg - 1.0) / 3.0;
     double rf_bits = (double)ac->regfile.registers * 32.0, buf_bits = ac->memory.buffer_kib * 1024.0 * 8.0;
 
-    /* the two datapaths side by side, as configured: the LP step (bf16 x fp32 -> e4m3, as the engine
-     * computes it) and the HP step (-> e4m11), one per MAC lane */
+    /* the two datapaths side by side, each lane the circuit the run computes (timed_lanes.h): by default the
+     * LP step (bf16 x fp32 -> e4m3) and the HP step (-> e4m11); a k-term unit prices k lanes */
     cost t = none;
-    add(&t, macs8, LS_COST_LAMP_ACC_STEP_LP);
-    add(&t, macs16, LS_COST_LAMP_ACC_STEP_HP);
+    add(&t, macs8 / lanes->lp.macs, lanes->lp.cost_id);
+    add(&t, macs16 / lanes->hp.macs, lanes->hp.cost_id);
     put(a, LS_AREA_TENSOR, LSUNIT_TENSOR, 0, macs8 + macs16, "mac_lanes",
         macs8 + macs16 > 0 ? (macs8 * x->mac_8bit_um2 + macs16 * x->mac_16bit_um2) / (macs8 + macs16) : 0.0,
         LS_AREA_SRC_CELLS, t);

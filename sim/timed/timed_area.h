@@ -6,12 +6,13 @@
  * One cost source: a component rtl/ implements is priced from its synthesis on ASAP7 (timed_cost.h:
  * cell area placed at the synthesis's utilisation, the cells' leakage); the register file and the
  * buffer from the ASAP7 SRAM banks (area; their leakage, which the library does not give, at
- * area.leak_sram_mw_per_mm2); the rest (sfu, vector, l2) from the published-figure table
+ * area.leak_sram_mw_per_mm2); the rest (vector, l2) from the published-figure table
  * (accelerator.area.*). The published figures of every component stay beside them as a cross-check. */
 #ifndef LAMPSIM_SIM_TIMED_AREA_H
 #define LAMPSIM_SIM_TIMED_AREA_H
 #include "config.h"
 #include "lsunit.h"
+#include "timed_lanes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,8 +52,9 @@ typedef struct {
 
 /* The area and leakage of the accelerator ac running a program in `layout` (lsregfile_layout: the
  * register-file pack network it needs) with key tiles of n_k sub-blocks (the scheduler's size follows
- * it). Pure: the configuration's numbers and the synthesized table only. */
-void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, ls_area *a);
+ * it), its MAC lanes built as `lanes` (ls_lanes_of; NULL: the preset's). Pure: the configuration's
+ * numbers and the synthesized table only. */
+void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, const ls_lanes *lanes, ls_area *a);
 /* "asap7 cells", "asap7 sram" or "published" */
 const char *ls_area_source_name(ls_area_source s);
 #ifdef __cplusplus

@@ -27,21 +27,41 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
     a->dram_words64 = (double)mem->model.dram_bytes / 8.0;
 }
 
-void ls_timed_per_action(const ls_config_energy *e, ls_timed_action_pj *pj)
+/* pJ per multiply-add of a lane circuit: the energy key of its lane class (lp_step for the 8-bit circuits,
+ * hp_step for the 16-bit ones) prices the preset's circuit; another circuit is its own measurement scaled by
+ * the key's ratio to the preset's, so a range on the key moves every circuit of its class alike; a key
+ * of 0 means the 45 nm table (fallback) */
+static double lane_pj(const ls_config_energy *e, const ls_lane_cost *l, double fallback)
 {
-    /* the units with RTL are priced as measured at 7 nm (0: the 45 nm table, scaled like it) */
-    pj->qk_lp_mac = e->lp_step > 0 ? e->lp_step : (e->fp8_mul + e->fp8_add) * e->node_scale;
-    pj->hp_fma = e->hp_step > 0 ? e->hp_step : e->fma_16 * e->node_scale;
-    pj->lut_lookup = e->lut_exp > 0 ? e->lut_exp : e->lut_lookup * e->node_scale;
-    /* no RTL: the P.V products (ue5m3 or ue5m11 x bf16, fp32 accumulation) stay on the 45 nm table */
-    pj->pv_lp_mac = (e->fp8_mul + e->fp_add_32) * e->node_scale;
-    pj->pv_hp_mac = (e->fp_mul_16 + e->fp_add_32) * e->node_scale;
+    bool wide = l->circuit == LSLANE_HP_STEP || l->circuit == LSLANE_TC_BF16_K4;
+    double key = wide ? e->hp_step : e->lp_step;
+    if (key <= 0) return fallback;
+    ls_lane_cost ref = ls_lane_of(wide ? LSLANE_HP_STEP : LSLANE_LP_SEQ_FP32Q);
+    return l->circuit == ref.circuit ? key : l->pj_per_mac * key / ref.pj_per_mac;
 }
 
-void ls_timed_energy_of(const ls_config_energy *e, const ls_timed_actions *a, ls_timed_energy *out)
+void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_timed_action_pj *pj)
+{
+    ls_lanes preset;
+    if (!lanes) {
+        ls_lanes_preset(&preset);
+        lanes = &preset;
+    }
+    /* the lanes' circuits as measured at 7 nm (0: the 45 nm table, scaled like it) */
+    pj->qk_lp_mac = lane_pj(e, &lanes->lp, (e->fp8_mul + e->fp8_add) * e->node_scale);
+    pj->hp_fma = lane_pj(e, &lanes->qk16, e->fma_16 * e->node_scale);
+    pj->lut_lookup = e->lut_exp > 0 ? e->lut_exp : e->lut_lookup * e->node_scale;
+    /* P.V: on a tensor-core circuit where one computes it (FP8, tc_bf16); LampAttention's ue5m3 or ue5m11 x
+     * bf16 products with fp32 accumulation have no RTL and stay on the 45 nm table */
+    double pv_lp = (e->fp8_mul + e->fp_add_32) * e->node_scale, pv_hp = (e->fp_mul_16 + e->fp_add_32) * e->node_scale;
+    pj->pv_lp_mac = lanes->pv_on_lanes ? lane_pj(e, &lanes->pv, pv_lp) : pv_lp;
+    pj->pv_hp_mac = lanes->pv_on_lanes ? lane_pj(e, &lanes->pv, pv_hp) : pv_hp;
+}
+
+void ls_timed_energy_of(const ls_config_energy *e, const ls_lanes *lanes, const ls_timed_actions *a, ls_timed_energy *out)
 {
     ls_timed_action_pj pj;
-    ls_timed_per_action(e, &pj);
+    ls_timed_per_action(e, lanes, &pj);
     out->tensor = (a->qk_lp_macs * pj.qk_lp_mac + a->hp_fmas * pj.hp_fma + a->pv_lp_macs * pj.pv_lp_mac +
                    a->pv_hp_macs * pj.pv_hp_mac) * 1e-6;
     double k = e->node_scale * 1e-6;   /* pJ at 45 nm -> uJ at the area model's node */

@@ -9,6 +9,7 @@
 #include "lsreglayout.h"
 #include "lsseq.h"
 #include "timed.h"
+#include "timed_lanes.h"
 
 /* What the run did, counted in the actions the energy table prices. */
 typedef struct {
@@ -34,14 +35,15 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
 
 /* The picojoules of one tensor or LUT action at the area model's node: measured on the RTL (ASAP7 7 nm,
  * e->lp_step, hp_step, lut_exp, unscaled) where the unit exists and the key is not 0, else the 45 nm table
- * x e->node_scale. */
+ * x e->node_scale; the tensor actions on the circuits `lanes` builds the lanes as (NULL: the preset's;
+ * timed_lanes.h). */
 typedef struct {
     double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup;
 } ls_timed_action_pj;
-void ls_timed_per_action(const ls_config_energy *e, ls_timed_action_pj *pj);
+void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_timed_action_pj *pj);
 
 /* Per-action energies x action counts, in microjoules per component and in total; every on-chip
  * energy of the 45 nm table is scaled by e->node_scale (45 nm -> the area model's 7 nm), DRAM and the
  * measured 7 nm energies (ls_timed_per_action) are not. */
-void ls_timed_energy_of(const ls_config_energy *e, const ls_timed_actions *a, ls_timed_energy *out);
+void ls_timed_energy_of(const ls_config_energy *e, const ls_lanes *lanes, const ls_timed_actions *a, ls_timed_energy *out);
 #endif

@@ -5,6 +5,7 @@
 
 #include "lsucode.h"
 #include "timed.h"
+#include "timed_lanes.h"
 
 int ls_timed_price_of(const ls_config *cfg, ls_area *a, int *layout, char *err, size_t errlen)
 {
@@ -26,7 +27,9 @@ int ls_timed_price_of(const ls_config *cfg, ls_area *a, int *layout, char *err, 
     /* the layout the run's register plan and area use (timed_build.c, ls_timed_plan_inputs) */
     int lay = lsucode_layout(prog.ylayout, cfg->accelerator.regfile.layout);
     lsucode_program_free(&prog);
-    ls_area_of(&cfg->accelerator, lay, cfg->algorithm.n_k, a);
+    ls_lanes lanes;
+    ls_lanes_of(cfg, &lanes);
+    ls_area_of(&cfg->accelerator, lay, cfg->algorithm.n_k, &lanes, a);
     if (layout) *layout = lay;
     return 0;
 }

@@ -96,7 +96,9 @@ static void cycle_stack(timed_run *t)
 static void cost_figures(timed_run *t)
 {
     ls_timed_result *tr = t->tr;
-    ls_area_of(t->ac, t->rp.layout, t->ep->n_k, &tr->area);
+    ls_lanes lanes;
+    ls_lanes_of(t->cfg, &lanes);
+    ls_area_of(t->ac, t->rp.layout, t->ep->n_k, &lanes, &tr->area);
     double s = tr->time_us * 1e-6;
     tr->power.dynamic_w = s > 0 ? tr->energy_uj.total * 1e-6 / s : 0.0;
     tr->power.leakage_w = tr->area.leakage_w;
@@ -158,7 +160,9 @@ void ls_timed_figures(timed_run *t)
     tr->transactions = s->transactions;
     ls_timed_actions acts;
     ls_timed_count_actions(s, &t->mem, t->hw.memory.operand_read_rows > 0, in->dim, t->sh.bc, t->rp.layout, &acts);
-    ls_timed_energy_of(&ac->energy, &acts, &tr->energy_uj);
+    ls_lanes lanes;
+    ls_lanes_of(t->cfg, &lanes);
+    ls_timed_energy_of(&ac->energy, &lanes, &acts, &tr->energy_uj);
     cost_figures(t);
     cycle_stack(t);
 }

@@ -21,6 +21,15 @@ printf 'algorithm:\n  tua: 0.3\n' > "$T/bad.yaml"
 check "validate bad" 2 $?
 grepf "validate bad" "$T/bad.yaml:2:3: algorithm.tua: unknown key; did you mean 'algorithm.tau'?" "$T/err"
 
+# a 16-bit lane priced as a tensor core's bf16 dot product on a run whose numerics compute e4m11 logits:
+# refused, naming the file, line and key; timing only, it is accepted
+printf 'accelerator:\n  tensor:\n    lane_16bit: tc_bf16\n' > "$T/lane.yaml"
+"$D" validate "$R/configs/default.yaml" "$T/lane.yaml" > "$T/out" 2> "$T/err"
+check "lane_16bit tc_bf16 with numerics" 2 $?
+grepf "lane_16bit tc_bf16 with numerics" "$T/lane.yaml:3:17: accelerator.tensor.lane_16bit: tc_bf16 prices a bf16 x bf16 -> fp32 lane" "$T/err"
+"$D" validate "$R/configs/default.yaml" "$T/lane.yaml" --set algorithm.mode=fa2_16bit --set timed.timing_only=true > "$T/out" 2> "$T/err"
+check "lane_16bit tc_bf16 timing only" 0 $?
+
 # every problem in one pass: three bad keys in one file (two of them in an included file's
 # parent after a bad include), a bad --set, each as file:line:col, then the count
 printf 'algorithm:\n  tua: 0.25\n  b_q: abc\nworkload:\n  seq_qq: 128\n  dim: 64\n' > "$T/bad3.yaml"

@@ -8,7 +8,9 @@
  *     register file and buffer from its SRAM banks, the rest (vector, l2) at the published figures,
  *     which stay beside every component as the cross-check; leakage from the cells where they give it;
  *  5. a run: power = dynamic + leakage, leakage energy = leakage x time, per token, TFLOP/s per mm2
- *     and per W; node_scale scales every on-chip energy and leaves DRAM alone; cycles do not move. */
+ *     and per W; node_scale scales every on-chip energy and leaves DRAM alone; cycles do not move;
+ *  6. each lane priced as the circuit the run computes (timed_lanes.h): the LP variant, FP8's e4m3 dot product
+ *     (its 16-bit instructions and P.V on it too), tc_bf16 for the 16-bit lanes; a k-term unit per MAC a k-th. */
 #include <math.h>
 #include <string.h>
 
@@ -31,7 +33,7 @@ static void table(void)
     const ls_config_accelerator *ac = &cfg.accelerator;
     const ls_config_area *x = &ac->area;
     ls_area a;
-    ls_area_of(ac, LSREGFILE_COMPACT, 4, &a);
+    ls_area_of(ac, LSREGFILE_COMPACT, 4, NULL, &a);
     double cores = ac->cores, q = ac->warp_size;
     /* 1. the published figures (the cross-check column): instances x area per instance */
     double tensor = cores * (ac->tensor.macs_per_cycle_8bit * x->mac_8bit_um2 +
@@ -79,9 +81,9 @@ static void table(void)
 
     /* 3. layouts: the pack network compact 3x full, fp32 none; the scheduler grows with N_k */
     ls_area full, fp32, s8;
-    ls_area_of(ac, LSREGFILE_FULL, 4, &full);
-    ls_area_of(ac, LSREGFILE_FP32, 4, &fp32);
-    ls_area_of(ac, LSREGFILE_COMPACT, 8, &s8);
+    ls_area_of(ac, LSREGFILE_FULL, 4, NULL, &full);
+    ls_area_of(ac, LSREGFILE_FP32, 4, NULL, &fp32);
+    ls_area_of(ac, LSREGFILE_COMPACT, 8, NULL, &s8);
     CHECK(NEAR(a.c[LS_AREA_REGFILE_PACK].mm2, 3.0 * full.c[LS_AREA_REGFILE_PACK].mm2) && fp32.c[LS_AREA_REGFILE_PACK].mm2 == 0.0);
     CHECK(NEAR(a.c[LS_AREA_REGFILE_PACK].published_mm2, 3.0 * full.c[LS_AREA_REGFILE_PACK].published_mm2));
     CHECK(a.total_mm2 > full.total_mm2 && full.total_mm2 > fp32.total_mm2);
@@ -96,7 +98,7 @@ static void table(void)
     c2.accelerator.area.regfile_ports = 4;
     c2.accelerator.cores = 2 * ac->cores;
     ls_area b;
-    ls_area_of(&c2.accelerator, LSREGFILE_COMPACT, 4, &b);
+    ls_area_of(&c2.accelerator, LSREGFILE_COMPACT, 4, NULL, &b);
     CHECK(NEAR(b.c[LS_AREA_REGFILE].published_mm2, 8.0 * a.c[LS_AREA_REGFILE].published_mm2));   /* 2x cores x (4/2)^2 */
     CHECK(NEAR(b.c[LS_AREA_REGFILE].mm2, 2.0 * a.c[LS_AREA_REGFILE].mm2));
     CHECK(NEAR(b.c[LS_AREA_TENSOR].mm2, 2.0 * a.c[LS_AREA_TENSOR].mm2) && NEAR(b.c[LS_AREA_L2].mm2, a.c[LS_AREA_L2].mm2));
@@ -105,6 +107,66 @@ static void table(void)
     for (int k = 0; k < LS_AREA_N; k++)
         printf("  %-12s %-11s %9.4f mm2 per core (published %9.4f)\n", a.c[k].name, ls_area_source_name(a.c[k].source),
                a.c[k].mm2 / (a.c[k].per_core ? cores : 1), a.c[k].published_mm2 / (a.c[k].per_core ? cores : 1));
+}
+
+static void lanes(void)
+{
+    /* every circuit has its synthesized row and its measured energy */
+    for (int c = 0; c < LSLANE_N; c++) {
+        ls_lane_cost l = ls_lane_of((lslane_circuit)c);
+        CHECK_MSG(l.cost_id >= 0 && l.pj_per_mac > 0 && l.macs == lslane_table[c].macs, "%s: row %d, %g pJ", lslane_table[c].unit,
+                  l.cost_id, l.pj_per_mac);
+    }
+    static ls_config cfg;
+    ls_config_defaults(&cfg);
+    ls_lanes L, P;
+    ls_lanes_preset(&P);
+    ls_lanes_of(&cfg, &L);
+    CHECK(L.lp.circuit == LSLANE_LP_SEQ_FP32Q && L.hp.circuit == LSLANE_HP_STEP && P.lp.circuit == L.lp.circuit &&
+          P.hp.circuit == L.hp.circuit && !L.pv_on_lanes);
+    cfg.algorithm.scale_point = LSLAMP_SCALE_POST;
+    ls_lanes_of(&cfg, &L);
+    CHECK(L.lp.circuit == LSLANE_LP_SEQ_BF16Q);
+    cfg.algorithm.lp_datapath = LSLAMP_LP_FUSED;
+    ls_lanes_of(&cfg, &L);
+    CHECK(L.lp.circuit == LSLANE_LP_FUSED4 && L.lp.macs == 4);
+    /* FP8: e4m3 operands in a FlashAttention mode run everything on the e4m3 dot product */
+    ls_config_defaults(&cfg);
+    cfg.algorithm.mode = LS_ENGINE_MODE_FA2_16BIT;
+    cfg.algorithm.operand_format = LS_ENGINE_OPFMT_E4M3;
+    ls_lanes_of(&cfg, &L);
+    CHECK(L.lp.circuit == LSLANE_TC_E4M3_K4 && L.qk16.circuit == LSLANE_TC_E4M3_K4 && L.pv.circuit == LSLANE_TC_E4M3_K4 &&
+          L.pv_on_lanes && L.hp.circuit == LSLANE_HP_STEP);
+    const ls_config_accelerator *ac = &cfg.accelerator;
+    ls_area a, a0;
+    ls_area_of(ac, LSREGFILE_FP32, 4, &L, &a);
+    ls_area_of(ac, LSREGFILE_FP32, 4, NULL, &a0);
+    double cores = ac->cores;
+    CHECK_MSG(NEAR(a.c[LS_AREA_TENSOR].mm2, cores * (row_mm2(LS_COST_LAMP_TC_DOT_E4M3_K4, ac->tensor.macs_per_cycle_8bit / 4.0) +
+                                                     row_mm2(LS_COST_LAMP_ACC_STEP_HP, ac->tensor.macs_per_cycle_16bit))),
+              "FP8 lanes: %g mm2", a.c[LS_AREA_TENSOR].mm2);
+    CHECK(a.c[LS_AREA_TENSOR].mm2 < a0.c[LS_AREA_TENSOR].mm2);   /* the e4m3 dot product is cheaper per MAC */
+    ls_timed_action_pj pj, pj0;
+    ls_timed_per_action(&ac->energy, &L, &pj);
+    ls_timed_per_action(&ac->energy, NULL, &pj0);
+    CHECK_MSG(NEAR(pj.qk_lp_mac, L.lp.pj_per_mac) && NEAR(pj.hp_fma, L.lp.pj_per_mac) && NEAR(pj.pv_hp_mac, L.lp.pj_per_mac),
+              "FP8 pJ: %g %g %g vs %g", pj.qk_lp_mac, pj.hp_fma, pj.pv_hp_mac, L.lp.pj_per_mac);
+    CHECK(NEAR(pj0.qk_lp_mac, ac->energy.lp_step) && NEAR(pj0.hp_fma, ac->energy.hp_step) && pj0.pv_hp_mac != pj0.hp_fma);
+    /* a key moves every circuit of its class alike: lp_step x 2 doubles the FP8 lane's energy */
+    ls_config_energy e2 = ac->energy;
+    e2.lp_step *= 2;
+    ls_timed_per_action(&e2, &L, &pj0);
+    CHECK(NEAR(pj0.qk_lp_mac, 2 * pj.qk_lp_mac) && NEAR(pj0.pv_lp_mac, 2 * pj.pv_lp_mac));
+    /* tc_bf16: the 16-bit lanes as a tensor core's bf16 dot product, the P.V on it */
+    ls_config_defaults(&cfg);
+    cfg.accelerator.tensor.lane_16bit = LSLANE16_TC_BF16;
+    ls_lanes_of(&cfg, &L);
+    CHECK(L.hp.circuit == LSLANE_TC_BF16_K4 && L.qk16.circuit == LSLANE_TC_BF16_K4 && L.pv_on_lanes);
+    ls_area_of(&cfg.accelerator, LSREGFILE_FP32, 4, &L, &a);
+    CHECK(NEAR(a.c[LS_AREA_TENSOR].mm2, cores * (row_mm2(LS_COST_LAMP_ACC_STEP_LP, ac->tensor.macs_per_cycle_8bit) +
+                                                 row_mm2(LS_COST_LAMP_TC_DOT_BF16_K4, ac->tensor.macs_per_cycle_16bit / 4.0))));
+    ls_timed_per_action(&cfg.accelerator.energy, &L, &pj);
+    CHECK(NEAR(pj.hp_fma, L.hp.pj_per_mac) && L.hp.pj_per_mac < P.hp.pj_per_mac);
 }
 
 static int run(const char *const *ov, int nov, ls_timed_result *tr)
@@ -152,6 +214,7 @@ static void runs(void)
 int main(void)
 {
     table();
+    lanes();
     runs();
     CHECK_DONE();
 }

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
     a.pv_hp_macs = 30;
     a.lut_lookups = 50;
     ls_timed_energy out;
-    ls_timed_energy_of(&e, &a, &out);
+    ls_timed_energy_of(&e, NULL, &a, &out);
     double tensor = (1000 * lp + 100 * hp + 300 * (e.fp8_mul + e.fp_add_32) * e.node_scale +
                      30 * (e.fp_mul_16 + e.fp_add_32) * e.node_scale) * 1e-6;
     CHECK_MSG(NEAR(out.tensor, tensor), "tensor %.12g uJ, expected %.12g", out.tensor, tensor);
@@ -103,13 +103,13 @@ int main(int argc, char **argv)
     ls_config_energy e2 = e;      /* node_scale moves only the 45 nm part */
     e2.node_scale = 2 * e.node_scale;
     ls_timed_energy o2;
-    ls_timed_energy_of(&e2, &a, &o2);
+    ls_timed_energy_of(&e2, NULL, &a, &o2);
     CHECK(NEAR(o2.lut, out.lut) && NEAR(o2.tensor - out.tensor, tensor - (1000 * lp + 100 * hp) * 1e-6));
 
     ls_config_energy e0 = e;      /* 0: the 45 nm table, as before the measurement */
     e0.lp_step = e0.hp_step = e0.lut_exp = 0;
     ls_timed_action_pj pj;
-    ls_timed_per_action(&e0, &pj);
+    ls_timed_per_action(&e0, NULL, &pj);
     CHECK(NEAR(pj.qk_lp_mac, (e.fp8_mul + e.fp8_add) * e.node_scale) && NEAR(pj.hp_fma, e.fma_16 * e.node_scale) &&
           NEAR(pj.lut_lookup, e.lut_lookup * e.node_scale));
     printf("measured pJ (7 nm): LP step %g, HP step %g, LUT exp %g; 45 nm table x %g: %g, %g, %g\n", lp, hp, lut,
