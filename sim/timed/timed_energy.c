@@ -51,6 +51,7 @@ void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_ti
     pj->qk_lp_mac = lane_pj(e, &lanes->lp, (e->fp8_mul + e->fp8_add) * e->node_scale);
     pj->hp_fma = lane_pj(e, &lanes->qk16, e->fma_16 * e->node_scale);
     pj->lut_lookup = e->lut_exp > 0 ? e->lut_exp : e->lut_lookup * e->node_scale;
+    pj->sfu_exp = e->sfu_lane > 0 ? e->sfu_lane : e->sfu_exp * e->node_scale;
     /* P.V: on a tensor-core circuit where one computes it (FP8, tc_bf16); LampAttention's ue5m3 or ue5m11 x
      * bf16 products with fp32 accumulation have no RTL and stay on the 45 nm table */
     double pv_lp = (e->fp8_mul + e->fp_add_32) * e->node_scale, pv_hp = (e->fp_mul_16 + e->fp_add_32) * e->node_scale;
@@ -66,7 +67,7 @@ void ls_timed_energy_of(const ls_config_energy *e, const ls_lanes *lanes, const 
                    a->pv_hp_macs * pj.pv_hp_mac) * 1e-6;
     double k = e->node_scale * 1e-6;   /* pJ at 45 nm -> uJ at the area model's node */
     out->lut = a->lut_lookups * pj.lut_lookup * 1e-6;
-    out->sfu = a->sfu_ops * e->sfu_exp * k;
+    out->sfu = a->sfu_ops * pj.sfu_exp * 1e-6;
     out->vector = a->vector_ops * e->fp_add_32 * k;
     out->scheduler = a->sched_tests * e->fp_add_16 * k;
     out->regfile = a->regfile_accesses * e->regfile_access * k;

@@ -33,12 +33,12 @@ typedef struct {
 void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand_reads_timed, int dim, int bc,
                             int layout, ls_timed_actions *a);
 
-/* The picojoules of one tensor or LUT action at the area model's node: measured on the RTL (ASAP7 7 nm,
- * e->lp_step, hp_step, lut_exp, unscaled) where the unit exists and the key is not 0, else the 45 nm table
+/* The picojoules of one tensor, LUT or SFU action at the area model's node: measured on the RTL (ASAP7 7 nm,
+ * e->lp_step, hp_step, lut_exp, sfu_lane, unscaled) where the unit exists and the key is not 0, else the 45 nm table
  * x e->node_scale; the tensor actions on the circuits `lanes` builds the lanes as (NULL: the preset's;
  * timed_lanes.h). */
 typedef struct {
-    double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup;
+    double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup, sfu_exp;
 } ls_timed_action_pj;
 void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_timed_action_pj *pj);
 
