@@ -14,7 +14,8 @@ coordinate descent sizes the contender's design axes within the budget:
 * the contender's `filler` axis (its main MAC lanes) is never a step of its own: under the area budget
   it is solved, for every candidate, to spend the area the other axes leave (the cost is linear in
   lanes: `lampsim study cost` at two values); under the power budget each move is tried with the
-  filler at its value and one step (x 1.25) either way, and a design must draw at most the budget;
+  filler at its value and one step (x 1.25) either way, and a design drawing more than the budget runs
+  throttled to it (throttle(): time x its power / the budget; its area is capped at power_area_cap);
 * one generation = every task's step, run as one `lampsim sweep run` (so -j and shards serve it, and
   LampAttention's numerics are computed once per (tile, workload) in it and replayed).
 
