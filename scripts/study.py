@@ -305,8 +305,20 @@ class Task:
         self.evaluated = 0
 
 
+SAMPLE_KEY = "algorithm.sample_query_blocks"
+
+
 def regime_points(spec, regime, design):
-    return [dict(design, **w["set"]) for w in spec["regimes"][regime]["workloads"]]
+    """The design's points on the regime's workloads. A workload may sample LampAttention's numerics
+    (algorithm.sample_query_blocks, long prefill); a timing-only contender computes none, so the key is
+    dropped from its points (the config refuses the two together)."""
+    out = []
+    for w in spec["regimes"][regime]["workloads"]:
+        pt = dict(design, **w["set"])
+        if str(pt.get("timed.timing_only")).lower() == "true":
+            pt.pop(SAMPLE_KEY, None)
+        out.append(pt)
+    return out
 
 
 def port_cost(spec, design, cores):

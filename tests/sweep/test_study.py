@@ -99,6 +99,13 @@ check(abs(te["time_us"] - 10.3) < 1e-12 and te["power_w"] == 1.0 and abs(te["thr
       "throttle: over the budget, time x P / budget at the budget's power (%s)" % te)
 check(study_py.throttle(dict(ev, power_w=0.9), 1.0)["time_us"] == 10.0 and study_py.throttle(None, 1.0) is None,
       "throttle: within the budget, unchanged")
+# a workload sampling LampAttention's numerics (the 32k regime): the key stays on computing contenders'
+# points and is dropped from timing-only ones, which the config would refuse with it
+rs = {"regimes": {"r": {"workloads": [{"weight": 1, "set": {"workload.seq_q": 32768, study_py.SAMPLE_KEY: 8}}]}}}
+lp = study_py.regime_points(rs, "r", {"algorithm.mode": "lamp"})[0]
+fp = study_py.regime_points(rs, "r", {"algorithm.mode": "fa2_16bit", "timed.timing_only": True})[0]
+check(lp.get(study_py.SAMPLE_KEY) == 8 and study_py.SAMPLE_KEY not in fp and fp["workload.seq_q"] == 32768,
+      "regime_points: sampled numerics for LampAttention, none for a timing-only contender (%s, %s)" % (lp, fp))
 
 # 2. Re-sized: each contender's equal-mm2 winners differ from its starting design in the axes it searches and its
 #    filler, and the search moved at least once (a search that keeps the preset fails here).
