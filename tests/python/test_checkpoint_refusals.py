@@ -126,7 +126,8 @@ def d5(tmp, model):
 CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, os.path.join(sys.argv[1], "python"))
-resource.setrlimit(resource.RLIMIT_AS, (3 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+if "libasan" not in open("/proc/self/maps").read():   # AddressSanitizer's allocator needs the address space
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
 from lampsim import checkpoints as C
 t0 = time.time()
 try:
