@@ -7,14 +7,14 @@ void lssfu_exec(lsdp_unit *u, lsdp_txn *t)
     const lsdp_shape *sh = x->sh;
     const lslamp_cfg *c = sh->cfg;
     uint64_t exps = 0, sub = (uint64_t)sh->b_k * sh->b_q;
-    lslamp_events *ev = &x->stats->ev;
-    if (x->combine) {   /* split-KV combine: exp(lse_s - max) per row and split */
+    if (x->combine) {   /* split-KV combine: exp(lse_s - max) per row and split (no item stats: x->stats is NULL) */
         exps = (uint64_t)x->combine * (uint64_t)x->nqv;
         uint64_t per = u->hw->sfu.cycles_per_exp > 1 ? (uint64_t)u->hw->sfu.cycles_per_exp : 1;
         lsdp_unit_serve(&u->core[t->core], t, lsdp_ceil_div(exps * per, (uint64_t)u->hw->sfu.lanes), (uint64_t)u->hw->sfu.latency,
                         exps);
         return;
     }
+    lslamp_events *ev = &x->stats->ev;
     for (int wi = 0; wi < sh->n_q; wi++) {
         if (!(x->run >> wi & 1)) continue;
         lsdp_warp *w = &x->w[wi];
