@@ -120,6 +120,7 @@ static void test_window(void)
     CHECK_MSG(h.stage1_rate == (double)r.recompute.stage1_subblocks / r.recompute.subblocks_active &&
               h.disruptive_rate == r.tiles.disruptive_rate, "window: stage 1 %g vs the engine's %g", h.stage1_rate,
               (double)r.recompute.stage1_subblocks / r.recompute.subblocks_active);
+    ls_engine_result_free(&r);
     /* a window as long as the sequence is no window */
     ls_wstats_head full;
     in.window = N;
