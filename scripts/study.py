@@ -352,8 +352,10 @@ def throttle(ev, budget_w):
     """A design drawing more than the power budget runs throttled to it: the same energy per job spread over
     time x its power / the budget (duty-cycled at the clock it was timed at; voltage scaling would do better).
     Returns the evaluation at the budget (power_w the budget, the factor in `throttle`)."""
-    if ev is None or budget_w is None or ev["power_w"] <= budget_w:
-        return ev if ev is None or "throttle" in ev else dict(ev, throttle=1.0)
+    if ev is None or budget_w is None:
+        return ev
+    if ev["power_w"] <= budget_w:
+        return dict(ev, throttle=1.0)
     k = ev["power_w"] / budget_w
     return dict(ev, time_us=ev["time_us"] * k, cycles=ev["cycles"] * k, power_w=budget_w,
                 power_unthrottled_w=ev["power_w"], throttle=k)

@@ -47,11 +47,6 @@ const char *ls_area_source_name(ls_area_source s)
 
 void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, const ls_lanes *lanes, ls_area *a)
 {
-    ls_lanes preset;
-    if (!lanes) {
-        ls_lanes_preset(&preset);
-        lanes = &preset;
-    }
     memset(a, 0, sizeof *a);
     const ls_config_area *x = &ac->area;
     const cost none = { 0, 0 };

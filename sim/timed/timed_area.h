@@ -52,7 +52,7 @@ typedef struct {
 
 /* The area and leakage of the accelerator ac running a program in `layout` (lsregfile_layout: the
  * register-file pack network it needs) with key tiles of n_k sub-blocks (the scheduler's size follows
- * it), its MAC lanes built as `lanes` (ls_lanes_of; NULL: the preset's). Pure: the configuration's
+ * it), its MAC lanes built as `lanes` (ls_lanes_of). Pure: the configuration's
  * numbers and the synthesized table only. */
 void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, const ls_lanes *lanes, ls_area *a);
 /* "asap7 cells", "asap7 sram" or "published" */

@@ -42,11 +42,6 @@ static double lane_pj(const ls_config_energy *e, const ls_lane_cost *l, double f
 
 void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_timed_action_pj *pj)
 {
-    ls_lanes preset;
-    if (!lanes) {
-        ls_lanes_preset(&preset);
-        lanes = &preset;
-    }
     /* the lanes' circuits as measured at 7 nm (0: the 45 nm table, scaled like it) */
     pj->qk_lp_mac = lane_pj(e, &lanes->lp, (e->fp8_mul + e->fp8_add) * e->node_scale);
     pj->hp_fma = lane_pj(e, &lanes->qk16, e->fma_16 * e->node_scale);

@@ -35,8 +35,7 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
 
 /* The picojoules of one tensor, LUT or SFU action at the area model's node: measured on the RTL (ASAP7 7 nm,
  * e->lp_step, hp_step, lut_exp, sfu_lane, unscaled) where the unit exists and the key is not 0, else the 45 nm table
- * x e->node_scale; the tensor actions on the circuits `lanes` builds the lanes as (NULL: the preset's;
- * timed_lanes.h). */
+ * x e->node_scale; the tensor actions on the circuits `lanes` builds the lanes as (ls_lanes_of). */
 typedef struct {
     double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup, sfu_exp;
 } ls_timed_action_pj;

@@ -18,13 +18,6 @@ ls_lane_cost ls_lane_of(lslane_circuit c)
     return l;
 }
 
-void ls_lanes_preset(ls_lanes *out)
-{
-    out->lp = ls_lane_of(LSLANE_LP_SEQ_FP32Q);
-    out->hp = out->qk16 = out->pv = ls_lane_of(LSLANE_HP_STEP);
-    out->pv_on_lanes = false;
-}
-
 void ls_lanes_of(const ls_config *cfg, ls_lanes *out)
 {
     const ls_engine_params *a = &cfg->algorithm;

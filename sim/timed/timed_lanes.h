@@ -32,8 +32,6 @@ typedef struct {
  * LP datapath variant: fused, or sequential with an fp32 or bf16 query), the 16-bit ones by
  * accelerator.tensor.lane_16bit (tc_bf16 runs the P.V as well). */
 void ls_lanes_of(const ls_config *cfg, ls_lanes *out);
-/* The preset's lanes (LP sequential bf16 x fp32, HP step): what ls_lanes_of gives the default config. */
-void ls_lanes_preset(ls_lanes *out);
 /* The lane of a circuit (its cost row and energy found by the unit's name; -1 cost_id if the tables lack it). */
 ls_lane_cost ls_lane_of(lslane_circuit c);
 

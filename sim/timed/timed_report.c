@@ -93,12 +93,10 @@ static void cycle_stack(timed_run *t)
 }
 
 /* Area, leakage and power: the chip of the configuration, powered for the layer's time. */
-static void cost_figures(timed_run *t)
+static void cost_figures(timed_run *t, const ls_lanes *lanes)
 {
     ls_timed_result *tr = t->tr;
-    ls_lanes lanes;
-    ls_lanes_of(t->cfg, &lanes);
-    ls_area_of(t->ac, t->rp.layout, t->ep->n_k, &lanes, &tr->area);
+    ls_area_of(t->ac, t->rp.layout, t->ep->n_k, lanes, &tr->area);
     double s = tr->time_us * 1e-6;
     tr->power.dynamic_w = s > 0 ? tr->energy_uj.total * 1e-6 / s : 0.0;
     tr->power.leakage_w = tr->area.leakage_w;
@@ -163,7 +161,7 @@ void ls_timed_figures(timed_run *t)
     ls_lanes lanes;
     ls_lanes_of(t->cfg, &lanes);
     ls_timed_energy_of(&ac->energy, &lanes, &acts, &tr->energy_uj);
-    cost_figures(t);
+    cost_figures(t, &lanes);
     cycle_stack(t);
 }
 

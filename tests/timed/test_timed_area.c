@@ -32,8 +32,10 @@ static void table(void)
     ls_config_defaults(&cfg);
     const ls_config_accelerator *ac = &cfg.accelerator;
     const ls_config_area *x = &ac->area;
+    ls_lanes lanes;   /* the preset's: the LP and HP steps */
+    ls_lanes_of(&cfg, &lanes);
     ls_area a;
-    ls_area_of(ac, LSREGFILE_COMPACT, 4, NULL, &a);
+    ls_area_of(ac, LSREGFILE_COMPACT, 4, &lanes, &a);
     double cores = ac->cores, q = ac->warp_size;
     /* 1. the published figures (the cross-check column): instances x area per instance */
     double tensor = cores * (ac->tensor.macs_per_cycle_8bit * x->mac_8bit_um2 +
@@ -81,9 +83,9 @@ static void table(void)
 
     /* 3. layouts: the pack network compact 3x full, fp32 none; the scheduler grows with N_k */
     ls_area full, fp32, s8;
-    ls_area_of(ac, LSREGFILE_FULL, 4, NULL, &full);
-    ls_area_of(ac, LSREGFILE_FP32, 4, NULL, &fp32);
-    ls_area_of(ac, LSREGFILE_COMPACT, 8, NULL, &s8);
+    ls_area_of(ac, LSREGFILE_FULL, 4, &lanes, &full);
+    ls_area_of(ac, LSREGFILE_FP32, 4, &lanes, &fp32);
+    ls_area_of(ac, LSREGFILE_COMPACT, 8, &lanes, &s8);
     CHECK(NEAR(a.c[LS_AREA_REGFILE_PACK].mm2, 3.0 * full.c[LS_AREA_REGFILE_PACK].mm2) && fp32.c[LS_AREA_REGFILE_PACK].mm2 == 0.0);
     CHECK(NEAR(a.c[LS_AREA_REGFILE_PACK].published_mm2, 3.0 * full.c[LS_AREA_REGFILE_PACK].published_mm2));
     CHECK(a.total_mm2 > full.total_mm2 && full.total_mm2 > fp32.total_mm2);
@@ -98,7 +100,7 @@ static void table(void)
     c2.accelerator.area.regfile_ports = 4;
     c2.accelerator.cores = 2 * ac->cores;
     ls_area b;
-    ls_area_of(&c2.accelerator, LSREGFILE_COMPACT, 4, NULL, &b);
+    ls_area_of(&c2.accelerator, LSREGFILE_COMPACT, 4, &lanes, &b);
     CHECK(NEAR(b.c[LS_AREA_REGFILE].published_mm2, 8.0 * a.c[LS_AREA_REGFILE].published_mm2));   /* 2x cores x (4/2)^2 */
     CHECK(NEAR(b.c[LS_AREA_REGFILE].mm2, 2.0 * a.c[LS_AREA_REGFILE].mm2));
     CHECK(NEAR(b.c[LS_AREA_TENSOR].mm2, 2.0 * a.c[LS_AREA_TENSOR].mm2) && NEAR(b.c[LS_AREA_L2].mm2, a.c[LS_AREA_L2].mm2));
@@ -120,10 +122,10 @@ static void lanes(void)
     static ls_config cfg;
     ls_config_defaults(&cfg);
     ls_lanes L, P;
-    ls_lanes_preset(&P);
-    ls_lanes_of(&cfg, &L);
-    CHECK(L.lp.circuit == LSLANE_LP_SEQ_FP32Q && L.hp.circuit == LSLANE_HP_STEP && P.lp.circuit == L.lp.circuit &&
-          P.hp.circuit == L.hp.circuit && !L.pv_on_lanes);
+    ls_lanes_of(&cfg, &P);   /* the preset's */
+    L = P;
+    CHECK(P.lp.circuit == LSLANE_LP_SEQ_FP32Q && P.hp.circuit == LSLANE_HP_STEP && P.qk16.circuit == LSLANE_HP_STEP &&
+          !P.pv_on_lanes);
     cfg.algorithm.scale_point = LSLAMP_SCALE_POST;
     ls_lanes_of(&cfg, &L);
     CHECK(L.lp.circuit == LSLANE_LP_SEQ_BF16Q);
@@ -140,7 +142,7 @@ static void lanes(void)
     const ls_config_accelerator *ac = &cfg.accelerator;
     ls_area a, a0;
     ls_area_of(ac, LSREGFILE_FP32, 4, &L, &a);
-    ls_area_of(ac, LSREGFILE_FP32, 4, NULL, &a0);
+    ls_area_of(ac, LSREGFILE_FP32, 4, &P, &a0);
     double cores = ac->cores;
     CHECK_MSG(NEAR(a.c[LS_AREA_TENSOR].mm2, cores * (row_mm2(LS_COST_LAMP_TC_DOT_E4M3_K4, ac->tensor.macs_per_cycle_8bit / 4.0) +
                                                      row_mm2(LS_COST_LAMP_ACC_STEP_HP, ac->tensor.macs_per_cycle_16bit))),
@@ -148,7 +150,7 @@ static void lanes(void)
     CHECK(a.c[LS_AREA_TENSOR].mm2 < a0.c[LS_AREA_TENSOR].mm2);   /* the e4m3 dot product is cheaper per MAC */
     ls_timed_action_pj pj, pj0;
     ls_timed_per_action(&ac->energy, &L, &pj);
-    ls_timed_per_action(&ac->energy, NULL, &pj0);
+    ls_timed_per_action(&ac->energy, &P, &pj0);
     CHECK_MSG(NEAR(pj.qk_lp_mac, L.lp.pj_per_mac) && NEAR(pj.hp_fma, L.lp.pj_per_mac) && NEAR(pj.pv_hp_mac, L.lp.pj_per_mac),
               "FP8 pJ: %g %g %g vs %g", pj.qk_lp_mac, pj.hp_fma, pj.pv_hp_mac, L.lp.pj_per_mac);
     CHECK(NEAR(pj0.qk_lp_mac, ac->energy.lp_step) && NEAR(pj0.hp_fma, ac->energy.hp_step) && pj0.pv_hp_mac != pj0.hp_fma);

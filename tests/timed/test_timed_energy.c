@@ -83,6 +83,8 @@ int main(int argc, char **argv)
     static ls_config cfg;
     ls_config_defaults(&cfg);
     ls_config_energy e = cfg.accelerator.energy;
+    ls_lanes lanes;   /* the preset's: the LP and HP steps */
+    ls_lanes_of(&cfg, &lanes);
     CHECK_MSG(e.lp_step == lp && e.hp_step == hp && e.lut_exp == lut && e.sfu_lane == sfu, "defaults %g %g %g %g, CSV %g %g %g %g",
               e.lp_step, e.hp_step, e.lut_exp, e.sfu_lane, lp, hp, lut, sfu);
 
@@ -96,7 +98,7 @@ int main(int argc, char **argv)
     a.lut_lookups = 50;
     a.sfu_ops = 20;
     ls_timed_energy out;
-    ls_timed_energy_of(&e, NULL, &a, &out);
+    ls_timed_energy_of(&e, &lanes, &a, &out);
     double tensor = (1000 * lp + 100 * hp + 300 * (e.fp8_mul + e.fp_add_32) * e.node_scale +
                      30 * (e.fp_mul_16 + e.fp_add_32) * e.node_scale) * 1e-6;
     CHECK_MSG(NEAR(out.tensor, tensor), "tensor %.12g uJ, expected %.12g", out.tensor, tensor);
@@ -106,13 +108,13 @@ int main(int argc, char **argv)
     ls_config_energy e2 = e;      /* node_scale moves only the 45 nm part */
     e2.node_scale = 2 * e.node_scale;
     ls_timed_energy o2;
-    ls_timed_energy_of(&e2, NULL, &a, &o2);
+    ls_timed_energy_of(&e2, &lanes, &a, &o2);
     CHECK(NEAR(o2.lut, out.lut) && NEAR(o2.sfu, out.sfu) && NEAR(o2.tensor - out.tensor, tensor - (1000 * lp + 100 * hp) * 1e-6));
 
     ls_config_energy e0 = e;      /* 0: the 45 nm table, as before the measurement */
     e0.lp_step = e0.hp_step = e0.lut_exp = e0.sfu_lane = 0;
     ls_timed_action_pj pj;
-    ls_timed_per_action(&e0, NULL, &pj);
+    ls_timed_per_action(&e0, &lanes, &pj);
     CHECK(NEAR(pj.qk_lp_mac, (e.fp8_mul + e.fp8_add) * e.node_scale) && NEAR(pj.hp_fma, e.fma_16 * e.node_scale) &&
           NEAR(pj.lut_lookup, e.lut_lookup * e.node_scale) && NEAR(pj.sfu_exp, e.sfu_exp * e.node_scale));
     printf("measured pJ (7 nm): LP step %g, HP step %g, LUT exp %g; 45 nm table x %g: %g, %g, %g\n", lp, hp, lut,

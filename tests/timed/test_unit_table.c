@@ -70,7 +70,9 @@ static void area_rows(void)
     ls_config cfg;
     ls_config_defaults(&cfg);
     ls_area a;
-    ls_area_of(&cfg.accelerator, cfg.accelerator.regfile.layout, cfg.algorithm.n_k, NULL, &a);
+    ls_lanes lanes;
+    ls_lanes_of(&cfg, &lanes);
+    ls_area_of(&cfg.accelerator, cfg.accelerator.regfile.layout, cfg.algorithm.n_k, &lanes, &a);
     int k = 0;
     for (int u = 0; u < LSUNIT_N; u++) {
         const lsunit_info *i = lsunit_info_of(u);
