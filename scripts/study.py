@@ -202,6 +202,7 @@ class Lampsim:
         self.exe, self.base, self.jobs, self.shard = exe, base, jobs, shard
         self.base_values = {}
         self.sweep_wall = 0.0
+        self.points_resumed = 0   # points an earlier invocation in the same DIR had finished
 
     def config_value(self, key):
         """A key's value in the resolved base configuration (`lampsim config --dump`)."""
@@ -258,6 +259,10 @@ class Lampsim:
         text = yaml.safe_dump(doc, sort_keys=False, width=1 << 20)
         if not os.path.exists(sweep_file) or open(sweep_file).read() != text:
             write_text(sweep_file, text)
+        if os.path.isdir(os.path.join(out, "run")):   # resumed: the points an earlier invocation finished
+            m0 = subprocess.run([self.exe, "sweep", "merge", os.path.join(out, "run")], capture_output=True, text=True)
+            if m0.returncode == 0:
+                self.points_resumed += sum(1 for _ in csv.DictReader(io.StringIO(m0.stdout)))
         cmd = [self.exe, "sweep", "run", sweep_file, "-o", os.path.join(out, "run"), "-j", str(self.jobs), "--quiet"]
         if self.shard:
             cmd += ["--shard", self.shard]
@@ -734,7 +739,7 @@ def summarise(spec, search, tasks, budgets, unk, acc, be, wall):
                         "reference": spec["reference"], "power_area_cap": spec["power_area_cap"]},
             "baseline": base, "regimes": {r: spec["regimes"][r] for r in spec["_regimes"]},
             "contenders": spec["_contenders"], "seed": spec["search"].get("seed", 1),
-            "passes": spec["search"].get("passes", 1), "points_run": search.points_run, "generations": search.gen,
+            "passes": spec["search"].get("passes", 1), "points_run": search.points_run, "points_resumed": search.ls.points_resumed, "generations": search.gen,
             "wall_s": round(wall, 1), "rows": rows}
 
 
@@ -841,7 +846,9 @@ def pareto_figure(s, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     regs = regime_order(s)
-    fig, axs = plt.subplots(1, len(regs), figsize=(4.2 * len(regs), 3.8), squeeze=False)
+    # wide enough for the legend's columns whatever the regime count (one regime: two columns)
+    width = max(4.2 * len(regs), 8.4)
+    fig, axs = plt.subplots(1, len(regs), figsize=(width, 3.8), squeeze=False)
     markers = {"area": "o", "power": "s"}
     colours = {}
     for i, c in enumerate(s["contenders"]):
@@ -862,9 +869,9 @@ def pareto_figure(s, path):
         ax.set_yscale("symlog", linthresh=1e-4)
         ax.grid(alpha=0.3)
     h, l = axs[0][0].get_legend_handles_labels()
-    fig.legend(h, l, loc="lower center", ncol=3, fontsize=7)
+    fig.legend(h, l, loc="lower center", ncol=3 if width >= 12 else 2, fontsize=7)
     fig.tight_layout(rect=(0, 0.2, 1, 1))
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -901,9 +908,11 @@ def method_text(s):
         "baseline's winner re-timed at both ends of every true unknown (latencies and energies synthesis cannot give, "
         "DRAM), one at a time, never the design axes. At equal W every design, searched or re-timed, runs at the "
         "budget: one that draws more is throttled to it (time x its power / the budget, the same energy per job "
-        "duty-cycled; voltage scaling would do better), marked `throttled xK` in its design. Accuracy: the golden engine once per winner's (mode, tile, workload). Study wall time: %.0f s."
+        "duty-cycled; voltage scaling would do better), marked `throttled xK` in its design. Accuracy: the golden engine once per winner's (mode, tile, workload). Study wall time: %.0f s%s."
         % (s["seed"], s["passes"], b["area_mm2"], b["area_column"], b["reference"], b["power_area_cap"],
-           s["points_run"], s["generations"], s["wall_s"]))
+           s["points_run"], s["generations"], s["wall_s"],
+           " (resumed: %d of the points had been run by an earlier invocation in the same directory)" % s["points_resumed"]
+           if s.get("points_resumed") else ""))
 
 
 def write_page(s, out):
@@ -929,7 +938,7 @@ def write_page(s, out):
            ("<h2>Designs by hand</h2><ul>%s</ul>" % "".join("<li>%s</li>" % html.escape(l[2:]) for l in fixed_text(s).splitlines())
             if s.get("fixed") else ""),
            "<h2>Speed and accuracy</h2><img src='data:image/png;base64,%s' style='max-width:100%%'>" % png,
-           "<h2>Method</h2><p>%s</p>" % html.escape(method_text(s)),
+           "<h2>Method</h2><p>%s</p>" % code_html(html.escape(method_text(s))),
            "</body></html>"]
     write_text(os.path.join(out, "verdict.html"), "\n".join(doc))
 
@@ -945,10 +954,12 @@ def page_section(s):
 
 
 def write_docs(s, path):
-    begin, end = "<!-- study: verdict -->", "<!-- /study -->"
+    """Rewrites the block of PATH between '<!-- study: NAME -->' (NAME the study's name) and the next
+    '<!-- /study -->', so one page can hold several studies' generated sections."""
+    begin, end = "<!-- study: %s -->" % (s["name"] or "study"), "<!-- /study -->"
     with open(path) as f:
         text = f.read()
-    if begin not in text or end not in text:
+    if begin not in text or end not in text.split(begin, 1)[1]:
         raise InputError("%s: no '%s' ... '%s' block to rewrite" % (path, begin, end))
     a, rest = text.split(begin, 1)
     _, b = rest.split(end, 1)

@@ -52,7 +52,7 @@ def token_ids(model, checkpoint, text_path, tokens, tokenizer=None):
     byte gets it first, as eval_ppl.py does)."""
     tok, why = load_tokenizer(checkpoint, model.config["vocab_size"], tokenizer)
     if tok is None:
-        raise SystemExit("trace_checkpoint: %s: give --tokenizer" % why)
+        raise SystemExit("lampsim trace: %s: give --tokenizer" % why)
     with open(text_path, encoding="utf-8") as f:
         text = f.read()
     if isinstance(tok, ByteTokenizer):
@@ -64,7 +64,7 @@ def token_ids(model, checkpoint, text_path, tokens, tokenizer=None):
         if len(ids) < tokens:
             ids = list(tok.encode(text))
     if len(ids) < tokens:
-        raise SystemExit("trace_checkpoint: %s has %d tokens, --tokens %d asked" % (text_path, len(ids), tokens))
+        raise SystemExit("lampsim trace: %s has %d tokens, --tokens %d asked" % (text_path, len(ids), tokens))
     return torch.tensor([ids[:tokens]], dtype=torch.long)
 
 
@@ -80,9 +80,9 @@ def parse_layers(spec, n):
     try:
         out = sorted({int(x) for x in spec.split(",")})
     except ValueError:
-        raise SystemExit("trace_checkpoint: --layers %r: expected 'all' or indices like 0,5,9" % spec)
+        raise SystemExit("lampsim trace: --layers %r: expected 'all' or indices like 0,5,9" % spec)
     if not out or out[0] < 0 or out[-1] >= n:
-        raise SystemExit("trace_checkpoint: --layers %r: the model has layers 0..%d" % (spec, n - 1))
+        raise SystemExit("lampsim trace: --layers %r: the model has layers 0..%d" % (spec, n - 1))
     return out
 
 
@@ -92,7 +92,7 @@ def lampsim_cmd(lampsim, args, log=None):
         with open(log, "w") as f:
             f.write(r.stderr)
     if r.returncode != 0:
-        raise SystemExit("trace_checkpoint: lampsim %s failed (exit %d):\n%s" % (" ".join(args), r.returncode,
+        raise SystemExit("lampsim trace: lampsim %s failed (exit %d):\n%s" % (" ".join(args), r.returncode,
                                                                                r.stderr.strip()))
     return r
 
@@ -120,7 +120,7 @@ def slice_workload(path, out, name):
         vals = str(heads[key]).split()
         if len(vals) > 1:
             if len(vals) != count * per:
-                raise SystemExit("trace_checkpoint: %s: heads.%s has %d values, expected %d" % (path, key, len(vals),
+                raise SystemExit("lampsim trace: %s: heads.%s has %d values, expected %d" % (path, key, len(vals),
                                                                                                 count * per))
             heads[key] = " ".join(vals[:g * per] if count == hq else vals[:per])
     for k in PER_HEAD:
@@ -153,7 +153,7 @@ def study_spec(out_dir, slice_path, g):
                         'label: "prefill 32k (the slice\'s %d Q heads)"' % g, 1)
     text = text.replace("set: {workload.heads_q: 1, workload.seq_q: 32768", "set: {workload.seq_q: 32768", 1)
     if os.path.abspath(slice_path) not in text or "workload.heads_q: 1," in text:
-        raise SystemExit("trace_checkpoint: %s changed shape: cannot point it at the slice" % src)
+        raise SystemExit("lampsim trace: %s changed shape: cannot point it at the slice" % src)
     path = os.path.join(out_dir, "study.yaml")
     with open(path, "w") as f:
         f.write("# configs/studies/verdict.yaml on the slice of a traced checkpoint (scripts/trace_checkpoint.py).\n"
@@ -162,7 +162,7 @@ def study_spec(out_dir, slice_path, g):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="lampsim trace", description=__doc__.split("\n\n")[0])
     ap.add_argument("checkpoint")
     ap.add_argument("--text", required=True, help="UTF-8 text the model reads (its first --tokens tokens)")
     ap.add_argument("-o", "--out", required=True)
@@ -175,13 +175,13 @@ def main(argv=None):
     ap.add_argument("--run", action="store_true", help="also run lampsim model OUT/model.yaml -o OUT/model")
     args = ap.parse_args(argv)
     if args.tokens < 16:
-        raise SystemExit("trace_checkpoint: --tokens %d: at least 16" % args.tokens)
+        raise SystemExit("lampsim trace: --tokens %d: at least 16" % args.tokens)
     prefill = args.prefill or args.tokens
     torch.set_num_threads(1)
     try:
         model = load_pretrained(args.checkpoint)
     except (ValueError, OSError) as e:
-        raise SystemExit("trace_checkpoint: %s" % e)
+        raise SystemExit("lampsim trace: %s" % e)
     cfg = model.config
     n_layers, hq, hk, d = cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
     windows = layer_windows(cfg)
@@ -191,7 +191,7 @@ def main(argv=None):
         print("layer %d: sliding window %d < %d tokens: not traced (a trace is causal attention over all its keys)"
               % (l, windows[l], args.tokens))
     if not traced:
-        raise SystemExit("trace_checkpoint: no layer to trace (give --tokens at most the sliding window, or global layers)")
+        raise SystemExit("lampsim trace: no layer to trace (give --tokens at most the sliding window, or global layers)")
     ids = token_ids(model, args.checkpoint, args.text, args.tokens, args.tokenizer)
     out = os.path.abspath(args.out)
     tdir, fdir = os.path.join(out, "traces"), os.path.join(out, "fit")
@@ -200,7 +200,7 @@ def main(argv=None):
     pattern = r"model\.layers\.(%s)\.self_attn\.core" % "|".join(str(l) for l in traced)
     captured = capture_qkv(model, lambda: model(ids), mode="hook", module=pattern)
     if len(captured) != len(traced):
-        raise SystemExit("trace_checkpoint: captured %d layers, %d asked" % (len(captured), len(traced)))
+        raise SystemExit("lampsim trace: captured %d layers, %d asked" % (len(captured), len(traced)))
     name = os.path.basename(os.path.normpath(args.checkpoint)).replace(".", "-") or "model"
     tlines = ["# Q/K/V of %s on the first %d tokens of %s (scripts/trace_checkpoint.py)." % (
                   name, args.tokens, os.path.basename(args.text)),

@@ -22,6 +22,7 @@ int ls_cli_compare(int argc, char **argv);    /* cmd_compare.c */
 int ls_cli_workload(int argc, char **argv);   /* cmd_workload.c: stats | fit */
 int ls_cli_sensitivity(int argc, char **argv); /* cmd_sensitivity.c */
 int ls_cli_study(int argc, char **argv);       /* cmd_study.c: the search is scripts/study.py */
+int ls_cli_trace(int argc, char **argv);       /* cmd_trace.c: scripts/trace_checkpoint.py */
 
 /* Shared by the commands: 1 if dir/name is a regular file. */
 int ls_cli_is_file(const char *dir, const char *name);
@@ -41,6 +42,11 @@ void ls_cli_data_hint(const char *cmd, const char *arg, const char *sub);
 int ls_cli_find_script(const char *name, const char *env_var, char *out, size_t len);
 /* cmd_report.c: runs args[0] with args (NULL-terminated) and waits; its exit status, or -1. */
 int ls_cli_run_python(char *const *args);
+/* cmd_report.c: `lampsim CMD ...` as `PY scripts/NAME [VERB] --lampsim THIS_BINARY ARGS...` (PY: --python,
+ * $LAMPSIM_PYTHON or /usr/bin/python3; the script found by ls_cli_find_script with ENV_VAR; PACKAGES
+ * named when PY is missing); the script's exit status. */
+int ls_cli_run_script(const char *cmd, const char *name, const char *env_var, const char *verb, const char *packages,
+                      int argc, char **argv);
 /* cmd_sensitivity.c: DIR/sensitivity.html from DIR's CSVs (scripts/plot_sensitivity.py run by py); 0, -2 for a
  * damaged input (the script named the file) or -1
  * with a message on stderr. */

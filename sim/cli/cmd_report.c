@@ -69,6 +69,47 @@ int ls_cli_run_python(char *const *args)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+int ls_cli_run_script(const char *cmd, const char *name, const char *env_var, const char *verb, const char *packages,
+                      int argc, char **argv)
+{
+    const char *py = getenv("LAMPSIM_PYTHON");
+    if (!py || !*py) py = "/usr/bin/python3";
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--python") && i + 1 < argc) py = argv[i + 1];
+    char script[PATH_MAX + 64], exe[PATH_MAX];
+    if (ls_cli_find_script(name, env_var, script, sizeof script)) {
+        fprintf(stderr, "lampsim %s: scripts/%s not found (set %s)\n", cmd, name, env_var);
+        return 1;
+    }
+    if (access(py, X_OK)) {
+        fprintf(stderr, "lampsim %s: %s not found; install Debian python3, %s\n", cmd, py, packages);
+        return 1;
+    }
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        fprintf(stderr, "lampsim %s: cannot find the lampsim binary's own path\n", cmd);
+        return 1;
+    }
+    exe[n] = '\0';
+    /* the script runs this very binary for its sweeps, costs, statistics and fits */
+    char **args = calloc((size_t)argc + 6, sizeof *args);
+    if (!args) return 1;
+    int k = 0;
+    args[k++] = (char *)py;
+    args[k++] = script;
+    if (verb) args[k++] = (char *)verb;
+    args[k++] = (char *)"--lampsim";
+    args[k++] = exe;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--python") && i + 1 < argc) { i++; continue; }
+        args[k++] = argv[i];
+    }
+    args[k] = NULL;
+    int rc = ls_cli_run_python(args);
+    free(args);
+    return rc;
+}
+
 /* Writes DIR/results.csv (a sweep), then runs plot_sweep.py for DIR/figures and DIR/report.html. */
 static int report_dir(const char *dir, int sweep, const char *py, char *script)
 {

@@ -149,46 +149,11 @@ out:
 int ls_cli_study(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "cost")) return study_cost(argc - 1, argv + 1);
-    const char *py = getenv("LAMPSIM_PYTHON");
-    if (!py || !*py) py = "/usr/bin/python3";
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             study_usage(stdout);
             return 0;
         }
-        if (!strcmp(argv[i], "--python") && i + 1 < argc) py = argv[i + 1];
-    }
-    char script[PATH_MAX + 64], exe[PATH_MAX];
-    if (ls_cli_find_script("study.py", "LAMPSIM_STUDY_SCRIPT", script, sizeof script)) {
-        fprintf(stderr, "lampsim study: scripts/study.py not found (set LAMPSIM_STUDY_SCRIPT)\n");
-        return 1;
-    }
-    if (access(py, X_OK)) {
-        fprintf(stderr, "lampsim study: %s not found; install Debian python3, python3-numpy, python3-yaml, "
-                        "python3-matplotlib\n", py);
-        return 1;
-    }
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        fprintf(stderr, "lampsim study: cannot find the lampsim binary's own path\n");
-        return 1;
-    }
-    exe[n] = '\0';
-    /* the script runs this very binary for its sweeps and costs */
-    char **args = calloc((size_t)argc + 6, sizeof *args);
-    if (!args) return 1;
-    int k = 0;
-    args[k++] = (char *)py;
-    args[k++] = script;
-    args[k++] = (char *)"run";
-    args[k++] = (char *)"--lampsim";
-    args[k++] = exe;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--python") && i + 1 < argc) { i++; continue; }
-        args[k++] = argv[i];
-    }
-    args[k] = NULL;
-    int rc = ls_cli_run_python(args);
-    free(args);
-    return rc;
+    return ls_cli_run_script("study", "study.py", "LAMPSIM_STUDY_SCRIPT", "run", "python3-numpy, python3-yaml, python3-matplotlib",
+                             argc, argv);
 }

@@ -21,6 +21,7 @@ static const command k_commands[] = {
     {"compare", ls_cli_compare, "side-by-side table of runs: cycles, speedup, utilisation, recompute, accuracy"},
     {"sensitivity", ls_cli_sensitivity, "how much metrics and ratios depend on the estimates (one at a time, Morris)"},
     {"study", ls_cli_study, "the verdict at equal silicon: each contender sized within an area or power budget"},
+    {"trace", ls_cli_trace, "from a checkpoint and a text: traces, statistics, fits, a model description, a study"},
     {"model", ls_cli_model, "model-level cycles: every layer of a model description through the timed model"},
     {"workload", ls_cli_workload, "attention statistics of workloads and traces (stats); fit the heads generator (fit)"},
     {"fp", ls_cli_fp, "explore the number formats: round, encode, decode, table, lut, dot"},

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/trace_checkpoint.py end to end (issue 37 part 4): the shipped tiny model, a random Qwen3 and a
+"""`lampsim trace` (scripts/trace_checkpoint.py) end to end (issue 37 part 4): the shipped tiny model, a random Qwen3 and a
 random Gemma 3 checkpoint (Hugging Face directories, byte vocabulary) traced on held-out text; the
 statistics cover every traced (layer, head); each traced layer's fit checks itself within 0.08 of the
 traces' LAMP rates (mean over heads; the target is 0.05, docs/workloads.md); the model description has
@@ -32,9 +32,10 @@ BASE = {"vocab_size": 256, "hidden_size": 64, "intermediate_size": 96, "num_hidd
 
 
 def trace(lampsim, ckpt, text, out, *extra):
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "trace_checkpoint.py"), ckpt, "--text", text,
-                        "-o", out, "--lampsim", lampsim, "--run"] + list(extra), capture_output=True, text=True)
-    check(r.returncode == 0, "trace_checkpoint %s %s: exit 0%s" % (os.path.basename(ckpt), " ".join(extra),
+    # the user's path: `lampsim trace` (it runs scripts/trace_checkpoint.py with this binary)
+    r = subprocess.run([lampsim, "trace", ckpt, "--text", text, "-o", out, "--run", "--python", sys.executable]
+                       + list(extra), capture_output=True, text=True)
+    check(r.returncode == 0, "lampsim trace %s %s: exit 0%s" % (os.path.basename(ckpt), " ".join(extra),
                                                                    "" if r.returncode == 0 else ": " + r.stderr[-800:]))
     return r.stdout
 
@@ -64,6 +65,16 @@ def main(lampsim, tmp):
              ("qwen3", qdir, ["--tokens", "256", "--prefill", "512", "--decode", "16"], 4, 8, 2, [0, 0, 0, 0]),
              ("gemma3", gdir, ["--tokens", "128"], 4, 8, 2, [128, 0, 128, 0]),
              ("gemma3_long", gdir, ["--tokens", "256"], 4, 8, 2, [128, 0, 128, 0])]
+    # bad input: a usage error, a missing checkpoint and a bad --layers each exit non-zero, naming the problem
+    r = subprocess.run([lampsim, "trace"], capture_output=True, text=True)
+    check(r.returncode == 2 and "usage: lampsim trace" in r.stderr, "lampsim trace with no checkpoint: usage, exit 2")
+    r = subprocess.run([lampsim, "trace", os.path.join(tmp, "missing"), "--text", text, "-o", os.path.join(tmp, "x"),
+                        "--python", sys.executable], capture_output=True, text=True)
+    check(r.returncode != 0 and "missing" in r.stderr, "lampsim trace on a missing checkpoint names it, exit %d"
+          % r.returncode)
+    r = subprocess.run([lampsim, "trace", qdir, "--text", text, "-o", os.path.join(tmp, "x"), "--layers", "9",
+                        "--python", sys.executable], capture_output=True, text=True)
+    check(r.returncode != 0 and "--layers" in r.stderr, "lampsim trace --layers 9 on a 4-layer model: refused")
     for label, ckpt, extra, layers, hq, hk, windows in cases:
         out = os.path.join(tmp, "out_" + label)
         stdout = trace(lampsim, ckpt, text, out, *extra)

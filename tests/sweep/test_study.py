@@ -172,6 +172,25 @@ for f in sorted(glob.glob(os.path.join(src, "configs", "sweeps", "*.yaml"))):
     head = open(f).read(1200)
     check(head.startswith("# REGIME:") and "lampsim study" in head, "%s: a REGIME headline pointing to `lampsim study`"
           % os.path.basename(f))
+# 9. The docs section: `--page` rewrites only the block named after the study (a page may hold several
+#    studies' blocks) and refuses a page without it.
+page = os.path.join(tmp, "page.md")
+other = "<!-- study: verdict_other -->\nkept\n<!-- /study -->\n"
+with open(page, "w") as f:
+    f.write("# page\n\n<!-- study: %s -->\nold\n<!-- /study -->\n\n%s" % (s["name"], other))
+sys.path.insert(0, os.path.join(src, "scripts"))
+import study  # noqa: E402
+study.write_docs(s, page)
+text = open(page).read()
+check("\nold\n" not in text and "What decides it" in text and text.endswith(other),
+      "write_docs rewrites the study's own block, not another study's")
+with open(page, "w") as f:
+    f.write(other)
+try:
+    study.write_docs(s, page)
+    check(False, "write_docs refuses a page without the study's block")
+except study.InputError as e:
+    check(s["name"] in str(e), "write_docs refuses a page without the study's block (%s)" % e)
 if full:
     print("default study: %.0f s wall with -j 2 (target 600 s on the 2-core machine)" % wall)
 print("%d failure(s)" % fails)
