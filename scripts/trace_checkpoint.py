@@ -38,13 +38,10 @@ import yaml
 _ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(_ROOT, "python"))
 sys.path.insert(0, os.path.join(_ROOT, "scripts"))
+import workload_slice  # noqa: E402
 from dump_qkv import capture_qkv, write_layer  # noqa: E402
 from lampsim.checkpoints import ByteTokenizer, load_tokenizer  # noqa: E402
 from lampsim.model import load_pretrained  # noqa: E402
-
-# heads.* knobs of a fitted workload: one value per query head, `pairs` per query head, `pairs` per KV head
-PER_HEAD = ("scale", "bias", "sink", "sink_spread")
-PER_HEAD_PAIRS = ("amp_cos", "amp_sin", "noise_cos", "noise_sin")
 
 
 def token_ids(model, checkpoint, text_path, tokens, tokenizer=None):
@@ -111,32 +108,11 @@ def set_length(path, out, seq, window):
 
 def slice_workload(path, out, name):
     """The fitted workload at path cut to KV head 0 and its query heads (heads_q / heads_kv of them)."""
-    w = yaml.safe_load(open(path))
-    hq, hk, pairs = w["heads_q"], w["heads_kv"], int(w["heads"].get("pairs", 0))
-    g = hq // hk
-    heads = dict(w["heads"])
-
-    def cut(key, per, count):
-        vals = str(heads[key]).split()
-        if len(vals) > 1:
-            if len(vals) != count * per:
-                raise SystemExit("lampsim trace: %s: heads.%s has %d values, expected %d" % (path, key, len(vals),
-                                                                                                count * per))
-            heads[key] = " ".join(vals[:g * per] if count == hq else vals[:per])
-    for k in PER_HEAD:
-        if k in heads:
-            cut(k, 1, hq)
-    for k in PER_HEAD_PAIRS:
-        if k in heads:
-            cut(k, pairs, hq)
-    if "freq" in heads:
-        cut("freq", pairs, hk)
-    w.update(heads_q=g, heads_kv=1, heads=heads, name=name)
-    with open(out, "w") as f:
-        f.write("# The slice of %s the study times: KV head 0 and its %d query heads (scripts/trace_checkpoint.py).\n"
-                % (os.path.basename(path), g))
-        yaml.safe_dump(w, f, sort_keys=False, default_flow_style=False, width=1 << 20)
-    return g
+    try:
+        return workload_slice.slice_workload(path, out, name, 1, "# The slice of %s the study times: KV head 0 and its "
+                                             "query heads (scripts/trace_checkpoint.py).\n" % os.path.basename(path))
+    except workload_slice.SliceError as e:
+        raise SystemExit("lampsim trace: %s" % e)
 
 
 def study_spec(out_dir, slice_path, g):
@@ -149,10 +125,11 @@ def study_spec(out_dir, slice_path, g):
     text = text.replace("file: ../../workloads/qwen3_8b_like.yaml", "file: %s" % os.path.abspath(slice_path), 1)
     text = text.replace("    heads_q: 4\n    heads_kv: 1\n", "    heads_q: %d\n    heads_kv: 1\n" % g, 1)
     # the 32k regime's single query head would not match the slice's per-head knobs: it runs them all
-    text = text.replace('label: "prefill 32k (1 Q head: a sixteenth of the slice\'s work per layer)"',
-                        'label: "prefill 32k (the slice\'s %d Q heads)"' % g, 1)
+    label = 'label: "prefill 32k (1 Q head, numerics sampled)"'
+    labelled = label in text
+    text = text.replace(label, 'label: "prefill 32k (the slice\'s %d Q heads, numerics sampled)"' % g, 1)
     text = text.replace("set: {workload.heads_q: 1, workload.seq_q: 32768", "set: {workload.seq_q: 32768", 1)
-    if os.path.abspath(slice_path) not in text or "workload.heads_q: 1," in text:
+    if os.path.abspath(slice_path) not in text or "workload.heads_q: 1," in text or not labelled:
         raise SystemExit("lampsim trace: %s changed shape: cannot point it at the slice" % src)
     path = os.path.join(out_dir, "study.yaml")
     with open(path, "w") as f:

@@ -3,7 +3,8 @@
 file holds the pattern scripts/build_presets.py describes and measures the target statistics it was
 calibrated to at 4096 tokens (per head type within 0.03, the mean sink mass within 0.01 of the cited
 0.467), the profile the script draws is the file's, and the HP sub-block rates at 4096 tokens are the
-documented ones (within 0.005); a Gemma local layer loses its sink past the window.
+documented ones (within 0.005); a Gemma local layer loses its sink past the window; the Qwen3 study slice
+(workloads/qwen3_8b_sourced_slice.yaml) is scripts/workload_slice.py's cut of the preset and has its heads.
 usage: test_presets_sourced.py LAMPSIM"""
 import csv
 import io
@@ -67,6 +68,24 @@ def main(lampsim):
     gs, ls = (sum(r["sink_mass"] for r in x) / len(x) for x in (glob, loc))
     check(ls < 0.6 * gs, "gemma3_sourced at 2048 tokens: a 1024-token window halves the sink mass (%.3f vs %.3f global)"
           % (ls, gs))
+    # the study slice (configs/studies/verdict_sourced.yaml): scripts/workload_slice.py's output from the preset,
+    # byte for byte, and the preset's first 8 heads statistic for statistic
+    import tempfile
+    import workload_slice
+    full, shipped = (os.path.join(ROOT, "workloads", f) for f in ("qwen3_8b_sourced.yaml", "qwen3_8b_sourced_slice.yaml"))
+    with tempfile.TemporaryDirectory() as tmp:
+        again = os.path.join(tmp, "slice.yaml")
+        workload_slice.slice_workload(full, again, "qwen3-8b-sourced-slice", 2)
+        body = lambda p: [l for l in open(p).read().splitlines() if not l.startswith("#")]   # the header names paths
+        check(body(again) == body(shipped), "qwen3_8b_sourced_slice.yaml is workload_slice.py's slice of the preset")
+    short = ["--set", "workload.seq_q=512", "--set", "workload.seq_k=512"]
+    a, b = stats(lampsim, shipped, short), stats(lampsim, full, short)
+    check(len(a) == 8 and a == b, "the slice's 8 heads have the preset's first 8 heads' statistics and LAMP rates")
+    try:
+        workload_slice.slice_workload(full, os.devnull, "x", 9)
+        check(False, "a slice of 9 KV heads of an 8-KV-head preset is refused")
+    except workload_slice.SliceError as e:
+        check("9" in str(e), "a slice of 9 KV heads of an 8-KV-head preset is refused (%s)" % e)
     return done()
 
 
