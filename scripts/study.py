@@ -953,6 +953,58 @@ def page_section(s):
         + [method_text(s)])
 
 
+def glance_markdown(summaries, names):
+    """One table per budget across several studies: a row per contender, a column per (study, regime), each cell
+    the contender's best design against the baseline's at that budget, with its range; then the KL per
+    column. names: a short label per study (its column headers' suffix)."""
+    cols = [(s, n, reg) for s, n in zip(summaries, names) for reg in regime_order(s)]
+    contenders = []
+    for s in summaries:
+        contenders += [c for c in s["contenders"] if c not in contenders]
+    label = {r["contender"]: r["label"] for s in summaries for r in s["rows"]}
+    head = "| contender | " + " | ".join("%s (%s)" % (s["regimes"][reg]["label"].split(" (")[0], n) for s, n, reg in cols) + " |"
+    rule = "|---|" + "---|" * len(cols)
+    out = []
+    for b, title in (("area", "At equal mm2"), ("power", "At equal W")):
+        out += ["**%s** (x %s's best design at the same budget; range over the true unknowns; bold: the column's "
+                "fastest):" % (title, summaries[0]["baseline"]),
+                "", head, rule]
+        for c in contenders:
+            cells = []
+            for s, n, reg in cols:
+                r = next((r for r in s["rows"] if r["contender"] == c and r["regime"] == reg and r["budget"] == b), None)
+                best = max((x["relative"] for x in s["rows"] if x["regime"] == reg and x["budget"] == b and x.get("feasible")),
+                           default=None)
+                cells.append("-" if r is None or not r.get("feasible") else
+                             (("**%.2f**" if r["relative"] == best else "%.2f") % r["relative"]
+                              + " (%.2f..%.2f)" % (r["relative_lo"], r["relative_hi"])))
+            out.append("| %s | %s |" % (label.get(c, c), " | ".join(cells)))
+        out.append("")
+    out += ["**Accuracy** (KL, nats, mean over rows; the winner at equal mm2):", "", head, rule]
+    for c in contenders:
+        cells = []
+        for s, n, reg in cols:
+            r = next((r for r in s["rows"] if r["contender"] == c and r["regime"] == reg and r["budget"] == "area"), None)
+            cells.append("-" if r is None or r.get("kl_mean") is None else "%.2g" % abs(r["kl_mean"]))
+        out.append("| %s | %s |" % (label.get(c, c), " | ".join(cells)))
+    out += ["", "Studies: " + "; ".join("%s = `%s` (%s, %d points, %.0f s)" % (n, s["spec"], s["description"], s["points_run"],
+                                                                             s["wall_s"]) for s, n in zip(summaries, names))
+            + "."]
+    return "\n".join(out)
+
+
+def write_glance(summaries, names, path):
+    """Rewrites PATH's '<!-- study-glance -->' ... '<!-- /study-glance -->' block from the studies' summaries."""
+    begin, end = "<!-- study-glance -->", "<!-- /study-glance -->"
+    with open(path) as f:
+        text = f.read()
+    if begin not in text or end not in text.split(begin, 1)[1]:
+        raise InputError("%s: no '%s' ... '%s' block to rewrite" % (path, begin, end))
+    a, rest = text.split(begin, 1)
+    _, b = rest.split(end, 1)
+    write_text(path, a + begin + "\n" + glance_markdown(summaries, names) + "\n" + end + b)
+
+
 def write_docs(s, path):
     """Rewrites the block of PATH between '<!-- study: NAME -->' (NAME the study's name) and the next
     '<!-- /study -->', so one page can hold several studies' generated sections."""
@@ -982,7 +1034,30 @@ def main(argv):
     pg = sub.add_parser("page")   # the page and the docs section again from a finished study's summary.json
     pg.add_argument("summary")
     pg.add_argument("--write")
+    pg.add_argument("--lampsim")   # given by `lampsim study page` (unused)
+    gl = sub.add_parser("glance")   # one table across finished studies: NAME=DIR/summary.json ...
+    gl.add_argument("studies", nargs="+", metavar="NAME=SUMMARY")
+    gl.add_argument("--write")
+    gl.add_argument("--lampsim")   # given by `lampsim study glance` (unused)
     a = ap.parse_args(argv)
+    if a.cmd == "glance":
+        try:
+            pairs = [x.split("=", 1) for x in a.studies]
+            if any(len(p) != 2 or not p[0] for p in pairs):
+                raise InputError("glance: expected NAME=SUMMARY.json arguments, got %s" % " ".join(a.studies))
+            summaries = []
+            for _, path in pairs:
+                with open(path) as f:
+                    summaries.append(json.load(f))
+            names = [p[0] for p in pairs]
+            if a.write:
+                write_glance(summaries, names, a.write)
+            else:
+                print(glance_markdown(summaries, names))
+            return 0
+        except (OSError, ValueError, KeyError, InputError) as e:
+            print("lampsim study: %s" % e, file=sys.stderr)
+            return 2
     if a.cmd == "page":
         try:
             with open(a.summary) as f:

@@ -19,6 +19,8 @@ static void study_usage(FILE *out)
 {
     fputs("usage: lampsim study [SPEC.yaml] [-o DIR] [-j N] [--shard i/N] [--quick] [--page FILE] [--python PY]\n"
           "       lampsim study cost CONFIG [--set K=V]... [--each FILE|-]\n"
+          "       lampsim study page DIR/summary.json [--write FILE]\n"
+          "       lampsim study glance NAME=DIR/summary.json... [--write FILE]\n"
           "  For each contender of SPEC (default configs/studies/verdict.yaml: LampAttention compact/full/fp32,\n"
           "  FA2-16 with fp32 S, FP8 with fp32 accumulation, pure 8-bit), sizes the design axes (lanes, LUT,\n"
           "  SFU, buffer port, register file, buffer, contexts, stages, operand rows, tile) within each budget\n"
@@ -32,6 +34,9 @@ static void study_usage(FILE *out)
           "  --page FILE    rewrite the generated section of FILE (docs/studies.md) from the study\n"
           "  cost           the area (ASAP7 cost source and the published cross-check) and leakage of a configuration as a run would report them;\n"
           "                 --each: one candidate per line of K=V overrides (after the --set ones)\n"
+          "  page           DIR/verdict.html and figures again from a finished study (--write: and FILE's block)\n"
+          "  glance         one table per budget across finished studies, a column per (study NAME, regime);\n"
+          "                 --write: FILE's <!-- study-glance --> block (docs/studies.md), else stdout\n"
           "See docs/studies.md.\n",
           out);
 }
@@ -149,6 +154,9 @@ out:
 int ls_cli_study(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "cost")) return study_cost(argc - 1, argv + 1);
+    if (argc > 1 && (!strcmp(argv[1], "page") || !strcmp(argv[1], "glance")))   /* from finished studies' summaries */
+        return ls_cli_run_script("study", "study.py", "LAMPSIM_STUDY_SCRIPT", argv[1], "python3-numpy, python3-yaml, python3-matplotlib",
+                                 argc - 1, argv + 1);
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             study_usage(stdout);

@@ -191,6 +191,30 @@ try:
     check(False, "write_docs refuses a page without the study's block")
 except study.InputError as e:
     check(s["name"] in str(e), "write_docs refuses a page without the study's block (%s)" % e)
+# 10. The glance table across studies (`lampsim study glance`): a row per contender, a column per (study,
+#     regime), each cell the summary's relative throughput with its range, the column's fastest in bold;
+#     a malformed argument is refused (exit 2).
+summ = os.path.join(out, "summary.json")
+regime_order = study.regime_order(s)
+g = run(["study", "glance", "q=" + summ, "r=" + summ])
+lines = g.stdout.splitlines()
+rows = {r["contender"]: r for r in s["rows"] if r["budget"] == "area"}
+best = max(r["relative"] for r in rows.values())
+ok = g.returncode == 0
+for c, r in rows.items():
+    cell = ("**%.2f**" if r["relative"] == best else "%.2f") % r["relative"] + " (%.2f..%.2f)" % (r["relative_lo"], r["relative_hi"])
+    line = next((l for l in lines if l.startswith("| %s |" % r["label"])), "")
+    ok = ok and line.count(cell) == 2
+check(ok and lines[2].count("(q)") == len(regime_order) and lines[2].count("(r)") == len(regime_order),
+      "glance: each contender's relative throughput and range in each study's column")
+bad = run(["study", "glance", "nosummary"])
+check(bad.returncode == 2 and "NAME=SUMMARY" in bad.stderr, "glance refuses an argument without NAME= (exit %d)" % bad.returncode)
+with open(page, "w") as f:
+    f.write("a\n<!-- study-glance -->\nold\n<!-- /study-glance -->\nb\n")
+study.write_glance([s], ["q"], page)
+text = open(page).read()
+check(text.startswith("a\n<!-- study-glance -->\n**At equal mm2**") and text.endswith("<!-- /study-glance -->\nb\n")
+      and "\nold\n" not in text, "write_glance rewrites the page's glance block")
 if full:
     print("default study: %.0f s wall with -j 2 (target 600 s on the 2-core machine)" % wall)
 print("%d failure(s)" % fails)
