@@ -7,7 +7,8 @@
 # and the buffer are built from (area, read/write energy, access time). Writes OUT_CSV (default
 # rtl/synth/asap7_units.csv, the committed table the C cost model is generated from) and one log per
 # unit under BUILD_DIR/rtl/synth. docs/rtl.md states the method. RTL_SYNTH_ONLY="top ...": those units
-# only (the CSV then holds only them: for quick looks, not for the committed table).
+# only (the CSV then holds only them; each unit is its own Yosys run over the same sources, so a unit's row
+# equals a full run's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -28,7 +29,9 @@ zcat "$pdk/asap7_rvt_tt.lib.gz" > "$lib"
 src="rtl/lamp_decode.sv rtl/lamp_round.sv rtl/lamp_lut_exp.sv rtl/lamp_acc_step.sv rtl/lamp_ypack_lane.sv"
 src="$src rtl/lamp_sched.sv rtl/lamp_stage2.sv rtl/lamp_tc_dot.sv $gen/lamp_lut_rom.sv $gen/lamp_cfg_units.sv"
 # New sources go last: Yosys numbers what it reads in order and ABC's mapping follows that numbering, so a file
-# read earlier would move the committed figures of the units before it (rtl_synth_drift).
+# read earlier would move the committed figures of the units before it. Appending one moved them too (measured:
+# the numbering runs on across everything read): after any change to this list or to a
+# source, rerun every unit and commit the rows that moved (rtl_synth_drift; docs/rtl.md).
 src="$src rtl/lamp_dot_fused.sv"
 src="$src $gen/lamp_sfu_exp2_rom.sv rtl/lamp_sfu_exp.sv"
 # unit : what it is (no commas or semicolons: CSV, CMake lists). Not here: the threat sorts at b_q = 32 (lamp_sched_sort_nk4/8; 80k-160k gates before
