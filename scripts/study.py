@@ -962,7 +962,8 @@ def glance_markdown(summaries, names):
     for s in summaries:
         contenders += [c for c in s["contenders"] if c not in contenders]
     label = {r["contender"]: r["label"] for s in summaries for r in s["rows"]}
-    head = "| contender | " + " | ".join("%s (%s)" % (s["regimes"][reg]["label"].split(" (")[0], n) for s, n, reg in cols) + " |"
+    # a column: the regime's key, and the study's name where the key does not already say it
+    head = "| contender | " + " | ".join(reg.replace("_", " ") + ("" if n in reg else " (%s)" % n) for s, n, reg in cols) + " |"
     rule = "|---|" + "---|" * len(cols)
     out = []
     for b, title in (("area", "At equal mm2"), ("power", "At equal W")):
@@ -993,29 +994,26 @@ def glance_markdown(summaries, names):
     return "\n".join(out)
 
 
-def write_glance(summaries, names, path):
-    """Rewrites PATH's '<!-- study-glance -->' ... '<!-- /study-glance -->' block from the studies' summaries."""
-    begin, end = "<!-- study-glance -->", "<!-- /study-glance -->"
+def rewrite_block(path, begin, end, body):
+    """Replaces what stands between the marker lines begin and the next end in the page at path with body."""
     with open(path) as f:
         text = f.read()
     if begin not in text or end not in text.split(begin, 1)[1]:
         raise InputError("%s: no '%s' ... '%s' block to rewrite" % (path, begin, end))
     a, rest = text.split(begin, 1)
     _, b = rest.split(end, 1)
-    write_text(path, a + begin + "\n" + glance_markdown(summaries, names) + "\n" + end + b)
+    write_text(path, a + begin + "\n" + body + "\n" + end + b)
+
+
+def write_glance(summaries, names, path):
+    """Rewrites PATH's '<!-- study-glance -->' ... '<!-- /study-glance -->' block from the studies' summaries."""
+    rewrite_block(path, "<!-- study-glance -->", "<!-- /study-glance -->", glance_markdown(summaries, names))
 
 
 def write_docs(s, path):
     """Rewrites the block of PATH between '<!-- study: NAME -->' (NAME the study's name) and the next
     '<!-- /study -->', so one page can hold several studies' generated sections."""
-    begin, end = "<!-- study: %s -->" % (s["name"] or "study"), "<!-- /study -->"
-    with open(path) as f:
-        text = f.read()
-    if begin not in text or end not in text.split(begin, 1)[1]:
-        raise InputError("%s: no '%s' ... '%s' block to rewrite" % (path, begin, end))
-    a, rest = text.split(begin, 1)
-    _, b = rest.split(end, 1)
-    write_text(path, a + begin + "\n" + page_section(s) + "\n" + end + b)
+    rewrite_block(path, "<!-- study: %s -->" % (s["name"] or "study"), "<!-- /study -->", page_section(s))
 
 
 # ---------------------------------------------------------------- main
