@@ -45,8 +45,11 @@ REG_CELL = "DFFHQNx1_ASAP7_75t_R"
 RTL_SOURCES = ["rtl/lamp_decode.sv", "rtl/lamp_round.sv", "rtl/lamp_lut_exp.sv", "rtl/lamp_acc_step.sv",
                "rtl/lamp_ypack_lane.sv", "rtl/lamp_sched.sv", "rtl/lamp_stage2.sv"]
 GEN_SOURCES = ["lamp_lut_rom.sv", "lamp_cfg_units.sv"]
-# Read after the generated files: Yosys numbers what it reads in order and ABC's mapping follows that numbering,
-# so sources added before them would move the committed figures of the units measured earlier.
+# Read after the generated files. Yosys numbers everything it reads and ABC's mapping follows that numbering, so
+# any change to this list or to a source (even a file appended last) moves the figures: rerun every unit and
+# commit the CSV (its --check drift test; docs/rtl.md). This order differs from scripts/rtl_synth.sh's
+# (lamp_tc_dot.sv is read before the generated files there), so a unit's cells here need not equal its
+# synthesis row's.
 LATE_SOURCES = ["rtl/lamp_tc_dot.sv", "rtl/lamp_dot_fused.sv"]
 # after those, in the same order as scripts/rtl_synth.sh: the SFU lane and its generated table
 LATE_GEN_SOURCES = ["lamp_sfu_exp2_rom.sv"]

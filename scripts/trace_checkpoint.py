@@ -44,12 +44,19 @@ from lampsim.checkpoints import ByteTokenizer, load_tokenizer  # noqa: E402
 from lampsim.model import load_pretrained  # noqa: E402
 
 
+def input_error(msg):
+    """A usage or input error, found before anything is written: the message on stderr and exit 2, the CLI's
+    convention (run-time failures exit 1)."""
+    sys.stderr.write("lampsim trace: %s\n" % msg)
+    raise SystemExit(2)
+
+
 def token_ids(model, checkpoint, text_path, tokens, tokenizer=None):
     """[1, tokens] ids of the text's beginning in the checkpoint's tokenizer (a byte model trained with a BOS
     byte gets it first, as eval_ppl.py does)."""
     tok, why = load_tokenizer(checkpoint, model.config["vocab_size"], tokenizer)
     if tok is None:
-        raise SystemExit("lampsim trace: %s: give --tokenizer" % why)
+        input_error("%s: give --tokenizer" % why)
     with open(text_path, encoding="utf-8") as f:
         text = f.read()
     if isinstance(tok, ByteTokenizer):
@@ -61,7 +68,7 @@ def token_ids(model, checkpoint, text_path, tokens, tokenizer=None):
         if len(ids) < tokens:
             ids = list(tok.encode(text))
     if len(ids) < tokens:
-        raise SystemExit("lampsim trace: %s has %d tokens, --tokens %d asked" % (text_path, len(ids), tokens))
+        input_error("%s has %d tokens, --tokens %d asked" % (text_path, len(ids), tokens))
     return torch.tensor([ids[:tokens]], dtype=torch.long)
 
 
@@ -77,9 +84,9 @@ def parse_layers(spec, n):
     try:
         out = sorted({int(x) for x in spec.split(",")})
     except ValueError:
-        raise SystemExit("lampsim trace: --layers %r: expected 'all' or indices like 0,5,9" % spec)
+        input_error("--layers %r: expected 'all' or indices like 0,5,9" % spec)
     if not out or out[0] < 0 or out[-1] >= n:
-        raise SystemExit("lampsim trace: --layers %r: the model has layers 0..%d" % (spec, n - 1))
+        input_error("--layers %r: the model has layers 0..%d" % (spec, n - 1))
     return out
 
 
@@ -152,13 +159,13 @@ def main(argv=None):
     ap.add_argument("--run", action="store_true", help="also run lampsim model OUT/model.yaml -o OUT/model")
     args = ap.parse_args(argv)
     if args.tokens < 16:
-        raise SystemExit("lampsim trace: --tokens %d: at least 16" % args.tokens)
+        input_error("--tokens %d: at least 16" % args.tokens)
     prefill = args.prefill or args.tokens
     torch.set_num_threads(1)
     try:
         model = load_pretrained(args.checkpoint)
     except (ValueError, OSError) as e:
-        raise SystemExit("lampsim trace: %s" % e)
+        input_error(str(e))
     cfg = model.config
     n_layers, hq, hk, d = cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
     windows = layer_windows(cfg)
@@ -168,7 +175,7 @@ def main(argv=None):
         print("layer %d: sliding window %d < %d tokens: not traced (a trace is causal attention over all its keys)"
               % (l, windows[l], args.tokens))
     if not traced:
-        raise SystemExit("lampsim trace: no layer to trace (give --tokens at most the sliding window, or global layers)")
+        input_error("no layer to trace (give --tokens at most the sliding window, or global layers)")
     ids = token_ids(model, args.checkpoint, args.text, args.tokens, args.tokenizer)
     out = os.path.abspath(args.out)
     tdir, fdir = os.path.join(out, "traces"), os.path.join(out, "fit")

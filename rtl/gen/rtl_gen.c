@@ -197,8 +197,9 @@ static int write_units(const char *dir, const lslamp_cfg *c)
     }
     /* The fused LP step (algorithm.lp_datapath: fused) at the schema's lp_fused_k, bf16 x bf16 into the LP
      * format: the unit the cost table and the lane table price (rtl_fused checks it against lamp_fused_step).
-     * Last in the file: Yosys numbers what it reads in order and ABC's mapping follows that numbering, so a
-     * module added before the others would move their committed synthesis and energy figures. */
+     * Yosys numbers everything it reads and ABC's mapping follows that numbering, so adding, moving or
+     * changing a module here moves other units' figures too (before it or after it): rerun every unit and
+     * commit the rows that moved (scripts/rtl_synth.sh, rtl_synth_drift; docs/rtl.md). */
     {
         const lsfp_format *acc = &c->lp_fmt;
         int k = c->lp_fused_k > 0 ? c->lp_fused_k : 4;

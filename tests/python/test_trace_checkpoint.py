@@ -70,11 +70,12 @@ def main(lampsim, tmp):
     check(r.returncode == 2 and "usage: lampsim trace" in r.stderr, "lampsim trace with no checkpoint: usage, exit 2")
     r = subprocess.run([lampsim, "trace", os.path.join(tmp, "missing"), "--text", text, "-o", os.path.join(tmp, "x"),
                         "--python", sys.executable], capture_output=True, text=True)
-    check(r.returncode != 0 and "missing" in r.stderr, "lampsim trace on a missing checkpoint names it, exit %d"
+    check(r.returncode == 2 and "missing" in r.stderr, "lampsim trace on a missing checkpoint names it, exit 2 (%d)"
           % r.returncode)
     r = subprocess.run([lampsim, "trace", qdir, "--text", text, "-o", os.path.join(tmp, "x"), "--layers", "9",
                         "--python", sys.executable], capture_output=True, text=True)
-    check(r.returncode != 0 and "--layers" in r.stderr, "lampsim trace --layers 9 on a 4-layer model: refused")
+    check(r.returncode == 2 and "--layers" in r.stderr and not os.path.exists(os.path.join(tmp, "x")),
+          "lampsim trace --layers 9 on a 4-layer model: refused, exit 2, nothing written (%d)" % r.returncode)
     for label, ckpt, extra, layers, hq, hk, windows in cases:
         out = os.path.join(tmp, "out_" + label)
         stdout = trace(lampsim, ckpt, text, out, *extra)
