@@ -970,14 +970,14 @@ def glance_markdown(summaries, names):
         out += ["**%s** (x %s's best design at the same budget; range over the true unknowns; bold: the column's "
                 "fastest):" % (title, summaries[0]["baseline"]),
                 "", head, rule]
+        best = [max((x["relative"] for x in s["rows"] if x["regime"] == reg and x["budget"] == b and x.get("feasible")),
+                    default=None) for s, n, reg in cols]
         for c in contenders:
             cells = []
-            for s, n, reg in cols:
+            for (s, n, reg), top in zip(cols, best):
                 r = next((r for r in s["rows"] if r["contender"] == c and r["regime"] == reg and r["budget"] == b), None)
-                best = max((x["relative"] for x in s["rows"] if x["regime"] == reg and x["budget"] == b and x.get("feasible")),
-                           default=None)
                 cells.append("-" if r is None or not r.get("feasible") else
-                             (("**%.2f**" if r["relative"] == best else "%.2f") % r["relative"]
+                             (("**%.2f**" if r["relative"] == top else "%.2f") % r["relative"]
                               + " (%.2f..%.2f)" % (r["relative_lo"], r["relative_hi"])))
             out.append("| %s | %s |" % (label.get(c, c), " | ".join(cells)))
         out.append("")

@@ -195,7 +195,7 @@ except study.InputError as e:
 #     regime), each cell the summary's relative throughput with its range, the column's fastest in bold;
 #     a malformed argument is refused (exit 2).
 summ = os.path.join(out, "summary.json")
-regime_order = study.regime_order(s)
+regimes = study.regime_order(s)
 g = run(["study", "glance", "q=" + summ, "r=" + summ])
 lines = g.stdout.splitlines()
 rows = {r["contender"]: r for r in s["rows"] if r["budget"] == "area"}
@@ -205,7 +205,7 @@ for c, r in rows.items():
     cell = ("**%.2f**" if r["relative"] == best else "%.2f") % r["relative"] + " (%.2f..%.2f)" % (r["relative_lo"], r["relative_hi"])
     line = next((l for l in lines if l.startswith("| %s |" % r["label"])), "")
     ok = ok and line.count(cell) == 2
-check(ok and lines[2].count("(q)") == len(regime_order) and lines[2].count("(r)") == len(regime_order),
+check(ok and lines[2].count("(q)") == len(regimes) and lines[2].count("(r)") == len(regimes),
       "glance: each contender's relative throughput and range in each study's column")
 bad = run(["study", "glance", "nosummary"])
 check(bad.returncode == 2 and "NAME=SUMMARY" in bad.stderr, "glance refuses an argument without NAME= (exit %d)" % bad.returncode)
