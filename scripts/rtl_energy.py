@@ -67,6 +67,15 @@ UNITS = {
     "lamp_tc_dot_bf16_k4": ("4-MAC group", "baseline: 4-term bf16 x bf16 dot product + fp32 accumulator", 4),
     "lamp_tc_dot_e4m3_k4": ("4-MAC group", "FP8 baseline: 4-term e4m3 x e4m3 dot product + fp32 accumulator", 4),
     "lamp_sfu_exp": ("exponential", "SFU HP exponential lane: ue5m11-S shift -> exp(-s) RNE to ue5m11-X", 1),
+    "lamp_ypack_lane": ("packed write", "packed register lane: merge one logit into its byte (LP) or half (HP) and extract one", 1),
+    "lamp_pv_step_lp": ("P.V step", "P.V step: ue5m3 exponential x bf16 V + fp32 output (RNE per multiply and add)", 1),
+    "lamp_pv_step_hp": ("P.V step", "P.V step: ue5m11 exponential x bf16 V + fp32 output (RNE per multiply and add)", 1),
+}
+# Units added after the rows above were fixed read only their own sources (as scripts/rtl_synth.sh's own_units),
+# so adding one moves no committed row.
+OWN_SOURCES = {
+    "lamp_pv_step_lp": ["rtl/lamp_pv_step.sv"],
+    "lamp_pv_step_hp": ["rtl/lamp_pv_step.sv"],
 }
 
 
@@ -527,8 +536,8 @@ def _minifloat_code(v, e_bits, m_bits, bias):
 
 
 def workload_qk(build, checkpoint, tokens=128):
-    """Q (pre-scaled by 1/sqrt(d) in fp32) and K of every layer of the tiny model on held-out text, and Q
-    unscaled: [(q [H, T, D] float32, k [Hkv, T, D] float32, q unscaled [H, T, D] float32)]."""
+    """Q (pre-scaled by 1/sqrt(d) in fp32) and K of every layer of the tiny model on held-out text, Q unscaled
+    and V: [(q [H, T, D], k [Hkv, T, D], q unscaled [H, T, D], v [Hkv, T, D]), float32]."""
     os.environ.setdefault("LAMPSIM_LIB", os.path.join(build, "liblampsim.so"))
     sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "scripts")]
     import numpy as np
@@ -545,7 +554,8 @@ def workload_qk(build, checkpoint, tokens=128):
         q = layer.q[0].float().numpy()
         k = layer.k[0].float().numpy()
         s = np.float32(1.0 / math.sqrt(q.shape[-1]))
-        out.append(((q * s).astype(np.float32), k.astype(np.float32), q.astype(np.float32)))
+        v = layer.v[0].float().numpy()
+        out.append(((q * s).astype(np.float32), k.astype(np.float32), q.astype(np.float32), v.astype(np.float32)))
     return out
 
 
@@ -601,7 +611,7 @@ def stream_group(layers, kind, actions, k=4):
     amax = {}
     lines = []
     for li, h, hk, t, s in _pairs(layers, (actions * k + d - 1) // d):
-        qs, kk, qr = layers[li]
+        qs, kk, qr = layers[li][:3]
         if kind == "e4m3":
             if (li, h) not in amax:
                 amax[(li, h)] = (float(np.abs(kk[hk]).max()) / 448.0, float(np.abs(qs[h]).max()) / 448.0)
@@ -618,13 +628,14 @@ def stream_group(layers, kind, actions, k=4):
     return lines[:actions]
 
 
-def logit_rows(layers, n_rows, seed, man, maxval):
+def logit_row_list(layers, n_rows, seed, man, maxval):
     """Logits of n_rows query rows (a random head and a query in the second half of a random layer): the
     sequential accumulation of bf16 K x fp32 Q rounded at each step to e4 with `man` mantissa bits
-    (largest finite `maxval`), keys 0..t, with the running maximum per 64-key tile: [(mu, y)] in key order."""
+    (largest finite `maxval`), keys 0..t, with the running maximum per 64-key tile:
+    [(layer, KV head, query, [(mu, y)] in key order)]."""
     import numpy as np
     rng = np.random.default_rng(seed)
-    out = []
+    rows = []
     for r in range(n_rows):
         li = r % len(layers)
         q, k = layers[li][:2]
@@ -640,12 +651,18 @@ def logit_rows(layers, n_rows, seed, man, maxval):
             for x in range(q.shape[-1]):
                 acc = _round_minifloat(acc + kf[s, x] * qf[x], 4, man, 7, maxval)
             ys.append(acc)
-        mu = -math.inf
+        mu, row = -math.inf, []
         for s in range(t + 1):
             if s % 64 == 0:
                 mu = max(mu, max(ys[s:s + 64]))
-            out.append((mu, ys[s]))
-    return out
+            row.append((mu, ys[s]))
+        rows.append((li, hk, t, row))
+    return rows
+
+
+def logit_rows(layers, n_rows, seed, man, maxval):
+    """logit_row_list's (mu, y) pairs, every row's in key order, rows in order."""
+    return [p for _li, _hk, _t, row in logit_row_list(layers, n_rows, seed, man, maxval) for p in row]
 
 
 def lp_logits(layers, n_rows):
@@ -682,12 +699,64 @@ def stream_sfu(layers, steps):
     return first_lines(steps, lambda rows: ["0 %x" % c for c in hp_shifts(layers, rows)])
 
 
+def pv_lines(layers, n_rows, kind):
+    """Stimulus of a P.V step lane (one output column of one query row per row, keys in order): flag (1 = the
+    row's first step: o = +0), o, p, v. The exponentials as the engine forms them: the LP (kind "lp") or HP
+    logits of logit_row_list, the shift mu - y rounded to ue5m3-S / ue5m11-S, exp(-shift) rounded to ue5m3 /
+    ue5m11 (bias 31); keys whose exponential is 0 are skipped (the lane takes no step, as the C model). v: the
+    bf16 V of the row's KV head at that key and column (column = row index mod d)."""
+    man, maxval, smax = (3, 448.0, 896.0) if kind == "lp" else (11, 511.75, 1023.5)
+    xmax = 2.0 - 2.0 ** -man
+    lines = []
+    for r, (li, hk, _t, row) in enumerate(logit_row_list(layers, n_rows, 4 if kind == "lp" else 5, man, maxval)):
+        v = layers[li][3]
+        col = r % v.shape[-1]
+        first = True
+        for s, (mu, y) in enumerate(row):
+            sh = _round_minifloat(mu - y, 5, man, 22, smax)
+            e = _round_minifloat(math.exp(-sh), 5, man, 31, xmax)
+            if e == 0:
+                continue
+            vb = int(_bf16_bits(v[hk, s:s + 1, col])[0])
+            lines.append("%x 0 %x %x" % (1 if first else 0, _minifloat_code(e, 5, man, 31), vb))
+            first = False
+    return lines
+
+
+def ypack_lines(layers, n_rows):
+    """Stimulus of the packed register lane (compact layout): flag (1 = a fresh register: word = 0), word, lane,
+    hp, wdata; the word fed back from `merged`. A row's LP logits (e4m3 codes of lp_logits, key order) fill
+    registers four to one, lanes 0-3; every fourth register is instead a recomputed sub-block's slot, its HP
+    logits (e4m11 codes of the same keys, the sequential e4m11 accumulation) two to one, halves 0-1."""
+    lp = [y for _mu, y in lp_logits(layers, n_rows)]
+    hp = [_minifloat_code(y, 4, 11, 7) for _mu, y in logit_rows(layers, n_rows, 2, 11, 511.75)]
+    lines, i, reg = [], 0, 0
+    while i + 4 <= min(len(lp), len(hp)):
+        if reg % 4 == 3:
+            for j in range(2):
+                lines.append("%x 0 %x 1 %x" % (1 if j == 0 else 0, j, hp[i + j]))
+            i += 2
+        else:
+            for j in range(4):
+                lines.append("%x 0 %x 0 %x" % (1 if j == 0 else 0, j, lp[i + j]))
+            i += 4
+        reg += 1
+    return lines
+
+
+def stream_pv(layers, kind, steps):
+    return first_lines(steps, lambda rows: pv_lines(layers, rows, kind))
+
+
 # ---------------------------------------------------------------- driver ----------------------------------------------------------------
 def synth(top, build, lib_path, work):
     gen = os.path.join(build, "rtl", "gen")
-    src = ([os.path.join(ROOT, s) for s in RTL_SOURCES] + [os.path.join(gen, s) for s in GEN_SOURCES] +
-           [os.path.join(ROOT, s) for s in LATE_SOURCES] + [os.path.join(gen, s) for s in LATE_GEN_SOURCES] +
-           [os.path.join(ROOT, s) for s in LAST_SOURCES])
+    if top in OWN_SOURCES:
+        src = [os.path.join(ROOT, s) for s in OWN_SOURCES[top]]
+    else:
+        src = ([os.path.join(ROOT, s) for s in RTL_SOURCES] + [os.path.join(gen, s) for s in GEN_SOURCES] +
+               [os.path.join(ROOT, s) for s in LATE_SOURCES] + [os.path.join(gen, s) for s in LATE_GEN_SOURCES] +
+               [os.path.join(ROOT, s) for s in LAST_SOURCES])
     for s in src:
         if not os.path.exists(s):
             die("%s missing (cmake --build %s --target lamp_rtl_generated)" % (s, build))
@@ -748,6 +817,12 @@ def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
     elif top.startswith("lamp_tc_dot"):
         lines = stream_group(layers, "e4m3" if "e4m3" in top else "bf16", steps // macs + 1, macs)
         fb, cols = ("c", "res"), ["c", "a", "b"]
+    elif top == "lamp_ypack_lane":
+        lines = first_lines(steps + 1, lambda rows: ypack_lines(layers, rows))
+        fb, cols = ("word", "merged"), ["word", "lane", "hp", "wdata"]
+    elif top.startswith("lamp_pv_step"):
+        lines = stream_pv(layers, top[-2:], steps + 1)
+        fb, cols = ("o", "res"), ["o", "p", "v"]
     elif top == "lamp_sfu_exp":
         lines = stream_sfu(layers, steps + 1)
         fb, cols = None, ["s_code"]

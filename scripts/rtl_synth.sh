@@ -55,6 +55,12 @@ units=(
   "lamp_stage2_select_nk8_q1:stage-2 subset step (test + selection) - one query lane - n_k = 8"
   "lamp_sfu_exp:SFU HP exponential lane: ue5m11-S shift -> exp(-s) RNE to ue5m11-X (exp2: 64-entry table + cubic)"
 )
+# Units added after the rows above were fixed read only their own sources (the list after '|'), so adding one
+# moves no committed row (Yosys's numbering runs on across everything it reads).
+own_units=(
+  "lamp_pv_step_lp|rtl/lamp_pv_step.sv:P.V step: ue5m3 (LUT exponential) x bf16 + fp32 output (RNE per multiply and per add)"
+  "lamp_pv_step_hp|rtl/lamp_pv_step.sv:P.V step: ue5m11 (SFU exponential) x bf16 + fp32 output (RNE per multiply and per add)"
+)
 # SRAM banks (asap7_sram_banks.tar.gz): bank : what it is built into, and why this bank
 banks=(
   "srambank_64x4x32_6t122:register-file bank: 32-bit word = one lane register - the smallest and fastest bank - a warp operand (1024 bits) is 32 banks in parallel and 256 banks per core give 8 such accesses per clock"
@@ -64,6 +70,9 @@ if [ -n "${RTL_SYNTH_ONLY:-}" ]; then           # RTL_SYNTH_ONLY="top1 top2": on
   sel=()
   for u in "${units[@]}"; do case " $RTL_SYNTH_ONLY " in *" ${u%%:*} "*) sel+=("$u") ;; esac; done
   units=("${sel[@]}")
+  sel=()
+  for u in "${own_units[@]}"; do case " $RTL_SYNTH_ONLY " in *" ${u%%|*} "*) sel+=("$u") ;; esac; done
+  own_units=("${sel[@]}")
   banks=()
 fi
 # ABC: Yosys 0.23's own -liberty script (area recovery, &nf mapping at the delay target), then buffering
@@ -82,11 +91,12 @@ trap 'rm -f "$tmp"' EXIT
   echo "#   the library gives no leakage (0): the cost model keeps an estimate."
   echo "unit,kind,cells,cell_area_um2,flops,area_um2,delay_ps,depth_cycles,leakage_nw,bits,word_bits,read_pj,write_pj,description"
 } > "$tmp"
-for u in "${units[@]}"; do
-  top=${u%%:*} desc=${u#*:}
+for u in "${units[@]}" "${own_units[@]}"; do
+  top=${u%%:*} desc=${u#*:} usrc=$src
+  case $top in *"|"*) usrc=${top#*|} top=${top%%|*} ;; esac
   log=$out/$top.log
   # shellcheck disable=SC2086
-  yosys -p "read_verilog -sv $src; synth -flatten -noshare -top $top; abc -liberty $lib -script $abc_script; opt_clean;
+  yosys -p "read_verilog -sv $usrc; synth -flatten -noshare -top $top; abc -liberty $lib -script $abc_script; opt_clean;
             tee -q -o $out/$top.stat stat -liberty $lib" >"$log" 2>&1 ||
     { echo "rtl_synth: yosys failed on $top (see $log)" >&2; exit 1; }
   f=$("$py" scripts/asap7_cost.py unit "$lib" "$out/$top.stat" "$log" "$CLOCK_PS" "$UTIL")

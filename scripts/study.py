@@ -397,26 +397,42 @@ class Search:
         return c["area_mm2"] if self.spec["area_column"] == "area.total_mm2" else c["published_area_mm2"]
 
     def fill_area(self, task, designs, budget):
-        """Each design with its filler solved to spend the area budget, or None where even the least fails."""
+        """Each design with its filler solved to spend the area budget, or None where even the least fails.
+        The area is piecewise linear in the filler (LampAttention's fp32 P.V paths start beside the 8-bit lanes
+        once their P.V rate passes the 16-bit lanes', timed_lanes.h): the two end pieces' lines (probes at 1, 2
+        and 2^16 - 1, 2^16) and the chord each give a candidate; the largest one whose own cost fits wins,
+        which is exact for one kink either way (convex: the smaller line's root; concave: the larger)."""
         con = self.spec["contenders"][task.contender]
         fk = axis_keys(self.spec, con["filler"])[0]
         lo, hi = 1, 1 << 16
-        probes = []
-        for d in designs:
-            probes += [dict(d, **{fk: lo}), dict(d, **{fk: hi})]
+        xs = (lo, lo + 1, hi - 1, hi)
+        probes = [dict(d, **{fk: x}) for d in designs for x in xs]
         cs = self.cost_of(probes)
-        out = []
+        min_f = min(v[0] for v in axis_values(self.spec, con["filler"])) // 4
+        cands = []
         for i, d in enumerate(designs):
-            c0, c1 = cs[2 * i], cs[2 * i + 1]
-            if "error" in c0 or "error" in c1:
-                out.append(None)
+            c = cs[4 * i:4 * i + 4]
+            if any("error" in x for x in c):
+                cands.append(None)
                 continue
-            a0, a1 = self.area_col(c0), self.area_col(c1)
-            slope = (a1 - a0) / (hi - lo)
-            room = budget - port_cost(self.spec, d, self.ls.cores) - (a0 - slope * lo)
-            f = int(math.floor(room / slope * (1 - 1e-12))) if slope > 0 else hi
-            min_f = min(v[0] for v in axis_values(self.spec, con["filler"])) // 4
-            out.append(dict(d, **{fk: f}) if f >= max(1, min_f) else None)
+            a = [self.area_col(x) for x in c]
+            room = budget - port_cost(self.spec, d, self.ls.cores)
+
+            def root(x0, a0, x1, a1):
+                slope = (a1 - a0) / (x1 - x0)
+                return int(math.floor(x0 + (room - a0) / slope * (1 - 1e-12))) if slope > 0 else hi
+            fs = {root(xs[0], a[0], xs[3], a[3]), root(xs[0], a[0], xs[1], a[1]), root(xs[2], a[2], xs[3], a[3])}
+            cands.append((room, sorted(f for f in fs if max(1, min_f) <= f <= hi)))
+        checks = [dict(d, **{fk: f}) for d, cd in zip(designs, cands) if cd for f in cd[1]]
+        cc = iter(self.cost_of(checks))
+        out = []
+        for d, cd in zip(designs, cands):
+            best = None
+            for f in (cd[1] if cd else []):
+                x = next(cc)
+                if "error" not in x and self.area_col(x) <= cd[0] * (1 + 1e-12):
+                    best = f
+            out.append(dict(d, **{fk: best}) if best is not None else None)
         return out
 
     def variants(self, task, d, move=True):
@@ -897,8 +913,9 @@ def md_table_html(md):
 def method_text(s):
     b = s["budgets"]
     return (
-        "Each contender's design axes (MAC lanes of each width, LUT and SFU lanes, buffer port width, register file "
-        "and buffer size, resident contexts, K/V pipeline stages, operand read rows, tile) are sized per regime "
+        "Each contender's design axes (MAC lanes of each width, LampAttention's P.V rate (its fp32 P.V paths), LUT and "
+        "SFU lanes, buffer port width, register file and buffer size, resident contexts, K/V pipeline stages, operand "
+        "read rows, tile) are sized per regime "
         "within each budget by a seeded coordinate descent (seed %d, %d pass(es); the axis order drawn from the seed, "
         "each step moves one axis to the neighbouring values of its ladder, the tile to every tile). The contender's main MAC lanes are solved to spend the "
         "area left (equal mm2: %.4f mm2, %s of the reference %s's starting design, plus the buffer port's estimated "

@@ -17,6 +17,8 @@ typedef enum {
     LSLANE_HP_STEP,        /* HP step, bf16 x fp32 -> e4m11 (LampAttention's recompute; fa2_16bit) */
     LSLANE_TC_BF16_K4,     /* a tensor core's 4-term bf16 x bf16 dot product, fp32 accumulation */
     LSLANE_TC_E4M3_K4,     /* the same for e4m3 x e4m3 (FP8 baselines) */
+    LSLANE_PV_LP,          /* LampAttention's P.V path: ue5m3 x bf16 V added into fp32 (per step, RNE) */
+    LSLANE_PV_HP,          /* the same for ue5m11 (SFU) exponentials; it takes ue5m3 ones too */
     LSLANE_N
 } lslane_circuit;
 

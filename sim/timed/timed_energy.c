@@ -20,6 +20,8 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
     a->regfile_accesses = a->qk_lp_macs / dim / lp_per_access + a->hp_fmas / dim / hp_per_access + a->lut_lookups + a->sfu_ops +
                           2.0 * a->vector_ops +
                           2.0 * (a->pv_lp_macs + a->pv_hp_macs) / (double)bc;
+    /* every logit narrower than a register goes through a lane's pack network once */
+    a->pack_writes = (lp_per_access > 1.0 ? a->qk_lp_macs / dim : 0.0) + (hp_per_access > 1.0 ? a->hp_fmas / dim : 0.0);
     /* fills are written once and read once; when operand reads are timed they are counted instead */
     double buf_reads = operand_reads_timed ? (double)mem->operand_bytes : (double)mem->buf_bytes;
     a->buffer_words64 = ((double)mem->buf_bytes + buf_reads) / 8.0;
@@ -47,9 +49,10 @@ void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_ti
     pj->hp_fma = lane_pj(e, &lanes->qk16, e->fma_16 * e->node_scale);
     pj->lut_lookup = e->lut_exp > 0 ? e->lut_exp : e->lut_lookup * e->node_scale;
     pj->sfu_exp = e->sfu_lane > 0 ? e->sfu_lane : e->sfu_exp * e->node_scale;
-    /* P.V: on a tensor-core circuit where one computes it (FP8, tc_bf16); LampAttention's ue5m3 or ue5m11 x
-     * bf16 products with fp32 accumulation have no RTL and stay on the 45 nm table */
-    double pv_lp = (e->fp8_mul + e->fp_add_32) * e->node_scale, pv_hp = (e->fp_mul_16 + e->fp_add_32) * e->node_scale;
+    /* P.V: on a tensor-core circuit where one computes it (FP8, tc_bf16); else LampAttention's P.V steps,
+     * ue5m3 or ue5m11 x bf16 into fp32, as measured (lamp_pv_step_lp / _hp; 0: the 45 nm table) */
+    double pv_lp = e->pv_lp_step > 0 ? e->pv_lp_step : (e->fp8_mul + e->fp_add_32) * e->node_scale;
+    double pv_hp = e->pv_hp_step > 0 ? e->pv_hp_step : (e->fp_mul_16 + e->fp_add_32) * e->node_scale;
     pj->pv_lp_mac = lanes->pv_on_lanes ? lane_pj(e, &lanes->pv, pv_lp) : pv_lp;
     pj->pv_hp_mac = lanes->pv_on_lanes ? lane_pj(e, &lanes->pv, pv_hp) : pv_hp;
 }
@@ -65,7 +68,7 @@ void ls_timed_energy_of(const ls_config_energy *e, const ls_lanes *lanes, const 
     out->sfu = a->sfu_ops * pj.sfu_exp * 1e-6;
     out->vector = a->vector_ops * e->fp_add_32 * k;
     out->scheduler = a->sched_tests * e->fp_add_16 * k;
-    out->regfile = a->regfile_accesses * e->regfile_access * k;
+    out->regfile = a->regfile_accesses * e->regfile_access * k + a->pack_writes * e->pack_write * 1e-6;
     out->buffer = a->buffer_words64 * e->sram_read_64b * k;
     out->l2 = a->l2_words * e->l2_word * k;
     out->dram = a->dram_words64 * e->dram_read_64b * 1e-6;

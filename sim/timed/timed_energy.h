@@ -22,6 +22,7 @@ typedef struct {
     double vector_ops;        /* element operations, priced as fp32 adds */
     double sched_tests;       /* sort and selection comparisons, priced as fp16 adds */
     double regfile_accesses;
+    double pack_writes;       /* logits of 8 or 16 bits merged into a 32-bit register (the pack lane) */
     double buffer_words64;    /* 64-bit buffer (SRAM) accesses */
     double l2_words;          /* 32-bit L2 words */
     double dram_words64;      /* 64-bit DRAM reads */
@@ -34,8 +35,9 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
                             int layout, ls_timed_actions *a);
 
 /* The picojoules of one tensor, LUT or SFU action at the area model's node: measured on the RTL (ASAP7 7 nm,
- * e->lp_step, hp_step, lut_exp, sfu_lane, unscaled) where the unit exists and the key is not 0, else the 45 nm table
- * x e->node_scale; the tensor actions on the circuits `lanes` builds the lanes as (ls_lanes_of). */
+ * e->lp_step, hp_step, pv_lp_step, pv_hp_step, lut_exp, sfu_lane, unscaled) where the unit exists and the key
+ * is not 0, else the 45 nm table x e->node_scale; the tensor actions on the circuits `lanes` builds the lanes
+ * as (ls_lanes_of). */
 typedef struct {
     double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup, sfu_exp;
 } ls_timed_action_pj;

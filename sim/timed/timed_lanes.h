@@ -24,7 +24,12 @@ typedef struct {
     ls_lane_cost hp;       /* area: the tensor.macs_per_cycle_16bit lanes */
     ls_lane_cost qk16;     /* energy: the 16-bit Q.K^T instructions (HP logits, recompute, full-HP work) */
     ls_lane_cost pv;       /* energy: the P.V products, where a tensor-core circuit computes them */
-    bool pv_on_lanes;      /* false: P.V on no synthesized circuit (LampAttention's ue5m3 x bf16): the 45 nm table */
+    bool pv_on_lanes;      /* false: the lanes accumulate no fp32 (LampAttention's steps): P.V on its own paths */
+    /* area, when !pv_on_lanes: an fp32 P.V path beside every 16-bit lane (ue5m11 x bf16, it takes ue5m3 too) and,
+     * where the LP P.V rate (tensor.pv_lp_rate x macs_per_cycle_8bit) exceeds the 16-bit lanes, ue5m3 paths for
+     * the rest; none for LP P.V in a FlashAttention mode (it has none) */
+    ls_lane_cost pv_path_lp, pv_path_hp;
+    double pv_paths_lp, pv_paths_hp;
 } ls_lanes;
 
 /* The lanes of a run of cfg: the 8-bit ones by the numerics (e4m3 operands in a FlashAttention mode: FP8

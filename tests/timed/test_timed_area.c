@@ -46,8 +46,14 @@ static void table(void)
     CHECK(NEAR(a.c[LS_AREA_REGFILE].published_mm2, cores * ac->regfile.registers * 32.0 * x->regfile_bit_um2 * 1e-6));
     CHECK(NEAR(a.c[LS_AREA_BUFFER].published_mm2, cores * ac->memory.buffer_kib * 8192.0 * x->sram_bit_um2 * 1e-6));
     /* 2. the cost source: synthesized rows of the ASAP7 table x instances, per core x cores */
-    CHECK(NEAR(a.c[LS_AREA_TENSOR].mm2, cores * (row_mm2(LS_COST_LAMP_ACC_STEP_LP, ac->tensor.macs_per_cycle_8bit) +
-                                                 row_mm2(LS_COST_LAMP_ACC_STEP_HP, ac->tensor.macs_per_cycle_16bit))));
+    /* the lanes, and LampAttention's fp32 P.V paths: one (ue5m11) beside every 16-bit lane, ue5m3 ones for the
+     * LP P.V rate beyond them (pv_lp_rate 1: 4,096 - 2,048) */
+    double m8 = ac->tensor.macs_per_cycle_8bit, m16 = ac->tensor.macs_per_cycle_16bit;
+    CHECK(ac->tensor.pv_lp_rate == 1.0 && m8 > m16);
+    CHECK_MSG(NEAR(a.c[LS_AREA_TENSOR].mm2, cores * (row_mm2(LS_COST_LAMP_ACC_STEP_LP, m8) + row_mm2(LS_COST_LAMP_ACC_STEP_HP, m16) +
+                                                     row_mm2(LS_COST_LAMP_PV_STEP_HP, m16) +
+                                                     row_mm2(LS_COST_LAMP_PV_STEP_LP, m8 - m16))),
+              "tensor %g mm2", a.c[LS_AREA_TENSOR].mm2);
     CHECK(NEAR(a.c[LS_AREA_LUT].mm2, cores * row_mm2(LS_COST_LAMP_LUT_EXP_LP, ac->lut.lanes)));
     CHECK(NEAR(a.c[LS_AREA_SCHEDULER].mm2,
                cores * (row_mm2(LS_COST_LAMP_STAGE1_TEST_LP, 1) + row_mm2(LS_COST_LAMP_SCHED_SORT_NK4_Q4, q / 4.0) +
@@ -126,6 +132,18 @@ static void lanes(void)
     L = P;
     CHECK(P.lp.circuit == LSLANE_LP_SEQ_FP32Q && P.hp.circuit == LSLANE_HP_STEP && P.qk16.circuit == LSLANE_HP_STEP &&
           !P.pv_on_lanes);
+    /* the P.V paths follow the rates: at pv_lp_rate 0.5 the LP P.V fits the 16-bit lanes' paths */
+    CHECK(P.pv_paths_hp == cfg.accelerator.tensor.macs_per_cycle_16bit &&
+          P.pv_paths_lp == cfg.accelerator.tensor.macs_per_cycle_8bit - cfg.accelerator.tensor.macs_per_cycle_16bit &&
+          P.pv_path_lp.circuit == LSLANE_PV_LP && P.pv_path_hp.circuit == LSLANE_PV_HP);
+    cfg.accelerator.tensor.pv_lp_rate = 0.5;
+    ls_lanes_of(&cfg, &L);
+    CHECK(L.pv_paths_lp == 0 && L.pv_paths_hp == P.pv_paths_hp);
+    cfg.accelerator.tensor.pv_lp_rate = 1.0;
+    cfg.algorithm.mode = LS_ENGINE_MODE_FA2_16BIT;   /* no LP P.V in a FlashAttention mode */
+    ls_lanes_of(&cfg, &L);
+    CHECK(L.pv_paths_lp == 0 && L.pv_paths_hp == P.pv_paths_hp);
+    cfg.algorithm.mode = LS_ENGINE_MODE_LAMP;
     cfg.algorithm.scale_point = LSLAMP_SCALE_POST;
     ls_lanes_of(&cfg, &L);
     CHECK(L.lp.circuit == LSLANE_LP_SEQ_BF16Q);
@@ -163,7 +181,8 @@ static void lanes(void)
     ls_config_defaults(&cfg);
     cfg.accelerator.tensor.lane_16bit = LSLANE16_TC_BF16;
     ls_lanes_of(&cfg, &L);
-    CHECK(L.hp.circuit == LSLANE_TC_BF16_K4 && L.qk16.circuit == LSLANE_TC_BF16_K4 && L.pv_on_lanes);
+    CHECK(L.hp.circuit == LSLANE_TC_BF16_K4 && L.qk16.circuit == LSLANE_TC_BF16_K4 && L.pv_on_lanes &&
+          L.pv_paths_lp == 0 && L.pv_paths_hp == 0);   /* the P.V on the fp32-accumulating lanes: no paths */
     ls_area_of(&cfg.accelerator, LSREGFILE_FP32, 4, &L, &a);
     CHECK(NEAR(a.c[LS_AREA_TENSOR].mm2, cores * (row_mm2(LS_COST_LAMP_ACC_STEP_LP, ac->tensor.macs_per_cycle_8bit) +
                                                  row_mm2(LS_COST_LAMP_TC_DOT_BF16_K4, ac->tensor.macs_per_cycle_16bit / 4.0))));
@@ -181,13 +200,20 @@ static int run(const char *const *ov, int nov, ls_timed_result *tr)
 
 static void runs(void)
 {
-    ls_timed_result a, b, f, p;
+    ls_timed_result a, a0, b, f, p, f0, p0;
     const char *base[] = { "timed.timing_only=false" };
-    const char *scale1[] = { "accelerator.energy.node_scale=1" };
+    /* the pack lane's measured energy (7 nm, unscaled) off where the 45 nm table's scaling is checked */
+    const char *base0[] = { "accelerator.energy.pack_write=0" };
+    const char *scale1[] = { "accelerator.energy.node_scale=1", "accelerator.energy.pack_write=0" };
     /* the same work in full and fp32 (no slow path in either): fp32 moves each logit in its own access */
     const char *full[] = { "accelerator.regfile.layout=full", "accelerator.regfile.q_placement=buffer" };
     const char *fp32[] = { "accelerator.regfile.layout=fp32", "accelerator.regfile.q_placement=buffer" };
-    if (run(base, N(base), &a) || run(scale1, N(scale1), &b) || run(full, N(full), &f) || run(fp32, N(fp32), &p)) {
+    const char *full0[] = { "accelerator.regfile.layout=full", "accelerator.regfile.q_placement=buffer",
+                            "accelerator.energy.pack_write=0" };
+    const char *fp320[] = { "accelerator.regfile.layout=fp32", "accelerator.regfile.q_placement=buffer",
+                            "accelerator.energy.pack_write=0" };
+    if (run(base, N(base), &a) || run(base0, N(base0), &a0) || run(scale1, N(scale1), &b) || run(full, N(full), &f) ||
+        run(fp32, N(fp32), &p) || run(full0, N(full0), &f0) || run(fp320, N(fp320), &p0)) {
         CHECK_MSG(0, "a run failed");
         return;
     }
@@ -201,10 +227,12 @@ static void runs(void)
     /* node_scale 0.2 -> 1: the 45 nm table's on-chip energies x 5, DRAM unchanged, cycles unchanged (the
      * measured 7 nm tensor, LUT and SFU energies do not scale: test_timed_energy.c) */
     CHECK(b.cycles == a.cycles && NEAR(b.energy_uj.sfu, a.energy_uj.sfu) && NEAR(b.energy_uj.vector, 5.0 * a.energy_uj.vector) &&
-          NEAR(b.energy_uj.regfile, 5.0 * a.energy_uj.regfile) && NEAR(b.energy_uj.l2, 5.0 * a.energy_uj.l2) &&
+          NEAR(b.energy_uj.regfile, 5.0 * a0.energy_uj.regfile) && NEAR(b.energy_uj.l2, 5.0 * a.energy_uj.l2) &&
           NEAR(b.energy_uj.dram, a.energy_uj.dram));
-    /* layouts: regfile energy, pack area */
-    CHECK_MSG(p.energy_uj.regfile > f.energy_uj.regfile, "fp32 %g vs full %g uJ", p.energy_uj.regfile, f.energy_uj.regfile);
+    /* layouts: register accesses (fp32 moves each logit in its own), the pack lane's writes (none in fp32), pack area */
+    CHECK_MSG(p0.energy_uj.regfile > f0.energy_uj.regfile, "fp32 %g vs full %g uJ", p0.energy_uj.regfile, f0.energy_uj.regfile);
+    CHECK(NEAR(p.energy_uj.regfile, p0.energy_uj.regfile) && f.energy_uj.regfile > f0.energy_uj.regfile &&
+          a.energy_uj.regfile > a0.energy_uj.regfile);
     CHECK(a.area.c[LS_AREA_REGFILE_PACK].mm2 > f.area.c[LS_AREA_REGFILE_PACK].mm2 && p.area.c[LS_AREA_REGFILE_PACK].mm2 == 0.0);
     printf("compact: %.2f W (dynamic %.2f, leakage %.2f), %.4f uJ/token, %.4f TFLOP/s/mm2, %.3f TFLOP/s/W, regfile %.4f uJ\n",
            a.power.average_w, a.power.dynamic_w, a.power.leakage_w, a.energy_per_token_uj, a.tflops_per_mm2, a.tflops_per_w,

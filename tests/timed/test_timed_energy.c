@@ -1,9 +1,9 @@
 /* The measured energies per action (hw/cost/asap7_energy.csv, scripts/rtl_energy.py) in the energy model:
  *  1. the table generated at build time equals the committed CSV, row for row;
- *  2. the schema's defaults of accelerator.energy.lp_step, hp_step, lut_exp and sfu_lane are the CSV's units;
- *  3. the energy model prices the LP and HP dot-product steps, the LUT lookups and the SFU exponentials at
- *     them, unscaled by
- *     node_scale, the P.V products on the 45 nm table x node_scale, and falls back to the table when a
+ *  2. the schema's defaults of accelerator.energy.lp_step, hp_step, pv_lp_step, pv_hp_step, lut_exp and
+ *     sfu_lane are the CSV's units;
+ *  3. the energy model prices the LP and HP dot-product steps, the P.V steps, the LUT lookups and the SFU
+ *     exponentials at them, unscaled by node_scale, and falls back to the 45 nm table x node_scale when a
  *     measured key is 0.
  * Argument: the source root (for the CSV). */
 #include <math.h>
@@ -76,7 +76,9 @@ int main(int argc, char **argv)
     }
     int n = 0;
     double lp = csv_pj(argv[1], "lamp_acc_step_lp", &n), hp = csv_pj(argv[1], "lamp_acc_step_hp", &n),
-           lut = csv_pj(argv[1], "lamp_lut_exp_lp", &n), sfu = csv_pj(argv[1], "lamp_sfu_exp", &n);
+           lut = csv_pj(argv[1], "lamp_lut_exp_lp", &n), sfu = csv_pj(argv[1], "lamp_sfu_exp", &n),
+           pvl = csv_pj(argv[1], "lamp_pv_step_lp", &n), pvh = csv_pj(argv[1], "lamp_pv_step_hp", &n),
+           pack = csv_pj(argv[1], "lamp_ypack_lane", &n);
     CHECK_MSG(n == LS_ASAP7_ENERGY_N, "CSV %d rows, generated table %d (a stale build?)", n, LS_ASAP7_ENERGY_N);
 
     /* 2. schema defaults */
@@ -87,6 +89,9 @@ int main(int argc, char **argv)
     ls_lanes_of(&cfg, &lanes);
     CHECK_MSG(e.lp_step == lp && e.hp_step == hp && e.lut_exp == lut && e.sfu_lane == sfu, "defaults %g %g %g %g, CSV %g %g %g %g",
               e.lp_step, e.hp_step, e.lut_exp, e.sfu_lane, lp, hp, lut, sfu);
+    CHECK_MSG(pvl > 0 && pvh > 0 && e.pv_lp_step == pvl && e.pv_hp_step == pvh, "P.V defaults %g %g, CSV %g %g",
+              e.pv_lp_step, e.pv_hp_step, pvl, pvh);
+    CHECK_MSG(pack > 0 && e.pack_write == pack, "pack_write default %g, CSV %g", e.pack_write, pack);
 
     /* 3. the model: one action of each kind */
     ls_timed_actions a;
@@ -99,24 +104,30 @@ int main(int argc, char **argv)
     a.sfu_ops = 20;
     ls_timed_energy out;
     ls_timed_energy_of(&e, &lanes, &a, &out);
-    double tensor = (1000 * lp + 100 * hp + 300 * (e.fp8_mul + e.fp_add_32) * e.node_scale +
-                     30 * (e.fp_mul_16 + e.fp_add_32) * e.node_scale) * 1e-6;
+    double tensor = (1000 * lp + 100 * hp + 300 * pvl + 30 * pvh) * 1e-6;
     CHECK_MSG(NEAR(out.tensor, tensor), "tensor %.12g uJ, expected %.12g", out.tensor, tensor);
     CHECK_MSG(NEAR(out.lut, 50 * lut * 1e-6), "lut %.12g uJ", out.lut);
     CHECK_MSG(NEAR(out.sfu, 20 * sfu * 1e-6), "sfu %.12g uJ", out.sfu);
+    /* the register file: its accesses on the 45 nm table, each packed logit at the pack lane's measurement */
+    a.regfile_accesses = 40;
+    a.pack_writes = 7;
+    ls_timed_energy_of(&e, &lanes, &a, &out);
+    CHECK_MSG(NEAR(out.regfile, (40 * e.regfile_access * e.node_scale + 7 * pack) * 1e-6), "regfile %.12g uJ", out.regfile);
 
     ls_config_energy e2 = e;      /* node_scale moves only the 45 nm part */
     e2.node_scale = 2 * e.node_scale;
     ls_timed_energy o2;
     ls_timed_energy_of(&e2, &lanes, &a, &o2);
-    CHECK(NEAR(o2.lut, out.lut) && NEAR(o2.sfu, out.sfu) && NEAR(o2.tensor - out.tensor, tensor - (1000 * lp + 100 * hp) * 1e-6));
+    CHECK(NEAR(o2.lut, out.lut) && NEAR(o2.sfu, out.sfu) && NEAR(o2.tensor, out.tensor));
 
     ls_config_energy e0 = e;      /* 0: the 45 nm table, as before the measurement */
-    e0.lp_step = e0.hp_step = e0.lut_exp = e0.sfu_lane = 0;
+    e0.lp_step = e0.hp_step = e0.lut_exp = e0.sfu_lane = e0.pv_lp_step = e0.pv_hp_step = 0;
     ls_timed_action_pj pj;
     ls_timed_per_action(&e0, &lanes, &pj);
     CHECK(NEAR(pj.qk_lp_mac, (e.fp8_mul + e.fp8_add) * e.node_scale) && NEAR(pj.hp_fma, e.fma_16 * e.node_scale) &&
-          NEAR(pj.lut_lookup, e.lut_lookup * e.node_scale) && NEAR(pj.sfu_exp, e.sfu_exp * e.node_scale));
+          NEAR(pj.lut_lookup, e.lut_lookup * e.node_scale) && NEAR(pj.sfu_exp, e.sfu_exp * e.node_scale) &&
+          NEAR(pj.pv_lp_mac, (e.fp8_mul + e.fp_add_32) * e.node_scale) &&
+          NEAR(pj.pv_hp_mac, (e.fp_mul_16 + e.fp_add_32) * e.node_scale));
     printf("measured pJ (7 nm): LP step %g, HP step %g, LUT exp %g; 45 nm table x %g: %g, %g, %g\n", lp, hp, lut,
            e.node_scale, pj.qk_lp_mac, pj.hp_fma, pj.lut_lookup);
     CHECK_DONE();
