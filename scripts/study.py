@@ -806,7 +806,7 @@ def verdict_markdown(s):
 
 
 SHORT = {"accelerator.tensor.macs_per_cycle_16bit": "m16", "accelerator.tensor.macs_per_cycle_8bit": "m8",
-         "accelerator.lut.lanes": "lut", "accelerator.sfu.lanes": "sfu", PORT_KEY: "port",
+         "accelerator.tensor.pv_lp_rate": "pv rate", "accelerator.lut.lanes": "lut", "accelerator.sfu.lanes": "sfu", PORT_KEY: "port",
          "accelerator.regfile.registers": "regs", "accelerator.memory.buffer_kib": "buf KiB",
          "accelerator.regfile.max_contexts": "ctx", "accelerator.memory.pipeline_stages": "stages",
          "accelerator.memory.operand_read_rows": "rows"}
@@ -970,6 +970,12 @@ def page_section(s):
         + [method_text(s)])
 
 
+def wall_text(s):
+    """A study's wall time, saying when the invocation resumed points of an earlier one (then not the study's)."""
+    r = s.get("points_resumed") or 0
+    return "%.0f s" % s["wall_s"] + (", %d of them resumed from an earlier invocation" % r if r else "")
+
+
 def glance_markdown(summaries, names):
     """One table per budget across several studies: a row per contender, a column per (study, regime), each cell
     the contender's best design against the baseline's at that budget, with its range; then the KL per
@@ -1005,8 +1011,8 @@ def glance_markdown(summaries, names):
             r = next((r for r in s["rows"] if r["contender"] == c and r["regime"] == reg and r["budget"] == "area"), None)
             cells.append("-" if r is None or r.get("kl_mean") is None else "%.2g" % abs(r["kl_mean"]))
         out.append("| %s | %s |" % (label.get(c, c), " | ".join(cells)))
-    out += ["", "Studies: " + "; ".join("%s = `%s` (%s, %d points, %.0f s)" % (n, s["spec"], s["description"], s["points_run"],
-                                                                             s["wall_s"]) for s, n in zip(summaries, names))
+    out += ["", "Studies: " + "; ".join("%s = `%s` (%s, %d points, %s)" % (n, s["spec"], s["description"], s["points_run"],
+                                                                         wall_text(s)) for s, n in zip(summaries, names))
             + "."]
     return "\n".join(out)
 

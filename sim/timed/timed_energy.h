@@ -15,8 +15,8 @@
 typedef struct {
     double qk_lp_macs;        /* 8-bit Q.K^T MACs: fp8 multiply + fp8 add */
     double hp_fmas;           /* 16-bit logits (high precision, first selection, recompute, full HP): fma_16 */
-    double pv_lp_macs;        /* 8-bit P.V MACs: fp8 multiply + fp32 add */
-    double pv_hp_macs;        /* 16-bit P.V MACs (high-precision rows, slow path): fp16 multiply + fp32 add */
+    double pv_lp_macs;        /* P.V MACs on LUT exponentials: energy.pv_lp_step (or the lanes' circuit) */
+    double pv_hp_macs;        /* P.V MACs on SFU exponentials (high-precision rows, slow path): pv_hp_step */
     double lut_lookups;
     double sfu_ops;           /* exponentials, normalisation, recompute and full-HP SFU work */
     double vector_ops;        /* element operations, priced as fp32 adds */

@@ -198,13 +198,15 @@ summ = os.path.join(out, "summary.json")
 regimes = study.regime_order(s)
 g = run(["study", "glance", "q=" + summ, "r=" + summ])
 lines = g.stdout.splitlines()
-rows = {r["contender"]: r for r in s["rows"] if r["budget"] == "area"}
-best = max(r["relative"] for r in rows.values())
 ok = g.returncode == 0
-for c, r in rows.items():
-    cell = ("**%.2f**" if r["relative"] == best else "%.2f") % r["relative"] + " (%.2f..%.2f)" % (r["relative_lo"], r["relative_hi"])
-    line = next((l for l in lines if l.startswith("| %s |" % r["label"])), "")
-    ok = ok and line.count(cell) == 2
+for k, reg in enumerate(regimes):   # the equal-mm2 table's columns: (q, regime)..., then (r, regime)...
+    rows = {r["contender"]: r for r in s["rows"] if r["budget"] == "area" and r["regime"] == reg}
+    best = max(r["relative"] for r in rows.values())
+    for c, r in rows.items():
+        cell = ("**%.2f**" if r["relative"] == best else "%.2f") % r["relative"] + " (%.2f..%.2f)" % (r["relative_lo"], r["relative_hi"])
+        line = next((l for l in lines if l.startswith("| %s |" % r["label"])), "")
+        cells = [x.strip() for x in line.strip("|").split("|")]
+        ok = ok and len(cells) == 1 + 2 * len(regimes) and cells[1 + k] == cell and cells[1 + len(regimes) + k] == cell
 check(ok and lines[2].count("(q)") == len(regimes) and lines[2].count("(r)") == len(regimes),
       "glance: each contender's relative throughput and range in each study's column")
 bad = run(["study", "glance", "nosummary"])
