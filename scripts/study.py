@@ -985,8 +985,10 @@ def glance_markdown(summaries, names):
     for s in summaries:
         contenders += [c for c in s["contenders"] if c not in contenders]
     label = {r["contender"]: r["label"] for s in summaries for r in s["rows"]}
-    # a column: the regime's key, and the study's name where the key does not already say it
-    head = "| contender | " + " | ".join(reg.replace("_", " ") + ("" if n in reg else " (%s)" % n) for s, n, reg in cols) + " |"
+    # a column: the regime's key, and the study's name where the key does not already say it (as a whole word
+    # of the key: a name "r" is not said by "prefill_1k")
+    head = "| contender | " + " | ".join(reg.replace("_", " ") + ("" if n in reg.split("_") else " (%s)" % n)
+                                         for s, n, reg in cols) + " |"
     rule = "|---|" + "---|" * len(cols)
     out = []
     for b, title in (("area", "At equal mm2"), ("power", "At equal W")):

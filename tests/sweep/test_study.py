@@ -198,7 +198,7 @@ summ = os.path.join(out, "summary.json")
 regimes = study.regime_order(s)
 g = run(["study", "glance", "q=" + summ, "r=" + summ])
 lines = g.stdout.splitlines()
-ok = g.returncode == 0
+ok, bad = g.returncode == 0, []
 for k, reg in enumerate(regimes):   # the equal-mm2 table's columns: (q, regime)..., then (r, regime)...
     rows = {r["contender"]: r for r in s["rows"] if r["budget"] == "area" and r["regime"] == reg}
     best = max(r["relative"] for r in rows.values())
@@ -206,9 +206,10 @@ for k, reg in enumerate(regimes):   # the equal-mm2 table's columns: (q, regime)
         cell = ("**%.2f**" if r["relative"] == best else "%.2f") % r["relative"] + " (%.2f..%.2f)" % (r["relative_lo"], r["relative_hi"])
         line = next((l for l in lines if l.startswith("| %s |" % r["label"])), "")
         cells = [x.strip() for x in line.strip("|").split("|")]
-        ok = ok and len(cells) == 1 + 2 * len(regimes) and cells[1 + k] == cell and cells[1 + len(regimes) + k] == cell
-check(ok and lines[2].count("(q)") == len(regimes) and lines[2].count("(r)") == len(regimes),
-      "glance: each contender's relative throughput and range in each study's column")
+        if not (len(cells) == 1 + 2 * len(regimes) and cells[1 + k] == cell and cells[1 + len(regimes) + k] == cell):
+            bad.append("%s %s: want %s, got %s" % (c, reg, cell, cells))
+check(ok and not bad and lines[2].count("(q)") == len(regimes) and lines[2].count("(r)") == len(regimes),
+      "glance: each contender's relative throughput and range in each study's column %s" % ("; ".join(bad[:3]) if bad or ok else "(exit %d: %s)" % (g.returncode, g.stderr.strip()[-300:])) + (" (header %r)" % (lines[2] if len(lines) > 2 else None) if ok and not bad else ""))
 bad = run(["study", "glance", "nosummary"])
 check(bad.returncode == 2 and "NAME=SUMMARY" in bad.stderr, "glance refuses an argument without NAME= (exit %d)" % bad.returncode)
 with open(page, "w") as f:
