@@ -744,10 +744,6 @@ def ypack_lines(layers, n_rows):
     return lines
 
 
-def stream_pv(layers, kind, steps):
-    return first_lines(steps, lambda rows: pv_lines(layers, rows, kind))
-
-
 # ---------------------------------------------------------------- driver ----------------------------------------------------------------
 def synth(top, build, lib_path, work):
     gen = os.path.join(build, "rtl", "gen")
@@ -821,7 +817,7 @@ def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
         lines = first_lines(steps + 1, lambda rows: ypack_lines(layers, rows))
         fb, cols = ("word", "merged"), ["word", "lane", "hp", "wdata"]
     elif top.startswith("lamp_pv_step"):
-        lines = stream_pv(layers, top[-2:], steps + 1)
+        lines = first_lines(steps + 1, lambda rows: pv_lines(layers, rows, top[-2:]))
         fb, cols = ("o", "res"), ["o", "p", "v"]
     elif top == "lamp_sfu_exp":
         lines = stream_sfu(layers, steps + 1)

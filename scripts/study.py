@@ -366,6 +366,12 @@ def throttle(ev, budget_w):
                 power_unthrottled_w=ev["power_w"], throttle=k)
 
 
+def line_root(x0, a0, x1, a1, room, flat):
+    """The largest integer x where the line through (x0, a0), (x1, a1) stays within room (flat if it never rises)."""
+    slope = (a1 - a0) / (x1 - x0)
+    return int(math.floor(x0 + (room - a0) / slope * (1 - 1e-12))) if slope > 0 else flat
+
+
 class Search:
     def __init__(self, spec, ls, out, log):
         self.spec, self.ls, self.out, self.log = spec, ls, out, log
@@ -417,11 +423,7 @@ class Search:
                 continue
             a = [self.area_col(x) for x in c]
             room = budget - port_cost(self.spec, d, self.ls.cores)
-
-            def root(x0, a0, x1, a1):
-                slope = (a1 - a0) / (x1 - x0)
-                return int(math.floor(x0 + (room - a0) / slope * (1 - 1e-12))) if slope > 0 else hi
-            fs = {root(xs[0], a[0], xs[3], a[3]), root(xs[0], a[0], xs[1], a[1]), root(xs[2], a[2], xs[3], a[3])}
+            fs = {line_root(xs[i], a[i], xs[j], a[j], room, hi) for i, j in ((0, 3), (0, 1), (2, 3))}
             cands.append((room, sorted(f for f in fs if max(1, min_f) <= f <= hi)))
         checks = [dict(d, **{fk: f}) for d, cd in zip(designs, cands) if cd for f in cd[1]]
         cc = iter(self.cost_of(checks))

@@ -59,8 +59,8 @@ void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, const ls_l
     cost t = none;
     add(&t, macs8 / lanes->lp.macs, lanes->lp.cost_id);
     add(&t, macs16 / lanes->hp.macs, lanes->hp.cost_id);
-    add(&t, lanes->pv_paths_hp, lanes->pv_path_hp.cost_id);   /* LampAttention's fp32 P.V paths (timed_lanes.h) */
-    add(&t, lanes->pv_paths_lp, lanes->pv_path_lp.cost_id);
+    add(&t, lanes->pv_paths_hp, ls_lane_of(LSLANE_PV_HP).cost_id);   /* LampAttention's fp32 P.V paths (timed_lanes.h) */
+    add(&t, lanes->pv_paths_lp, ls_lane_of(LSLANE_PV_LP).cost_id);
     put(a, LS_AREA_TENSOR, LSUNIT_TENSOR, 0, macs8 + macs16, "mac_lanes",
         macs8 + macs16 > 0 ? (macs8 * x->mac_8bit_um2 + macs16 * x->mac_16bit_um2) / (macs8 + macs16) : 0.0,
         LS_AREA_SRC_CELLS, t);

@@ -42,8 +42,6 @@ void ls_lanes_of(const ls_config *cfg, ls_lanes *out)
     /* the lanes above accumulate into e4m3 / e4m11: LampAttention's P.V (fp32 output) needs its own paths,
      * at the rates the timed model runs it (LP P.V at pv_lp_rate x the 8-bit rate, HP at the 16-bit rate) */
     const lsunit_tensor_params *t = &cfg->accelerator.tensor;
-    out->pv_path_lp = ls_lane_of(LSLANE_PV_LP);
-    out->pv_path_hp = ls_lane_of(LSLANE_PV_HP);
     out->pv_paths_hp = out->pv_on_lanes ? 0.0 : (double)t->macs_per_cycle_16bit;
     double lp_rate = flash ? 0.0 : t->pv_lp_rate * (double)t->macs_per_cycle_8bit;
     out->pv_paths_lp = out->pv_on_lanes || lp_rate <= out->pv_paths_hp ? 0.0 : lp_rate - out->pv_paths_hp;

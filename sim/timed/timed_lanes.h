@@ -25,10 +25,9 @@ typedef struct {
     ls_lane_cost qk16;     /* energy: the 16-bit Q.K^T instructions (HP logits, recompute, full-HP work) */
     ls_lane_cost pv;       /* energy: the P.V products, where a tensor-core circuit computes them */
     bool pv_on_lanes;      /* false: the lanes accumulate no fp32 (LampAttention's steps): P.V on its own paths */
-    /* area, when !pv_on_lanes: an fp32 P.V path beside every 16-bit lane (ue5m11 x bf16, it takes ue5m3 too) and,
-     * where the LP P.V rate (tensor.pv_lp_rate x macs_per_cycle_8bit) exceeds the 16-bit lanes, ue5m3 paths for
-     * the rest; none for LP P.V in a FlashAttention mode (it has none) */
-    ls_lane_cost pv_path_lp, pv_path_hp;
+    /* area, when !pv_on_lanes: an fp32 P.V path (LSLANE_PV_HP: ue5m11 x bf16, it takes ue5m3 too) beside every
+     * 16-bit lane and, where the LP P.V rate (tensor.pv_lp_rate x macs_per_cycle_8bit) exceeds the 16-bit lanes,
+     * ue5m3 paths (LSLANE_PV_LP) for the rest; none for LP P.V in a FlashAttention mode (it has none) */
     double pv_paths_lp, pv_paths_hp;
 } ls_lanes;
 
