@@ -55,6 +55,7 @@ LATE_SOURCES = ["rtl/lamp_tc_dot.sv", "rtl/lamp_dot_fused.sv"]
 LATE_GEN_SOURCES = ["lamp_sfu_exp2_rom.sv"]
 LAST_SOURCES = ["rtl/lamp_sfu_exp.sv"]
 STEPS_PER_UNIT = 4096   # MACs (lookups) simulated per unit: 32 dot products of d = 128
+SCHED_STEPS = 1024      # scheduler actions (warp-tiles, sub-block tests) simulated: the tiny model's causal tiles
 
 # unit -> (action, description, MACs per action); the order of the CSV. A k-term unit runs
 # STEPS_PER_UNIT / k actions, so every dot-product unit sees the same 4,096 products.
@@ -70,12 +71,14 @@ UNITS = {
     "lamp_ypack_lane": ("packed write", "packed register lane: merge one logit into its byte (LP) or half (HP) and extract one", 1),
     "lamp_pv_step_lp": ("P.V step", "P.V step: ue5m3 exponential x bf16 V + fp32 output (RNE per multiply and add)", 1),
     "lamp_pv_step_hp": ("P.V step", "P.V step: ue5m11 exponential x bf16 V + fp32 output (RNE per multiply and add)", 1),
+    "lamp_vec_lane": ("vector op", "FP32 vector lane: a row's running maximum - row sum and output scaling (add - multiply - max)", 1),
 }
 # Units added after the rows above were fixed read only their own sources (as scripts/rtl_synth.sh's own_units),
 # so adding one moves no committed row.
 OWN_SOURCES = {
     "lamp_pv_step_lp": ["rtl/lamp_pv_step.sv"],
     "lamp_pv_step_hp": ["rtl/lamp_pv_step.sv"],
+    "lamp_vec_lane": ["rtl/lamp_vec_lane.sv"],
 }
 
 
@@ -723,6 +726,136 @@ def pv_lines(layers, n_rows, kind):
     return lines
 
 
+def _f32_hex(x):
+    import numpy as np
+    return "%x" % int(np.asarray(x, dtype=np.float32).reshape(1).view(np.uint32)[0])
+
+
+def vec_lines(layers, n_rows):
+    """Stimulus of the FP32 vector lane, one query row after another in the order the vector unit's steps meet
+    it: flag 0, op, a, b. The row's running maximum over its LP logits (op 3: a the maximum so far, b the
+    logit; the SMAX step), the row sum of its LUT exponentials in fp32 (op 0: a the sum so far, b the
+    exponential; NORM), and the final scaling of its output (op 2: a each of the d columns of the
+    unnormalised output, the fp32 sum of exponential x bf16 V, b the reciprocal of the row sum; FIN). The
+    logits and exponentials as pv_lines forms them; per row about as many max as add operations and d
+    multiplies, the default run's mix of the three steps."""
+    import numpy as np
+    f32 = np.float32
+    xmax = 2.0 - 2.0 ** -3
+    lines = []
+    for li, hk, _t, row in logit_row_list(layers, n_rows, 6, 3, 448.0):
+        v = layers[li][3][hk]
+        vb = (_bf16_bits(v.reshape(-1)).astype(np.uint32) << 16).view(np.float32).reshape(v.shape)
+        m = f32(-np.inf)
+        for _mu, y in row:
+            lines.append("0 3 %s %s" % (_f32_hex(m), _f32_hex(y)))
+            m = max(m, f32(y))
+        total, out = f32(0.0), np.zeros(v.shape[-1], dtype=np.float32)
+        for s, (mu, y) in enumerate(row):
+            e = f32(_round_minifloat(math.exp(-_round_minifloat(mu - y, 5, 3, 22, 896.0)), 5, 3, 31, xmax))
+            if e == 0:
+                continue
+            lines.append("0 0 %s %s" % (_f32_hex(total), _f32_hex(e)))
+            total = f32(total + e)
+            out = (out + e * vb[s]).astype(np.float32)
+        inv = f32(f32(1.0) / total)
+        for c in range(out.shape[0]):
+            lines.append("0 2 %s %s" % (_f32_hex(out[c]), _f32_hex(inv)))
+    return lines
+
+
+def _round_minifloat_np(x, m_bits, bias, maxv):
+    """_round_minifloat on an array (RNE, saturating; exponents from frexp, exact)."""
+    import numpy as np
+    a = np.abs(x)
+    _m, ex = np.frexp(a)
+    e = np.maximum(ex - 1, 1 - bias)
+    q = np.ldexp(1.0, e - m_bits)
+    return np.sign(x) * np.minimum(np.round(a / q) * q, maxv)
+
+
+def head_logits(layers, li, h, man, maxval):
+    """Every (query, key) logit of one layer and head, the sequential accumulation of bf16 K x fp32 Q rounded at
+    each step to e4 with `man` mantissa bits (as logit_row_list, on the whole matrix at once): [T, T] float64,
+    -inf above the diagonal (causal)."""
+    import numpy as np
+    q, k = layers[li][:2]
+    hk = h * k.shape[0] // q.shape[0]
+    kf = (_bf16_bits(k[hk]).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    qf = q[h].astype(np.float64)
+    acc = np.zeros((qf.shape[0], kf.shape[0]))
+    for x in range(qf.shape[-1]):
+        acc = _round_minifloat_np(acc + np.outer(qf[:, x], kf[:, x]), man, 7, maxval)
+    return np.where(np.tril(np.ones_like(acc, dtype=bool)), acc, -np.inf)
+
+
+def _warp_tiles(layers, n_q, n_k=4, b_k=16):
+    """Per warp of n_q consecutive queries of a layer and head, per 64-key tile the warp sees: (m, mh_sub, mu) with
+    m[theta][j] the LP maximum of sub-block theta for query j, mh_sub the HP one, mu[j] the HP running maximum
+    of the earlier tiles (-inf on the first); layers and heads in turn."""
+    import numpy as np
+    for li in range(len(layers)):
+        for h in range(layers[li][0].shape[0]):
+            lp = head_logits(layers, li, h, 3, 448.0)
+            hp = head_logits(layers, li, h, 11, 511.75)
+            t_n, bc = lp.shape[0], n_k * b_k
+            for t0 in range(0, t_n - n_q + 1, n_q):
+                rows = slice(t0, t0 + n_q)
+                for k0 in range(0, t0 + n_q, bc):
+                    m = np.stack([lp[rows, k0 + th * b_k:k0 + (th + 1) * b_k].max(axis=1) for th in range(n_k)])
+                    mh = np.stack([hp[rows, k0 + th * b_k:k0 + (th + 1) * b_k].max(axis=1) for th in range(n_k)])
+                    mu = hp[rows, :k0].max(axis=1) if k0 else np.full(n_q, -np.inf)
+                    yield m, mh, mu
+
+
+def _pack(codes, width):
+    return "%x" % sum(int(c) << (width * i) for i, c in enumerate(codes))
+
+
+def _codes(v, m_bits):
+    """e4m3 (m_bits 3) or e4m11 codes of finite values, 0 for -inf, and the -inf flags."""
+    import numpy as np
+    flat = np.asarray(v).reshape(-1)
+    return ([_minifloat_code(float(x), 4, m_bits, 7) if np.isfinite(x) else 0 for x in flat],
+            [0 if np.isfinite(x) else 1 for x in flat])
+
+
+def sort_lines(layers, steps, n_k=4, n_q=4):
+    """Stimulus of the threat sort (n_k sub-blocks, n_q queries): flag 0, m_code, m_ninf, mu_code, mu_ninf; one
+    warp-tile per line: the LP sub-block maxima and the HP running maxima of the tiny model's causal tiles."""
+    lines = []
+    for m, _mh, mu in _warp_tiles(layers, n_q, n_k):
+        mc, mn = _codes(m, 3)
+        uc, un = _codes(mu, 11)
+        lines.append("0 %s %s %s %s" % (_pack(mc, 8), _pack(mn, 1), _pack(uc, 16), _pack(un, 1)))
+        if len(lines) >= steps:
+            break
+    return lines
+
+
+def stage1_lines(layers, steps, n_k=4, n_q=32, delta=2.0 ** -8):
+    """Stimulus of the stage-1 margin test (one sub-block, n_q queries): flag 0, m_code, m_ninf, muh_code,
+    muh_ninf. Per warp-tile the sub-blocks in descending threat order (max_j m - mu), each tested against the
+    current mu_hat (the HP running maximum), which a failing sub-block raises to its HP maxima (lslamp_stage1)."""
+    import numpy as np
+    lines = []
+    for m, mh, mu in _warp_tiles(layers, n_q, n_k):
+        muh = mu.copy()
+        with np.errstate(invalid="ignore"):
+            threat = np.where(np.isfinite(m), m - np.where(np.isfinite(mu), mu, -1e30), -np.inf).max(axis=1)
+        for th in np.argsort(-threat, kind="stable"):
+            mc, mn = _codes(m[th], 3)
+            hc, hn = _codes(muh, 11)
+            lines.append("0 %s %s %s %s" % (_pack(mc, 8), _pack(mn, 1), _pack(hc, 16), _pack(hn, 1)))
+            live = np.isfinite(m[th])
+            ok = np.all(~live | (np.isfinite(muh) & (muh > m[th] + np.abs(muh) * delta)))
+            if not ok:
+                muh = np.maximum(muh, mh[th])
+            if len(lines) >= steps:
+                return lines
+    return lines
+
+
 def ypack_lines(layers, n_rows):
     """Stimulus of the packed register lane (compact layout): flag (1 = a fresh register: word = 0), word, lane,
     hp, wdata; the word fed back from `merged`. A row's LP logits (e4m3 codes of lp_logits, key order) fill
@@ -819,6 +952,15 @@ def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
     elif top.startswith("lamp_pv_step"):
         lines = first_lines(steps + 1, lambda rows: pv_lines(layers, rows, top[-2:]))
         fb, cols = ("o", "res"), ["o", "p", "v"]
+    elif top == "lamp_sched_sort_nk4_q4":
+        lines = sort_lines(layers, min(steps, SCHED_STEPS) + 1)
+        fb, cols = None, ["m_code", "m_ninf", "mu_code", "mu_ninf"]
+    elif top == "lamp_stage1_test_lp":
+        lines = stage1_lines(layers, min(steps, SCHED_STEPS) + 1)
+        fb, cols = None, ["m_code", "m_ninf", "muh_code", "muh_ninf"]
+    elif top == "lamp_vec_lane":
+        lines = first_lines(steps + 1, lambda rows: vec_lines(layers, rows))
+        fb, cols = None, ["op", "a", "b"]
     elif top == "lamp_sfu_exp":
         lines = stream_sfu(layers, steps + 1)
         fb, cols = None, ["s_code"]

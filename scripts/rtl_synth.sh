@@ -60,6 +60,7 @@ units=(
 own_units=(
   "lamp_pv_step_lp|rtl/lamp_pv_step.sv:P.V step: ue5m3 (LUT exponential) x bf16 + fp32 output (RNE per multiply and per add)"
   "lamp_pv_step_hp|rtl/lamp_pv_step.sv:P.V step: ue5m11 (SFU exponential) x bf16 + fp32 output (RNE per multiply and per add)"
+  "lamp_vec_lane|rtl/lamp_vec_lane.sv:FP32 vector lane: add - subtract - multiply (one RNE rounding each) and the running maximum"
 )
 # SRAM banks (asap7_sram_banks.tar.gz): bank : what it is built into, and why this bank
 banks=(

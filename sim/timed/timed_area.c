@@ -71,7 +71,9 @@ void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, const ls_l
     cost f = none;
     add(&f, ac->sfu.lanes, LS_COST_LAMP_SFU_EXP);   /* exp2 lane: range shift, 64-entry table, cubic, rounding */
     put(a, LS_AREA_SFU, LSUNIT_SFU, 0, ac->sfu.lanes, "lanes", x->sfu_lane_um2, LS_AREA_SRC_CELLS, f);
-    put(a, LS_AREA_VECTOR, LSUNIT_VECTOR, 0, ac->vector.lanes, "lanes", x->vector_lane_um2, LS_AREA_SRC_PUBLISHED, none);
+    cost v = none;
+    add(&v, ac->vector.lanes, LS_COST_LAMP_VEC_LANE);   /* fp32 add, multiply and maximum, one rounder */
+    put(a, LS_AREA_VECTOR, LSUNIT_VECTOR, 0, ac->vector.lanes, "lanes", x->vector_lane_um2, LS_AREA_SRC_CELLS, v);
     /* one margin test per cycle; the sort of b_q queries as b_q / 4 copies of the 4-query unit (the
      * 32-query sort is not synthesized); one subset lane per query */
     cost s = none;

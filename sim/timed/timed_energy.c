@@ -49,6 +49,7 @@ void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_ti
     pj->hp_fma = lane_pj(e, &lanes->qk16, e->fma_16 * e->node_scale);
     pj->lut_lookup = e->lut_exp > 0 ? e->lut_exp : e->lut_lookup * e->node_scale;
     pj->sfu_exp = e->sfu_lane > 0 ? e->sfu_lane : e->sfu_exp * e->node_scale;
+    pj->vector_op = e->vector_op > 0 ? e->vector_op : e->fp_add_32 * e->node_scale;
     /* P.V: on a tensor-core circuit where one computes it (FP8, tc_bf16); else LampAttention's P.V steps,
      * ue5m3 or ue5m11 x bf16 into fp32, as measured (lamp_pv_step_lp / _hp; 0: the 45 nm table) */
     double pv_lp = e->pv_lp_step > 0 ? e->pv_lp_step : (e->fp8_mul + e->fp_add_32) * e->node_scale;
@@ -66,7 +67,7 @@ void ls_timed_energy_of(const ls_config_energy *e, const ls_lanes *lanes, const 
     double k = e->node_scale * 1e-6;   /* pJ at 45 nm -> uJ at the area model's node */
     out->lut = a->lut_lookups * pj.lut_lookup * 1e-6;
     out->sfu = a->sfu_ops * pj.sfu_exp * 1e-6;
-    out->vector = a->vector_ops * e->fp_add_32 * k;
+    out->vector = a->vector_ops * pj.vector_op * 1e-6;
     out->scheduler = a->sched_tests * e->fp_add_16 * k;
     out->regfile = a->regfile_accesses * e->regfile_access * k + a->pack_writes * e->pack_write * 1e-6;
     out->buffer = a->buffer_words64 * e->sram_read_64b * k;

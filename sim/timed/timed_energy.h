@@ -19,7 +19,7 @@ typedef struct {
     double pv_hp_macs;        /* P.V MACs on SFU exponentials (high-precision rows, slow path): pv_hp_step */
     double lut_lookups;
     double sfu_ops;           /* exponentials, normalisation, recompute and full-HP SFU work */
-    double vector_ops;        /* element operations, priced as fp32 adds */
+    double vector_ops;        /* element operations (fp32 add, multiply, maximum): energy.vector_op */
     double sched_tests;       /* sort and selection comparisons, priced as fp16 adds */
     double regfile_accesses;
     double pack_writes;       /* logits of 8 or 16 bits merged into a 32-bit register (the pack lane) */
@@ -34,12 +34,12 @@ typedef struct {
 void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand_reads_timed, int dim, int bc,
                             int layout, ls_timed_actions *a);
 
-/* The picojoules of one tensor, LUT or SFU action at the area model's node: measured on the RTL (ASAP7 7 nm,
- * e->lp_step, hp_step, pv_lp_step, pv_hp_step, lut_exp, sfu_lane, unscaled) where the unit exists and the key
+/* The picojoules of one tensor, LUT, SFU or vector action at the area model's node: measured on the RTL (ASAP7
+ * 7 nm, e->lp_step, hp_step, pv_lp_step, pv_hp_step, lut_exp, sfu_lane, vector_op, unscaled) where the unit exists and the key
  * is not 0, else the 45 nm table x e->node_scale; the tensor actions on the circuits `lanes` builds the lanes
  * as (ls_lanes_of). */
 typedef struct {
-    double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup, sfu_exp;
+    double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup, sfu_exp, vector_op;
 } ls_timed_action_pj;
 void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_timed_action_pj *pj);
 

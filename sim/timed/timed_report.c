@@ -304,11 +304,12 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
         snprintf(no_rtl + len, sizeof no_rtl - len, "%s%s", i == 0 ? "" : i == n_no_rtl - 1 ? " and " : ", ", ar->c[k].name);
         i++;
     }
-    fprintf(out, "  area, published figures (cross-check; %s %s no RTL and use them): %.2f mm2, leakage "
-            "%.1f W; per core: tensor %.4f, lut %.4f, sfu %.4f, scheduler %.4f, regfile %.4f, pack %.4f, buffer %.4f\n",
-            no_rtl, n_no_rtl == 1 ? "has" : "have", ar->published_total_mm2, ar->published_leakage_w,
+    fprintf(out, "  area, published figures (cross-check; %s %s no RTL and %s them): %.2f mm2, leakage "
+            "%.1f W; per core: tensor %.4f, lut %.4f, sfu %.4f, vector %.4f, scheduler %.4f, regfile %.4f, pack %.4f, buffer %.4f\n",
+            no_rtl, n_no_rtl == 1 ? "has" : "have", n_no_rtl == 1 ? "uses" : "use", ar->published_total_mm2, ar->published_leakage_w,
             ar->c[LS_AREA_TENSOR].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_LUT].published_mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_SFU].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_SCHEDULER].published_mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_SFU].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_VECTOR].published_mm2 / tr->occupancy.cores,
+            ar->c[LS_AREA_SCHEDULER].published_mm2 / tr->occupancy.cores,
             ar->c[LS_AREA_REGFILE].published_mm2 / tr->occupancy.cores,
             ar->c[LS_AREA_REGFILE_PACK].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_BUFFER].published_mm2 / tr->occupancy.cores);
     fprintf(out, "  power: %.1f W average (dynamic %.1f, leakage %.1f); energy %.3f uJ with leakage, %.4f uJ per token; "
