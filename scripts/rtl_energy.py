@@ -71,6 +71,8 @@ UNITS = {
     "lamp_ypack_lane": ("packed write", "packed register lane: merge one logit into its byte (LP) or half (HP) and extract one", 1),
     "lamp_pv_step_lp": ("P.V step", "P.V step: ue5m3 exponential x bf16 V + fp32 output (RNE per multiply and add)", 1),
     "lamp_pv_step_hp": ("P.V step", "P.V step: ue5m11 exponential x bf16 V + fp32 output (RNE per multiply and add)", 1),
+    "lamp_sched_sort_nk4_q4": ("threat sort", "threats + stable sort of 4 sub-blocks for 4 queries (one warp-tile's quarter)", 1),
+    "lamp_stage1_test_lp": ("margin test", "stage-1 margin test of one sub-block for 32 queries", 1),
     "lamp_vec_lane": ("vector op", "FP32 vector lane: a row's running maximum - row sum and output scaling (add - multiply - max)", 1),
 }
 # Units added after the rows above were fixed read only their own sources (as scripts/rtl_synth.sh's own_units),
@@ -351,13 +353,21 @@ done:
 
 def build_sim(net_path, shim_path, top, inputs, outputs, feedback, work):
     """Verilator model of the netlist with a testbench: stimulus columns = a flag, then the inputs;
-    feedback (in, out): the input takes the previous output unless the flag is 1 (then the column)."""
+    feedback (in, out): the input takes the previous output unless the flag is 1 (then the column). An input
+    wider than 64 bits takes one column per 32-bit word, least significant first (wide_columns)."""
     assign = []
-    for i, (name, _w) in enumerate(inputs):
+    col = 1
+    for name, w in inputs:
+        if w > 64:
+            for k in range((w + 31) // 32):
+                assign.append("        top->%s[%d] = (uint32_t)v[%d];" % (name, k, col))
+                col += 1
+            continue
         if feedback and name == feedback[0]:
-            assign.append("        top->%s = v[0] ? v[%d] : fb;" % (name, i + 1))
+            assign.append("        top->%s = v[0] ? v[%d] : fb;" % (name, col))
         else:
-            assign.append("        top->%s = v[%d];" % (name, i + 1))
+            assign.append("        top->%s = v[%d];" % (name, col))
+        col += 1
     record = []
     if feedback:
         record.append("        fb = top->%s;" % feedback[1])
@@ -365,7 +375,7 @@ def build_sim(net_path, shim_path, top, inputs, outputs, feedback, work):
         " ".join("%llx" for _ in outputs), ", ".join("(unsigned long long)top->%s" % o for o, _w in outputs)))
     tb = os.path.join(work, "tb.cpp")
     with open(tb, "w") as f:
-        f.write(TB % {"top": top, "nin": len(inputs), "assign": "\n".join(assign), "record": "\n".join(record)})
+        f.write(TB % {"top": top, "nin": col - 1, "assign": "\n".join(assign), "record": "\n".join(record)})
     mdir = os.path.join(work, "obj")
     cmd = ["verilator", "--cc", "--exe", "--build", "--trace", "-O1", "-Wno-fatal", "-Wno-lint", "-Wno-style",
            "-Wno-UNOPTFLAT", "--top-module", top, "--prefix", "V" + top, "--Mdir", mdir, "-j", "1",
@@ -900,6 +910,20 @@ def synth(top, build, lib_path, work):
     return net, float(area.group(1)) if area else float("nan")
 
 
+def wide_columns(line, inputs):
+    """A stimulus line with each input wider than 64 bits split into its 32-bit words, least significant first
+    (build_sim's columns)."""
+    f = line.split()
+    out = [f[0]]
+    for (_n, w), tok in zip(inputs, f[1:]):
+        if w > 64:
+            x = int(tok, 16)
+            out.extend("%x" % (x >> (32 * k) & 0xFFFFFFFF) for k in range((w + 31) // 32))
+        else:
+            out.append(tok)
+    return " ".join(out)
+
+
 def run_netlist(net_path, lib, stimulus_lines, work, feedback=None, slew=SLEW_PS, columns=None):
     """Simulate a netlist on stimulus lines (a flag, then the inputs named by columns, default: the
     netlist's input ports in declaration order); returns a dict of the energy figures (fJ totals, steps)."""
@@ -913,6 +937,8 @@ def run_netlist(net_path, lib, stimulus_lines, work, feedback=None, slew=SLEW_PS
         ins = [(n, nl.ports[n][1]) for n in columns]
     outs = [(n, w) for n, (d, w, _l) in nl.ports.items() if d == "output"]
     tb = build_sim(net_path, shim, nl.top, ins, outs, feedback, work)
+    if any(w > 64 for _n, w in ins):
+        stimulus_lines = [wide_columns(line, ins) for line in stimulus_lines]
     stim = os.path.join(work, "stimulus.txt")
     with open(stim, "w") as f:
         f.write("\n".join(stimulus_lines) + "\n")

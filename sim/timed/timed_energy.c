@@ -13,7 +13,9 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
     a->sfu_ops = (double)(w[LSUCODE_OP_EXP][1] + w[LSUCODE_OP_NORM][1] + w[LSUCODE_OP_RECOMP][1] + w[LSUCODE_OP_FULLHP][1]);
     a->vector_ops = (double)(w[LSUCODE_OP_INIT][0] + w[LSUCODE_OP_SMAX][0] + w[LSUCODE_OP_NORM][0] + w[LSUCODE_OP_RAISE][0] +
                              w[LSUCODE_OP_FIN][0]);
-    a->sched_tests = (double)(w[LSUCODE_OP_SORT][0] + w[LSUCODE_OP_SEL1][0] + w[LSUCODE_OP_SEL2][0]);
+    a->sched_threats = (double)w[LSUCODE_OP_SORT][0];
+    a->sched_margin_tests = (double)w[LSUCODE_OP_SEL1][0];
+    a->sched_subset_terms = (double)w[LSUCODE_OP_SEL2][0];
     /* register file: the logits' writes, packed as the layout holds them (compact: four 8-bit logits per
      * 32-bit access, full two, fp32 one), one per exponential, operands of vector ops, O read+write per P.V */
     double lp_per_access = 32.0 / lsregfile_logit_bits(layout, false), hp_per_access = 32.0 / lsregfile_logit_bits(layout, true);
@@ -50,6 +52,9 @@ void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_ti
     pj->lut_lookup = e->lut_exp > 0 ? e->lut_exp : e->lut_lookup * e->node_scale;
     pj->sfu_exp = e->sfu_lane > 0 ? e->sfu_lane : e->sfu_exp * e->node_scale;
     pj->vector_op = e->vector_op > 0 ? e->vector_op : e->fp_add_32 * e->node_scale;
+    /* the scheduler's units act on 4 sub-blocks x 4 queries (sort) and 32 queries (stage 1) at once */
+    pj->sched_threat = e->threat_sort > 0 ? e->threat_sort / 16.0 : e->fp_add_16 * e->node_scale;
+    pj->sched_margin_test = e->margin_test > 0 ? e->margin_test / 32.0 : e->fp_add_16 * e->node_scale;
     /* P.V: on a tensor-core circuit where one computes it (FP8, tc_bf16); else LampAttention's P.V steps,
      * ue5m3 or ue5m11 x bf16 into fp32, as measured (lamp_pv_step_lp / _hp; 0: the 45 nm table) */
     double pv_lp = e->pv_lp_step > 0 ? e->pv_lp_step : (e->fp8_mul + e->fp_add_32) * e->node_scale;
@@ -68,7 +73,8 @@ void ls_timed_energy_of(const ls_config_energy *e, const ls_lanes *lanes, const 
     out->lut = a->lut_lookups * pj.lut_lookup * 1e-6;
     out->sfu = a->sfu_ops * pj.sfu_exp * 1e-6;
     out->vector = a->vector_ops * pj.vector_op * 1e-6;
-    out->scheduler = a->sched_tests * e->fp_add_16 * k;
+    out->scheduler = (a->sched_threats * pj.sched_threat + a->sched_margin_tests * pj.sched_margin_test) * 1e-6 +
+                     a->sched_subset_terms * e->fp_add_16 * k;   /* stage 2: no measurement (a clocked walk) */
     out->regfile = a->regfile_accesses * e->regfile_access * k + a->pack_writes * e->pack_write * 1e-6;
     out->buffer = a->buffer_words64 * e->sram_read_64b * k;
     out->l2 = a->l2_words * e->l2_word * k;

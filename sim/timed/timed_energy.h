@@ -20,7 +20,9 @@ typedef struct {
     double lut_lookups;
     double sfu_ops;           /* exponentials, normalisation, recompute and full-HP SFU work */
     double vector_ops;        /* element operations (fp32 add, multiply, maximum): energy.vector_op */
-    double sched_tests;       /* sort and selection comparisons, priced as fp16 adds */
+    double sched_threats;     /* threats sorted (one per sub-block and query): energy.threat_sort / 16 each */
+    double sched_margin_tests;/* stage-1 tests (one per sub-block and query): energy.margin_test / 32 each */
+    double sched_subset_terms;/* stage-2 cost terms walked (candidate sub-block x key x query): fp16 adds */
     double regfile_accesses;
     double pack_writes;       /* logits of 8 or 16 bits merged into a 32-bit register (the pack lane) */
     double buffer_words64;    /* 64-bit buffer (SRAM) accesses */
@@ -34,12 +36,14 @@ typedef struct {
 void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand_reads_timed, int dim, int bc,
                             int layout, ls_timed_actions *a);
 
-/* The picojoules of one tensor, LUT, SFU or vector action at the area model's node: measured on the RTL (ASAP7
- * 7 nm, e->lp_step, hp_step, pv_lp_step, pv_hp_step, lut_exp, sfu_lane, vector_op, unscaled) where the unit exists and the key
+/* The picojoules of one tensor, LUT, SFU, vector or scheduler action at the area model's node: measured on the RTL
+ * (ASAP7 7 nm, e->lp_step, hp_step, pv_lp_step, pv_hp_step, lut_exp, sfu_lane, vector_op, threat_sort, margin_test,
+ * unscaled) where the unit exists and the key
  * is not 0, else the 45 nm table x e->node_scale; the tensor actions on the circuits `lanes` builds the lanes
  * as (ls_lanes_of). */
 typedef struct {
     double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup, sfu_exp, vector_op;
+    double sched_threat, sched_margin_test;   /* per threat, per query's test (the units' energy / 16, / 32) */
 } ls_timed_action_pj;
 void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_timed_action_pj *pj);
 
