@@ -61,6 +61,10 @@ own_units=(
   "lamp_pv_step_lp|rtl/lamp_pv_step.sv:P.V step: ue5m3 (LUT exponential) x bf16 + fp32 output (RNE per multiply and per add)"
   "lamp_pv_step_hp|rtl/lamp_pv_step.sv:P.V step: ue5m11 (SFU exponential) x bf16 + fp32 output (RNE per multiply and per add)"
   "lamp_vec_lane|rtl/lamp_vec_lane.sv:FP32 vector lane: add - subtract - multiply (one RNE rounding each) and the running maximum"
+  "lamp_buf_port_b64|rtl/lamp_buf_port.sv:buffer port 64 B/clock: 8 word columns x 4 banks - row select - two 8-word rotators"
+  "lamp_buf_port_b128|rtl/lamp_buf_port.sv:buffer port 128 B/clock: 16 word columns x 2 banks - row select - two 16-word rotators"
+  "lamp_buf_port_b256|rtl/lamp_buf_port.sv:buffer port 256 B/clock: 32 word columns x 1 bank - row select - two 32-word rotators"
+  "lamp_buf_port_b512|rtl/lamp_buf_port.sv:buffer port 512 B/clock: 64 word columns x 1 bank - row select - two 64-word rotators"
 )
 # SRAM banks (asap7_sram_banks.tar.gz): bank : what it is built into, and why this bank
 banks=(

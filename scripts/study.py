@@ -121,7 +121,9 @@ def load_spec(path, quick):
     spec.setdefault("search", {})
     spec.setdefault("unknowns", {})
     spec.setdefault("breakeven_taus", [])
-    spec.setdefault("costs", {})
+    if "costs" in spec:   # the buffer port's estimate of earlier specs: the area model prices the port now
+        raise InputError("%s: costs: no longer read; the area model prices the buffer port from its synthesis "
+                         "(area.buffer_port_mm2, docs/studies.md)" % path)
     spec.setdefault("power_area_cap", 2.0)
     regimes = list(spec.get("default_regimes") or spec["regimes"])
     contenders = list(spec.get("default_contenders") or spec["contenders"])
@@ -326,14 +328,10 @@ def regime_points(spec, regime, design):
     return out
 
 
-def port_cost(spec, design, cores):
-    per = float(spec["costs"].get("buffer_port_mm2_per_128B", 0.0))
-    return per * float(design.get(PORT_KEY, 128)) / 128.0 * cores
-
-
-def evaluate(spec, ls, regime, design, results, cost, leak_logic):
+def evaluate(spec, ls, regime, design, results, cost):
     """The regime's weighted time, energy, power, area and the binding limits of a design, or None when a
-    workload's point was infeasible (not in results)."""
+    workload's point was infeasible (not in results). Power is a run's average: its dynamic energy over its
+    time plus the chip's leakage (the cost model's, buffer port included), as `power.average_w` reports it."""
     t = e = 0.0
     rows = []
     for w, pt in zip(spec["regimes"][regime]["workloads"], regime_points(spec, regime, design)):
@@ -343,9 +341,8 @@ def evaluate(spec, ls, regime, design, results, cost, leak_logic):
         rows.append(r)
         t += w["weight"] * float(r["time_us"])
         e += w["weight"] * float(r["energy.dynamic_uj"])
-    port = port_cost(spec, design, ls.cores)
-    area = cost[spec["area_column"] == "area.total_mm2" and "area_mm2" or "published_area_mm2"] + port
-    power = e / t + port * leak_logic   # W: uJ / us, plus the port's leakage
+    area = cost[spec["area_column"] == "area.total_mm2" and "area_mm2" or "published_area_mm2"]
+    power = e / t + float(cost["leakage_w"])   # W: uJ / us, plus leakage
     cyc = sum(w["weight"] * float(r["cycles"]) for w, r in zip(spec["regimes"][regime]["workloads"], rows))
     return {"time_us": t, "energy_uj": e, "power_w": power, "area_mm2": area, "cycles": cyc,
             "limited_by": [r["occupancy.limited_by"] for r in rows], "bottleneck": [r["cycle_stack.bottleneck"] for r in rows],
@@ -379,7 +376,6 @@ class Search:
         self.costs = {}       # design id -> cost
         self.gen = 0
         self.points_run = 0
-        self.leak_logic = float(ls.config_value("accelerator.area.leak_logic_mw_per_mm2")) * 1e-3
         ls.cores = int(ls.config_value("accelerator.cores"))
 
     def start_design(self, c):
@@ -422,7 +418,7 @@ class Search:
                 cands.append(None)
                 continue
             a = [self.area_col(x) for x in c]
-            room = budget - port_cost(self.spec, d, self.ls.cores)
+            room = budget
             fs = {line_root(xs[i], a[i], xs[j], a[j], room, hi) for i, j in ((0, 3), (0, 1), (2, 3))}
             cands.append((room, sorted(f for f in fs if max(1, min_f) <= f <= hi)))
         checks = [dict(d, **{fk: f}) for d, cd in zip(designs, cands) if cd for f in cd[1]]
@@ -488,8 +484,7 @@ class Search:
             evs = []
             cs = self.cost_of(designs) if designs else []
             for d, c in zip(designs, cs):
-                ev = None if "error" in c else evaluate(self.spec, self.ls, task.regime, d, self.results, c,
-                                                        self.leak_logic)
+                ev = None if "error" in c else evaluate(self.spec, self.ls, task.regime, d, self.results, c)
                 if task.budget == "power":   # at equal W every design runs at the budget (throttled when over it)
                     ev = throttle(ev, self.budgets["power"].get(task.regime))
                 task.evaluated += 1
@@ -508,7 +503,7 @@ class Search:
         ref_cost = self.cost_of([self.start_design(ref)])[0]
         if "error" in ref_cost:
             raise InputError("reference %s: %s" % (ref, ref_cost["error"]))
-        self.budgets["area"] = self.area_col(ref_cost) + port_cost(spec, self.start_design(ref), self.ls.cores)
+        self.budgets["area"] = self.area_col(ref_cost)
         res = self.run_generation(starts, "start")
         for ti, t in enumerate(tasks):
             if t.contender == ref:
@@ -920,8 +915,8 @@ def method_text(s):
         "read rows, tile) are sized per regime "
         "within each budget by a seeded coordinate descent (seed %d, %d pass(es); the axis order drawn from the seed, "
         "each step moves one axis to the neighbouring values of its ladder, the tile to every tile). The contender's main MAC lanes are solved to spend the "
-        "area left (equal mm2: %.4f mm2, %s of the reference %s's starting design, plus the buffer port's estimated "
-        "area) or searched a step either way (equal W: the reference's average power on each regime; area at most "
+        "area left (equal mm2: %.4f mm2, %s of the reference %s's starting design, its buffer port included) or "
+        "searched a step either way (equal W: the reference's average power, leakage included, on each regime; area at most "
         "%gx). Every candidate is charged through the timed model's cost functions (`lampsim study cost`) before it "
         "runs; every point is a `lampsim sweep run` point (%d points in %d generations). Ranges: each winner and the "
         "baseline's winner re-timed at both ends of every true unknown (latencies and energies synthesis cannot give, "

@@ -179,12 +179,12 @@ static const ls_field_doc docs[] = {
     {"area.total_mm2", "mm²",
      "the modelled components' area, mm²: `occupancy.cores` × `area.core_mm2` + L2 (not a die size: no "
      "L1/texture, FP64, control, I/O); the one cost source: units rtl/ implements from their ASAP7 synthesis, "
-     "register file and buffer from ASAP7 SRAM banks, vector and l2 from the published figures (section "
+     "register file and buffer from ASAP7 SRAM banks, l2 from the published figures (section "
      "\"Area and power\")"},
     {"area.core_mm2", "mm²",
      "one core's components, mm²"},
     {"area.tensor_mm2, area.lut_mm2, area.sfu_mm2, area.vector_mm2, area.scheduler_mm2, area.regfile_mm2, "
-     "area.regfile_pack_mm2, area.buffer_mm2, area.l2_mm2", "mm²",
+     "area.regfile_pack_mm2, area.buffer_mm2, area.buffer_port_mm2, area.l2_mm2", "mm²",
      "each component over the whole chip, mm² (per core × cores; L2 once), from its `area.source.<unit>`"},
     {"area.source.<unit>", "",
      "where the component's area and leakage come from: `asap7 cells` (rtl/synth/asap7_units.csv, placed at "

@@ -1,6 +1,7 @@
 /* sim/timed/timed_area.c — the area table and leakage (see timed_area.h). */
 #include "timed_area.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "lsreglayout.h"
@@ -24,6 +25,33 @@ static void add(cost *c, double w, int id)
     c->nw += w * ls_cost(id)->leakage_nw;
 }
 static double sram_um2_per_bit(int id) { return ls_cost(id)->area_um2 / ls_cost(id)->bits; }
+
+/* The buffer port of `bytes` per clock: the synthesized widths (64 to 512 B/clock), linear between them, a
+ * narrower port at the 64 B/clock port's cost per byte, a wider one growing as B log2(B / 8) from the widest
+ * (its two rotators have log2 of the 64-bit word columns levels). */
+static cost port_cost(double bytes)
+{
+    static const struct { double bytes; int id; } w[] = {
+        { 64, LS_COST_LAMP_BUF_PORT_B64 }, { 128, LS_COST_LAMP_BUF_PORT_B128 },
+        { 256, LS_COST_LAMP_BUF_PORT_B256 }, { 512, LS_COST_LAMP_BUF_PORT_B512 } };
+    const int n = (int)(sizeof w / sizeof w[0]);
+    cost c = { 0, 0 };
+    if (bytes <= 0) return c;
+    if (bytes <= w[0].bytes) {
+        add(&c, bytes / w[0].bytes, w[0].id);
+    } else if (bytes >= w[n - 1].bytes) {
+        add(&c, bytes * log2(bytes / 8.0) / (w[n - 1].bytes * log2(w[n - 1].bytes / 8.0)), w[n - 1].id);
+    } else {
+        for (int i = 0; i + 1 < n; i++)
+            if (bytes <= w[i + 1].bytes) {
+                double f = (bytes - w[i].bytes) / (w[i + 1].bytes - w[i].bytes);
+                add(&c, 1.0 - f, w[i].id);
+                add(&c, f, w[i + 1].id);
+                break;
+            }
+    }
+    return c;
+}
 
 static void put(ls_area *a, int k, int id, int sram, double instances, const char *unit,
                 double published_um2_per_instance, ls_area_source src, cost syn)
@@ -95,6 +123,9 @@ void ls_area_of(const ls_config_accelerator *ac, int layout, int n_k, const ls_l
         LS_AREA_SRC_CELLS, p);
     cost b = { buf_bits * sram_um2_per_bit(LS_COST_SRAMBANK_256X4X64_6T122), 0 };
     put(a, LS_AREA_BUFFER, LSUNIT_BUFFER, 1, buf_bits, "bits", x->sram_bit_um2, LS_AREA_SRC_SRAM, b);
+    double port_bytes = ac->memory.buffer_bytes_per_cycle;
+    put(a, LS_AREA_BUFFER_PORT, LSUNIT_BUFFER_PORT, 0, port_bytes, "bytes_per_cycle", x->buffer_port_um2_per_byte,
+        LS_AREA_SRC_CELLS, port_cost(port_bytes));
     put(a, LS_AREA_L2, LSUNIT_L2, 1, ac->memory.l2_mib * 1048576.0 * 8.0, "bits", x->l2_bit_um2, LS_AREA_SRC_PUBLISHED, none);
     for (int k = 0; k < LS_AREA_N; k++) {
         ls_area_component *c = &a->c[k];

@@ -286,13 +286,17 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
             tr->energy_uj.total, tr->energy_uj.tensor, tr->energy_uj.lut, tr->energy_uj.sfu, tr->energy_uj.vector,
             tr->energy_uj.regfile, tr->energy_uj.buffer, tr->energy_uj.l2, tr->energy_uj.dram);
     const ls_area *ar = &tr->area;
-    fprintf(out, "  area at 7 nm: %.2f mm2 (%.4f per core x %d + L2 %.2f); per core: tensor %.4f, lut %.4f, sfu %.4f, "
-            "vector %.4f, scheduler %.4f, regfile %.4f, pack %.4f, buffer %.4f\n", ar->total_mm2, ar->core_mm2,
-            tr->occupancy.cores, ar->c[LS_AREA_L2].mm2, ar->c[LS_AREA_TENSOR].mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_LUT].mm2 / tr->occupancy.cores, ar->c[LS_AREA_SFU].mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_VECTOR].mm2 / tr->occupancy.cores, ar->c[LS_AREA_SCHEDULER].mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_REGFILE].mm2 / tr->occupancy.cores, ar->c[LS_AREA_REGFILE_PACK].mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_BUFFER].mm2 / tr->occupancy.cores);
+    /* per core, every per-core component of the area table by its unit name (units.def) */
+    char used[512] = "", published[512] = "";
+    for (int k = 0; k < LS_AREA_N; k++) {
+        if (!ar->c[k].per_core) continue;
+        size_t lu = strlen(used), lp = strlen(published);
+        snprintf(used + lu, sizeof used - lu, "%s%s %.4f", lu ? ", " : "", ar->c[k].name, ar->c[k].mm2 / tr->occupancy.cores);
+        snprintf(published + lp, sizeof published - lp, "%s%s %.4f", lp ? ", " : "", ar->c[k].name,
+                 ar->c[k].published_mm2 / tr->occupancy.cores);
+    }
+    fprintf(out, "  area at 7 nm: %.2f mm2 (%.4f per core x %d + L2 %.2f); per core: %s\n", ar->total_mm2, ar->core_mm2,
+            tr->occupancy.cores, ar->c[LS_AREA_L2].mm2, used);
     /* the components without RTL, which keep the published figure as their cost (area.source.<unit>) */
     char no_rtl[128] = "";
     int n_no_rtl = 0;
@@ -304,14 +308,9 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
         snprintf(no_rtl + len, sizeof no_rtl - len, "%s%s", i == 0 ? "" : i == n_no_rtl - 1 ? " and " : ", ", ar->c[k].name);
         i++;
     }
-    fprintf(out, "  area, published figures (cross-check; %s %s no RTL and %s them): %.2f mm2, leakage "
-            "%.1f W; per core: tensor %.4f, lut %.4f, sfu %.4f, vector %.4f, scheduler %.4f, regfile %.4f, pack %.4f, buffer %.4f\n",
-            no_rtl, n_no_rtl == 1 ? "has" : "have", n_no_rtl == 1 ? "uses" : "use", ar->published_total_mm2, ar->published_leakage_w,
-            ar->c[LS_AREA_TENSOR].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_LUT].published_mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_SFU].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_VECTOR].published_mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_SCHEDULER].published_mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_REGFILE].published_mm2 / tr->occupancy.cores,
-            ar->c[LS_AREA_REGFILE_PACK].published_mm2 / tr->occupancy.cores, ar->c[LS_AREA_BUFFER].published_mm2 / tr->occupancy.cores);
+    fprintf(out, "  area, published figures (cross-check; %s %s no RTL and %s them): %.2f mm2, leakage %.1f W; per core: %s\n",
+            no_rtl, n_no_rtl == 1 ? "has" : "have", n_no_rtl == 1 ? "uses" : "use", ar->published_total_mm2,
+            ar->published_leakage_w, published);
     fprintf(out, "  power: %.1f W average (dynamic %.1f, leakage %.1f); energy %.3f uJ with leakage, %.4f uJ per token; "
             "%.4f TFLOP/s per mm2, %.3f TFLOP/s per W\n", tr->power.average_w, tr->power.dynamic_w, tr->power.leakage_w,
             tr->energy_layer_uj, tr->energy_per_token_uj, tr->tflops_per_mm2, tr->tflops_per_w);

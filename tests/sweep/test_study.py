@@ -51,8 +51,6 @@ check(s["contenders"] and len({r["regime"] for r in s["rows"]}) >= 1, "rows for 
 spec = yaml.safe_load(open(spec_path))
 base = os.path.join(out, "base.yaml")
 A = s["budgets"]["area_mm2"]
-port_mm2 = spec["costs"]["buffer_port_mm2_per_128B"]
-leak = float(yaml.safe_load(run(["config", "--dump", base]).stdout)["accelerator"]["area"]["leak_logic_mw_per_mm2"]) * 1e-3
 cores = 2
 
 
@@ -72,9 +70,13 @@ for r in s["rows"]:
                                           for k, v in d.items()), []))
     check(c.returncode == 0, "cost of %s/%s/%s" % (r["contender"], r["budget"], r["regime"]))
     cost = json.loads(c.stdout)
-    area = cost["area_mm2"] + port_mm2 * d["accelerator.memory.buffer_bytes_per_cycle"] / 128.0 * cores
+    area = cost["area_mm2"]
     check(abs(area - r["area_mm2"]) <= 1e-9 * area, "%s/%s: the summary's area is the cost model's (%.6f, %.6f)"
           % (r["contender"], r["budget"], area, r["area_mm2"]))
+    # power: the run's dynamic energy over its (unthrottled) time plus the chip's leakage, as power.average_w
+    p = r["energy_uj"] / (r["time_us"] / r.get("throttle", 1.0)) + cost["leakage_w"]
+    check(abs(p - r["power_unthrottled_w"]) <= 1e-6 * p, "%s/%s/%s: power %.6f W = energy / time + leakage %.6f W"
+          % (r["contender"], r["budget"], r["regime"], r["power_unthrottled_w"], p))
     if r["budget"] == "area":
         check(area <= A * (1 + 1e-9), "%s at equal mm2 within the area budget (%.5f <= %.5f mm2)" % (r["contender"], area, A))
         # re-sized: the filler spends the budget the other axes leave (within one lane's area)

@@ -5,7 +5,8 @@
  *     register accesses halve from fp32 to full and again to compact;
  *  3. register-file ports: the bit grows as (ports / 2)^2;
  *  4. the cost source: the units rtl/ implements from the ASAP7 table (timed_cost.h) x instances, the
- *     register file and buffer from its SRAM banks, the rest (l2) at the published figures,
+ *     register file and buffer from its SRAM banks, the buffer port from its synthesized widths, the rest (l2) at
+ *     the published figures,
  *     which stay beside every component as the cross-check; leakage from the cells where they give it;
  *  5. a run: power = dynamic + leakage, leakage energy = leakage x time, per token, TFLOP/s per mm2
  *     and per W; node_scale scales every on-chip energy and leaves DRAM alone; cycles do not move;
@@ -70,6 +71,31 @@ static void table(void)
           NEAR(a.c[LS_AREA_VECTOR].mm2, cores * row_mm2(LS_COST_LAMP_VEC_LANE, ac->vector.lanes)) &&
           NEAR(a.c[LS_AREA_VECTOR].published_mm2, cores * ac->vector.lanes * x->vector_lane_um2 * 1e-6));
     CHECK(NEAR(a.c[LS_AREA_VECTOR].leakage_w, cores * ac->vector.lanes * ls_cost(LS_COST_LAMP_VEC_LANE)->leakage_nw * 1e-9));
+    /* the buffer port: the synthesized width the preset runs (128 B/clock), the estimate per byte beside it */
+    CHECK(ac->memory.buffer_bytes_per_cycle == 128 && a.c[LS_AREA_BUFFER_PORT].source == LS_AREA_SRC_CELLS &&
+          NEAR(a.c[LS_AREA_BUFFER_PORT].mm2, cores * row_mm2(LS_COST_LAMP_BUF_PORT_B128, 1)) &&
+          NEAR(a.c[LS_AREA_BUFFER_PORT].published_mm2, cores * 128.0 * x->buffer_port_um2_per_byte * 1e-6));
+    /* other widths: the synthesized rows, linear between them, per byte below, as B log2(B / 8) above */
+    {
+        static ls_config c2;
+        ls_config_defaults(&c2);
+        struct { int bytes; double um2; } want[] = {
+            { 64, ls_cost(LS_COST_LAMP_BUF_PORT_B64)->area_um2 },
+            { 32, ls_cost(LS_COST_LAMP_BUF_PORT_B64)->area_um2 / 2 },
+            { 192, (ls_cost(LS_COST_LAMP_BUF_PORT_B128)->area_um2 + ls_cost(LS_COST_LAMP_BUF_PORT_B256)->area_um2) / 2 },
+            { 512, ls_cost(LS_COST_LAMP_BUF_PORT_B512)->area_um2 },
+            { 1024, ls_cost(LS_COST_LAMP_BUF_PORT_B512)->area_um2 * 2.0 * 7.0 / 6.0 } };
+        for (int i = 0; i < N(want); i++) {
+            c2.accelerator.memory.buffer_bytes_per_cycle = want[i].bytes;
+            ls_area w;
+            ls_area_of(&c2.accelerator, LSREGFILE_COMPACT, 4, &lanes, &w);
+            CHECK_MSG(NEAR(w.c[LS_AREA_BUFFER_PORT].mm2, cores * want[i].um2 * 1e-6), "port at %d B/clock: %g mm2, want %g",
+                      want[i].bytes, w.c[LS_AREA_BUFFER_PORT].mm2, cores * want[i].um2 * 1e-6);
+        }
+        CHECK(ls_cost(LS_COST_LAMP_BUF_PORT_B64)->area_um2 < ls_cost(LS_COST_LAMP_BUF_PORT_B128)->area_um2 &&
+              ls_cost(LS_COST_LAMP_BUF_PORT_B128)->area_um2 < ls_cost(LS_COST_LAMP_BUF_PORT_B256)->area_um2 &&
+              ls_cost(LS_COST_LAMP_BUF_PORT_B256)->area_um2 < ls_cost(LS_COST_LAMP_BUF_PORT_B512)->area_um2);
+    }
     /* no RTL: the published figure is the cost */
     CHECK(a.c[LS_AREA_L2].source == LS_AREA_SRC_PUBLISHED &&
           NEAR(a.c[LS_AREA_L2].mm2, ac->memory.l2_mib * 8388608.0 * x->l2_bit_um2 * 1e-6));   /* once per chip */
