@@ -73,6 +73,7 @@ UNITS = {
     "lamp_pv_step_hp": ("P.V step", "P.V step: ue5m11 exponential x bf16 V + fp32 output (RNE per multiply and add)", 1),
     "lamp_sched_sort_nk4_q4": ("threat sort", "threats + stable sort of 4 sub-blocks for 4 queries (one warp-tile's quarter)", 1),
     "lamp_stage1_test_lp": ("margin test", "stage-1 margin test of one sub-block for 32 queries", 1),
+    "lamp_buf_port_b128": ("port access", "buffer port 128 B/clock: one access of 16 words (tile fills and operand reads of K and V)", 1),
     "lamp_vec_lane": ("vector op", "FP32 vector lane: a row's running maximum - row sum and output scaling (add - multiply - max)", 1),
 }
 # Units added after the rows above were fixed read only their own sources (as scripts/rtl_synth.sh's own_units),
@@ -81,6 +82,7 @@ OWN_SOURCES = {
     "lamp_pv_step_lp": ["rtl/lamp_pv_step.sv"],
     "lamp_pv_step_hp": ["rtl/lamp_pv_step.sv"],
     "lamp_vec_lane": ["rtl/lamp_vec_lane.sv"],
+    "lamp_buf_port_b128": ["rtl/lamp_buf_port.sv"],
 }
 
 
@@ -371,8 +373,12 @@ def build_sim(net_path, shim_path, top, inputs, outputs, feedback, work):
     record = []
     if feedback:
         record.append("        fb = top->%s;" % feedback[1])
+    # an output wider than 64 bits is written as its 32-bit words (the output register's toggles count per column)
+    fields = []
+    for o, w in outputs:
+        fields += ["top->%s[%d]" % (o, k) for k in range((w + 31) // 32)] if w > 64 else ["top->%s" % o]
     record.append('        std::fprintf(out, "%s\\n", %s);' % (
-        " ".join("%llx" for _ in outputs), ", ".join("(unsigned long long)top->%s" % o for o, _w in outputs)))
+        " ".join("%llx" for _ in fields), ", ".join("(unsigned long long)%s" % f for f in fields)))
     tb = os.path.join(work, "tb.cpp")
     with open(tb, "w") as f:
         f.write(TB % {"top": top, "nin": col - 1, "assign": "\n".join(assign), "record": "\n".join(record)})
@@ -866,6 +872,40 @@ def stage1_lines(layers, steps, n_k=4, n_q=32, delta=2.0 ** -8):
     return lines
 
 
+def port_lines(layers, accesses, lanes=16, colbanks=2):
+    """Stimulus of the buffer port (lamp_buf_port_b128): flag 0, base, we, wdata, bank_rdata. The tiny model's K
+    and V (bf16, four to a 64-bit word, layer after layer) as the timed model moves them: a tile's fill (4 writes of
+    16 consecutive words) then its operand reads (the same 4 accesses read back), the next tile at the next
+    64 words; the bank the row selects holds the words read, the other bank of each column the previous tile's."""
+    import numpy as np
+    words = []
+    for _q, k, _qr, v in layers:
+        b = np.concatenate([_bf16_bits(k.reshape(-1)), _bf16_bits(v.reshape(-1))]).astype(np.uint64)
+        b = b[:len(b) // 4 * 4].reshape(-1, 4)
+        words.extend(int(x[0]) | int(x[1]) << 16 | int(x[2]) << 32 | int(x[3]) << 48 for x in b)
+    pack = lambda ws: "%x" % sum(w << (64 * i) for i, w in enumerate(ws))
+    aw = 11 + 4
+    lines, t = [], 0
+    prev = [0] * lanes
+    while len(lines) < accesses:
+        tile = [words[(t * 64 + i) % len(words)] for i in range(64)]
+        for a in range(4):                      # the fill
+            base = (t * 64 + a * 16) % (1 << aw)
+            lines.append("0 %x 1 %s %s" % (base, pack(tile[16 * a:16 * a + 16]), pack(prev * colbanks)))
+        for a in range(4):                      # the operand reads
+            base = (t * 64 + a * 16) % (1 << aw)
+            got = tile[16 * a:16 * a + 16]
+            bank = (base // lanes) >> 10
+            cols = []
+            for c in range(lanes):
+                for kb in range(colbanks):
+                    cols.append(got[c] if kb == bank else prev[c])
+            lines.append("0 %x 0 %s %s" % (base, pack(got), pack(cols)))
+            prev = got
+        t += 1
+    return lines[:accesses]
+
+
 def ypack_lines(layers, n_rows):
     """Stimulus of the packed register lane (compact layout): flag (1 = a fresh register: word = 0), word, lane,
     hp, wdata; the word fed back from `merged`. A row's LP logits (e4m3 codes of lp_logits, key order) fill
@@ -984,6 +1024,9 @@ def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
     elif top == "lamp_stage1_test_lp":
         lines = stage1_lines(layers, min(steps, SCHED_STEPS) + 1)
         fb, cols = None, ["m_code", "m_ninf", "muh_code", "muh_ninf"]
+    elif top == "lamp_buf_port_b128":
+        lines = port_lines(layers, min(steps, SCHED_STEPS) + 1)
+        fb, cols = None, ["base", "we", "wdata", "bank_rdata"]
     elif top == "lamp_vec_lane":
         lines = first_lines(steps + 1, lambda rows: vec_lines(layers, rows))
         fb, cols = None, ["op", "a", "b"]

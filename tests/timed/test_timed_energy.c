@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "ls_asap7_energy.h"
+#include "timed_cost.h"
 #include "timed_energy.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-12 * (fabs(a) + fabs(b)) + 1e-15)
@@ -79,7 +80,8 @@ int main(int argc, char **argv)
            lut = csv_pj(argv[1], "lamp_lut_exp_lp", &n), sfu = csv_pj(argv[1], "lamp_sfu_exp", &n),
            pvl = csv_pj(argv[1], "lamp_pv_step_lp", &n), pvh = csv_pj(argv[1], "lamp_pv_step_hp", &n),
            pack = csv_pj(argv[1], "lamp_ypack_lane", &n), vec = csv_pj(argv[1], "lamp_vec_lane", &n),
-           sort = csv_pj(argv[1], "lamp_sched_sort_nk4_q4", &n), margin = csv_pj(argv[1], "lamp_stage1_test_lp", &n);
+           sort = csv_pj(argv[1], "lamp_sched_sort_nk4_q4", &n), margin = csv_pj(argv[1], "lamp_stage1_test_lp", &n),
+           port = csv_pj(argv[1], "lamp_buf_port_b128", &n);
     CHECK_MSG(n == LS_ASAP7_ENERGY_N, "CSV %d rows, generated table %d (a stale build?)", n, LS_ASAP7_ENERGY_N);
 
     /* 2. schema defaults */
@@ -96,6 +98,15 @@ int main(int argc, char **argv)
     CHECK_MSG(vec > 0 && e.vector_op == vec, "vector_op default %g, CSV %g", e.vector_op, vec);
     CHECK_MSG(sort > 0 && margin > 0 && e.threat_sort == sort && e.margin_test == margin, "scheduler defaults %g %g, CSV %g %g",
               e.threat_sort, e.margin_test, sort, margin);
+    /* the buffer port is not priced apart: its measured energy per 64-bit word (a 128 B access moves 16) plus
+     * the ASAP7 bank's read stays inside the range of the buffer's per-word estimate at 7 nm (docs/rtl.md) */
+    {
+        const ls_config_provenance *pv = ls_config_provenance_find("accelerator.energy.sram_read_64b");
+        double word = port / 16.0 + ls_cost(LS_COST_SRAMBANK_256X4X64_6T122)->read_pj;
+        CHECK_MSG(pv && port > 0 && word >= pv->low * e.node_scale && word <= pv->high * e.node_scale,
+                  "port %g pJ per word + bank read: %g pJ, outside the estimate's %g..%g", port / 16.0, word,
+                  pv ? pv->low * e.node_scale : 0, pv ? pv->high * e.node_scale : 0);
+    }
 
     /* 3. the model: one action of each kind */
     ls_timed_actions a;
