@@ -55,7 +55,7 @@ LATE_SOURCES = ["rtl/lamp_tc_dot.sv", "rtl/lamp_dot_fused.sv"]
 LATE_GEN_SOURCES = ["lamp_sfu_exp2_rom.sv"]
 LAST_SOURCES = ["rtl/lamp_sfu_exp.sv"]
 STEPS_PER_UNIT = 4096   # MACs (lookups) simulated per unit: 32 dot products of d = 128
-SCHED_STEPS = 1024      # scheduler actions (warp-tiles, sub-block tests) simulated: the tiny model's causal tiles
+WIDE_STEPS = 1024       # actions simulated of the wide units (scheduler warp-tiles and tests: all the tiny model has; port accesses)
 
 # unit -> (action, description, MACs per action); the order of the CSV. A k-term unit runs
 # STEPS_PER_UNIT / k actions, so every dot-product unit sees the same 4,096 products.
@@ -1019,13 +1019,13 @@ def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
         lines = first_lines(steps + 1, lambda rows: pv_lines(layers, rows, top[-2:]))
         fb, cols = ("o", "res"), ["o", "p", "v"]
     elif top == "lamp_sched_sort_nk4_q4":
-        lines = sort_lines(layers, min(steps, SCHED_STEPS) + 1)
+        lines = sort_lines(layers, min(steps, WIDE_STEPS) + 1)
         fb, cols = None, ["m_code", "m_ninf", "mu_code", "mu_ninf"]
     elif top == "lamp_stage1_test_lp":
-        lines = stage1_lines(layers, min(steps, SCHED_STEPS) + 1)
+        lines = stage1_lines(layers, min(steps, WIDE_STEPS) + 1)
         fb, cols = None, ["m_code", "m_ninf", "muh_code", "muh_ninf"]
     elif top == "lamp_buf_port_b128":
-        lines = port_lines(layers, min(steps, SCHED_STEPS) + 1)
+        lines = port_lines(layers, min(steps, WIDE_STEPS) + 1)
         fb, cols = None, ["base", "we", "wdata", "bank_rdata"]
     elif top == "lamp_vec_lane":
         lines = first_lines(steps + 1, lambda rows: vec_lines(layers, rows))

@@ -328,7 +328,7 @@ def regime_points(spec, regime, design):
     return out
 
 
-def evaluate(spec, ls, regime, design, results, cost):
+def evaluate(spec, regime, design, results, cost):
     """The regime's weighted time, energy, power, area and the binding limits of a design, or None when a
     workload's point was infeasible (not in results). Power is a run's average: its dynamic energy over its
     time plus the chip's leakage (the cost model's, buffer port included), as `power.average_w` reports it."""
@@ -376,7 +376,6 @@ class Search:
         self.costs = {}       # design id -> cost
         self.gen = 0
         self.points_run = 0
-        ls.cores = int(ls.config_value("accelerator.cores"))
 
     def start_design(self, c):
         con = self.spec["contenders"][c]
@@ -411,24 +410,23 @@ class Search:
         probes = [dict(d, **{fk: x}) for d in designs for x in xs]
         cs = self.cost_of(probes)
         min_f = min(v[0] for v in axis_values(self.spec, con["filler"])) // 4
-        cands = []
-        for i, d in enumerate(designs):
-            c = cs[4 * i:4 * i + 4]
+        cands = []   # per design, the candidate fillers (none where a probe failed)
+        for k in range(len(designs)):
+            c = cs[4 * k:4 * k + 4]
             if any("error" in x for x in c):
-                cands.append(None)
+                cands.append([])
                 continue
             a = [self.area_col(x) for x in c]
-            room = budget
-            fs = {line_root(xs[i], a[i], xs[j], a[j], room, hi) for i, j in ((0, 3), (0, 1), (2, 3))}
-            cands.append((room, sorted(f for f in fs if max(1, min_f) <= f <= hi)))
-        checks = [dict(d, **{fk: f}) for d, cd in zip(designs, cands) if cd for f in cd[1]]
+            fs = {line_root(xs[p], a[p], xs[q], a[q], budget, hi) for p, q in ((0, 3), (0, 1), (2, 3))}
+            cands.append(sorted(f for f in fs if max(1, min_f) <= f <= hi))
+        checks = [dict(d, **{fk: f}) for d, fs in zip(designs, cands) for f in fs]
         cc = iter(self.cost_of(checks))
         out = []
-        for d, cd in zip(designs, cands):
+        for d, fs in zip(designs, cands):
             best = None
-            for f in (cd[1] if cd else []):
+            for f in fs:
                 x = next(cc)
-                if "error" not in x and self.area_col(x) <= cd[0] * (1 + 1e-12):
+                if "error" not in x and self.area_col(x) <= budget * (1 + 1e-12):
                     best = f
             out.append(dict(d, **{fk: best}) if best is not None else None)
         return out
@@ -484,7 +482,7 @@ class Search:
             evs = []
             cs = self.cost_of(designs) if designs else []
             for d, c in zip(designs, cs):
-                ev = None if "error" in c else evaluate(self.spec, self.ls, task.regime, d, self.results, c)
+                ev = None if "error" in c else evaluate(self.spec, task.regime, d, self.results, c)
                 if task.budget == "power":   # at equal W every design runs at the budget (throttled when over it)
                     ev = throttle(ev, self.budgets["power"].get(task.regime))
                 task.evaluated += 1

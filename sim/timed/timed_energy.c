@@ -44,21 +44,28 @@ static double lane_pj(const ls_config_energy *e, const ls_lane_cost *l, double f
     return l->circuit == ref.circuit ? key : l->pj_per_mac * key / ref.pj_per_mac;
 }
 
+/* pJ of one action: the unit's measurement per action (7 nm, unscaled; `per` actions in one of the unit's), or
+ * where the key is 0 the 45 nm table's pJ x node_scale */
+static double measured_or_table(const ls_config_energy *e, double key, double per, double table_pj)
+{
+    return key > 0 ? key / per : table_pj * e->node_scale;
+}
+
 void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_timed_action_pj *pj)
 {
     /* the lanes' circuits as measured at 7 nm (0: the 45 nm table, scaled like it) */
     pj->qk_lp_mac = lane_pj(e, &lanes->lp, (e->fp8_mul + e->fp8_add) * e->node_scale);
     pj->hp_fma = lane_pj(e, &lanes->qk16, e->fma_16 * e->node_scale);
-    pj->lut_lookup = e->lut_exp > 0 ? e->lut_exp : e->lut_lookup * e->node_scale;
-    pj->sfu_exp = e->sfu_lane > 0 ? e->sfu_lane : e->sfu_exp * e->node_scale;
-    pj->vector_op = e->vector_op > 0 ? e->vector_op : e->fp_add_32 * e->node_scale;
+    pj->lut_lookup = measured_or_table(e, e->lut_exp, 1, e->lut_lookup);
+    pj->sfu_exp = measured_or_table(e, e->sfu_lane, 1, e->sfu_exp);
+    pj->vector_op = measured_or_table(e, e->vector_op, 1, e->fp_add_32);
     /* the scheduler's units act on 4 sub-blocks x 4 queries (sort) and 32 queries (stage 1) at once */
-    pj->sched_threat = e->threat_sort > 0 ? e->threat_sort / 16.0 : e->fp_add_16 * e->node_scale;
-    pj->sched_margin_test = e->margin_test > 0 ? e->margin_test / 32.0 : e->fp_add_16 * e->node_scale;
+    pj->sched_threat = measured_or_table(e, e->threat_sort, 16, e->fp_add_16);
+    pj->sched_margin_test = measured_or_table(e, e->margin_test, 32, e->fp_add_16);
     /* P.V: on a tensor-core circuit where one computes it (FP8, tc_bf16); else LampAttention's P.V steps,
      * ue5m3 or ue5m11 x bf16 into fp32, as measured (lamp_pv_step_lp / _hp; 0: the 45 nm table) */
-    double pv_lp = e->pv_lp_step > 0 ? e->pv_lp_step : (e->fp8_mul + e->fp_add_32) * e->node_scale;
-    double pv_hp = e->pv_hp_step > 0 ? e->pv_hp_step : (e->fp_mul_16 + e->fp_add_32) * e->node_scale;
+    double pv_lp = measured_or_table(e, e->pv_lp_step, 1, e->fp8_mul + e->fp_add_32);
+    double pv_hp = measured_or_table(e, e->pv_hp_step, 1, e->fp_mul_16 + e->fp_add_32);
     pj->pv_lp_mac = lanes->pv_on_lanes ? lane_pj(e, &lanes->pv, pv_lp) : pv_lp;
     pj->pv_hp_mac = lanes->pv_on_lanes ? lane_pj(e, &lanes->pv, pv_hp) : pv_hp;
 }
