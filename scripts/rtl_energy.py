@@ -21,6 +21,7 @@ Method (docs/rtl.md, "Energy from switching activity"):
 
     scripts/rtl_energy.py [--build build] [--out hw/cost/asap7_energy.csv]   # regenerate the CSV
     scripts/rtl_energy.py --check hw/cost/asap7_energy.csv                   # rerun, fail on drift
+    scripts/rtl_energy.py --units U --update hw/cost/asap7_energy.csv        # rerun unit U, keep the other rows
     scripts/rtl_energy.py --netlist net.v --top T --stimulus s.txt            # one netlist (tests)
 """
 import argparse
@@ -55,6 +56,7 @@ LATE_SOURCES = ["rtl/lamp_tc_dot.sv", "rtl/lamp_dot_fused.sv"]
 LATE_GEN_SOURCES = ["lamp_sfu_exp2_rom.sv"]
 LAST_SOURCES = ["rtl/lamp_sfu_exp.sv"]
 STEPS_PER_UNIT = 4096   # MACs (lookups) simulated per unit: 32 dot products of d = 128
+STAGE2_TOKENS = 512     # held-out tokens whose Q and K feed the stage-2 walks
 WIDE_STEPS = 1024       # actions simulated of the wide units (scheduler warp-tiles and tests: all the tiny model has; port accesses)
 
 # unit -> (action, description, MACs per action); the order of the CSV. A k-term unit runs
@@ -75,6 +77,7 @@ UNITS = {
     "lamp_stage1_test_lp": ("margin test", "stage-1 margin test of one sub-block for 32 queries", 1),
     "lamp_buf_port_b128": ("port access", "buffer port 128 B/clock: one access of 16 words (tile fills and operand reads of K and V)", 1),
     "lamp_vec_lane": ("vector op", "FP32 vector lane: a row's running maximum - row sum and output scaling (add - multiply - max)", 1),
+    "lamp_stage2_lane_nk4": ("subset test", "stage-2 walk: one query lane's test of one subset (4 float64 cost adds + budget compare)", 1),
 }
 # Units added after the rows above were fixed read only their own sources (as scripts/rtl_synth.sh's own_units),
 # so adding one moves no committed row.
@@ -83,6 +86,7 @@ OWN_SOURCES = {
     "lamp_pv_step_hp": ["rtl/lamp_pv_step.sv"],
     "lamp_vec_lane": ["rtl/lamp_vec_lane.sv"],
     "lamp_buf_port_b128": ["rtl/lamp_buf_port.sv"],
+    "lamp_stage2_lane_nk4": ["rtl/lamp_stage2.sv", "rtl/lamp_stage2_lane.sv"],
 }
 
 
@@ -872,6 +876,84 @@ def stage1_lines(layers, steps, n_k=4, n_q=32, delta=2.0 ** -8):
     return lines
 
 
+def _stage2_walks(layers, tau, n_k=4, b_k=16, n_q=32, delta=2.0 ** -8):
+    """The stage-2 walks of the tiny model's causal warp-tiles, as the engine's steps form their inputs: per
+    warp of n_q queries and 64-key tile, stage 1 as stage1_lines (sub-blocks in threat order against the HP
+    running maximum, a failing one raising mu_hat to its HP maxima and going HP), the exponentials E of the
+    LP logits (shift mu_hat - y rounded to ue5m3-S, exp(-shift) to ue5m3), lambda, omega_hat = lambda omega +
+    sum E in fp32 (lslamp_normaliser), the costs xi[theta][j] = sum E (omega_hat - E) in float64
+    (lslamp_stage2_costs); yields (cand, xi [n_k, n_q], omega_hat [n_q]) where the candidates (active
+    sub-blocks stage 1 left LP) are not empty, as lssched walks them."""
+    import numpy as np
+    f32 = np.float32
+    for li in range(len(layers)):
+        for h in range(layers[li][0].shape[0]):
+            lp = head_logits(layers, li, h, 3, 448.0)
+            hp = head_logits(layers, li, h, 11, 511.75)
+            bc = n_k * b_k
+            for t0 in range(0, lp.shape[0] - n_q + 1, n_q):
+                rows = slice(t0, t0 + n_q)
+                mu = np.full(n_q, -np.inf)
+                omega = np.zeros(n_q, dtype=f32)
+                for k0 in range(0, t0 + n_q, bc):
+                    y = lp[rows, k0:k0 + bc]
+                    m = np.stack([y[:, th * b_k:(th + 1) * b_k].max(axis=1) for th in range(n_k)])
+                    mh = np.stack([hp[rows, k0 + th * b_k:k0 + (th + 1) * b_k].max(axis=1) for th in range(n_k)])
+                    muh = mu.copy()
+                    with np.errstate(invalid="ignore"):
+                        threat = np.where(np.isfinite(m), m - np.where(np.isfinite(mu), mu, -1e30), -np.inf).max(axis=1)
+                    active = pre = 0
+                    for th in np.argsort(-threat, kind="stable"):
+                        live = np.isfinite(m[th])
+                        if not live.any():
+                            continue
+                        active |= 1 << int(th)
+                        if not np.all(~live | (np.isfinite(muh) & (muh > m[th] + np.abs(muh) * delta))):
+                            muh = np.maximum(muh, mh[th])
+                            pre |= 1 << int(th)
+                    with np.errstate(invalid="ignore"):
+                        sh = _round_minifloat_np(np.maximum(muh[:, None] - y, 0.0), 3, 22, 896.0)
+                        e = np.where(np.isfinite(y), _round_minifloat_np(np.exp(-sh), 3, 31, 2.0 - 2.0 ** -3), 0.0)
+                        lam = np.where(np.isfinite(mu), np.exp(mu - muh), 0.0).astype(f32)
+                    oh = lam * omega
+                    for i in range(bc):
+                        oh = (oh + e[:, i].astype(f32)).astype(f32)
+                    ohd = oh.astype(np.float64)
+                    xi = np.stack([(e[:, th * b_k:(th + 1) * b_k] * (ohd[:, None] - e[:, th * b_k:(th + 1) * b_k]))
+                                   .sum(axis=1) for th in range(n_k)])
+                    cand = active & ~pre
+                    if cand:
+                        yield cand, xi, ohd
+                    mu, omega = muh, oh
+
+
+def stage2_lines(layers, steps, tau=0.5, n_q=32):
+    """Stimulus of one stage-2 query lane (lamp_stage2_lane_nk4): flag 0, sub, xi (4 x float64), lim = tau
+    omega_hat^2, act = omega_hat > 0; per walk every subset of the candidates in the walk's order (sub <- (sub -
+    1) & cand down to 0, as lamp_stage2_select). Lane j's walks in order, then lane j + 1's: each lane holds its
+    query's costs through a walk, and meets the next walk's as the hardware lane does. tau: the default
+    configuration's."""
+    import numpy as np
+    walks, n_lines = [], 0
+    for w in _stage2_walks(layers, tau, n_q=n_q):
+        walks.append(w)
+        n_lines += n_q << bin(w[0]).count("1")
+        if n_lines >= steps:
+            break
+    lines = []
+    for j in range(n_q):
+        for cand, xi, oh in walks:
+            xj = "%x" % sum(int(np.float64(xi[th, j]).view(np.uint64)) << (64 * th) for th in range(xi.shape[0]))
+            lim = "%x" % int(np.float64(tau * oh[j] * oh[j]).view(np.uint64))
+            sub = cand
+            while True:
+                lines.append("0 %x %s %s %d" % (sub, xj, lim, 1 if oh[j] > 0 else 0))
+                if sub == 0:
+                    break
+                sub = (sub - 1) & cand
+    return lines[:steps]
+
+
 def port_lines(layers, accesses, lanes=16, colbanks=2):
     """Stimulus of the buffer port (lamp_buf_port_b128): flag 0, base, we, wdata, bank_rdata. The tiny model's K
     and V (bf16, four to a 64-bit word, layer after layer) as the timed model moves them: a tile's fill (4 writes of
@@ -1024,6 +1106,9 @@ def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
     elif top == "lamp_stage1_test_lp":
         lines = stage1_lines(layers, min(steps, WIDE_STEPS) + 1)
         fb, cols = None, ["m_code", "m_ninf", "muh_code", "muh_ninf"]
+    elif top == "lamp_stage2_lane_nk4":
+        lines = stage2_lines(layers, steps + 1)
+        fb, cols = None, ["sub", "xi", "lim", "act"]
     elif top == "lamp_buf_port_b128":
         lines = port_lines(layers, min(steps, WIDE_STEPS) + 1)
         fb, cols = None, ["base", "we", "wdata", "bank_rdata"]
@@ -1037,8 +1122,29 @@ def measure_unit(top, build, lib, work, layers, steps, slew=SLEW_PS):
         lines = stream_lut(layers, steps + 1)
         fb, cols = None, ["mu_code", "y_code", "y_masked"]
     r = run_netlist(net, lib, lines, work, fb, slew, cols)
+    if top == "lamp_stage2_lane_nk4":
+        check_stage2_outputs(lines, r["outputs"])
     r["area_um2"] = area
     return r
+
+
+def check_stage2_outputs(lines, outputs):
+    """The netlist's feasible bits against the constraint evaluated in Python's float64 (ascending theta, as
+    lslamp_knapsack): the stimulus is what the lane computes, not only what it toggles on."""
+    import struct
+    bad = 0
+    for line, out in zip(lines, outputs):
+        _f, sub, xi, lim, act = line.split()
+        sub, xi = int(sub, 16), int(xi, 16)
+        total = 0.0
+        for th in range(4):
+            if sub >> th & 1:
+                total += struct.unpack("<d", struct.pack("<Q", xi >> (64 * th) & (2 ** 64 - 1)))[0]
+        want = act == "0" or total <= struct.unpack("<d", struct.pack("<Q", int(lim, 16)))[0]
+        bad += int(out[-1], 16) != int(want)
+    if bad or len(outputs) != len(lines):
+        die("lamp_stage2_lane_nk4: %d of %d feasible bits differ from the float64 constraint (%d outputs)" % (
+            bad, len(lines), len(outputs)))
 
 
 FIELDS = ["unit", "action", "pj_per_action", "logic_pj", "switching_pj", "internal_pj", "register_pj", "cells",
@@ -1080,6 +1186,7 @@ def main(argv=None):
     ap.add_argument("--slew", type=float, default=SLEW_PS, help="input slew in ps for the internal-energy tables")
     ap.add_argument("--checkpoint", default=os.path.join(ROOT, "models", "tiny_kjv.safetensors"))
     ap.add_argument("--out", help="write the CSV here (hw/cost/asap7_energy.csv)")
+    ap.add_argument("--update", metavar="CSV", help="rerun --units and replace (or add) their rows in CSV, the others kept")
     ap.add_argument("--check", metavar="CSV", help="rerun and fail (exit 1) if a unit's energy drifts from CSV")
     ap.add_argument("--tolerance", type=float, default=1e-3, help="relative drift --check accepts")
     ap.add_argument("--work", default=None, help="scratch directory (default BUILD/rtl/energy)")
@@ -1106,9 +1213,19 @@ def main(argv=None):
         if u not in UNITS:
             die("unknown unit %s (known: %s)" % (u, ", ".join(UNITS)), 2)
     layers = workload_qk(args.build, args.checkpoint)
+    long_layers = {}
+
+    def layers_of(u):
+        """The stimulus activations: STAGE2_TOKENS of them for the stage-2 lane (a 128-token window has too few
+        tiles past the first, which stage 1 sends wholly to HP), the 128-token window for every other unit."""
+        if u != "lamp_stage2_lane_nk4":
+            return layers
+        if not long_layers:
+            long_layers["v"] = workload_qk(args.build, args.checkpoint, tokens=STAGE2_TOKENS)
+        return long_layers["v"]
     rows = []
     for u in units:
-        r = measure_unit(u, args.build, lib, os.path.join(work, u), layers, args.steps, args.slew)
+        r = measure_unit(u, args.build, lib, os.path.join(work, u), layers_of(u), args.steps, args.slew)
         rows.append(row_of(u, r))
         print("%-24s %8s pJ/%s (logic %s: switching %s + internal %s; register %s), %d cells, %s um2" % (
             u, rows[-1]["pj_per_action"], rows[-1]["action"], rows[-1]["logic_pj"], rows[-1]["switching_pj"],
@@ -1116,6 +1233,12 @@ def main(argv=None):
     if args.out:
         write_csv(args.out, rows)
         print("rtl_energy: wrote", args.out)
+    if args.update:
+        new = {r["unit"]: r for r in rows}
+        old = {r["unit"]: r for r in read_csv(args.update)}
+        old.update(new)
+        write_csv(args.update, [old[u] for u in UNITS if u in old])
+        print("rtl_energy: updated %s (%s)" % (args.update, ", ".join(new)))
     if args.check:
         ref = {r["unit"]: r for r in read_csv(args.check)}
         bad = 0

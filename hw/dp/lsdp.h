@@ -144,7 +144,8 @@ typedef struct lsdp_txn {
     uint64_t start, end;     /* filled by the unit: start of service, result ready */
     uint64_t busy;           /* cycles the unit is occupied */
     uint64_t work;           /* work items (MACs, lookups, exps, element ops, tests, bytes) */
-    uint64_t work_hp;        /* tensor: MACs in 16-bit mode; memory: bytes from DRAM */
+    uint64_t work_hp;        /* tensor: MACs in 16-bit mode; memory: bytes from DRAM;
+                                scheduler: the stage-2 walk's subset tests, one per query lane */
     uint64_t fill_start;     /* memory loads and stores: when the core's buffer port began the transfer
                                 (it is busy `busy` cycles from then; the timeline draws it) */
     bool slow;               /* counts as slow-path work */

@@ -8,7 +8,7 @@ void lssched_exec(lsdp_unit *u, lsdp_txn *t)
     const lslamp_cfg *c = sh->cfg;
     const lsdp_hw *hw = u->hw;
     int bq = sh->b_q, nk = sh->n_k;
-    uint64_t busy = 0, work = 0;
+    uint64_t busy = 0, work = 0, subset_tests = 0;
     uint64_t red = lsdp_ceil_div((uint64_t)sh->bc * bq, (uint64_t)hw->vector.lanes);   /* a tile-wide reduction */
     for (int wi = 0; wi < sh->n_q; wi++) {
         if (!(x->run >> wi & 1)) continue;
@@ -42,6 +42,7 @@ void lssched_exec(lsdp_unit *u, lsdp_txn *t)
                  * pipelined adder chain is full (rtl/lamp_stage2.sv, docs/rtl.md) */
                 busy += red + ((uint64_t)1 << lsdp_popc(cand)) + (uint64_t)hw->scheduler.subset_latency - 1;
                 work += (uint64_t)lsdp_popc(cand) * c->b_k * bq;
+                subset_tests += ((uint64_t)1 << lsdp_popc(cand)) * (uint64_t)bq;   /* one per subset and query lane */
             }
             break;
         }
@@ -50,4 +51,5 @@ void lssched_exec(lsdp_unit *u, lsdp_txn *t)
         }
     }
     lsdp_unit_serve(&u->core[t->core], t, busy, 1, work);
+    t->work_hp = subset_tests;
 }

@@ -16,6 +16,7 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
     a->sched_threats = (double)w[LSUCODE_OP_SORT][0];
     a->sched_margin_tests = (double)w[LSUCODE_OP_SEL1][0];
     a->sched_subset_terms = (double)w[LSUCODE_OP_SEL2][0];
+    a->sched_subset_tests = (double)wh[LSUCODE_OP_SEL2][0];
     /* register file: the logits' writes, packed as the layout holds them (compact: four 8-bit logits per
      * 32-bit access, full two, fp32 one), one per exponential, operands of vector ops, O read+write per P.V */
     double lp_per_access = 32.0 / lsregfile_logit_bits(layout, false), hp_per_access = 32.0 / lsregfile_logit_bits(layout, true);
@@ -62,6 +63,8 @@ void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_ti
     /* the scheduler's units act on 4 sub-blocks x 4 queries (sort) and 32 queries (stage 1) at once */
     pj->sched_threat = measured_or_table(e, e->threat_sort, 16, e->fp_add_16);
     pj->sched_margin_test = measured_or_table(e, e->margin_test, 32, e->fp_add_16);
+    /* a lane's subset test: n_k = 4 float64 cost adds and the budget compare (table: float64 charged as fp32) */
+    pj->sched_subset_test = measured_or_table(e, e->subset_test, 1, 4.0 * e->fp_add_32);
     /* P.V: on a tensor-core circuit where one computes it (FP8, tc_bf16); else LampAttention's P.V steps,
      * ue5m3 or ue5m11 x bf16 into fp32, as measured (lamp_pv_step_lp / _hp; 0: the 45 nm table) */
     double pv_lp = measured_or_table(e, e->pv_lp_step, 1, e->fp8_mul + e->fp_add_32);
@@ -80,8 +83,9 @@ void ls_timed_energy_of(const ls_config_energy *e, const ls_lanes *lanes, const 
     out->lut = a->lut_lookups * pj.lut_lookup * 1e-6;
     out->sfu = a->sfu_ops * pj.sfu_exp * 1e-6;
     out->vector = a->vector_ops * pj.vector_op * 1e-6;
-    out->scheduler = (a->sched_threats * pj.sched_threat + a->sched_margin_tests * pj.sched_margin_test) * 1e-6 +
-                     a->sched_subset_terms * e->fp_add_16 * k;   /* stage 2: no measurement (a clocked walk) */
+    out->scheduler = (a->sched_threats * pj.sched_threat + a->sched_margin_tests * pj.sched_margin_test +
+                      a->sched_subset_tests * pj.sched_subset_test) * 1e-6 +
+                     a->sched_subset_terms * e->fp_add_16 * k;   /* the cost reduction: no measurement */
     out->regfile = a->regfile_accesses * e->regfile_access * k + a->pack_writes * e->pack_write * 1e-6;
     out->buffer = a->buffer_words64 * e->sram_read_64b * k;
     out->l2 = a->l2_words * e->l2_word * k;

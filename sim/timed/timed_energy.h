@@ -22,7 +22,8 @@ typedef struct {
     double vector_ops;        /* element operations (fp32 add, multiply, maximum): energy.vector_op */
     double sched_threats;     /* threats sorted (one per sub-block and query): energy.threat_sort / 16 each */
     double sched_margin_tests;/* stage-1 tests (one per sub-block and query): energy.margin_test / 32 each */
-    double sched_subset_terms;/* stage-2 cost terms walked (candidate sub-block x key x query): fp16 adds */
+    double sched_subset_terms;/* stage-2 cost terms reduced (candidate sub-block x key x query): fp16 adds */
+    double sched_subset_tests;/* stage-2 walk: subsets tested x query lanes: energy.subset_test each */
     double regfile_accesses;
     double pack_writes;       /* logits of 8 or 16 bits merged into a 32-bit register (the pack lane) */
     double buffer_words64;    /* 64-bit buffer (SRAM) accesses */
@@ -38,12 +39,13 @@ void ls_timed_count_actions(const lsseq *s, const lsmem_state *mem, bool operand
 
 /* The picojoules of one tensor, LUT, SFU, vector or scheduler action at the area model's node: measured on the RTL
  * (ASAP7 7 nm, e->lp_step, hp_step, pv_lp_step, pv_hp_step, lut_exp, sfu_lane, vector_op, threat_sort, margin_test,
- * unscaled) where the unit exists and the key
+ * subset_test, unscaled) where the unit exists and the key
  * is not 0, else the 45 nm table x e->node_scale; the tensor actions on the circuits `lanes` builds the lanes
  * as (ls_lanes_of). */
 typedef struct {
     double qk_lp_mac, hp_fma, pv_lp_mac, pv_hp_mac, lut_lookup, sfu_exp, vector_op;
     double sched_threat, sched_margin_test;   /* per threat, per query's test (the units' energy / 16, / 32) */
+    double sched_subset_test;                 /* per query lane's test of one subset in the stage-2 walk */
 } ls_timed_action_pj;
 void ls_timed_per_action(const ls_config_energy *e, const ls_lanes *lanes, ls_timed_action_pj *pj);
 

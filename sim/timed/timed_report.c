@@ -282,9 +282,10 @@ void ls_timed_summary(FILE *out, const ls_timed_result *tr)
     if (tr->issue_modelled)
         fprintf(out, "  issue: unit slices waited %llu cycles in all for issue slots\n",
                 (unsigned long long)tr->issue_bound_cycles);
-    fprintf(out, "  energy: %.3f uJ dynamic (tensor %.3f, lut %.4f, sfu %.3f, vector %.3f, regfile %.3f, buffer %.3f, l2 %.3f, dram %.3f)\n",
+    fprintf(out, "  energy: %.3f uJ dynamic (tensor %.3f, lut %.4f, sfu %.3f, vector %.3f, scheduler %.4f, regfile %.3f, "
+                 "buffer %.3f, l2 %.3f, dram %.3f)\n",
             tr->energy_uj.total, tr->energy_uj.tensor, tr->energy_uj.lut, tr->energy_uj.sfu, tr->energy_uj.vector,
-            tr->energy_uj.regfile, tr->energy_uj.buffer, tr->energy_uj.l2, tr->energy_uj.dram);
+            tr->energy_uj.scheduler, tr->energy_uj.regfile, tr->energy_uj.buffer, tr->energy_uj.l2, tr->energy_uj.dram);
     const ls_area *ar = &tr->area;
     /* per core, every per-core component of the area table by its unit name (units.def) */
     char used[512] = "", published[512] = "";

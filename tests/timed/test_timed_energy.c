@@ -81,7 +81,7 @@ int main(int argc, char **argv)
            pvl = csv_pj(argv[1], "lamp_pv_step_lp", &n), pvh = csv_pj(argv[1], "lamp_pv_step_hp", &n),
            pack = csv_pj(argv[1], "lamp_ypack_lane", &n), vec = csv_pj(argv[1], "lamp_vec_lane", &n),
            sort = csv_pj(argv[1], "lamp_sched_sort_nk4_q4", &n), margin = csv_pj(argv[1], "lamp_stage1_test_lp", &n),
-           port = csv_pj(argv[1], "lamp_buf_port_b128", &n);
+           port = csv_pj(argv[1], "lamp_buf_port_b128", &n), subset = csv_pj(argv[1], "lamp_stage2_lane_nk4", &n);
     CHECK_MSG(n == LS_ASAP7_ENERGY_N, "CSV %d rows, generated table %d (a stale build?)", n, LS_ASAP7_ENERGY_N);
 
     /* 2. schema defaults */
@@ -98,6 +98,7 @@ int main(int argc, char **argv)
     CHECK_MSG(vec > 0 && e.vector_op == vec, "vector_op default %g, CSV %g", e.vector_op, vec);
     CHECK_MSG(sort > 0 && margin > 0 && e.threat_sort == sort && e.margin_test == margin, "scheduler defaults %g %g, CSV %g %g",
               e.threat_sort, e.margin_test, sort, margin);
+    CHECK_MSG(subset > 0 && e.subset_test == subset, "subset_test default %g, CSV %g", e.subset_test, subset);
     /* the buffer port is not priced apart: its measured energy per 64-bit word (a 128 B access moves 16) plus
      * the ASAP7 bank's read stays inside the range of the buffer's per-word estimate at 7 nm (docs/rtl.md) */
     {
@@ -126,12 +127,13 @@ int main(int argc, char **argv)
     CHECK_MSG(NEAR(out.sfu, 20 * sfu * 1e-6), "sfu %.12g uJ", out.sfu);
     CHECK_MSG(NEAR(out.vector, 60 * vec * 1e-6), "vector %.12g uJ", out.vector);
     /* the scheduler: a threat at a sixteenth of a 4 x 4 sort, a query's margin test at a 32nd of the unit's test,
-     * stage 2's cost terms on the 45 nm table */
+     * a lane's subset test in the stage-2 walk at the lane's measurement, stage 2's cost terms on the 45 nm table */
     a.sched_threats = 160;
     a.sched_margin_tests = 64;
+    a.sched_subset_tests = 96;
     a.sched_subset_terms = 500;
     ls_timed_energy_of(&e, &lanes, &a, &out);
-    CHECK_MSG(NEAR(out.scheduler, (10 * sort + 2 * margin + 500 * e.fp_add_16 * e.node_scale) * 1e-6), "scheduler %.12g uJ",
+    CHECK_MSG(NEAR(out.scheduler, (10 * sort + 2 * margin + 96 * subset + 500 * e.fp_add_16 * e.node_scale) * 1e-6), "scheduler %.12g uJ",
               out.scheduler);
     /* the register file: its accesses on the 45 nm table, each packed logit at the pack lane's measurement */
     a.regfile_accesses = 40;
@@ -148,14 +150,15 @@ int main(int argc, char **argv)
 
     ls_config_energy e0 = e;      /* 0: the 45 nm table, as before the measurement */
     e0.lp_step = e0.hp_step = e0.lut_exp = e0.sfu_lane = e0.pv_lp_step = e0.pv_hp_step = e0.vector_op = 0;
-    e0.threat_sort = e0.margin_test = 0;
+    e0.threat_sort = e0.margin_test = e0.subset_test = 0;
     ls_timed_action_pj pj;
     ls_timed_per_action(&e0, &lanes, &pj);
     CHECK(NEAR(pj.qk_lp_mac, (e.fp8_mul + e.fp8_add) * e.node_scale) && NEAR(pj.hp_fma, e.fma_16 * e.node_scale) &&
           NEAR(pj.lut_lookup, e.lut_lookup * e.node_scale) && NEAR(pj.sfu_exp, e.sfu_exp * e.node_scale) &&
           NEAR(pj.pv_lp_mac, (e.fp8_mul + e.fp_add_32) * e.node_scale) &&
           NEAR(pj.pv_hp_mac, (e.fp_mul_16 + e.fp_add_32) * e.node_scale) && NEAR(pj.vector_op, e.fp_add_32 * e.node_scale) &&
-          NEAR(pj.sched_threat, e.fp_add_16 * e.node_scale) && NEAR(pj.sched_margin_test, e.fp_add_16 * e.node_scale));
+          NEAR(pj.sched_threat, e.fp_add_16 * e.node_scale) && NEAR(pj.sched_margin_test, e.fp_add_16 * e.node_scale) &&
+          NEAR(pj.sched_subset_test, 4 * e.fp_add_32 * e.node_scale));
     printf("measured pJ (7 nm): LP step %g, HP step %g, LUT exp %g; 45 nm table x %g: %g, %g, %g\n", lp, hp, lut,
            e.node_scale, pj.qk_lp_mac, pj.hp_fma, pj.lut_lookup);
     CHECK_DONE();
