@@ -694,6 +694,55 @@ def accuracy(search, spec, tasks):
     return out
 
 
+FF_KEY = "timed.fast_forward"
+FF_LIMIT = 0.01   # the largest relative deviation from a full timing the study accepts (issue 36)
+
+
+def fast_forward_check(search, spec, tasks):
+    """Every winner whose points the fast-forward extrapolated (timed.fast_forward in the base: the batch's
+    repetitions), re-timed in full; per such point the relative deviation of cycles and dynamic energy. The
+    study fails when one exceeds FF_LIMIT (main), so no verdict stands on an extrapolation that was not checked."""
+    def applied(r):
+        return r is not None and str(r.get("fast_forward.applied")).lower() == "true"
+    sets = {}
+    for ti, t in enumerate(tasks):
+        if t.state is not None and any(applied(search.results.get(point_id(pt)))
+                                       for pt in regime_points(spec, t.regime, t.state)):
+            sets[ti] = [("full", {FF_KEY: False})]
+    rows = []
+    if sets:
+        retime(search, tasks, "fastforward", sets)
+    for ti in sets:
+        t = tasks[ti]
+        for pt in regime_points(spec, t.regime, t.state):
+            a = search.results.get(point_id(pt))
+            b = search.results.get(point_id(dict(pt, **{FF_KEY: False})))
+            if not applied(a) or b is None:
+                continue
+            rows.append({"contender": t.contender, "budget": t.budget, "regime": t.regime,
+                         "workload": {k: v for k, v in sorted(pt.items()) if k.startswith("workload.")},
+                         "k1": int(a["fast_forward.k1"]), "k2": int(a["fast_forward.k2"]),
+                         "cycles": float(a["cycles"]), "cycles_full": float(b["cycles"]),
+                         "energy_uj": float(a["energy.dynamic_uj"]), "energy_full_uj": float(b["energy.dynamic_uj"])})
+    for r in rows:
+        r["deviation"] = max(abs(r["cycles"] / r["cycles_full"] - 1), abs(r["energy_uj"] / r["energy_full_uj"] - 1))
+    return {"limit": FF_LIMIT, "points": len(rows), "rows": rows,
+            "max_deviation": max((r["deviation"] for r in rows), default=0.0)}
+
+
+def fast_forward_text(s):
+    c = s.get("fast_forward_check")
+    if not c:
+        return "Fast-forward: off (timed.fast_forward false in the base)."
+    if not c["points"]:
+        return "Fast-forward: on; no winner's point had whole repetitions to skip (every point timed in full)."
+    worst = max(c["rows"], key=lambda r: r["deviation"])
+    return ("Fast-forward: the winners' %d points with batch repetitions were timed on their first k1 and k2 = 2 k1 "
+            "entries and extrapolated (timed.fast_forward), then re-timed in full: largest deviation %.3f %% of cycles or "
+            "dynamic energy (%s, %s, %s), limit %g %%." % (c["points"], 100 * c["max_deviation"], worst["contender"],
+                                                          worst["budget"], worst["regime"], 100 * c["limit"]))
+
+
 def breakeven(points, base_time):
     """The HP sub-block rate where a LampAttention design's time (points: [(rate, time)]) crosses
     base_time, linear between points; ('below', r) when faster below r, 'always' / 'never' otherwise."""
@@ -920,9 +969,9 @@ def method_text(s):
         "baseline's winner re-timed at both ends of every true unknown (latencies and energies synthesis cannot give, "
         "DRAM), one at a time, never the design axes. At equal W every design, searched or re-timed, runs at the "
         "budget: one that draws more is throttled to it (time x its power / the budget, the same energy per job "
-        "duty-cycled; voltage scaling would do better), marked `throttled xK` in its design. Accuracy: the golden engine once per winner's (mode, tile, workload). Study wall time: %.0f s%s."
+        "duty-cycled; voltage scaling would do better), marked `throttled xK` in its design. Accuracy: the golden engine once per winner's (mode, tile, workload). %s Study wall time: %.0f s%s."
         % (s["seed"], s["passes"], b["area_mm2"], b["area_column"], b["reference"], b["power_area_cap"],
-           s["points_run"], s["generations"], s["wall_s"],
+           s["points_run"], s["generations"], fast_forward_text(s), s["wall_s"],
            " (resumed: %d of the points had been run by an earlier invocation in the same directory)" % s["points_resumed"]
            if s.get("points_resumed") else ""))
 
@@ -1127,8 +1176,10 @@ def main(argv):
             be[ti] = breakeven(pts, bt.score["time_us"])
         fixed = fixed_designs(search, spec, tasks)
         acc = accuracy(search, spec, tasks)
+        ffc = fast_forward_check(search, spec, tasks) if search.ls.config_value(FF_KEY) is True else None
         s = summarise(spec, search, tasks, budgets, unk, acc, be, time.time() - t0)
         s["fixed"] = fixed
+        s["fast_forward_check"] = ffc
         write_text(os.path.join(out, "summary.json"), json.dumps(s, indent=1, sort_keys=True) + "\n")
         write_page(s, out)
         if a.page:
@@ -1137,6 +1188,10 @@ def main(argv):
         if fixed:
             print("\n" + fixed_text(s))
         print("\n%s\n%s/verdict.html (%.0f s, %d points)" % (deciding_text(s), out, time.time() - t0, search.points_run))
+        if ffc and ffc["max_deviation"] > ffc["limit"]:
+            print("lampsim study: %s Above the limit: rerun with timed.fast_forward: false in the spec's base" %
+                  fast_forward_text(s), file=sys.stderr)
+            return 1
         return 0
     except InputError as e:
         print("lampsim study: %s" % e, file=sys.stderr)

@@ -36,6 +36,9 @@ typedef enum { LSSEQ_SCHEDULE_INDEX, LSSEQ_SCHEDULE_LONGEST_FIRST, LSSEQ_SCHEDUL
  * its head sections (0: the query heads of one KV head each). */
 int lsseq_order_len(int schedule, const lsdp_shape *sh, int n, int unit);
 void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n, int unit, int *order);
+/* The length of the order's prefix that holds exactly the items below `limit` (holes included up to its
+ * last such item), or -1 where an item below it comes after one at or above it. */
+int lsseq_order_prefix(const int *order, int norder, int limit);
 
 typedef void (*lsseq_port_fn)(void *user, lsdp_txn *t);
 typedef void (*lsseq_item_fn)(void *user, lsdp_ctx *x);
@@ -65,6 +68,8 @@ typedef struct {
     lslamp_tile_record *records; /* [items][n_q][nkt] or NULL */
     int items;                   /* work items: batch x heads x query blocks (x sh->split_kv splits) */
     int schedule;                /* lsseq_schedule (accelerator.scheduling) */
+    int item_limit;              /* > 0: run only the items below it, the order's prefix that holds them (the
+                                    fast-forward's repetitions); refused where they are not a prefix. 0: all */
     /* results */
     uint64_t cycles;
     uint64_t stalls[LSSEQ_NSTALLS];

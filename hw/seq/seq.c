@@ -612,6 +612,22 @@ void lsseq_item_order(int schedule, const lsdp_shape *sh, double l2_bytes, int n
     }
 }
 
+int lsseq_order_prefix(const int *order, int norder, int limit)
+{
+    int len = 0;
+    bool above = false;
+    for (int p = 0; p < norder; p++) {
+        if (order[p] < 0) continue;
+        if (order[p] < limit) {
+            if (above) return -1;
+            len = p + 1;
+        } else {
+            above = true;
+        }
+    }
+    return len;
+}
+
 int lsseq_run(lsseq *s)
 {
     const lsdp_hw *hw = s->hw;
@@ -626,6 +642,15 @@ int lsseq_run(lsseq *s)
     s->order = malloc((size_t)(s->norder > 0 ? s->norder : 1) * sizeof(int));
     if (!s->order) { snprintf(s->err, sizeof s->err, "out of memory"); return -1; }
     lsseq_item_order(s->schedule, s->sh, hw->l2_bytes, s->items, g, s->order);
+    if (s->item_limit > 0) {
+        int len = lsseq_order_prefix(s->order, s->norder, s->item_limit);
+        if (len < 0 || s->sh->split_kv > 1) {
+            snprintf(s->err, sizeof s->err, "items below %d are not a prefix of the schedule's order%s", s->item_limit,
+                     s->sh->split_kv > 1 ? " (split-KV's combine step covers every item)" : "");
+            return -1;
+        }
+        s->norder = len;
+    }
     if (s->contexts_per_core % g != 0) {
         snprintf(s->err, sizeof s->err, "%d resident contexts per core do not form whole blocks of %d", s->contexts_per_core, g);
         return -1;

@@ -104,6 +104,7 @@ typedef struct ls_config_timed {
     char numerics_dir[LS_CONFIG_PATH_MAX]; /* reuse_numerics: the cache also on disk there, "" = in-process only */
     bool unit_numerics;                 /* the units compute the numerics (else the golden engine first) */
     bool timing_only;                   /* fa2_16bit / pure_8bit: no arithmetic, selection from geometry */
+    bool fast_forward;                  /* time a few batch repetitions and extrapolate (timed.h) */
 } ls_config_timed;
 
 typedef struct ls_config {

@@ -244,6 +244,14 @@ static const ls_config_schema_entry schema[] = {
       "its time. No tensor data is generated for a synthetic workload (workload.data_generated false). The report "
       "then has numerics.computed false and no accuracy or events. Refused with mode lamp "
       "(or any mode not on the timed model), algorithm.above_one = raise, --golden and --save-o."),
+    B("timed.fast_forward", timed.fast_forward, "false",
+      "Steady-state fast-forward over whole repetitions: where the layer's batch entries repeat (each its own K/V, "
+      "items batch-major in the schedule's order), time the first k, 2k and 3k entries and, when the last two steps "
+      "of k entries cost the same cycles (within 0.5 %), extrapolate every count of the run linearly to the batch "
+      "(the numerics stay the whole batch's); else k doubles while the timings fit in the batch. Too few entries, "
+      "steps that do not settle, a trace, split-KV or the units' own numerics: the run is timed in full. The "
+      "report's fast_forward.* fields say which; test timed_fast_forward and every study's re-timing of its "
+      "winners in full check it (docs/architecture.md, \"Fast-forward\")."),
 
     /* ---------------- workload ---------------- */
     {"workload.file", LS_CONFIG_T_PATH, F(workload.file), "", 0, 0, NULL,

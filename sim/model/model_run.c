@@ -183,6 +183,7 @@ static int simulate(const ls_model *m, const setlist *s, const char *trace, ls_m
     to.numerics_dir = cfg->timed.numerics_dir;
     to.timing_only = cfg->timed.timing_only;
     to.unit_numerics = cfg->timed.unit_numerics;
+    to.fast_forward = cfg->timed.fast_forward;
     if (ls_timed_run_opts(cfg, &ep, &in, &to, &res, &tr, err, errlen)) {
         rc = 1;
         goto out;

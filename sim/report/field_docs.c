@@ -218,6 +218,20 @@ static const ls_field_doc docs[] = {
     {"memory.kv_loads_shared", "loads",
      "K/V tile loads a context took from a sibling's load of the same block "
      "(`accelerator.memory.kv_shared_contexts`); 0 when contexts do not share"},
+    {"fast_forward.applied", "",
+     "true when the counts are extrapolated from the first `fast_forward.k1` and `k2` batch entries "
+     "(`timed.fast_forward`, docs/architecture.md \"Fast-forward\"); false for a run timed in full"},
+    {"fast_forward.k1, fast_forward.k2", "entries",
+     "the two timings the counts are extrapolated from (the first 2k and 3k batch entries; a step of k entries); 0 "
+     "when not applied"},
+    {"fast_forward.timed_entries", "entries",
+     "batch entries timed in all: the three timings (k, 2k, 3k) of every attempt; more than the batch only where "
+     "the run was then timed in full"},
+    {"fast_forward.step_difference", "",
+     "the relative difference between the cycles of the last two steps of k entries: steady at 0.005 or less"},
+    {"fast_forward.not_applied", "",
+     "with `timed.fast_forward` on and the run timed in full: why (too few repetitions, steps not steady, a trace, "
+     "split-KV, the units' own numerics, an order that is not batch-major); empty otherwise"},
     {"cycle_stack.bottleneck", "",
      "the per-core unit with the most busy cycles chip-wide (`tensor`, `lut`, `sfu`, `vector`, `scheduler`"
      " or `buffer`; the first in this order on a tie): its busy cycles are the stack's `busy`"},

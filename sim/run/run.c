@@ -251,6 +251,7 @@ int ls_run(const ls_config *cfg, const ls_run_opts *o, char *err, size_t errlen)
         to.reuse_numerics = cfg->timed.reuse_numerics;
         to.numerics_dir = cfg->timed.numerics_dir;
         to.timing_only = cfg->timed.timing_only;
+        to.fast_forward = cfg->timed.fast_forward;
         to.unit_numerics = cfg->timed.unit_numerics;
         to.progress = ep.progress;
         to.progress_user = ep.progress_user;

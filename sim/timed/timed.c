@@ -370,7 +370,8 @@ static int timed_stages(timed_run *t)
 {
     if (ls_timed_plan_stages(t) != 0 || (t->golden && golden_numerics(t) != 0) || ls_timed_alloc_buffers(t) != 0 || ls_timed_build_units(t) != 0)
         return -1;
-    if (run_sequencer(t) != 0) return -1;
+    bool forwarded;
+    if (ls_timed_fast_forward(t, run_sequencer, &forwarded) != 0 || (!forwarded && run_sequencer(t) != 0)) return -1;
     merge_numerics(t);
     ls_timed_figures(t);
     return 0;

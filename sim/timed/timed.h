@@ -53,6 +53,9 @@ typedef struct {
                                     arrive through the memory port). 0 (default): the golden engine
                                     computes them first (ep->threads) and the units replay its per-tile
                                     records: the same results and cycles with one engine pass's memory. */
+    int fast_forward;            /* 1 (timed.fast_forward): where the batch entries repeat, time the first k1 and
+                                    the first 2 k1 of them and extrapolate every count linearly to the batch
+                                    (ls_timed_result.fast_forward says whether it applied). Default 0 */
     void (*progress)(void *user, long done, long total); /* after each work item, or NULL */
     void *progress_user;
     void *sc_host;               /* internal (timed_tlm.cpp): the SystemC Accelerator whose control port
@@ -112,6 +115,13 @@ typedef struct ls_timed_result {
     double energy_per_token_uj;                 /* ... per query token (batch x seq_q) */
     double tflops_per_mm2, tflops_per_w;        /* tflops_effective / area.total_mm2, / power.average_w */
     uint64_t instructions, transactions;
+    struct {                     /* timed.fast_forward (sim/timed/timed_ff.c) */
+        bool applied;            /* the counts are extrapolated from the first k1 and k2 batch entries */
+        int k1, k2;              /* the two timings extrapolated from (k2 - k1 entries a step; 0 when not applied) */
+        int timed_entries;       /* batch entries timed in all, every attempt's three timings */
+        double step_diff;        /* relative cycle difference of the last two steps (steady: <= 0.5 %) */
+        char why_not[160];       /* asked for and not applied: why ("" otherwise) */
+    } fast_forward;
     /* host-dependent (run_info.json, summary): never in the deterministic report */
     double wall_seconds, cycles_per_second;
     int numerics_reused;         /* 1 if the arithmetic was replayed from the numerics cache */

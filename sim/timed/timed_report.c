@@ -218,6 +218,12 @@ void ls_timed_report_fields(ls_fields *fs, const ls_timed_result *tr)
     ls_fields_double(fs, "energy.per_token_uj", tr->energy_per_token_uj);
     ls_fields_uint(fs, "memory.kv_tile_loads", tr->kv_tile_loads);
     ls_fields_uint(fs, "memory.kv_loads_shared", tr->kv_loads_shared);
+    ls_fields_bool(fs, "fast_forward.applied", tr->fast_forward.applied);
+    ls_fields_int(fs, "fast_forward.k1", tr->fast_forward.k1);
+    ls_fields_int(fs, "fast_forward.k2", tr->fast_forward.k2);
+    ls_fields_int(fs, "fast_forward.timed_entries", tr->fast_forward.timed_entries);
+    ls_fields_double(fs, "fast_forward.step_difference", tr->fast_forward.step_diff);
+    ls_fields_string(fs, "fast_forward.not_applied", tr->fast_forward.why_not);
     if (tr->issue_modelled) ls_fields_uint(fs, "issue.bound_cycles", tr->issue_bound_cycles);
     ls_fields_string(fs, "area.node", "7 nm");
     ls_fields_double(fs, "area.total_mm2", tr->area.total_mm2);

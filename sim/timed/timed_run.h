@@ -78,6 +78,11 @@ int ls_timed_build_units(timed_run *t);
 int ls_timed_plan_numerics(timed_run *t);
 const lslamp_tile_record *ls_timed_cache_records(void);
 
+/* timed_ff.c: with opt->fast_forward, where the batch entries repeat, time the first k1 and k2 of them with
+ * `run` (the sequencer over the units) and extrapolate every count to the batch (*applied); otherwise
+ * nothing is run and the reason is in tr->fast_forward.why_not. */
+int ls_timed_fast_forward(timed_run *t, int (*run)(timed_run *), bool *applied);
+
 /* timed_report.c: cycles, throughput, units, stalls, occupancy, energy, area and the cycle stack of the
  * finished run. */
 void ls_timed_figures(timed_run *t);

@@ -181,8 +181,8 @@ static void report_fields_case(const char *const *ov, int nov)
         CHECK(strcmp(fs.f[0].name, "cycles") == 0 && strcmp(fs.f[1].name, "time_us") == 0 &&
               strcmp(fs.f[2].name, "tflops_effective") == 0);
         /* grouped order: each top-level prefix appears in one run */
-        const char *groups[] = { "units.", "stalls.", "occupancy.", "slow_path.", "energy.", "memory.", "area.", "power.",
-                                 "efficiency.", "cycle_stack.", "balance." };
+        const char *groups[] = { "units.", "stalls.", "occupancy.", "slow_path.", "energy.", "memory.", "fast_forward.",
+                                 "area.", "power.", "efficiency.", "cycle_stack.", "balance." };
         size_t last = 2;
         for (int g = 0; g < (int)(sizeof groups / sizeof groups[0]); g++) {
             size_t first = 0, end = 0;
