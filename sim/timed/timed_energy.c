@@ -83,9 +83,11 @@ void ls_timed_energy_of(const ls_config_energy *e, const ls_lanes *lanes, const 
     out->lut = a->lut_lookups * pj.lut_lookup * 1e-6;
     out->sfu = a->sfu_ops * pj.sfu_exp * 1e-6;
     out->vector = a->vector_ops * pj.vector_op * 1e-6;
+    /* stage 2's cost reduction, xi += E (omega_hat - E) per candidate key and query, runs on the vector lanes:
+     * a subtract, a multiply and an add at the lane's measured mean (fp32 lanes; the C model's float64 is
+     * its numerics reference, charged as fp32 as the register file charges it) */
     out->scheduler = (a->sched_threats * pj.sched_threat + a->sched_margin_tests * pj.sched_margin_test +
-                      a->sched_subset_tests * pj.sched_subset_test) * 1e-6 +
-                     a->sched_subset_terms * e->fp_add_16 * k;   /* the cost reduction: no measurement */
+                      a->sched_subset_tests * pj.sched_subset_test + a->sched_subset_terms * 3.0 * pj.vector_op) * 1e-6;
     out->regfile = a->regfile_accesses * e->regfile_access * k + a->pack_writes * e->pack_write * 1e-6;
     out->buffer = a->buffer_words64 * e->sram_read_64b * k;
     out->l2 = a->l2_words * e->l2_word * k;

@@ -22,7 +22,7 @@ typedef struct {
     double vector_ops;        /* element operations (fp32 add, multiply, maximum): energy.vector_op */
     double sched_threats;     /* threats sorted (one per sub-block and query): energy.threat_sort / 16 each */
     double sched_margin_tests;/* stage-1 tests (one per sub-block and query): energy.margin_test / 32 each */
-    double sched_subset_terms;/* stage-2 cost terms reduced (candidate sub-block x key x query): fp16 adds */
+    double sched_subset_terms;/* stage-2 cost terms reduced (candidate key x query): 3 vector ops each */
     double sched_subset_tests;/* stage-2 walk: subsets tested x query lanes: energy.subset_test each */
     double regfile_accesses;
     double pack_writes;       /* logits of 8 or 16 bits merged into a 32-bit register (the pack lane) */
