@@ -4,31 +4,12 @@
  * busy cycles equal the full run's. LampAttention's entries differ in their HP sub-blocks (the golden
  * engine's numerics, compact and full layouts): its steps of entries do not cost the same cycles, the
  * detector says so, and the run is the full one, cycle for cycle. Either way the numerics figures are the
- * full run's. With too few entries the run is timed in full and says why. */
+ * full run's; through the SystemC top as directly. With too few entries the run is timed in full and says
+ * why. */
 #include <math.h>
 
 #include "check.h"
 #include "timed_testutil.h"
-
-static int run(const char *const *ov, int nov, int ff, ls_engine_result *r, ls_timed_result *tr)
-{
-    tt_case c;
-    if (tt_setup(&c, ov, nov) != 0) return -1;
-    c.ep.compute_reference = false;
-    ls_timed_options o;
-    ls_timed_options_default(&o);
-    o.use_systemc = 0;
-    o.timing_only = c.cfg.timed.timing_only;
-    o.fast_forward = ff;
-    char err[512];
-    int rc = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, r, tr, err, sizeof err);
-    if (rc != 0) {
-        fprintf(stderr, "timed: %s\n", err);
-        ls_engine_result_free(r);
-    }
-    tt_free(&c);
-    return rc;
-}
 
 static double rel(double a, double b) { return b != 0 ? fabs(a / b - 1.0) : fabs(a); }
 
@@ -42,7 +23,7 @@ static void compare(const char *name, const char *const *extra, int nextra, bool
     for (int i = 0; i < nextra; i++) ov[n++] = extra[i];
     ls_engine_result rf, rx;
     ls_timed_result full, ff;
-    if (run(ov, n, 0, &rf, &full) != 0 || run(ov, n, 1, &rx, &ff) != 0) {
+    if (tt_run_ff(ov, n, 0, 0, &rf, &full) != 0 || tt_run_ff(ov, n, 0, 1, &rx, &ff) != 0) {
         CHECK_MSG(0, "%s: run failed", name);
         return;
     }
@@ -91,12 +72,29 @@ int main(void)
     compare("fa2_16bit timing only", fa2, 2, true);
     compare("pure_8bit timing only", pure8, 2, true);
 
+    /* through the SystemC top (the kernel started once per run of the sequencer): the same extrapolation */
+    {
+        const char *ov[] = { "accelerator.cores=2", "workload.batch=24", "workload.heads_q=4", "workload.heads_kv=1",
+                             "workload.seq_q=4", "workload.seq_k=2048", "workload.causal=false", fa2[0], fa2[1] };
+        ls_engine_result ra, rb;
+        ls_timed_result da, sb;
+        if (tt_run_ff(ov, 9, 0, 1, &ra, &da) == 0 && tt_run_ff(ov, 9, 1, 1, &rb, &sb) == 0) {
+            CHECK_MSG(sb.fast_forward.applied && sb.cycles == da.cycles && sb.energy_uj.total == da.energy_uj.total,
+                      "SystemC: applied %d, cycles %llu vs %llu", sb.fast_forward.applied, (unsigned long long)sb.cycles,
+                      (unsigned long long)da.cycles);
+            ls_engine_result_free(&ra);
+            ls_engine_result_free(&rb);
+        } else {
+            CHECK_MSG(0, "SystemC runs failed");
+        }
+    }
+
     /* too few repetitions: timed in full, cycle for cycle, with the reason */
     const char *few[] = { "accelerator.cores=2", "workload.batch=3", "workload.heads_q=4", "workload.heads_kv=1",
                           "workload.seq_q=4", "workload.seq_k=1024", "algorithm.mode=fa2_16bit", "timed.timing_only=true" };
     ls_engine_result r1, r2;
     ls_timed_result a, b;
-    if (run(few, 8, 0, &r1, &a) == 0 && run(few, 8, 1, &r2, &b) == 0) {
+    if (tt_run_ff(few, 8, 0, 0, &r1, &a) == 0 && tt_run_ff(few, 8, 0, 1, &r2, &b) == 0) {
         CHECK_MSG(!b.fast_forward.applied && b.fast_forward.why_not[0] && b.cycles == a.cycles &&
                   b.energy_uj.total == a.energy_uj.total, "batch 3: applied %d (%s), cycles %llu vs %llu",
                   b.fast_forward.applied, b.fast_forward.why_not, (unsigned long long)b.cycles, (unsigned long long)a.cycles);

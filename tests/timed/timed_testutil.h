@@ -58,9 +58,11 @@ static void tt_free(tt_case *c)
 }
 
 /* Run the timed model on the embedded default plus overrides, fp64 reference off, timing only if
- * the configuration says so, directly (systemc 0) or through the SystemC top. Returns 0 with r to
- * release (ls_engine_result_free), or -1 (message printed, nothing to release). */
-static inline int tt_run(const char *const *ov, int nov, int systemc, ls_engine_result *r, ls_timed_result *tr)
+ * the configuration says so, directly (systemc 0) or through the SystemC top, with or without the
+ * fast-forward. Returns 0 with r to release (ls_engine_result_free), or -1 (message printed, nothing
+ * to release). */
+static inline int tt_run_ff(const char *const *ov, int nov, int systemc, int fast_forward, ls_engine_result *r,
+                            ls_timed_result *tr)
 {
     tt_case c;
     if (tt_setup(&c, ov, nov) != 0) return -1;
@@ -69,6 +71,7 @@ static inline int tt_run(const char *const *ov, int nov, int systemc, ls_engine_
     ls_timed_options_default(&o);
     o.use_systemc = systemc;
     o.timing_only = c.cfg.timed.timing_only;
+    o.fast_forward = fast_forward;
     char err[512];
     int rc = ls_timed_run_opts(&c.cfg, &c.ep, &c.in, &o, r, tr, err, sizeof err);
     if (rc != 0) {
@@ -77,5 +80,11 @@ static inline int tt_run(const char *const *ov, int nov, int systemc, ls_engine_
     }
     tt_free(&c);
     return rc;
+}
+
+/* tt_run_ff without the fast-forward. */
+static inline int tt_run(const char *const *ov, int nov, int systemc, ls_engine_result *r, ls_timed_result *tr)
+{
+    return tt_run_ff(ov, nov, systemc, 0, r, tr);
 }
 #endif
