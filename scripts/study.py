@@ -737,10 +737,11 @@ def fast_forward_text(s):
     if not c["points"]:
         return "Fast-forward: on; no winner's point had whole repetitions to skip (every point timed in full)."
     worst = max(c["rows"], key=lambda r: r["deviation"])
-    return ("Fast-forward: the winners' %d points with batch repetitions were timed on their first k1 and k2 = 2 k1 "
-            "entries and extrapolated (timed.fast_forward), then re-timed in full: largest deviation %.3f %% of cycles or "
-            "dynamic energy (%s, %s, %s), limit %g %%." % (c["points"], 100 * c["max_deviation"], worst["contender"],
-                                                          worst["budget"], worst["regime"], 100 * c["limit"]))
+    return ("Fast-forward: the winners' %d points with batch repetitions were timed on their first k, 2k and 3k "
+            "entries and extrapolated once two steps of k entries cost the same cycles (timed.fast_forward), then "
+            "re-timed in full: largest deviation %.3f %% of cycles or dynamic energy (%s, %s, %s), limit %g %%."
+            % (c["points"], 100 * c["max_deviation"], worst["contender"], worst["budget"], worst["regime"],
+               100 * c["limit"]))
 
 
 def breakeven(points, base_time):
