@@ -47,13 +47,15 @@ print("wall %.0f s, %d points" % (wall, s["points_run"]))
 check(os.path.getsize(os.path.join(out, "verdict.html")) > 1000 and os.path.exists(os.path.join(out, "figures", "pareto.png")),
       "verdict.html and the Pareto figure written")
 check(s["contenders"] and len({r["regime"] for r in s["rows"]}) >= 1, "rows for every regime")
-# the fast-forward (timed.fast_forward in the spec's base): the decode regime's winners it extrapolated were
-# re-timed in full, within the limit (a study above it exits 1)
+# the fast-forward (timed.fast_forward in the spec's base): the winners' points it extrapolated were re-timed in
+# full, within the limit (a study above it exits 1). The quick study's decode regime (batch 32) has them; the
+# default study's batch-8 decode has too few entries, so its check has none
 ffc = s.get("fast_forward_check") or {}
-check(ffc.get("points", 0) >= 1 and ffc["max_deviation"] <= ffc["limit"] == 0.01 and
-      all(r["regime"] == "tiny_decode" and r["k2"] > r["k1"] > 0 and r["cycles_full"] > 0 for r in ffc["rows"]),
+check(ffc.get("limit") == 0.01 and ffc["max_deviation"] <= ffc["limit"] and (full or ffc["points"] >= 1) and
+      all(r["k2"] > r["k1"] > 0 and r["cycles_full"] > 0 for r in ffc["rows"]),
       "fast-forward: winners' points re-timed in full within 1 %% (%s)" % {k: v for k, v in ffc.items() if k != "rows"})
-check("re-timed in full: largest deviation" in open(os.path.join(out, "verdict.html")).read(),
+page = open(os.path.join(out, "verdict.html")).read()
+check(("re-timed in full: largest deviation" if ffc.get("points") else "no winner's point had whole repetitions") in page,
       "the page's method states the fast-forward check")
 
 spec = yaml.safe_load(open(spec_path))
