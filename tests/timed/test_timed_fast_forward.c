@@ -4,8 +4,8 @@
  * busy cycles equal the full run's. LampAttention's entries differ in their HP sub-blocks (the golden
  * engine's numerics, compact and full layouts): its steps of entries do not cost the same cycles, the
  * detector says so, and the run is the full one, cycle for cycle. Either way the numerics figures are the
- * full run's; through the SystemC top as directly. With too few entries the run is timed in full and says
- * why. */
+ * full run's; through the SystemC top as directly. With too few entries, or an order that mixes entries
+ * (LONGEST_FIRST's head sections), the run is timed in full and says why. */
 #include <math.h>
 
 #include "check.h"
@@ -86,6 +86,25 @@ int main(void)
             ls_engine_result_free(&rb);
         } else {
             CHECK_MSG(0, "SystemC runs failed");
+        }
+    }
+
+    /* LONGEST_FIRST's head sections mix batch entries in the order (a causal prefill, 2 KV heads): timed in
+     * full, cycle for cycle, with the reason */
+    {
+        const char *ov[] = { "accelerator.cores=2", "workload.batch=16", "workload.heads_q=8", "workload.heads_kv=2",
+                             "workload.seq_q=256", "workload.seq_k=256", "accelerator.scheduling=longest_first",
+                             fa2[0], fa2[1] };
+        ls_engine_result ra, rb;
+        ls_timed_result fa, fb;
+        if (tt_run_ff(ov, 9, 0, 0, &ra, &fa) == 0 && tt_run_ff(ov, 9, 0, 1, &rb, &fb) == 0) {
+            CHECK_MSG(!fb.fast_forward.applied && strstr(fb.fast_forward.why_not, "not batch-major") && fb.cycles == fa.cycles,
+                      "longest_first: applied %d (%s), cycles %llu vs %llu", fb.fast_forward.applied,
+                      fb.fast_forward.why_not, (unsigned long long)fb.cycles, (unsigned long long)fa.cycles);
+            ls_engine_result_free(&ra);
+            ls_engine_result_free(&rb);
+        } else {
+            CHECK_MSG(0, "longest_first runs failed");
         }
     }
 
