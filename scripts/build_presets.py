@@ -34,7 +34,8 @@ FREQ = [math.pi * 2.0 ** (-0.5 * i) for i in range(P)]   # pi .. pi / 2896, half
 #        1024, RoPE base 10k local / 1M global.
 #  [GA]  Qiu et al., Gated Attention for LLMs (arXiv 2505.06708, Qwen team; Qwen3-style 1.7B dense and
 #        15B MoE models trained on 3.5T tokens): the ungated baseline puts 46.7 % of its attention on the
-#        first token on average (gated: 4.8 %).
+#        first token on average (gated: 4.8 %). Read from secondary summaries of its Figure 2, which disagree on
+#        the model; not verified in the paper's own text (docs/workloads.md, "Presets with sources").
 #  [SL]  Xiao et al., StreamingLLM (arXiv 2309.17453): beyond the bottom two layers most heads of Llama-2
 #        put a large share of their attention on the first tokens; the first tokens plus a window of recent
 #        tokens recover full-attention perplexity (sink + local carry most of the mass).
