@@ -1177,6 +1177,14 @@ def read_csv(path):
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
+_JOB = {}   # what main() hands every unit's measurement (set before the workers fork)
+
+
+def _measure_job(u):
+    j = _JOB
+    return measure_unit(u, j["build"], j["lib"], os.path.join(j["work"], u), j["layers"][u], j["steps"], j["slew"])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="configured build (generated RTL, liblampsim.so)")
@@ -1192,6 +1200,8 @@ def main(argv=None):
     ap.add_argument("--work", default=None, help="scratch directory (default BUILD/rtl/energy)")
     ap.add_argument("--netlist", help="simulate this gate-level netlist instead (with --top, --stimulus)")
     ap.add_argument("--stimulus", help="stimulus lines: flag then one hex value per input port, port order")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="units measured at once (default: the CPUs); the rows and their order do not depend on it")
     args = ap.parse_args(argv)
     for tool in ("yosys", "verilator"):
         if not shutil.which(tool):
@@ -1223,13 +1233,32 @@ def main(argv=None):
         if not long_layers:
             long_layers["v"] = workload_qk(args.build, args.checkpoint, tokens=STAGE2_TOKENS)
         return long_layers["v"]
+    if args.jobs < 1:
+        die("--jobs %d: give 1 or more" % args.jobs, 2)
+    lib.unpacked(work)                    # once, before any worker: every unit's Yosys run reads it
+    _JOB.update(build=args.build, lib=lib, work=work, steps=args.steps, slew=args.slew,
+                layers={u: layers_of(u) for u in units})
+    pool = None
+    if args.jobs == 1 or len(units) == 1:
+        results = map(_measure_job, units)
+    else:                                 # forked workers inherit the parsed liberty and the activations
+        import concurrent.futures
+        import multiprocessing
+        pool = concurrent.futures.ProcessPoolExecutor(min(args.jobs, len(units)),
+                                                      mp_context=multiprocessing.get_context("fork"))
+        results = pool.map(_measure_job, units)   # yields in the units' order, each as soon as it and those before are done
     rows = []
-    for u in units:
-        r = measure_unit(u, args.build, lib, os.path.join(work, u), layers_of(u), args.steps, args.slew)
-        rows.append(row_of(u, r))
-        print("%-24s %8s pJ/%s (logic %s: switching %s + internal %s; register %s), %d cells, %s um2" % (
-            u, rows[-1]["pj_per_action"], rows[-1]["action"], rows[-1]["logic_pj"], rows[-1]["switching_pj"],
-            rows[-1]["internal_pj"], rows[-1]["register_pj"], r["cells"], rows[-1]["area_um2"]), flush=True)
+    try:
+        for u, r in zip(units, results):
+            rows.append(row_of(u, r))
+            print("%-24s %8s pJ/%s (logic %s: switching %s + internal %s; register %s), %d cells, %s um2" % (
+                u, rows[-1]["pj_per_action"], rows[-1]["action"], rows[-1]["logic_pj"], rows[-1]["switching_pj"],
+                rows[-1]["internal_pj"], rows[-1]["register_pj"], r["cells"], rows[-1]["area_um2"]), flush=True)
+    except Exception as e:                # a worker that exited (die) breaks the pool: its message is above
+        die("a unit's measurement failed: %s" % (e or type(e).__name__))
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
     if args.out:
         write_csv(args.out, rows)
         print("rtl_energy: wrote", args.out)

@@ -6,7 +6,8 @@
 # buffered and sized netlist), pipeline depth at 1.83 GHz, leakage; and the SRAM banks the register file
 # and the buffer are built from (area, read/write energy, access time). Writes OUT_CSV (default
 # rtl/synth/asap7_units.csv, the committed table the C cost model is generated from) and one log per
-# unit under BUILD_DIR/rtl/synth. docs/rtl.md states the method. RTL_SYNTH_ONLY="top ...": those units
+# unit under BUILD_DIR/rtl/synth. docs/rtl.md states the method. RTL_SYNTH_JOBS=N: N units at once (default: the
+# CPUs; the SFU lane's ABC alone takes most of an hour). RTL_SYNTH_ONLY="top ...": those units
 # only (the CSV then holds only them; each unit is its own Yosys run over the same sources, so a unit's row
 # equals a full run's).
 set -euo pipefail
@@ -96,19 +97,37 @@ trap 'rm -f "$tmp"' EXIT
   echo "#   the library gives no leakage (0): the cost model keeps an estimate."
   echo "unit,kind,cells,cell_area_um2,flops,area_um2,delay_ps,depth_cycles,leakage_nw,bits,word_bits,read_pj,write_pj,description"
 } > "$tmp"
-for u in "${units[@]}" "${own_units[@]}"; do
-  top=${u%%:*} desc=${u#*:} usrc=$src
-  case $top in *"|"*) usrc=${top#*|} top=${top%%|*} ;; esac
-  log=$out/$top.log
+# One unit: its Yosys run, its row in $out/$top.row and its summary line in $out/$top.line (the CSV takes the rows
+# in the list's order whatever order the units finish in).
+synth_unit() {
+  local top=$1 desc=$2 usrc=$3 log=$out/$1.log f cells carea flops area delay depth leak
+  rm -f "$out/$top.row" "$out/$top.line"
   # shellcheck disable=SC2086
   yosys -p "read_verilog -sv $usrc; synth -flatten -noshare -top $top; abc -liberty $lib -script $abc_script; opt_clean;
             tee -q -o $out/$top.stat stat -liberty $lib" >"$log" 2>&1 ||
-    { echo "rtl_synth: yosys failed on $top (see $log)" >&2; exit 1; }
-  f=$("$py" scripts/asap7_cost.py unit "$lib" "$out/$top.stat" "$log" "$CLOCK_PS" "$UTIL")
+    { echo "rtl_synth: yosys failed on $top (see $log)" >&2; return 1; }
+  f=$("$py" scripts/asap7_cost.py unit "$lib" "$out/$top.stat" "$log" "$CLOCK_PS" "$UTIL") || return 1
   IFS=, read -r cells carea flops area delay depth leak <<< "$f"
-  echo "$top,logic,$cells,$carea,$flops,$area,$delay,$depth,$leak,0,0,0,0,$desc" >> "$tmp"
+  echo "$top,logic,$cells,$carea,$flops,$area,$delay,$depth,$leak,0,0,0,0,$desc" > "$out/$top.row"
   printf '%-26s %6s cells %9s um2 (placed %9s) %4s flops %7s ps %2s cycles %9s nW\n' "$top" "$cells" "$carea" "$area" \
-    "$flops" "$delay" "$depth" "$leak"
+    "$flops" "$delay" "$depth" "$leak" > "$out/$top.line"
+}
+# RTL_SYNTH_JOBS units at once (default: the CPUs): each is its own Yosys run, so a row does not depend on it.
+jobs=${RTL_SYNTH_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in ''|*[!0-9]*|0) echo "rtl_synth: RTL_SYNTH_JOBS=$jobs: give a whole number >= 1" >&2; exit 2 ;; esac
+tops=()
+for u in "${units[@]}" "${own_units[@]}"; do
+  top=${u%%:*} desc=${u#*:} usrc=$src
+  case $top in *"|"*) usrc=${top#*|} top=${top%%|*} ;; esac
+  tops+=("$top")
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  synth_unit "$top" "$desc" "$usrc" &
+done
+wait
+for top in "${tops[@]}"; do
+  [ -f "$out/$top.row" ] || { echo "rtl_synth: no row for $top (see $out/$top.log)" >&2; exit 1; }
+  cat "$out/$top.row" >> "$tmp"
+  cat "$out/$top.line"
 done
 for b in "${banks[@]}"; do
   bank=${b%%:*} desc=${b#*:}
