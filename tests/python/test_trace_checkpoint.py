@@ -87,8 +87,15 @@ def main(lampsim, tmp):
               "%s: stats.csv has the %d traced layers x %d heads" % (label, len(traced), hq))
         worst = worst_seeds = 0.0
         for l in traced:
-            errs = fit_errors(os.path.join(out, "fit", "layer%d.log" % l))
+            log = os.path.join(out, "fit", "layer%d.log" % l)
+            errs = fit_errors(log)
             check(len(errs) == 3, "%s layer %d: the fit's self-check reports the three rates" % (label, l))
+            said = open(log).read()
+            for name, (e, e5) in errs.items():   # each miss warned, and said to be sampling or the fit's
+                if abs(e) > 0.05:
+                    why = "too few tiles to pin it" if abs(e5) <= 0.05 else "the fit cannot reproduce it"
+                    check(("warning: %s" % name) in said and why in said.split("warning: %s" % name)[1].split("\n")[0],
+                          "%s layer %d: %s %+.3f off (%+.3f over 5 seeds) warned: '%s'" % (label, l, name, e, e5, why))
             worst = max([worst] + [abs(e) for e, _ in errs.values()])
             worst_seeds = max([worst_seeds] + [abs(a) for _, a in errs.values()])
         check(worst <= 0.08, "%s: every traced layer's fitted rates within 0.08 of its traces' (worst mean error "
