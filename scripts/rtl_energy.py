@@ -55,6 +55,7 @@ LATE_SOURCES = ["rtl/lamp_tc_dot.sv", "rtl/lamp_dot_fused.sv"]
 # after those, in the same order as scripts/rtl_synth.sh: the SFU lane and its generated table
 LATE_GEN_SOURCES = ["lamp_sfu_exp2_rom.sv"]
 LAST_SOURCES = ["rtl/lamp_sfu_exp.sv"]
+SLOW_UNITS = ("lamp_sfu_exp",)   # started first when units run at once (--jobs): the SFU lane's ABC alone takes most of an hour
 STEPS_PER_UNIT = 4096   # MACs (lookups) simulated per unit: 32 dot products of d = 128
 STAGE2_TOKENS = 512     # held-out tokens whose Q and K feed the stage-2 walks
 WIDE_STEPS = 1024       # actions simulated of the wide units (scheduler warp-tiles and tests: all the tiny model has; port accesses)
@@ -1246,7 +1247,9 @@ def main(argv=None):
         import multiprocessing
         pool = concurrent.futures.ProcessPoolExecutor(min(args.jobs, len(units)),
                                                       mp_context=multiprocessing.get_context("fork"))
-        results = pool.map(_measure_job, units)   # yields in the units' order, each as soon as it and those before are done
+        # the slow units first (the SFU lane's ABC takes most of an hour), the others beside them; results in list order
+        futures = {u: pool.submit(_measure_job, u) for u in sorted(units, key=lambda u: u not in SLOW_UNITS)}
+        results = (futures[u].result() for u in units)
     rows = []
     try:
         for u, r in zip(units, results):

@@ -115,11 +115,15 @@ synth_unit() {
 # RTL_SYNTH_JOBS units at once (default: the CPUs): each is its own Yosys run, so a row does not depend on it.
 jobs=${RTL_SYNTH_JOBS:-$(nproc 2>/dev/null || echo 1)}
 case $jobs in ''|*[!0-9]*|0) echo "rtl_synth: RTL_SYNTH_JOBS=$jobs: give a whole number >= 1" >&2; exit 2 ;; esac
-tops=()
+tops=() slow=() rest=()
 for u in "${units[@]}" "${own_units[@]}"; do
+  top=${u%%:*}; top=${top%%|*}
+  tops+=("$top")
+  case $top in lamp_sfu_exp) slow+=("$u") ;; *) rest+=("$u") ;; esac   # its ABC alone takes most of an hour: first
+done
+for u in "${slow[@]}" "${rest[@]}"; do
   top=${u%%:*} desc=${u#*:} usrc=$src
   case $top in *"|"*) usrc=${top#*|} top=${top%%|*} ;; esac
-  tops+=("$top")
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   synth_unit "$top" "$desc" "$usrc" &
 done
