@@ -21,6 +21,9 @@ command -v yosys >/dev/null || { echo "rtl_synth: yosys not found (scripts/insta
 [ -f "$build/CMakeCache.txt" ] || { echo "rtl_synth: no configured build in $build (cmake -S . -B $build)" >&2; exit 1; }
 [ -f "$pdk/asap7_rvt_tt.lib.gz" ] || { echo "rtl_synth: no ASAP7 library at $pdk (set LAMPSIM_PDK)" >&2; exit 1; }
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
+# RTL_SYNTH_JOBS units at once (default: the CPUs): each is its own Yosys run, so a row does not depend on it.
+njobs=${RTL_SYNTH_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $njobs in ''|*[!0-9]*|0) echo "rtl_synth: RTL_SYNTH_JOBS=$njobs: give a whole number >= 1" >&2; exit 2 ;; esac
 cmake --build "$build" --target lamp_rtl_generated -j 2 >/dev/null
 gen=$build/rtl/gen
 out=$build/rtl/synth
@@ -112,9 +115,6 @@ synth_unit() {
   printf '%-26s %6s cells %9s um2 (placed %9s) %4s flops %7s ps %2s cycles %9s nW\n' "$top" "$cells" "$carea" "$area" \
     "$flops" "$delay" "$depth" "$leak" > "$out/$top.line"
 }
-# RTL_SYNTH_JOBS units at once (default: the CPUs): each is its own Yosys run, so a row does not depend on it.
-jobs=${RTL_SYNTH_JOBS:-$(nproc 2>/dev/null || echo 1)}
-case $jobs in ''|*[!0-9]*|0) echo "rtl_synth: RTL_SYNTH_JOBS=$jobs: give a whole number >= 1" >&2; exit 2 ;; esac
 tops=() slow=() rest=()
 for u in "${units[@]}" "${own_units[@]}"; do
   top=${u%%:*}; top=${top%%|*}
@@ -124,7 +124,7 @@ done
 for u in "${slow[@]}" "${rest[@]}"; do
   top=${u%%:*} desc=${u#*:} usrc=$src
   case $top in *"|"*) usrc=${top#*|} top=${top%%|*} ;; esac
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  while [ "$(jobs -rp | wc -l)" -ge "$njobs" ]; do wait -n || true; done
   synth_unit "$top" "$desc" "$usrc" &
 done
 wait
