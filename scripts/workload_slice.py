@@ -3,7 +3,7 @@
 
     /usr/bin/python3 scripts/workload_slice.py IN.yaml OUT.yaml [--kv-heads N] [--name NAME]
 
-Per-query-head knobs (heads.scale, bias, sink, sink_spread: one value per query head; amp_cos, amp_sin,
+Per-query-head knobs (heads.scale, bias, sink, sink_spread, key_share, noise_flip: one value per query head; amp_cos, amp_sin,
 noise_cos, noise_sin: `pairs` per query head) keep the first N x (heads_q / heads_kv) heads' values;
 per-KV-head knobs (heads.freq: `pairs` per KV head) the first N heads'; a knob given once for all
 heads stays. Query head h uses KV head h / (heads_q / heads_kv), so the slice's heads are the same
@@ -16,7 +16,7 @@ import sys
 
 import yaml
 
-PER_HEAD = ("scale", "bias", "sink", "sink_spread")
+PER_HEAD = ("scale", "bias", "sink", "sink_spread", "key_share", "noise_flip")
 PER_HEAD_PAIRS = ("amp_cos", "amp_sin", "noise_cos", "noise_sin")
 
 

@@ -83,7 +83,7 @@ typedef struct ls_config_workload {
              /* pairs > 0: the distance profile is a sum of rotary pairs (freq per KV head and pair,
               * amp_cos / amp_sin per query head and pair) instead of key identities (recency, decay) */
              int pairs;
-             char sink_spread[LS_CONFIG_PATH_MAX];
+             char sink_spread[LS_CONFIG_PATH_MAX], key_share[LS_CONFIG_PATH_MAX], noise_flip[LS_CONFIG_PATH_MAX];
              char freq[LS_CONFIG_LIST_MAX], amp_cos[LS_CONFIG_LIST_MAX], amp_sin[LS_CONFIG_LIST_MAX];
              char noise_cos[LS_CONFIG_LIST_MAX], noise_sin[LS_CONFIG_LIST_MAX];
              bool qk_norm; } heads;

@@ -333,6 +333,14 @@ static const ls_config_schema_entry schema[] = {
       "not 0: as many pairs again."),
     S("workload.heads.noise_sin", workload.heads.noise_sin, "0",
       "heads with pairs > 0: sine amplitudes of the noise kernel, pairs per query head, or one for all."),
+    S("workload.heads.key_share", workload.heads.key_share, "0",
+      "heads with pairs > 0: per-head share (in [0, 0.99]) of the random part's variance that every query of the head "
+      "sees alike, a salience per key: each row's logits keep their distribution, but the rows of a warp raise "
+      "their maxima on the same keys (two rows' random parts correlate as key_share)."),
+    S("workload.heads.noise_flip", workload.heads.noise_flip, "0",
+      "heads with pairs > 0: per-head share of queries (in [0, 0.5]) whose noise term (heads.noise_cos / noise_sin) is "
+      "negated, drawn per query: each row's logits keep their distribution, but the rows of a warp stop raising the "
+      "same near keys together (two rows' noise terms correlate as (1 - 2 noise_flip)^2)."),
     B("workload.heads.qk_norm", workload.heads.qk_norm, "false",
       "heads: give every query and key the same norm in the random part (QK-norm: bounded logits) instead of Gaussian norms."),
     I64("workload.max_elements", workload.max_elements, "1073741824", 1, 1099511627776.0,

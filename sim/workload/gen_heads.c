@@ -19,7 +19,7 @@
 #include "workload_heads.h"
 #include "workload_internal.h"
 
-enum { TAG_HQ = 21, TAG_HK = 22, TAG_HV = 23 };
+enum { TAG_HQ = 21, TAG_HK = 22, TAG_HV = 23, TAG_HSHARE = 24, TAG_HFLIP = 25 };
 
 int ls_wheads_identity_dims(int dim) { return 2 * ((dim - 2) / 4); }
 
@@ -153,6 +153,8 @@ int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs 
         {"workload.heads.decay", w->heads.decay, 1e-3, 1e9, offsetof(ls_wheads_knobs, decay)},
         {"workload.heads.jitter", w->heads.jitter, 0, 1e4, offsetof(ls_wheads_knobs, jitter)},
         {"workload.heads.sink_spread", w->heads.sink_spread, 0, 1e4, offsetof(ls_wheads_knobs, sink_spread)},
+        {"workload.heads.key_share", w->heads.key_share, 0, 0.99, offsetof(ls_wheads_knobs, key_share)},
+        {"workload.heads.noise_flip", w->heads.noise_flip, 0, 0.5, offsetof(ls_wheads_knobs, noise_flip)},
     };
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; ++l) {
         if (ls_wheads_parse(lists[l].key, lists[l].text, HQ, lists[l].lo, lists[l].hi, tmp, err, errlen)) {
@@ -237,8 +239,10 @@ int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs 
  * so q.k / sqrt(d) = sum (A cos w t + B sin w t), t = i - j: a deterministic function of the distance, with no
  * cross terms. Noise pairs do the same with the key's pairs times y_j (standard normal per key) and amplitudes
  * noise_cos / noise_sin: a zero-mean term whose standard deviation at distance t is that kernel, independent from
- * key to key (the near keys' extra spread). The random part is the identity layout's (scale, QK-norm, RoPE) in the
- * channels left; jitter is not used. */
+ * key to key (the near keys' extra spread); noise_flip negates it in that share of the queries. key_share mixes one
+ * direction per head into every query's random part. Both keep each row's distribution and set how alike the rows
+ * of a warp are, near (the noise) and far (the random part). The random part is the identity layout's (scale,
+ * QK-norm, RoPE) in the channels left; jitter is not used. */
 static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int kvoff, const ls_wheads_layout *force,
                       const ls_wheads_knobs *kn, const double *fr, const double *ac, const double *as, const double *nc,
                       const double *ns, ls_attn_inputs *out, char *err, size_t errlen);
@@ -285,10 +289,10 @@ static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int k
     const int P0 = L.bias + L.sink, N0 = P0 + 2 * P, R0 = N0 + 2 * L.noise, DR = L.random;
     size_t nq = (size_t)B * HQ * SQ * D, nk = (size_t)B * HK * SK * D;
     heads_owner *o = calloc(1, sizeof *o);
-    double *row = malloc((size_t)D * sizeof *row);
+    double *row = malloc((size_t)D * sizeof *row), *mdir = malloc((size_t)D * sizeof *mdir);
     if (o) o->q = malloc(nq * sizeof(float)), o->k = malloc(nk * sizeof(float)), o->v = malloc(nk * sizeof(float));
     int rc = -1;
-    if (!o || !o->q || !o->k || !o->v || !row) {
+    if (!o || !o->q || !o->k || !o->v || !row || !mdir) {
         ls_io_err(err, errlen, "out of memory for Q/K/V (%zu + 2 x %zu floats)", nq, nk);
         goto fail;
     }
@@ -324,8 +328,20 @@ static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int k
             const double *NA = nc + (size_t)h * P, *NB = ns + (size_t)h * P;
             const double rs = k->scale;
             ls_prng_stream(&r, (uint64_t)seed, TAG_HQ, (uint64_t)b, (uint64_t)(h + qoff));
+            /* key_share: every query's random part leans on one direction m of the head (its own stream, drawn only
+             * when used), after RoPE, so q.k keeps its variance and gains m.k, a salience per key */
+            const double ks = DR ? k->key_share : 0, kmix = sqrt(1 - ks), kdir = sqrt(ks);
+            if (ks > 0) {
+                ls_prng rm;
+                ls_prng_stream(&rm, (uint64_t)seed, TAG_HSHARE, (uint64_t)b, (uint64_t)(h + qoff));
+                ls_prng_normals(&rm, mdir, (size_t)DR);
+                if (w->heads.qk_norm) set_norm(mdir, DR, sqrt((double)DR));
+            }
+            ls_prng rf;   /* noise_flip: one uniform per query from its own stream (flip 0 draws nothing) */
+            ls_prng_stream(&rf, (uint64_t)seed, TAG_HFLIP, (uint64_t)b, (uint64_t)(h + qoff));
             for (int i = 0; i < SQ; ++i) {
                 int pos = i + off;
+                const double nm = L.noise && k->noise_flip > 0 && ls_prng_uniform(&rf) < k->noise_flip ? -sd : sd;
                 for (int t = 0; t < D; ++t) row[t] = 0;
                 if (L.bias) row[0] = k->bias * sd;
                 if (L.sink) row[L.bias] = (k->sink + (k->sink_spread > 0 ? k->sink_spread * ls_prng_normal(&r) : 0)) * sd;
@@ -335,12 +351,16 @@ static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int k
                     ls_prng_det_sincos(F[f] * pos, &sn, &cs);
                     row[P0 + 2 * f] = m * (A[f] * cs + Bs[f] * sn);
                     row[P0 + 2 * f + 1] = m * (A[f] * sn - Bs[f] * cs);
-                    if (L.noise) row[N0 + 2 * f] = m * (NA[f] * cs + NB[f] * sn), row[N0 + 2 * f + 1] = m * (NA[f] * sn - NB[f] * cs);
+                    if (L.noise) row[N0 + 2 * f] = nm * (NA[f] * cs + NB[f] * sn), row[N0 + 2 * f + 1] = nm * (NA[f] * sn - NB[f] * cs);
                 }
                 if (DR) {
                     ls_prng_normals(&r, row + R0, (size_t)DR);
                     if (w->heads.qk_norm) set_norm(row + R0, DR, sqrt((double)DR));
                     if (w->rope.enabled && DR >= 2) rope_random(row + R0, DR, w->rope.base, pos);
+                    if (ks > 0) {
+                        for (int t = 0; t < DR; ++t) row[R0 + t] = kmix * row[R0 + t] + kdir * mdir[t];
+                        if (w->heads.qk_norm) set_norm(row + R0, DR, sqrt((double)DR));
+                    }
                     for (int t = R0; t < D; ++t) row[t] *= rs * sqrt((double)D / DR);
                 }
                 float *dst = o->q + (((size_t)b * HQ + h) * SQ + i) * D;
@@ -355,6 +375,6 @@ static int rotary_gen(const ls_config_workload *w, int64_t seed, int qoff, int k
     rc = 0;
 fail:
     if (o) free(o->q), free(o->k), free(o->v), free(o);
-    free(row);
+    free(row), free(mdir);
     return rc;
 }

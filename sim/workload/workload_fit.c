@@ -16,6 +16,7 @@ struct ls_wfit_sums {
     double *freq, *ac, *as;   /* rotary profile: freq per fitted KV head x pairs; amplitudes per query head x pairs */
     double *nc, *ns;          /* the near keys' extra spread: noise-kernel amplitudes per query head x pairs */
     int pairs;                /* pairs per head (chosen at the first layer from d) */
+    bool layout_set;          /* pairs / noise / channels already chosen (by the search, or a trial's) */
     bool noise;               /* whether d leaves channels for the noise kernel */
     bool bias_ch, sink_ch;    /* whether d leaves channels for the bias and the sink */
     bool calibrate;           /* scale each head so its local mass, entropy and sink mass match the trace's */
@@ -199,6 +200,11 @@ static double norm_cv(const float *x, size_t rows, int d)
 /* ---- the rotary-pair fit (heads.pairs > 0): what `lampsim workload fit` writes ---- */
 
 enum { FIT_OMEGAS = 384, FIT_PAIRS_MAX = 24, FIT_EXTEND = 32, FIT_EXT_POINTS = 64 };
+/* key_share: measured over groups of FIT_WARP query positions (the default tile's warp), at most FIT_SHARE_MAX */
+enum { FIT_WARP = 32 };
+/* the layout is searched where d / 5 gives fewer profile pairs than this (d < 32) */
+enum { FIT_SEARCH_PAIRS = 6 };
+#define FIT_SHARE_MAX 0.95
 static const double PI = 3.14159265358979323846;
 
 /* Solves the n x n system G x = b in place (Gaussian elimination, partial pivoting, a small ridge). */
@@ -332,7 +338,28 @@ typedef struct {
     double *r, *vsum, *vcnt;
     double *sink_l, *sink_t;   /* per row: the sink keys' mean logit, their distance */
     int nrows;
+    /* the far residuals' correlation between the rows of a warp (FIT_WARP positions): per key, their sum and
+     * sum of squares over the group's rows so far; pooled over groups into num / den */
+    double *cs, *cq, num, den;
+    int group, grows, gmin, gend;
+    /* the same near the diagonal: the FIT_WARP keys just before the group (distances 1 .. 2 FIT_WARP - 1) */
+    double ncs[FIT_WARP], ncq[FIT_WARP], nnum, nden;
 } var_acc;
+
+/* Ends a group of rows: keys far (t >= tmax / 4) from every row of the group, the group's lowest position gmin. */
+static void var_group_end(var_acc *a)
+{
+    int jmax = a->gmin - a->p->tmax / 4;
+    if (a->grows >= 2)
+        for (int j = a->sinks; j <= jmax; ++j)
+            a->num += a->cs[j] * a->cs[j] - a->cq[j], a->den += (a->grows - 1) * a->cq[j];
+    for (int j = 0; j < a->gend; ++j) a->cs[j] = a->cq[j] = 0;
+    if (a->grows >= 2)
+        for (int u = 0; u < FIT_WARP; ++u)
+            a->nnum += a->ncs[u] * a->ncs[u] - a->ncq[u], a->nden += (a->grows - 1) * a->ncq[u];
+    for (int u = 0; u < FIT_WARP; ++u) a->ncs[u] = a->ncq[u] = 0;
+    a->grows = 0, a->gend = 0;
+}
 
 static void var_row(void *user, const double *l, int n, int pos)
 {
@@ -351,6 +378,20 @@ static void var_row(void *user, const double *l, int n, int pos)
         int t = pos - j;
         if (t >= 0 && t < a->p->tmax && a->p->w[t] >= 8)
             a->vsum[t] += (a->r[j] - mean) * (a->r[j] - mean), a->vcnt[t] += 1;
+    }
+    if (pos / FIT_WARP != a->group) var_group_end(a), a->group = pos / FIT_WARP;
+    a->grows++, a->gmin = pos;   /* rows come last first */
+    for (int j = a->sinks; j < n && pos - j >= a->p->tmax / 4; ++j)
+        if (a->p->w[pos - j] >= 8) {
+            double x = a->r[j] - mean;
+            a->cs[j] += x, a->cq[j] += x * x;
+            if (j + 1 > a->gend) a->gend = j + 1;
+        }
+    for (int u = 0, j0 = a->group * FIT_WARP - FIT_WARP; u < FIT_WARP; ++u) {
+        int j = j0 + u, t = pos - j;
+        if (j < a->sinks || j >= n || t >= a->p->tmax || a->p->w[t] < 8) continue;
+        double x = a->r[j] - mean;
+        a->ncs[u] += x, a->ncq[u] += x * x;
     }
 }
 
@@ -401,7 +442,11 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
         v->vcnt = calloc((size_t)FIT_EXTEND * SK, sizeof *v->vcnt);
         v->sink_l = malloc((size_t)(SQ + 1) * in->batch * sizeof *v->sink_l);
         v->sink_t = malloc((size_t)(SQ + 1) * in->batch * sizeof *v->sink_t);
-        if (!v->r || !v->vsum || !v->vcnt || !v->sink_l || !v->sink_t || for_rows(in, h0 + h, var_row, v)) goto oom;
+        v->cs = calloc((size_t)SK, sizeof *v->cs), v->cq = calloc((size_t)SK, sizeof *v->cq), v->group = -1;
+        if (!v->r || !v->vsum || !v->vcnt || !v->sink_l || !v->sink_t || !v->cs || !v->cq ||
+            for_rows(in, h0 + h, var_row, v))
+            goto oom;
+        var_group_end(v);
         double sw = 0, sv = 0;
         for (int t = tmax / 4; t < tmax; ++t)
             if (v->vcnt[t] >= 8) sw += v->vcnt[t], sv += v->vsum[t];
@@ -452,6 +497,23 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
         ls_wheads_knobs *kn = &s->k[base + h];
         *kn = (ls_wheads_knobs){.scale = sqrt(s2 > 0 ? s2 : 0), .bias = c[0], .sink = v->nrows ? ss / v->nrows : 0,
                                 .decay = 16, .sink_spread = sv > 0 ? sqrt(sv) : 0};
+        /* the share of the far spread every query of a warp sees alike (a key's salience) */
+        double share = v->den > 0 ? v->num / v->den : 0;
+        kn->key_share = share > 0 ? (share < FIT_SHARE_MAX ? share : FIT_SHARE_MAX) : 0;
+        /* near the diagonal the rows of a warp are alike by c_near; the noise term (kernel K, shared by every row)
+         * and the random part (shared by key_share) give (K^2 (1 - 2 flip)^2 + key_share s^2) / (K^2 + s^2), K^2 the
+         * kernel's mean square over those (row, key) distances: flip solves it */
+        double K2 = 0, cw = 0;
+        for (int t = 1; s->noise && t < 2 * FIT_WARP; ++t) {
+            double e = eval_profile(om, ce, 2 * k + 1, t), wt = FIT_WARP - abs(t - FIT_WARP);
+            K2 += wt * e * e, cw += wt;
+        }
+        K2 = cw > 0 ? K2 / cw : 0;
+        if (K2 > 1e-3 * (s2 > 0 ? s2 : 0) && v->nden > 0) {
+            double cn = v->nnum / v->nden, c = (cn * (K2 + (s2 > 0 ? s2 : 0)) - kn->key_share * (s2 > 0 ? s2 : 0)) / K2;
+            c = c < 0 ? 0 : c > 1 ? 1 : c;
+            kn->noise_flip = (1 - sqrt(c)) / 2;
+        }
         for (int f = 0; f < P; ++f) {
             size_t i = (size_t)(base + h) * P + f;
             s->ac[i] = f < k ? c[1 + 2 * f] : 0, s->as[i] = f < k ? c[2 + 2 * f] : 0;
@@ -464,7 +526,7 @@ oom:
     ls_io_err(err, errlen, "workload fit: out of memory");
 done:
     for (int h = 0; p && h < nh; ++h) free(p[h].y), free(p[h].w);
-    for (int h = 0; va && h < nh; ++h) free(va[h].r), free(va[h].vsum), free(va[h].vcnt), free(va[h].sink_l), free(va[h].sink_t);
+    for (int h = 0; va && h < nh; ++h) free(va[h].r), free(va[h].vsum), free(va[h].vcnt), free(va[h].sink_l), free(va[h].sink_t), free(va[h].cs), free(va[h].cq);
     free(p), free(coef), free(S2), free(va);
     return rc;
 }
@@ -515,33 +577,53 @@ static double calib_stat(const ls_wstats_head *st, int which)
     return which == CAL_LOCAL ? st->local_mass : which == CAL_ENTROPY ? st->entropy : st->sink_mass;
 }
 
-/* Solves stat(x) = target for the knob *x in [lo, hi] (stat monotone in x; log scale when logx) by regula falsi
- * (Illinois); leaves *x at the best point found. */
+/* Solves stat(x) = target for the knob *x in [lo, hi] (log scale when logx), taking the root nearest the starting
+ * point: the steps from it grow (x 2) towards the side that lowers the error until the error changes sign, then
+ * regula falsi (Illinois) in that bracket. A far root is no better a fit: on a near-flat head the statistic hardly
+ * moves with the knob, and a root 8 times away blows up the profile's wobbles. Without a sign change before the
+ * bounds, the best point is kept only when it is clearly nearer the target (else the knob hardly matters). */
 static void calib_solve(calib *c, double *x, double lo, double hi, bool logx, int which, double target, double tol)
 {
     const double x0 = *x;
     ls_wstats_head st = calib_eval(c);
     const double f0 = calib_stat(&st, which) - target;
     if (fabs(f0) <= tol) return;
-    double a = logx ? log(lo) : lo, b = logx ? log(hi) : hi;
-    *x = logx ? exp(a) : a;
-    st = calib_eval(c);
-    double fa = calib_stat(&st, which) - target;
-    *x = logx ? exp(b) : b;
-    st = calib_eval(c);
-    double fb = calib_stat(&st, which) - target;
-    if (fa * fb > 0) {   /* not bracketed: an end only when it is clearly nearer the target (else the knob hardly matters) */
-        double fe = fabs(fa) < fabs(fb) ? fa : fb;
-        *x = fabs(f0) - fabs(fe) > 0.01 ? (fe == fa ? (logx ? exp(a) : a) : (logx ? exp(b) : b)) : x0;
+    const double u0 = logx ? log(x0) : x0, ulo = logx ? log(lo) : lo, uhi = logx ? log(hi) : hi;
+    const double step0 = (uhi - ulo) / 32;
+#define CAL_AT(u) (*x = logx ? exp(u) : (u), st = calib_eval(c), calib_stat(&st, which) - target)
+    /* the direction: one small step each way (a side at its bound is skipped) */
+    double up = u0 + step0 < uhi ? u0 + step0 : uhi, dn = u0 - step0 > ulo ? u0 - step0 : ulo;
+    double fup = up > u0 ? CAL_AT(up) : f0, fdn = dn < u0 ? CAL_AT(dn) : f0;
+    double a = u0, fa = f0, b, fb;
+    if (fup * f0 <= 0 && up > u0) b = up, fb = fup;
+    else if (fdn * f0 <= 0 && dn < u0) b = dn, fb = fdn;
+    else {
+        int dir = dn == u0 ? 1 : up == u0 ? -1 : fabs(fup) <= fabs(fdn) ? 1 : -1;   /* a side at its bound is out */
+        double step = step0, bestu = u0, bestf = f0;
+        a = dir > 0 ? up : dn, fa = dir > 0 ? fup : fdn, b = a, fb = fa;
+        if (fabs(fa) < fabs(bestf)) bestu = a, bestf = fa;
+        while (fb * f0 > 0) {
+            double edge = dir > 0 ? uhi : ulo;
+            if (b == edge) break;
+            a = b, fa = fb, step *= 2;
+            b = dir > 0 ? (a + step < uhi ? a + step : uhi) : (a - step > ulo ? a - step : ulo);
+            fb = CAL_AT(b);
+            if (fabs(fb) < fabs(bestf)) bestu = b, bestf = fb;
+        }
+        if (fb * f0 > 0) {
+            *x = fabs(f0) - fabs(bestf) > 0.01 ? (logx ? exp(bestu) : bestu) : x0;
+            return;
+        }
+    }
+    if (fabs(fb) <= tol) {
+        *x = logx ? exp(b) : b;
         return;
     }
     int side = 0;
     double xm = b, fm = fb;
     for (int it = 0; it < 10 && fabs(fm) > tol; ++it) {
         xm = (a * fb - b * fa) / (fb - fa);
-        *x = logx ? exp(xm) : xm;
-        st = calib_eval(c);
-        fm = calib_stat(&st, which) - target;
+        fm = CAL_AT(xm);
         if (fm * fb > 0) {
             b = xm, fb = fm;
             if (side == -1) fa /= 2;
@@ -552,6 +634,7 @@ static void calib_solve(calib *c, double *x, double lo, double hi, bool logx, in
             side = 1;
         }
     }
+#undef CAL_AT
     *x = logx ? exp(xm) : xm;
 }
 
@@ -573,7 +656,22 @@ static void calibrate_head(ls_wfit_sums *s, const ls_attn_inputs *in, int h, int
     bool sink_on = s->sink_ch && t->sink_mass > 0.02;   /* below, the sink hardly matters and the solve runs off */
     for (int round = 0; round < 3 && !c.failed; ++round) {
         double w = round ? 2.0 : 8.0;   /* later rounds search near the current point */
-        if (P) calib_solve(&c, &c.alpha, c.alpha / w, c.alpha * w, true, CAL_LOCAL, t->local_mass, 0.003);
+        if (P) {
+            /* Local mass alone can be nearly flat in the amplitude (a near-uniform head): a far root buys little mass
+             * and sharpens the head. So the amplitude is then chosen between the start and that root, on a log grid,
+             * for the least error of local mass and entropy together. */
+            const double a0 = c.alpha;
+            calib_solve(&c, &c.alpha, c.alpha / w, c.alpha * w, true, CAL_LOCAL, t->local_mass, 0.003);
+            const double a1 = c.alpha;
+            double best = a1, jbest = INFINITY;
+            for (int g = 0; g <= 8 && a1 != a0; ++g) {
+                c.alpha = a0 * pow(a1 / a0, g / 8.0);
+                ls_wstats_head st = calib_eval(&c);
+                double j = fabs(st.local_mass - t->local_mass) + fabs(st.entropy - t->entropy);
+                if (j < jbest) jbest = j, best = c.alpha;
+            }
+            c.alpha = best;
+        }
         if (sink_on) calib_solve(&c, &c.sink, c.sink - 2 * w, c.sink + 2 * w, false, CAL_SINK, t->sink_mass, 0.002);
     }
     if (c.failed) return;
@@ -584,6 +682,74 @@ static void calibrate_head(ls_wfit_sums *s, const ls_attn_inputs *in, int h, int
         size_t i = (size_t)(base + h) * P + f;
         s->ac[i] *= c.alpha, s->as[i] *= c.alpha, s->nc[i] *= c.alpha, s->ns[i] *= c.alpha;
     }
+}
+
+/* ---- the layout at small d: d / 5 profile pairs (and as many noise pairs) leave too few cosines for a sharp local
+ * profile (d 16: two). Below FIT_SEARCH_PAIRS pairs, every layout that leaves the random part 2 channels or more
+ * (P pairs with or without noise pairs) is fitted to the first layer and built, and the one whose heads come
+ * closest to the trace's, per head, in stage-1 share, local mass and entropy is kept. ---- */
+
+static double layout_score(const ls_wfit_sums *t, const ls_attn_inputs *in, const ls_engine_params *p,
+                           const ls_wstats_head *traced, char *err, size_t errlen)
+{
+    ls_config_workload w = {0};
+    w.batch = 1, w.heads_q = in->heads_q, w.heads_kv = in->heads_kv, w.seq_q = in->seq_q, w.seq_k = in->seq_k;
+    w.dim = in->dim, w.causal = in->causal, w.sinks.count = t->sinks, w.rope.enabled = true, w.rope.base = 1e6;
+    w.heads.qk_norm = t->qk_norm_votes > 0, w.heads.pairs = t->pairs, w.sharpness = 1, w.v_std = 1;
+    ls_attn_inputs g;
+    if (ls_wheads_rotary(&w, t->seed, t->k, t->freq, t->ac, t->as, t->nc, t->ns, &g, err, errlen)) return -1;
+    ls_wstats_head *st = calloc((size_t)in->heads_q, sizeof *st);
+    ls_wstats_opts o = ls_wstats_default_opts();
+    o.sink_keys = t->sinks;
+    double score = -1;
+    if (st && ls_wstats_measure(&g, 0, p, &o, st, err, errlen) == in->heads_q) {
+        score = 0;
+        for (int h = 0; h < in->heads_q; ++h)
+            score += fabs(st[h].stage1_rate - traced[h].stage1_rate) + fabs(st[h].local_mass - traced[h].local_mass) +
+                     fabs(st[h].entropy - traced[h].entropy);
+        score /= in->heads_q;
+    }
+    free(st);
+    ls_attn_inputs_release(&g);
+    return score;
+}
+
+static int search_layout(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, const ls_engine_params *p, char *err,
+                         size_t errlen)
+{
+    ls_wstats_head *traced = calloc((size_t)in->heads_q, sizeof *traced);
+    ls_wstats_opts o = ls_wstats_default_opts();
+    o.sink_keys = s->sinks;
+    if (!traced || ls_wstats_measure(in, layer, p, &o, traced, err, errlen) != in->heads_q) {
+        if (!traced) ls_io_err(err, errlen, "out of memory");
+        free(traced);
+        return -1;
+    }
+    const int avail = in->dim - s->bias_ch - s->sink_ch;
+    int best_p = s->pairs, rc = 0;
+    bool best_noise = s->noise;
+    double best = INFINITY;
+    for (int noise = 1; noise >= 0 && !rc; --noise)
+        for (int P = 1; P <= FIT_PAIRS_MAX && 2 * P * (1 + noise) <= avail - 2; ++P) {
+            ls_wfit_sums *t = ls_wfit_sums_new();
+            if (!t) {
+                ls_io_err(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
+            t->seed = s->seed, t->calibrate = true, t->sinks = s->sinks, t->bias_ch = s->bias_ch, t->sink_ch = s->sink_ch;
+            t->pairs = P, t->noise = noise, t->layout_set = true;
+            double sc = ls_wfit_accumulate(t, in, layer, p, err, errlen) ? -1 : layout_score(t, in, p, traced, err, errlen);
+            ls_wfit_sums_free(t);
+            if (sc < 0) {
+                rc = -1;
+                break;
+            }
+            if (sc < best - 1e-12) best = sc, best_p = P, best_noise = noise;
+        }
+    free(traced);
+    s->pairs = best_p, s->noise = best_noise, s->layout_set = true;
+    return rc;
 }
 
 int ls_wfit_accumulate(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, const ls_engine_params *p, char *err,
@@ -604,7 +770,10 @@ int ls_wfit_accumulate(ls_wfit_sums *s, const ls_attn_inputs *in, int layer, con
                   "layer at most %d tokens long, or without the window)", in->window, in->seq_k, in->window);
         return -1;
     }
-    if (!s->layers) s->sinks = 1, choose_layout(in->dim, s->sinks, s);
+    if (!s->layers && !s->layout_set) {
+        s->sinks = 1, choose_layout(in->dim, s->sinks, s);
+        if (p && s->calibrate && s->pairs < FIT_SEARCH_PAIRS && search_layout(s, in, layer, p, err, errlen)) return -1;
+    }
     const int P = s->pairs, group = in->heads_q / in->heads_kv;
     int nkv = (s->layers + 1) * in->heads_kv;
     if (s->n + in->heads_q > s->cap) {
@@ -725,6 +894,8 @@ int ls_wfit_write(const ls_wfit_sums *s, const ls_config_workload *base, const c
     put_list(f, "bias", s->k, s->n, offsetof(ls_wheads_knobs, bias));
     put_list(f, "sink", s->k, s->n, offsetof(ls_wheads_knobs, sink));
     put_list(f, "sink_spread", s->k, s->n, offsetof(ls_wheads_knobs, sink_spread));
+    put_list(f, "key_share", s->k, s->n, offsetof(ls_wheads_knobs, key_share));
+    put_list(f, "noise_flip", s->k, s->n, offsetof(ls_wheads_knobs, noise_flip));
     fprintf(f, "  pairs: %d\n", s->pairs ? s->pairs : 0);
     if (s->pairs && (put_array(f, "freq", s->freq, s->heads_kv * s->layers * s->pairs) ||
                      put_array(f, "amp_cos", s->ac, s->n * s->pairs) || put_array(f, "amp_sin", s->as, s->n * s->pairs) ||

@@ -17,6 +17,8 @@
 typedef struct {
     double scale, bias, sink, recency, decay, jitter;
     double sink_spread;   /* rotary layout: the sink bonus's standard deviation over queries */
+    double key_share;     /* rotary layout: share of the random part's variance alike for every query (key salience) */
+    double noise_flip;    /* rotary layout: share of queries whose noise term is negated */
 } ls_wheads_knobs;
 
 /* Channels of the key identities at head dimension d (the random part gets the rest, minus bias and sink). */

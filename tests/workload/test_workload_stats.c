@@ -160,7 +160,8 @@ static void test_fit_recovers(void)
     CHECK(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == 0);
     CHECK(info.hash == hash);   /* same seed, same data */
     static const ls_wheads_knobs truth[4] = {
-        {1.5, -2, 0, 6, 2, 0.5, 0}, {2, 0, 4, 2, 24, 0, 0}, {3, 1, 2, 0, 8, 0, 0}, {5, 3, 6, 3, 12, 1, 0}};
+        {.scale = 1.5, .bias = -2, .sink = 0, .recency = 6, .decay = 2, .jitter = 0.5}, {.scale = 2, .bias = 0, .sink = 4, .recency = 2, .decay = 24, .jitter = 0},
+        {.scale = 3, .bias = 1, .sink = 2, .recency = 0, .decay = 8, .jitter = 0}, {.scale = 5, .bias = 3, .sink = 6, .recency = 3, .decay = 12, .jitter = 1}};
     for (int h = 0; h < 4; ++h) {
         ls_wheads_knobs k;
         CHECK(ls_wfit_head(&in, h, 1, &k, err, sizeof err) == 0);
@@ -256,9 +257,111 @@ static void test_rotary(void)
     CHECK_MSG(strstr(err, "workload.heads.scale: head 0 asks for a random part") != NULL, "%s", err);
 }
 
+/* key_share: a head's rows share that part of the random part's variance (a salience per key); noise_flip: the
+ * noise term is negated in that share of the rows. Each row's logits keep their spread, two rows' logits to one key
+ * correlate as the knob says, and the fit measures both back. */
+static void test_rows_alike(void)
+{
+    const char *y = "workload:\n  generator: heads\n  heads_q: 3\n  heads_kv: 1\n  seq_q: 512\n  seq_k: 512\n  dim: 32\n"
+                    "  causal: true\n  dtype: fp32\n  heads:\n    pairs: 1\n    scale: 1\n    freq: 0.3\n    amp_cos: 0.5\n"
+                    "    key_share: \"0 0.3 0.6\"\n";
+    CHECK(ls_config_load_string(&cfg, y, strlen(y), "share.yaml", NULL, NULL, 0, &diag) == 0);
+    ls_attn_inputs in;
+    ls_workload_info info;
+    CHECK_MSG(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == 0, "%s", err);
+    static const double share[3] = {0, 0.3, 0.6};
+    for (int h = 0; h < 3; ++h) {
+        /* rows i and i + 1 against the first 256 keys: the spread within a row, and the two rows' correlation */
+        double sxx = 0, syy = 0, sxy = 0, sx = 0, sy = 0, sd = 0;
+        int n = 0, rows = 0;
+        for (int i = 300; i < 511; i += 2, ++rows) {
+            double lx[256], ly[256], mx = 0, my = 0;
+            for (int j = 0; j < 256; ++j) {
+                lx[j] = ly[j] = 0;
+                for (int e = 0; e < 32; ++e)
+                    lx[j] += (double)in.q[((size_t)h * 512 + i) * 32 + e] * in.k[(size_t)j * 32 + e],
+                    ly[j] += (double)in.q[((size_t)h * 512 + i + 1) * 32 + e] * in.k[(size_t)j * 32 + e];
+                lx[j] /= sqrt(32.0), ly[j] /= sqrt(32.0), mx += lx[j] / 256, my += ly[j] / 256;
+            }
+            double v = 0;
+            for (int j = 0; j < 256; ++j) {
+                /* the profile at distance i - j is the same for both rows within 1 key: it is removed by pairing */
+                double a = lx[j] - mx, b = ly[j] - my;
+                sxx += a * a, syy += b * b, sxy += a * b, sx += a, sy += b, v += a * a / 256, ++n;
+            }
+            sd += sqrt(v);
+        }
+        double corr = sxy / sqrt(sxx * syy), spread = sd / rows;
+        fprintf(stderr, "key_share %.1f: adjacent rows correlate %.3f, row spread %.3f\n", share[h], corr, spread);
+        /* over the keys the profile 0.5 cos(0.3 t) has variance 0.125 and covariance 0.125 cos(0.3) between adjacent
+         * rows; the random part adds variance 1, of which key_share is shared */
+        double want = (0.125 * cos(0.3) + share[h]) / 1.125;
+        CHECK_MSG(fabs(corr - want) < 0.05, "head %d: correlation %.3f for key_share %g (want %.3f)", h, corr, share[h], want);
+        CHECK_MSG(fabs(spread - 1.06) < 0.08, "head %d: row spread %.3f (key_share must not change it)", h, spread);
+    }
+    ls_wfit_sums *s = ls_wfit_sums_new();
+    ls_wfit_set_calibrate(s, false);
+    CHECK(ls_wfit_accumulate(s, &in, 0, NULL, err, sizeof err) == 0);
+    int n;
+    const ls_wheads_knobs *k = ls_wfit_knobs(s, &n);
+    CHECK(n == 3);
+    for (int h = 0; h < 3; ++h) {
+        fprintf(stderr, "key_share %.1f fitted as %.3f\n", share[h], k[h].key_share);
+        CHECK_MSG(fabs(k[h].key_share - share[h]) < 0.08, "head %d: key_share fitted %.3f, generated %g", h, k[h].key_share,
+                  share[h]);
+    }
+    ls_wfit_sums_free(s);
+    ls_attn_inputs_release(&in);
+    /* noise_flip: the noise term (kernel 2 near the diagonal, at a slow frequency) correlates two rows' logits to one
+     * near key as (1 - 2 flip)^2: 1, 0.25, 0 for flip 0, 0.25, 0.5; each row's spread stays; the fit measures it */
+    const char *yn = "workload:\n  generator: heads\n  heads_q: 3\n  heads_kv: 1\n  seq_q: 512\n  seq_k: 512\n  dim: 32\n"
+                     "  causal: true\n  dtype: fp32\n  heads:\n    pairs: 1\n    scale: 0.5\n    freq: 0.01\n    amp_cos: 0\n"
+                     "    noise_cos: 2\n    noise_flip: \"0 0.25 0.5\"\n";
+    CHECK(ls_config_load_string(&cfg, yn, strlen(yn), "flip.yaml", NULL, NULL, 0, &diag) == 0);
+    CHECK_MSG(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == 0, "%s", err);
+    static const double flip[3] = {0, 0.25, 0.5};
+    for (int h = 0; h < 3; ++h) {
+        double sxy = 0, sxx = 0, syy = 0;
+        for (int i = 300; i < 511; i += 2)
+            for (int j = i - 31; j < i - 1; ++j) {   /* near keys: kernel 2 cos(0.01 t), about 2 */
+                double x = 0, y = 0;
+                for (int e = 0; e < 32; ++e)
+                    x += (double)in.q[((size_t)h * 512 + i) * 32 + e] * in.k[(size_t)j * 32 + e],
+                    y += (double)in.q[((size_t)h * 512 + i + 1) * 32 + e] * in.k[(size_t)j * 32 + e];
+                x /= sqrt(32.0), y /= sqrt(32.0);
+                sxy += x * y, sxx += x * x, syy += y * y;
+            }
+        /* noise variance 4 against the random part's 0.25: (4 (1 - 2 flip)^2) / 4.25 */
+        double corr = sxy / sqrt(sxx * syy), want = 4 * (1 - 2 * flip[h]) * (1 - 2 * flip[h]) / 4.25;
+        double spread = sqrt(sxx / (106.0 * 30));
+        fprintf(stderr, "noise_flip %.2f: adjacent rows correlate %.3f (want %.3f), near spread %.3f\n", flip[h], corr, want,
+                spread);
+        CHECK_MSG(fabs(corr - want) < 0.12, "head %d: correlation %.3f for noise_flip %g (want %.3f)", h, corr, flip[h], want);
+        CHECK_MSG(fabs(spread - sqrt(4.25)) < 0.25, "head %d: near spread %.3f (noise_flip must not change it)", h, spread);
+    }
+    s = ls_wfit_sums_new();
+    ls_wfit_set_calibrate(s, false);
+    CHECK(ls_wfit_accumulate(s, &in, 0, NULL, err, sizeof err) == 0);
+    k = ls_wfit_knobs(s, &n);
+    for (int h = 0; h < 3; ++h) {
+        fprintf(stderr, "noise_flip %.2f fitted as %.3f\n", flip[h], k[h].noise_flip);
+        CHECK_MSG(fabs(k[h].noise_flip - flip[h]) < 0.1, "head %d: noise_flip fitted %.3f, generated %g", h, k[h].noise_flip,
+                  flip[h]);
+    }
+    ls_wfit_sums_free(s);
+    ls_attn_inputs_release(&in);
+    /* out of range: refused, naming the key */
+    const char *yb = "workload:\n  generator: heads\n  heads_q: 1\n  heads_kv: 1\n  seq_q: 64\n  seq_k: 64\n  dim: 8\n"
+                     "  heads:\n    pairs: 1\n    key_share: 1\n";
+    CHECK(ls_config_load_string(&cfg, yb, strlen(yb), "shareb.yaml", NULL, NULL, 0, &diag) == 0);
+    CHECK(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == -1);
+    CHECK_MSG(strstr(err, "workload.heads.key_share") != NULL, "%s", err);
+}
+
 int main(void)
 {
     test_rotary();
+    test_rows_alike();
     test_uniform_and_sink();
     test_raise();
     test_window();
