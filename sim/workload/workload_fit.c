@@ -50,8 +50,10 @@ const ls_wheads_knobs *ls_wfit_knobs(const ls_wfit_sums *s, int *n)
     return s->n ? s->k : NULL;
 }
 
-/* Calls f(row logits, visible keys, query position) for the sampled rows of head h. */
+/* Calls f(row logits, visible keys, query position) for the sampled rows of head h, last row first: at most about
+ * FIT_ROWS of them, in runs of FIT_RUN adjacent rows (how alike neighbouring rows are is measured on them). */
 typedef void (*row_fn)(void *user, const double *l, int n, int pos);
+enum { FIT_RUN = 8 };
 
 static int for_rows(const ls_attn_inputs *in, int h, row_fn f, void *user)
 {
@@ -60,14 +62,15 @@ static int for_rows(const ls_attn_inputs *in, int h, row_fn f, void *user)
     double *l = malloc((size_t)SK * sizeof *l), inv = 1.0 / sqrt((double)D);
     if (!l) return -1;
     for (int b = 0; b < in->batch; ++b)
-        for (int i = SQ - 1; i >= 0; i -= stride) {
-            int n = ls_workload_visible_keys(in, i);
-            if (!n) continue;
-            lsfp_dot_rows_f64(in->q + (((size_t)b * in->heads_q + h) * SQ + i) * D,
-                              in->k + ((size_t)b * in->heads_kv + h / group) * SK * D, D, n, D, l);
-            for (int j = 0; j < n; ++j) l[j] *= inv;
-            f(user, l, n, i + SK - SQ);
-        }
+        for (int top = SQ - 1; top >= 0; top -= stride * FIT_RUN)
+            for (int i = top; i > top - FIT_RUN && i >= 0; --i) {
+                int n = ls_workload_visible_keys(in, i);
+                if (!n) continue;
+                lsfp_dot_rows_f64(in->q + (((size_t)b * in->heads_q + h) * SQ + i) * D,
+                                  in->k + ((size_t)b * in->heads_kv + h / group) * SK * D, D, n, D, l);
+                for (int j = 0; j < n; ++j) l[j] *= inv;
+                f(user, l, n, i + SK - SQ);
+            }
     free(l);
     return 0;
 }
@@ -379,7 +382,8 @@ static void var_row(void *user, const double *l, int n, int pos)
         if (t >= 0 && t < a->p->tmax && a->p->w[t] >= 8)
             a->vsum[t] += (a->r[j] - mean) * (a->r[j] - mean), a->vcnt[t] += 1;
     }
-    if (pos / FIT_WARP != a->group) var_group_end(a), a->group = pos / FIT_WARP;
+    if (pos / FIT_WARP != a->group || (a->grows && pos > a->gmin))   /* a new group, or the next batch entry */
+        var_group_end(a), a->group = pos / FIT_WARP;
     a->grows++, a->gmin = pos;   /* rows come last first */
     for (int j = a->sinks; j < n && pos - j >= a->p->tmax / 4; ++j)
         if (a->p->w[pos - j] >= 8) {

@@ -312,6 +312,20 @@ static void test_rows_alike(void)
     }
     ls_wfit_sums_free(s);
     ls_attn_inputs_release(&in);
+    /* a long trace (rows subsampled in runs of adjacent rows) in a batch of 2: measured all the same */
+    const char *yl = "workload:\n  generator: heads\n  batch: 2\n  heads_q: 1\n  heads_kv: 1\n  seq_q: 4096\n  seq_k: 4096\n"
+                     "  dim: 16\n  causal: true\n  dtype: fp32\n  heads:\n    pairs: 1\n    scale: 1\n    freq: 0.3\n"
+                     "    amp_cos: 0.5\n    key_share: 0.4\n";
+    CHECK(ls_config_load_string(&cfg, yl, strlen(yl), "sharelong.yaml", NULL, NULL, 0, &diag) == 0);
+    CHECK_MSG(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == 0, "%s", err);
+    s = ls_wfit_sums_new();
+    ls_wfit_set_calibrate(s, false);
+    CHECK(ls_wfit_accumulate(s, &in, 0, NULL, err, sizeof err) == 0);
+    k = ls_wfit_knobs(s, &n);
+    fprintf(stderr, "key_share 0.4 at 4096 tokens, batch 2, fitted as %.3f\n", k[0].key_share);
+    CHECK_MSG(fabs(k[0].key_share - 0.4) < 0.08, "4096 tokens: key_share fitted %.3f, generated 0.4", k[0].key_share);
+    ls_wfit_sums_free(s);
+    ls_attn_inputs_release(&in);
     /* noise_flip: the noise term (kernel 2 near the diagonal, at a slow frequency) correlates two rows' logits to one
      * near key as (1 - 2 flip)^2: 1, 0.25, 0 for flip 0, 0.25, 0.5; each row's spread stays; the fit measures it */
     const char *yn = "workload:\n  generator: heads\n  heads_q: 3\n  heads_kv: 1\n  seq_q: 512\n  seq_k: 512\n  dim: 32\n"
