@@ -1,6 +1,7 @@
 /* workload stats on constructed inputs with known answers, and the heads generator's fit recovering
  * a ground truth. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,23 @@ static void test_rotary(void)
     CHECK_MSG(strstr(err, "workload.heads.scale: head 0 asks for a random part") != NULL, "%s", err);
 }
 
+/* Fits in (one layer, no calibration) and checks the knob at offset off of each of its n heads against want. */
+static void check_fitted(const ls_attn_inputs *in, size_t off, const char *name, const double *want, int n, double tol)
+{
+    ls_wfit_sums *s = ls_wfit_sums_new();
+    ls_wfit_set_calibrate(s, false);
+    CHECK(ls_wfit_accumulate(s, in, 0, NULL, err, sizeof err) == 0);
+    int nk;
+    const ls_wheads_knobs *k = ls_wfit_knobs(s, &nk);
+    CHECK(nk == n);
+    for (int h = 0; h < n && h < nk; ++h) {
+        double got = *(const double *)((const char *)&k[h] + off);
+        fprintf(stderr, "%s %.2f (seq %d, batch %d) fitted as %.3f\n", name, want[h], in->seq_q, in->batch, got);
+        CHECK_MSG(fabs(got - want[h]) < tol, "head %d: %s fitted %.3f, generated %g", h, name, got, want[h]);
+    }
+    ls_wfit_sums_free(s);
+}
+
 /* key_share: a head's rows share that part of the random part's variance (a salience per key); noise_flip: the
  * noise term is negated in that share of the rows. Each row's logits keep their spread, two rows' logits to one key
  * correlate as the knob says, and the fit measures both back. */
@@ -299,18 +317,7 @@ static void test_rows_alike(void)
         CHECK_MSG(fabs(corr - want) < 0.05, "head %d: correlation %.3f for key_share %g (want %.3f)", h, corr, share[h], want);
         CHECK_MSG(fabs(spread - 1.06) < 0.08, "head %d: row spread %.3f (key_share must not change it)", h, spread);
     }
-    ls_wfit_sums *s = ls_wfit_sums_new();
-    ls_wfit_set_calibrate(s, false);
-    CHECK(ls_wfit_accumulate(s, &in, 0, NULL, err, sizeof err) == 0);
-    int n;
-    const ls_wheads_knobs *k = ls_wfit_knobs(s, &n);
-    CHECK(n == 3);
-    for (int h = 0; h < 3; ++h) {
-        fprintf(stderr, "key_share %.1f fitted as %.3f\n", share[h], k[h].key_share);
-        CHECK_MSG(fabs(k[h].key_share - share[h]) < 0.08, "head %d: key_share fitted %.3f, generated %g", h, k[h].key_share,
-                  share[h]);
-    }
-    ls_wfit_sums_free(s);
+    check_fitted(&in, offsetof(ls_wheads_knobs, key_share), "key_share", share, 3, 0.08);
     ls_attn_inputs_release(&in);
     /* a long trace (rows subsampled in runs of adjacent rows) in a batch of 2: measured all the same */
     const char *yl = "workload:\n  generator: heads\n  batch: 2\n  heads_q: 1\n  heads_kv: 1\n  seq_q: 4096\n  seq_k: 4096\n"
@@ -318,13 +325,7 @@ static void test_rows_alike(void)
                      "    amp_cos: 0.5\n    key_share: 0.4\n";
     CHECK(ls_config_load_string(&cfg, yl, strlen(yl), "sharelong.yaml", NULL, NULL, 0, &diag) == 0);
     CHECK_MSG(ls_workload_build(&cfg, NULL, &in, &info, err, sizeof err) == 0, "%s", err);
-    s = ls_wfit_sums_new();
-    ls_wfit_set_calibrate(s, false);
-    CHECK(ls_wfit_accumulate(s, &in, 0, NULL, err, sizeof err) == 0);
-    k = ls_wfit_knobs(s, &n);
-    fprintf(stderr, "key_share 0.4 at 4096 tokens, batch 2, fitted as %.3f\n", k[0].key_share);
-    CHECK_MSG(fabs(k[0].key_share - 0.4) < 0.08, "4096 tokens: key_share fitted %.3f, generated 0.4", k[0].key_share);
-    ls_wfit_sums_free(s);
+    check_fitted(&in, offsetof(ls_wheads_knobs, key_share), "key_share", (const double[]){0.4}, 1, 0.08);
     ls_attn_inputs_release(&in);
     /* noise_flip: the noise term (kernel 2 near the diagonal, at a slow frequency) correlates two rows' logits to one
      * near key as (1 - 2 flip)^2: 1, 0.25, 0 for flip 0, 0.25, 0.5; each row's spread stays; the fit measures it */
@@ -353,16 +354,7 @@ static void test_rows_alike(void)
         CHECK_MSG(fabs(corr - want) < 0.12, "head %d: correlation %.3f for noise_flip %g (want %.3f)", h, corr, flip[h], want);
         CHECK_MSG(fabs(spread - sqrt(4.25)) < 0.25, "head %d: near spread %.3f (noise_flip must not change it)", h, spread);
     }
-    s = ls_wfit_sums_new();
-    ls_wfit_set_calibrate(s, false);
-    CHECK(ls_wfit_accumulate(s, &in, 0, NULL, err, sizeof err) == 0);
-    k = ls_wfit_knobs(s, &n);
-    for (int h = 0; h < 3; ++h) {
-        fprintf(stderr, "noise_flip %.2f fitted as %.3f\n", flip[h], k[h].noise_flip);
-        CHECK_MSG(fabs(k[h].noise_flip - flip[h]) < 0.1, "head %d: noise_flip fitted %.3f, generated %g", h, k[h].noise_flip,
-                  flip[h]);
-    }
-    ls_wfit_sums_free(s);
+    check_fitted(&in, offsetof(ls_wheads_knobs, noise_flip), "noise_flip", flip, 3, 0.1);
     ls_attn_inputs_release(&in);
     /* out of range: refused, naming the key */
     const char *yb = "workload:\n  generator: heads\n  heads_q: 1\n  heads_kv: 1\n  seq_q: 64\n  seq_k: 64\n  dim: 8\n"
