@@ -349,17 +349,21 @@ typedef struct {
     double ncs[FIT_WARP], ncq[FIT_WARP], nnum, nden;
 } var_acc;
 
+/* Pools a group of rows' cross products into the correlation num / den over keys lo .. hi - 1: per key, the square
+ * of the rows' sum less their sum of squares is twice the sum over pairs of rows. */
+static void pool_rows(const double *cs, const double *cq, int lo, int hi, int rows, double *num, double *den)
+{
+    for (int j = lo; j < hi; ++j) *num += cs[j] * cs[j] - cq[j], *den += (rows - 1) * cq[j];
+}
+
 /* Ends a group of rows: keys far (t >= tmax / 4) from every row of the group, the group's lowest position gmin. */
 static void var_group_end(var_acc *a)
 {
-    int jmax = a->gmin - a->p->tmax / 4;
-    if (a->grows >= 2)
-        for (int j = a->sinks; j <= jmax; ++j)
-            a->num += a->cs[j] * a->cs[j] - a->cq[j], a->den += (a->grows - 1) * a->cq[j];
+    if (a->grows >= 2) {
+        pool_rows(a->cs, a->cq, a->sinks, a->gmin - a->p->tmax / 4 + 1, a->grows, &a->num, &a->den);
+        pool_rows(a->ncs, a->ncq, 0, FIT_WARP, a->grows, &a->nnum, &a->nden);
+    }
     for (int j = 0; j < a->gend; ++j) a->cs[j] = a->cq[j] = 0;
-    if (a->grows >= 2)
-        for (int u = 0; u < FIT_WARP; ++u)
-            a->nnum += a->ncs[u] * a->ncs[u] - a->ncq[u], a->nden += (a->grows - 1) * a->ncq[u];
     for (int u = 0; u < FIT_WARP; ++u) a->ncs[u] = a->ncq[u] = 0;
     a->grows = 0, a->gend = 0;
 }
@@ -393,7 +397,7 @@ static void var_row(void *user, const double *l, int n, int pos)
         }
     for (int u = 0, j0 = a->group * FIT_WARP - FIT_WARP; u < FIT_WARP; ++u) {
         int j = j0 + u, t = pos - j;
-        if (j < a->sinks || j >= n || t >= a->p->tmax || a->p->w[t] < 8) continue;
+        if (j < 0 || j < a->sinks || j >= n || t >= a->p->tmax || a->p->w[t] < 8) continue;
         double x = a->r[j] - mean;
         a->ncs[u] += x, a->ncq[u] += x * x;
     }
@@ -498,8 +502,9 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
             tail += p[h].w[t] * e * e, tw += p[h].w[t];
         }
         double s2 = S2[h] - (tw > 0 ? tail / tw : 0);
+        const double sr2 = s2 > 0 ? s2 : 0;   /* the random part's variance */
         ls_wheads_knobs *kn = &s->k[base + h];
-        *kn = (ls_wheads_knobs){.scale = sqrt(s2 > 0 ? s2 : 0), .bias = c[0], .sink = v->nrows ? ss / v->nrows : 0,
+        *kn = (ls_wheads_knobs){.scale = sqrt(sr2), .bias = c[0], .sink = v->nrows ? ss / v->nrows : 0,
                                 .decay = 16, .sink_spread = sv > 0 ? sqrt(sv) : 0};
         /* the share of the far spread every query of a warp sees alike (a key's salience) */
         double share = v->den > 0 ? v->num / v->den : 0;
@@ -513,8 +518,8 @@ static int fit_group(ls_wfit_sums *s, const ls_attn_inputs *in, int h0, int nh, 
             K2 += wt * e * e, cw += wt;
         }
         K2 = cw > 0 ? K2 / cw : 0;
-        if (K2 > 1e-3 * (s2 > 0 ? s2 : 0) && v->nden > 0) {
-            double cn = v->nnum / v->nden, c = (cn * (K2 + (s2 > 0 ? s2 : 0)) - kn->key_share * (s2 > 0 ? s2 : 0)) / K2;
+        if (K2 > 1e-3 * sr2 && v->nden > 0) {
+            double cn = v->nnum / v->nden, c = (cn * (K2 + sr2) - kn->key_share * sr2) / K2;
             c = c < 0 ? 0 : c > 1 ? 1 : c;
             kn->noise_flip = (1 - sqrt(c)) / 2;
         }
@@ -536,15 +541,16 @@ done:
 }
 
 /* ---- calibration: the analytic fit matches the mean profile; the softmax depends on more (the near keys'
- * spread, tails). Each head's profile amplitude, random scale and sink bonus are scaled so that the generated
- * head's local mass, entropy and sink mass equal the trace's, measured the same way (workload_stats.c). ---- */
+ * spread, tails). Each head's profile and noise amplitudes are scaled, and its sink bonus shifted, so that the
+ * generated head's local mass and entropy, and its sink mass, come closest to the trace's, measured the same way
+ * (workload_stats.c). ---- */
 
 typedef struct {
     ls_config_workload w;          /* one query head, one KV head, the trace's geometry */
     const ls_engine_params *p;
     ls_wheads_knobs k0;
     double fr[FIT_PAIRS_MAX], ac0[FIT_PAIRS_MAX], as0[FIT_PAIRS_MAX], nc0[FIT_PAIRS_MAX], ns0[FIT_PAIRS_MAX];
-    double alpha, beta, gamma, sink;   /* the knobs being calibrated: factors on the profile, scale, noise kernel */
+    double alpha, sink;            /* the knobs being calibrated: a factor on the profile and noise amplitudes, the sink */
     int evals;
     bool failed;
     int64_t seed;
@@ -559,7 +565,7 @@ static ls_wstats_head calib_eval(calib *c)
     for (int f = 0; f < c->w.heads.pairs; ++f)
         ac[f] = c->alpha * c->ac0[f], as[f] = c->alpha * c->as0[f], nc[f] = c->alpha * c->nc0[f], ns[f] = c->alpha * c->ns0[f];
     ls_wheads_knobs k = c->k0;
-    k.scale *= c->beta, k.sink = c->sink;
+    k.sink = c->sink;
     ls_attn_inputs g;
     char err[256];
     ls_wstats_opts o = ls_wstats_default_opts();
@@ -574,11 +580,19 @@ static ls_wstats_head calib_eval(calib *c)
     return st;
 }
 
-enum { CAL_LOCAL, CAL_ENTROPY, CAL_SINK };
+enum { CAL_LOCAL, CAL_SINK };
 
 static double calib_stat(const ls_wstats_head *st, int which)
 {
-    return which == CAL_LOCAL ? st->local_mass : which == CAL_ENTROPY ? st->entropy : st->sink_mass;
+    return which == CAL_LOCAL ? st->local_mass : st->sink_mass;
+}
+
+/* The statistic's error with the knob *x set to u (log x when logx). */
+static double calib_at(calib *c, double *x, bool logx, int which, double target, double u)
+{
+    *x = logx ? exp(u) : u;
+    ls_wstats_head st = calib_eval(c);
+    return calib_stat(&st, which) - target;
 }
 
 /* Solves stat(x) = target for the knob *x in [lo, hi] (log scale when logx), taking the root nearest the starting
@@ -594,10 +608,10 @@ static void calib_solve(calib *c, double *x, double lo, double hi, bool logx, in
     if (fabs(f0) <= tol) return;
     const double u0 = logx ? log(x0) : x0, ulo = logx ? log(lo) : lo, uhi = logx ? log(hi) : hi;
     const double step0 = (uhi - ulo) / 32;
-#define CAL_AT(u) (*x = logx ? exp(u) : (u), st = calib_eval(c), calib_stat(&st, which) - target)
     /* the direction: one small step each way (a side at its bound is skipped) */
     double up = u0 + step0 < uhi ? u0 + step0 : uhi, dn = u0 - step0 > ulo ? u0 - step0 : ulo;
-    double fup = up > u0 ? CAL_AT(up) : f0, fdn = dn < u0 ? CAL_AT(dn) : f0;
+    double fup = up > u0 ? calib_at(c, x, logx, which, target, up) : f0;
+    double fdn = dn < u0 ? calib_at(c, x, logx, which, target, dn) : f0;
     double a = u0, fa = f0, b, fb;
     if (fup * f0 <= 0 && up > u0) b = up, fb = fup;
     else if (fdn * f0 <= 0 && dn < u0) b = dn, fb = fdn;
@@ -611,7 +625,7 @@ static void calib_solve(calib *c, double *x, double lo, double hi, bool logx, in
             if (b == edge) break;
             a = b, fa = fb, step *= 2;
             b = dir > 0 ? (a + step < uhi ? a + step : uhi) : (a - step > ulo ? a - step : ulo);
-            fb = CAL_AT(b);
+            fb = calib_at(c, x, logx, which, target, b);
             if (fabs(fb) < fabs(bestf)) bestu = b, bestf = fb;
         }
         if (fb * f0 > 0) {
@@ -627,7 +641,7 @@ static void calib_solve(calib *c, double *x, double lo, double hi, bool logx, in
     double xm = b, fm = fb;
     for (int it = 0; it < 10 && fabs(fm) > tol; ++it) {
         xm = (a * fb - b * fa) / (fb - fa);
-        fm = CAL_AT(xm);
+        fm = calib_at(c, x, logx, which, target, xm);
         if (fm * fb > 0) {
             b = xm, fb = fm;
             if (side == -1) fa /= 2;
@@ -638,7 +652,6 @@ static void calib_solve(calib *c, double *x, double lo, double hi, bool logx, in
             side = 1;
         }
     }
-#undef CAL_AT
     *x = logx ? exp(xm) : xm;
 }
 
@@ -647,7 +660,7 @@ static void calibrate_head(ls_wfit_sums *s, const ls_attn_inputs *in, int h, int
                            const ls_engine_params *p, const ls_wstats_head *t)
 {
     const int P = s->pairs;
-    calib c = {.p = p, .k0 = s->k[base + h], .alpha = 1, .beta = 1, .gamma = 1, .sink = s->k[base + h].sink,
+    calib c = {.p = p, .k0 = s->k[base + h], .alpha = 1, .sink = s->k[base + h].sink,
                .seed = s->seed, .qh = base + h, .kvh = kv_out};
     ls_wheads_rotary_layout(in->dim, P, s->bias_ch, s->sink_ch, s->noise, &c.layout);
     c.w.batch = 1, c.w.heads_q = c.w.heads_kv = 1, c.w.seq_q = in->seq_q, c.w.seq_k = in->seq_k, c.w.dim = in->dim;
@@ -680,7 +693,6 @@ static void calibrate_head(ls_wfit_sums *s, const ls_attn_inputs *in, int h, int
     }
     if (c.failed) return;
     ls_wheads_knobs *k = &s->k[base + h];
-    k->scale *= c.beta;
     if (sink_on) k->sink = c.sink;
     for (int f = 0; f < P; ++f) {
         size_t i = (size_t)(base + h) * P + f;
