@@ -21,7 +21,7 @@ def workload_stats(q, k, v=None, causal=True, config=None, overrides=(), sink_ke
                    lamp=True):
     """Statistics of every query head of q [B, Hq, Sq, D] (or [Hq, Sq, D]) against k (and v, zeros if None):
     a list of dicts with the columns of `lampsim workload stats` (entropy, top1, sink_mass, local_mass,
-    logit_span, max_abs_logit, logit_std, raise_tile, raise_sub, stage1_rate, stage2_rate, subblock_rate,
+    logit_span, max_abs_logit, logit_std, top_cos, raise_tile, raise_sub, stage1_exact, stage1_rate, stage2_rate, subblock_rate,
     disruptive_rate, ...). config / overrides choose the algorithm (tile, tau, delta) as for lampsim.attention."""
     q, k = _as4(q), _as4(k)
     v = np.zeros_like(k) if v is None else _as4(v)

@@ -19,8 +19,8 @@ static bool keeps_max(double mu, double m, double delta) { return mu > -INFINITY
 
 /* Rows of one (batch, head): accumulates the sums of every statistic. */
 typedef struct {
-    double entropy, top1, sink, local, span, std, max_abs;
-    long rows, rows_entropy, tiles, tiles_raised, subs, subs_raised;
+    double entropy, top1, sink, local, span, std, max_abs, cos;
+    long rows, rows_entropy, rows_cos, tiles, tiles_raised, subs, subs_raised;
 } sums;
 
 /* One row's logits l[j] for its visible keys lo <= j < n (a sliding window starts at lo > 0; sink keys
@@ -69,6 +69,20 @@ static void measure_row(const double *l, int lo, int n, const ls_wstats_opts *o,
             mu = m > mu ? m : mu;
         }
     }
+}
+
+/* The cosine between query q and the key of the row's largest logit l[j] = q . k_j / sqrt(d) (rows whose
+ * query or top key is zero have none). */
+static void measure_top_cos(const double *l, int lo, int n, const float *q, const float *kb, int D, sums *s)
+{
+    int top = lo;
+    for (int j = lo + 1; j < n; ++j) top = l[j] > l[top] ? j : top;
+    double qq = 0, kk = 0;
+    const float *k = kb + (size_t)top * D;
+    for (int t = 0; t < D; ++t) qq += (double)q[t] * q[t], kk += (double)k[t] * k[t];
+    if (!(qq > 0 && kk > 0)) return;
+    s->cos += l[top] * sqrt((double)D) / sqrt(qq * kk);
+    s->rows_cos++;
 }
 
 typedef struct {
@@ -183,9 +197,11 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
                 for (int i = SQ - 1; i >= 0; i -= stride) {   /* from the last row: it is always measured */
                     int n = ls_workload_visible_keys(in, i), lo = ls_workload_first_visible_key(in, i);
                     if (n <= lo) continue;
-                    lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + i) * D, kb + (size_t)lo * D, D, n - lo, D, l + lo);
+                    const float *qi = in->q + (((size_t)b * HQ + h) * SQ + i) * D;
+                    lsfp_dot_rows_f64(qi, kb + (size_t)lo * D, D, n - lo, D, l + lo);
                     for (int j = lo; j < n; ++j) l[j] *= inv;
                     measure_row(l, lo, n, o, bc, bk, p->delta, &s);
+                    measure_top_cos(l, lo, n, qi, kb, D, &s);
                 }
                 continue;
             }
@@ -196,10 +212,11 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
                     nv[r] = ls_workload_visible_keys(in, w0 + r);
                     lo[r] = ls_workload_first_visible_key(in, w0 + r);
                     if (nv[r] <= lo[r]) continue;
-                    lsfp_dot_rows_f64(in->q + (((size_t)b * HQ + h) * SQ + w0 + r) * D, kb + (size_t)lo[r] * D, D,
-                                      nv[r] - lo[r], D, lr + lo[r]);
+                    const float *qr = in->q + (((size_t)b * HQ + h) * SQ + w0 + r) * D;
+                    lsfp_dot_rows_f64(qr, kb + (size_t)lo[r] * D, D, nv[r] - lo[r], D, lr + lo[r]);
                     for (int j = lo[r]; j < nv[r]; ++j) lr[j] *= inv;
                     measure_row(lr, lo[r], nv[r], o, bc, bk, p->delta, &s);
+                    measure_top_cos(lr, lo[r], nv[r], qr, kb, D, &s);
                 }
                 stage1_warp(l, SK, lo, nv, nr, p, &st);
             }
@@ -213,6 +230,7 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
         out->local_mass = s.local / r;
         out->logit_span = s.span / r;
         out->logit_std = s.std / r;
+        out->top_cos = s.rows_cos ? s.cos / s.rows_cos : NAN;
         out->raise_tile = s.tiles ? (double)s.tiles_raised / s.tiles : NAN;
         out->raise_sub = s.subs ? (double)s.subs_raised / s.subs : NAN;
         out->stage1_exact = stride == 1 && st.active ? (double)st.hp / st.active : NAN;
@@ -235,7 +253,7 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
 }
 
 #define WSTATS_FIELDS(X) \
-    X(entropy) X(top1) X(sink_mass) X(local_mass) X(logit_span) X(max_abs_logit) X(logit_std) X(raise_tile) \
+    X(entropy) X(top1) X(sink_mass) X(local_mass) X(logit_span) X(max_abs_logit) X(logit_std) X(top_cos) X(raise_tile) \
     X(raise_sub) X(stage1_exact) X(stage1_rate) X(stage2_rate) X(subblock_rate) X(disruptive_rate)
 
 void ls_wstats_csv(FILE *out, const ls_wstats_head *h, int n, bool with_header)

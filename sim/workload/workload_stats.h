@@ -35,6 +35,9 @@ typedef struct ls_wstats_head {
     double logit_span;      /* mean over rows of max_j l_j - min_j l_j */
     double max_abs_logit;   /* largest |l_j| */
     double logit_std;       /* mean over rows of the standard deviation of the row's logits */
+    /* mean over rows of the cosine between the query and the key of its largest logit: how the logit is
+     * written in Q and K (e4m3's sequential q.k rounding depends on it, not only on the logits) */
+    double top_cos;
     /* (row, key tile of b_k n_k keys) pairs, key order, fully masked tiles skipped: share where the
      * tile's maximum m fails stage 1's test mu > m + |mu| delta against the running maximum mu of the
      * earlier tiles (the first tile of each row always does) */

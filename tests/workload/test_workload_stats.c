@@ -57,6 +57,21 @@ static void test_uniform_and_sink(void)
     CHECK_MSG(fabs(h.sink_mass - sink) < 1e-12 && fabs(h.top1 - sink) < 1e-12, "sink %.17g", h.sink_mass);
     CHECK(fabs(h.local_mass - 16 * exp(-20.0) * sink) < 1e-12 && h.entropy < 1e-6 && h.entropy > 0);
     CHECK(h.logit_span == 20 && h.max_abs_logit == 20);
+    /* the top key is the sink, parallel to every query: cosine 1; zero queries (the first case) have none */
+    CHECK_MSG(fabs(h.top_cos - 1) < 1e-12, "top_cos %.17g", h.top_cos);
+    /* queries at 45 degrees to the sink key (same logit 20): cosine 1/sqrt(2), in both row loops (every row, and
+     * subsampled by a tiny row budget) */
+    for (int i = 0; i < 32; ++i) in.q[(size_t)i * 16 + 1] = 80.0f;
+    for (int sub = 0; sub < 2; ++sub) {
+        ls_wstats_opts os = o;
+        if (sub) os.row_budget = 1;
+        CHECK(ls_wstats_measure(&in, 0, &p, &os, &h, err, sizeof err) == 1);
+        CHECK_MSG(fabs(h.top_cos - sqrt(0.5)) < 1e-12 && (h.row_stride > 1) == sub, "sub %d top_cos %.17g stride %d", sub,
+                  h.top_cos, h.row_stride);
+    }
+    memset(in.q, 0, (size_t)32 * 16 * sizeof(float));
+    CHECK(ls_wstats_measure(&in, 0, &p, &o, &h, err, sizeof err) == 1);
+    CHECK_MSG(isnan(h.top_cos), "zero queries: top_cos %g", h.top_cos);
     drop(&in);
 }
 
