@@ -168,6 +168,29 @@ static int fit_measure(ls_config *cfg, const char *config_path, const char **set
 /* One statistic of head h. */
 static double stat_of(const ls_wstats_head *h, size_t off) { return *(const double *)((const char *)h + off); }
 
+/* Heads whose fitted logit spread is off by more than a factor FIT_SPREAD_LIMIT from the traced head's (at the fitted
+ * seed): a head the fit had to sharpen (or flatten) to match its local mass, whose rates then come from another
+ * softmax. One warning lists them. */
+#define FIT_SPREAD_LIMIT 2.0
+static void spread_warning(const ls_wstats_head *t, const ls_wstats_head *f, int nt)
+{
+    char list[512] = "";
+    size_t len = 0;
+    int n = 0;
+    for (int h = 0; h < nt; ++h) {
+        double r = f[h].logit_std / t[h].logit_std;
+        if (!(t[h].logit_std > 0) || (r <= FIT_SPREAD_LIMIT && r >= 1 / FIT_SPREAD_LIMIT)) continue;
+        if (n++ < 6 && len < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s layer %d head %d %.2f against %.2f", n > 1 ? "," : "",
+                                    t[h].layer, t[h].head, f[h].logit_std, t[h].logit_std);
+    }
+    if (n)
+        fprintf(stderr, "lampsim workload fit: warning: %d head(s) have a logit spread (logit_std) more than %g times off "
+                        "the traces':%s%s; their softmax is not the traced one (the usual cause: at small d too few profile pairs for a "
+                        "sharp local head, whose amplitude the calibration raises to its local mass)\n",
+                n, FIT_SPREAD_LIMIT, list, n > 6 ? ", ..." : "");
+}
+
 /* The fitted workload measured as the traces were: per statistic the means over heads, the mean error, the
  * worst head's and the range of the means at FIT_CHECK_SEEDS other seeds; a warning for each LAMP rate whose mean
  * error exceeds 0.05 (strict: exit 1), saying whether the other seeds put it within 0.05 on average (the trace
@@ -242,6 +265,7 @@ static int fit_check(ls_config *cfg, const char *config_path, const char **sets,
                             "%+.3f on average over %d seeds; the fit cannot reproduce it\n", cols[c].name, e, all, NS);
         if (strict) rc = 1;
     }
+    spread_warning(t, f, nt);
     free(f);
     ls_config_free(cfg);
     return rc;
