@@ -155,6 +155,31 @@ const ls_config_schema_entry *ls_config_schema(size_t *count);
 const ls_config_schema_entry *ls_config_schema_find(const char *path);
 /* The work that workload.max_work bounds: multiply-adds of Q.K^T over the visible query-key pairs
  * (causal: query i sees the keys up to i + seq_k - seq_q). */
+/* The heads generator's lists (workload.heads.*): per query head, per (query head, pair) or per (KV head, pair), each
+ * with its range; one number stands for all (sim/config/heads_lists.c). The loader checks them, the generator parses
+ * them. */
+typedef enum {
+    LS_CONFIG_HEADS_SCALE, LS_CONFIG_HEADS_BIAS, LS_CONFIG_HEADS_SINK, LS_CONFIG_HEADS_RECENCY, LS_CONFIG_HEADS_DECAY,
+    LS_CONFIG_HEADS_JITTER, LS_CONFIG_HEADS_SINK_SPREAD, LS_CONFIG_HEADS_KEY_SHARE, LS_CONFIG_HEADS_NOISE_FLIP,
+    LS_CONFIG_HEADS_FREQ, LS_CONFIG_HEADS_AMP_COS, LS_CONFIG_HEADS_AMP_SIN, LS_CONFIG_HEADS_NOISE_COS,
+    LS_CONFIG_HEADS_NOISE_SIN, LS_CONFIG_HEADS_NLISTS
+} ls_config_heads_id;
+typedef enum { LS_CONFIG_HEADS_PER_QHEAD, LS_CONFIG_HEADS_PAIRS_PER_QHEAD, LS_CONFIG_HEADS_PAIRS_PER_KVHEAD } ls_config_heads_len_kind;
+typedef struct {
+    const char *key;
+    size_t off;                     /* of the list's text in ls_config_workload */
+    double lo, hi;
+    ls_config_heads_len_kind len;
+} ls_config_heads_list;
+extern const ls_config_heads_list ls_config_heads_lists[LS_CONFIG_HEADS_NLISTS];
+/* Values the list holds for w's heads and pairs. */
+int ls_config_heads_len(ls_config_heads_id id, const ls_config_workload *w);
+/* Parses list id of w ("1.5 2 0.25", comma or space separated) into out (ls_config_heads_len values; NULL: check
+ * only). Returns 0, or -1 with a message (without the key). */
+int ls_config_heads_parse(ls_config_heads_id id, const ls_config_workload *w, double *out, char *err, size_t errlen);
+/* Every list w's generator reads (the pair lists only with heads.pairs > 0); -1: *bad the first bad one. */
+int ls_config_heads_check(const ls_config_workload *w, ls_config_heads_id *bad, char *err, size_t errlen);
+
 double ls_config_attention_work(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal);
 /* The same with a sliding window of `window` keys (causal; 0 = none): the visible pairs x dim. */
 double ls_config_attention_work_window(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal, int window);

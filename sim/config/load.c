@@ -993,6 +993,12 @@ static int check(ctx *c)
                    "a sliding window (window = %d) needs a causal mask (workload.causal: true)", w->window);
             FAILED_CHECK(c, rc);
         }
+        ls_config_heads_id bad;
+        char bad_why[400];
+        if (w->generator == LS_CONFIG_GEN_HEADS && ls_config_heads_check(w, &bad, bad_why, sizeof bad_why)) {
+            err_at(c, ls_config_heads_lists[bad].key, "%s", bad_why);
+            FAILED_CHECK(c, rc);
+        }
         if (w->generator == LS_CONFIG_GEN_QKNORM && w->rope.enabled && w->dim % 2) {
             err_at(c, "workload.dim", "rotary embeddings need an even head dimension, got %d", w->dim);
             FAILED_CHECK(c, rc);

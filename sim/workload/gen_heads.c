@@ -34,30 +34,14 @@ double ls_wheads_kernel(double decay, int t)
     return t >= 0 && t < ls_wheads_window(decay) ? ls_prng_det_exp(-(double)t / decay) : 0.0;
 }
 
-int ls_wheads_parse(const char *key, const char *text, int n, double lo, double hi, double *out, char *err, size_t errlen)
+/* List id of w into out, a message naming its key on error (the loader has checked it; a workload built in code
+ * has not). */
+static int parse_list(ls_config_heads_id id, const ls_config_workload *w, double *out, char *err, size_t errlen)
 {
-    int k = 0;
-    const char *p = text;
-    while (*p) {
-        while (*p && (isspace((unsigned char)*p) || *p == ',')) ++p;
-        if (!*p) break;
-        char *end;
-        double x = strtod(p, &end);
-        if (end == p || !(x >= lo && x <= hi)) {
-            ls_io_err(err, errlen, "%s: value %d ('%.24s') is not a number in [%g, %g]", key, k + 1, p, lo, hi);
-            return -1;
-        }
-        if (k < n) out[k] = x;
-        ++k;
-        p = end;
-    }
-    if (k == 1)
-        for (int i = 1; i < n; ++i) out[i] = out[0];
-    else if (k != n) {
-        ls_io_err(err, errlen, "%s: %d values for %d query heads (give one per head, or one for all)", key, k, n);
-        return -1;
-    }
-    return 0;
+    char why[400];
+    if (!ls_config_heads_parse(id, w, out, why, sizeof why)) return 0;
+    ls_io_err(err, errlen, "%s: %s", ls_config_heads_lists[id].key, why);
+    return -1;
 }
 
 typedef struct {
@@ -119,11 +103,10 @@ static int rotary_heads(const ls_config_workload *w, int64_t seed, const ls_whea
     double *fr = malloc((size_t)HK * P * sizeof *fr), *a = malloc((size_t)4 * HQ * P * sizeof *a);
     int rc = -1;
     if (!fr || !a) ls_io_err(err, errlen, "out of memory");
-    else if (!ls_wheads_parse("workload.heads.freq", w->heads.freq, HK * P, 1e-9, 3.14159265358979323846, fr, err, errlen) &&
-             !ls_wheads_parse("workload.heads.amp_cos", w->heads.amp_cos, HQ * P, -1e4, 1e4, a, err, errlen) &&
-             !ls_wheads_parse("workload.heads.amp_sin", w->heads.amp_sin, HQ * P, -1e4, 1e4, a + HQ * P, err, errlen) &&
-             !ls_wheads_parse("workload.heads.noise_cos", w->heads.noise_cos, HQ * P, -1e4, 1e4, a + 2 * HQ * P, err, errlen) &&
-             !ls_wheads_parse("workload.heads.noise_sin", w->heads.noise_sin, HQ * P, -1e4, 1e4, a + 3 * HQ * P, err, errlen))
+    else if (!parse_list(LS_CONFIG_HEADS_FREQ, w, fr, err, errlen) && !parse_list(LS_CONFIG_HEADS_AMP_COS, w, a, err, errlen) &&
+             !parse_list(LS_CONFIG_HEADS_AMP_SIN, w, a + HQ * P, err, errlen) &&
+             !parse_list(LS_CONFIG_HEADS_NOISE_COS, w, a + 2 * HQ * P, err, errlen) &&
+             !parse_list(LS_CONFIG_HEADS_NOISE_SIN, w, a + 3 * HQ * P, err, errlen))
         rc = ls_wheads_rotary(w, seed, kn, fr, a, a + HQ * P, a + 2 * HQ * P, a + 3 * HQ * P, out, err, errlen);
     free(fr), free(a);
     return rc;
@@ -145,19 +128,19 @@ int ls_workload_heads(const ls_config_workload *w, int64_t seed, ls_attn_inputs 
         ls_io_err(err, errlen, "out of memory");
         return -1;
     }
-    struct { const char *key, *text; double lo, hi; size_t off; } lists[] = {
-        {"workload.heads.scale", w->heads.scale, 0, 1e4, offsetof(ls_wheads_knobs, scale)},
-        {"workload.heads.bias", w->heads.bias, -1e4, 1e4, offsetof(ls_wheads_knobs, bias)},
-        {"workload.heads.sink", w->heads.sink, -1e4, 1e4, offsetof(ls_wheads_knobs, sink)},
-        {"workload.heads.recency", w->heads.recency, -1e4, 1e4, offsetof(ls_wheads_knobs, recency)},
-        {"workload.heads.decay", w->heads.decay, 1e-3, 1e9, offsetof(ls_wheads_knobs, decay)},
-        {"workload.heads.jitter", w->heads.jitter, 0, 1e4, offsetof(ls_wheads_knobs, jitter)},
-        {"workload.heads.sink_spread", w->heads.sink_spread, 0, 1e4, offsetof(ls_wheads_knobs, sink_spread)},
-        {"workload.heads.key_share", w->heads.key_share, 0, 0.99, offsetof(ls_wheads_knobs, key_share)},
-        {"workload.heads.noise_flip", w->heads.noise_flip, 0, 0.5, offsetof(ls_wheads_knobs, noise_flip)},
+    static const struct { ls_config_heads_id id; size_t off; } lists[] = {   /* the per-head lists, into the knobs */
+        {LS_CONFIG_HEADS_SCALE, offsetof(ls_wheads_knobs, scale)},
+        {LS_CONFIG_HEADS_BIAS, offsetof(ls_wheads_knobs, bias)},
+        {LS_CONFIG_HEADS_SINK, offsetof(ls_wheads_knobs, sink)},
+        {LS_CONFIG_HEADS_RECENCY, offsetof(ls_wheads_knobs, recency)},
+        {LS_CONFIG_HEADS_DECAY, offsetof(ls_wheads_knobs, decay)},
+        {LS_CONFIG_HEADS_JITTER, offsetof(ls_wheads_knobs, jitter)},
+        {LS_CONFIG_HEADS_SINK_SPREAD, offsetof(ls_wheads_knobs, sink_spread)},
+        {LS_CONFIG_HEADS_KEY_SHARE, offsetof(ls_wheads_knobs, key_share)},
+        {LS_CONFIG_HEADS_NOISE_FLIP, offsetof(ls_wheads_knobs, noise_flip)},
     };
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; ++l) {
-        if (ls_wheads_parse(lists[l].key, lists[l].text, HQ, lists[l].lo, lists[l].hi, tmp, err, errlen)) {
+        if (parse_list(lists[l].id, w, tmp, err, errlen)) {
             free(kn), free(tmp);
             return -1;
         }

@@ -48,7 +48,4 @@ int ls_wheads_rotary(const struct ls_config_workload *w, int64_t seed, const ls_
 int ls_wheads_rotary_one(const struct ls_config_workload *w, int64_t seed, int qh, int kvh, const ls_wheads_layout *L,
                          const ls_wheads_knobs *kn, const double *fr, const double *ac, const double *as, const double *nc,
                          const double *ns, struct ls_attn_inputs *out, char *err, size_t errlen);
-/* Parses a knob list ("1.5 2 0.25", comma or space separated): n values, or one value for all.
- * Returns 0, or -1 with a message naming key. */
-int ls_wheads_parse(const char *key, const char *text, int n, double lo, double hi, double *out, char *err, size_t errlen);
 #endif

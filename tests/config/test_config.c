@@ -197,6 +197,32 @@ static void test_errors(void)
                "t.yaml:2:10: workload.seq_q: causal attention needs seq_q <= seq_k (got seq_q = 600, seq_k = 512): the first "
                "queries would see no key");
     EXPECT_ERR("workload:\n  dim: 127\n", "t.yaml:2:8: workload.dim: rotary embeddings need an even head dimension, got 127");
+    /* the heads generator's lists: checked at load, at their key (not first when the workload is built) */
+    EXPECT_ERR("workload:\n  generator: heads\n  heads_q: 2\n  heads_kv: 1\n  heads:\n    scale: \"1.0 abc\"\n",
+               "t.yaml:6:12: workload.heads.scale: value 2 ('abc') is not a number in [0, 10000]");
+    EXPECT_ERR("workload:\n  generator: heads\n  heads_q: 2\n  heads_kv: 1\n  heads:\n    decay: 1 2 3\n",
+               "t.yaml:6:12: workload.heads.decay: 3 values for 2 query heads (give one per head, or one for all)");
+    EXPECT_ERR("workload:\n  generator: heads\n  heads_q: 2\n  heads_kv: 1\n  heads:\n    key_share: 0.995\n",
+               "t.yaml:6:16: workload.heads.key_share: value 1 ('0.995') is not a number in [0, 0.99]");
+    EXPECT_ERR("workload:\n  generator: heads\n  heads_q: 4\n  heads_kv: 2\n  heads:\n    pairs: 2\n"
+               "    freq: 0.1 0.2 0.3\n",
+               "t.yaml:7:11: workload.heads.freq: 3 values for 2 KV heads x 2 pairs (heads.pairs; give one per head and "
+               "pair, head-major, or one for all)");
+    EXPECT_ERR("workload:\n  generator: heads\n  heads_q: 2\n  heads_kv: 1\n  heads:\n    pairs: 1\n"
+               "    amp_cos: 1 2 3\n",
+               "t.yaml:7:14: workload.heads.amp_cos: 3 values for 2 query heads x 1 pairs (heads.pairs; give one per head and "
+               "pair, head-major, or one for all)");
+    {   /* without rotary pairs the pair lists are not read, so not checked; one number stands for every head */
+        ls_config g;
+        ls_config_diag d;
+        const char *text = "workload:\n  generator: heads\n  heads_q: 2\n  heads_kv: 1\n  heads:\n    scale: 2\n"
+                           "    freq: 9 9 9\n";
+        CHECK(ls_config_load_string(&g, text, strlen(text), "t.yaml", NULL, NULL, 0, &d) == 0);
+        double v[2];
+        char why[400];
+        CHECK(ls_config_heads_parse(LS_CONFIG_HEADS_SCALE, &g.workload, v, why, sizeof why) == 0 && v[0] == 2 && v[1] == 2);
+        ls_config_free(&g);
+    }
     EXPECT_ERR("workload:\n  seq_q: 100000\n  seq_k: 100000\n  heads_q: 128\n  heads_kv: 1\n",
                "t.yaml:2:10: workload.seq_q: Q tensor of 1638400000 elements exceeds workload.max_elements = 1073741824");
     EXPECT_ERR("workload:\n  generator: trace\n",
