@@ -94,6 +94,14 @@ static int parse_sets(merr *e, ls_model *m, const ls_yamltree_node *v)
     return 0;
 }
 
+/* The value of key in mapping m (for a check between keys to point at the key), else m itself. */
+static const ls_yamltree_node *value_of(const ls_yamltree_node *m, const char *key)
+{
+    for (int i = 0; i + 1 < m->n; i += 2)
+        if (m->kids[i]->text && !strcmp(m->kids[i]->text, key)) return m->kids[i + 1];
+    return m;
+}
+
 static int parse_root(merr *e, ls_model *m, const ls_yamltree_node *root, const char *dir)
 {
     if (root->kind != LS_YAMLTREE_MAP) return fail(e, root, "(document)", "expected a mapping");
@@ -133,8 +141,10 @@ static int parse_root(merr *e, ls_model *m, const ls_yamltree_node *root, const 
     for (int i = 0; i < 4; i++)
         if (!*vals[i]) return fail(e, root, required[i], "missing (required)");
     if (m->heads_q % m->heads_kv)
-        return fail(e, root, "heads_kv", "heads_q %d is not a multiple of heads_kv %d", m->heads_q, m->heads_kv);
-    if (!m->prefill && !m->decode) return fail(e, root, "prefill", "prefill and decode are both 0: nothing to run");
+        return fail(e, value_of(root, "heads_kv"), "heads_kv", "heads_q %d is not a multiple of heads_kv %d", m->heads_q,
+                    m->heads_kv);
+    if (!m->prefill && !m->decode)
+        return fail(e, value_of(root, "prefill"), "prefill", "prefill and decode are both 0: nothing to run");
     if (traces && parse_traces(e, m, traces, dir)) return 2;
     return 0;
 }

@@ -37,6 +37,10 @@ def main(binary, tmp):
         ("workload", "workload: missing.yaml\n" + base, "workload.yaml:1:11: workload: workload.file: cannot read"),
         ("trace", base + "traces:\n  0: missing.yaml\n", "trace.yaml:7:6: traces: workload.file: cannot read"),
         ("dim", base.replace("dim: 64", "dim: 63"), "dim.yaml:4:6: dim: workload.dim: "),
+        # checks between keys point at the key they name
+        ("gqa", base.replace("heads_q: 2", "heads_q: 3").replace("heads_kv: 1", "heads_kv: 2"),
+         "gqa.yaml:3:11: heads_kv: heads_q 3 is not a multiple of heads_kv 2"),
+        ("empty", base.replace("prefill: 128", "prefill: 0"), "empty.yaml:5:10: prefill: prefill and decode are both 0"),
     ]
     for name, text, needle in cases:
         path = os.path.join(tmp, name + ".yaml")
