@@ -144,6 +144,15 @@ def main(lampsim_bin, tmp, long=False):
     r = lampsim.workload_stats(q, k, causal=False, lamp=False)
     check(r[1]["sink_mass"] > 1 - 1e-6 and r[1]["local_mass"] < 1e-6 and np.isnan(r[1]["stage1_rate"]),
           "one-hot sink: sink mass 1, local mass 0, no engine run (%s)" % r[1])
+    # top_cos against numpy: causal rows of random heads (GQA 2/1), the cosine of each query with its top key
+    g = np.random.default_rng(3)
+    q, k = g.standard_normal((1, 2, 48, 16)).astype(np.float32), g.standard_normal((1, 1, 48, 16)).astype(np.float32)
+    r = lampsim.workload_stats(q, k, causal=True, lamp=False)
+    for h in range(2):
+        qh, kh = q[0, h].astype(np.float64), k[0, 0].astype(np.float64)
+        top = [int(np.argmax(qh[i] @ kh[: i + 1].T)) for i in range(48)]
+        want = np.mean([qh[i] @ kh[t] / np.linalg.norm(qh[i]) / np.linalg.norm(kh[t]) for i, t in enumerate(top)])
+        check(abs(r[h]["top_cos"] - want) < 1e-6, "head %d: top_cos %.9f, numpy %.9f" % (h, r[h]["top_cos"], want))
     # the tiny model's traces, fitted again: the shipped preset, and its rates within 0.05 of the traces'
     torch.set_num_threads(1)
     model = load_pretrained(os.path.join(ROOT, "models", "tiny_kjv.safetensors"))
