@@ -181,13 +181,14 @@ static void spread_warning(const ls_wstats_head *t, const ls_wstats_head *f, int
         double r = f[h].logit_std / t[h].logit_std;
         if (!(t[h].logit_std > 0) || (r <= FIT_SPREAD_LIMIT && r >= 1 / FIT_SPREAD_LIMIT)) continue;
         if (n++ < 6 && len < sizeof list)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s layer %d head %d %.2f against %.2f", n > 1 ? "," : "",
-                                    t[h].layer, t[h].head, f[h].logit_std, t[h].logit_std);
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s layer %d head %d %.2f against %.2f",
+                                    n > 1 ? "," : "", t[h].layer, t[h].head, f[h].logit_std, t[h].logit_std);
     }
     if (n)
         fprintf(stderr, "lampsim workload fit: warning: %d head(s) have a logit spread (logit_std) more than %g times off "
-                        "the traces':%s%s; their softmax is not the traced one (the usual cause: at small d too few profile pairs for a "
-                        "sharp local head, whose amplitude the calibration raises to its local mass)\n",
+                        "the traces':%s%s; their softmax is not the traced one (the usual cause: at small d too few "
+                        "profile pairs for a sharp local head, whose amplitude the calibration raises to its local "
+                        "mass)\n",
                 n, FIT_SPREAD_LIMIT, list, n > 6 ? ", ..." : "");
 }
 

@@ -153,8 +153,6 @@ typedef struct ls_config_schema_entry {
 
 const ls_config_schema_entry *ls_config_schema(size_t *count);
 const ls_config_schema_entry *ls_config_schema_find(const char *path);
-/* The work that workload.max_work bounds: multiply-adds of Q.K^T over the visible query-key pairs
- * (causal: query i sees the keys up to i + seq_k - seq_q). */
 /* The heads generator's lists (workload.heads.*): per query head, per (query head, pair) or per (KV head, pair), each
  * with its range; one number stands for all (sim/config/heads_lists.c). The loader checks them, the generator parses
  * them. */
@@ -164,7 +162,9 @@ typedef enum {
     LS_CONFIG_HEADS_FREQ, LS_CONFIG_HEADS_AMP_COS, LS_CONFIG_HEADS_AMP_SIN, LS_CONFIG_HEADS_NOISE_COS,
     LS_CONFIG_HEADS_NOISE_SIN, LS_CONFIG_HEADS_NLISTS
 } ls_config_heads_id;
-typedef enum { LS_CONFIG_HEADS_PER_QHEAD, LS_CONFIG_HEADS_PAIRS_PER_QHEAD, LS_CONFIG_HEADS_PAIRS_PER_KVHEAD } ls_config_heads_len_kind;
+typedef enum {
+    LS_CONFIG_HEADS_PER_QHEAD, LS_CONFIG_HEADS_PAIRS_PER_QHEAD, LS_CONFIG_HEADS_PAIRS_PER_KVHEAD
+} ls_config_heads_len_kind;
 typedef struct {
     const char *key;
     size_t off;                     /* of the list's text in ls_config_workload */
@@ -180,6 +180,8 @@ int ls_config_heads_parse(ls_config_heads_id id, const ls_config_workload *w, do
 /* Every list w's generator reads (the pair lists only with heads.pairs > 0); -1: *bad the first bad one. */
 int ls_config_heads_check(const ls_config_workload *w, ls_config_heads_id *bad, char *err, size_t errlen);
 
+/* The work that workload.max_work bounds: multiply-adds of Q.K^T over the visible query-key pairs
+ * (causal: query i sees the keys up to i + seq_k - seq_q). */
 double ls_config_attention_work(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal);
 /* The same with a sliding window of `window` keys (causal; 0 = none): the visible pairs x dim. */
 double ls_config_attention_work_window(int batch, int heads_q, int seq_q, int seq_k, int dim, bool causal, int window);

@@ -8,23 +8,29 @@
 #include "config.h"
 
 #define W(f) offsetof(ls_config_workload, heads.f)
+#define PI 3.14159265358979323846
+#define PER_Q LS_CONFIG_HEADS_PER_QHEAD
+#define PAIRS_Q LS_CONFIG_HEADS_PAIRS_PER_QHEAD
 const ls_config_heads_list ls_config_heads_lists[LS_CONFIG_HEADS_NLISTS] = {
-    [LS_CONFIG_HEADS_SCALE] = {"workload.heads.scale", W(scale), 0, 1e4, LS_CONFIG_HEADS_PER_QHEAD},
-    [LS_CONFIG_HEADS_BIAS] = {"workload.heads.bias", W(bias), -1e4, 1e4, LS_CONFIG_HEADS_PER_QHEAD},
-    [LS_CONFIG_HEADS_SINK] = {"workload.heads.sink", W(sink), -1e4, 1e4, LS_CONFIG_HEADS_PER_QHEAD},
-    [LS_CONFIG_HEADS_RECENCY] = {"workload.heads.recency", W(recency), -1e4, 1e4, LS_CONFIG_HEADS_PER_QHEAD},
-    [LS_CONFIG_HEADS_DECAY] = {"workload.heads.decay", W(decay), 1e-3, 1e9, LS_CONFIG_HEADS_PER_QHEAD},
-    [LS_CONFIG_HEADS_JITTER] = {"workload.heads.jitter", W(jitter), 0, 1e4, LS_CONFIG_HEADS_PER_QHEAD},
-    [LS_CONFIG_HEADS_SINK_SPREAD] = {"workload.heads.sink_spread", W(sink_spread), 0, 1e4, LS_CONFIG_HEADS_PER_QHEAD},
-    [LS_CONFIG_HEADS_KEY_SHARE] = {"workload.heads.key_share", W(key_share), 0, 0.99, LS_CONFIG_HEADS_PER_QHEAD},
-    [LS_CONFIG_HEADS_NOISE_FLIP] = {"workload.heads.noise_flip", W(noise_flip), 0, 0.5, LS_CONFIG_HEADS_PER_QHEAD},
-    [LS_CONFIG_HEADS_FREQ] = {"workload.heads.freq", W(freq), 1e-9, 3.14159265358979323846, LS_CONFIG_HEADS_PAIRS_PER_KVHEAD},
-    [LS_CONFIG_HEADS_AMP_COS] = {"workload.heads.amp_cos", W(amp_cos), -1e4, 1e4, LS_CONFIG_HEADS_PAIRS_PER_QHEAD},
-    [LS_CONFIG_HEADS_AMP_SIN] = {"workload.heads.amp_sin", W(amp_sin), -1e4, 1e4, LS_CONFIG_HEADS_PAIRS_PER_QHEAD},
-    [LS_CONFIG_HEADS_NOISE_COS] = {"workload.heads.noise_cos", W(noise_cos), -1e4, 1e4, LS_CONFIG_HEADS_PAIRS_PER_QHEAD},
-    [LS_CONFIG_HEADS_NOISE_SIN] = {"workload.heads.noise_sin", W(noise_sin), -1e4, 1e4, LS_CONFIG_HEADS_PAIRS_PER_QHEAD},
+    [LS_CONFIG_HEADS_SCALE] = {"workload.heads.scale", W(scale), 0, 1e4, PER_Q},
+    [LS_CONFIG_HEADS_BIAS] = {"workload.heads.bias", W(bias), -1e4, 1e4, PER_Q},
+    [LS_CONFIG_HEADS_SINK] = {"workload.heads.sink", W(sink), -1e4, 1e4, PER_Q},
+    [LS_CONFIG_HEADS_RECENCY] = {"workload.heads.recency", W(recency), -1e4, 1e4, PER_Q},
+    [LS_CONFIG_HEADS_DECAY] = {"workload.heads.decay", W(decay), 1e-3, 1e9, PER_Q},
+    [LS_CONFIG_HEADS_JITTER] = {"workload.heads.jitter", W(jitter), 0, 1e4, PER_Q},
+    [LS_CONFIG_HEADS_SINK_SPREAD] = {"workload.heads.sink_spread", W(sink_spread), 0, 1e4, PER_Q},
+    [LS_CONFIG_HEADS_KEY_SHARE] = {"workload.heads.key_share", W(key_share), 0, 0.99, PER_Q},
+    [LS_CONFIG_HEADS_NOISE_FLIP] = {"workload.heads.noise_flip", W(noise_flip), 0, 0.5, PER_Q},
+    [LS_CONFIG_HEADS_FREQ] = {"workload.heads.freq", W(freq), 1e-9, PI, LS_CONFIG_HEADS_PAIRS_PER_KVHEAD},
+    [LS_CONFIG_HEADS_AMP_COS] = {"workload.heads.amp_cos", W(amp_cos), -1e4, 1e4, PAIRS_Q},
+    [LS_CONFIG_HEADS_AMP_SIN] = {"workload.heads.amp_sin", W(amp_sin), -1e4, 1e4, PAIRS_Q},
+    [LS_CONFIG_HEADS_NOISE_COS] = {"workload.heads.noise_cos", W(noise_cos), -1e4, 1e4, PAIRS_Q},
+    [LS_CONFIG_HEADS_NOISE_SIN] = {"workload.heads.noise_sin", W(noise_sin), -1e4, 1e4, PAIRS_Q},
 };
 #undef W
+#undef PI
+#undef PER_Q
+#undef PAIRS_Q
 
 int ls_config_heads_len(ls_config_heads_id id, const ls_config_workload *w)
 {

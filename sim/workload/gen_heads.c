@@ -9,7 +9,6 @@
  *                                 RoPE: rotated by position)
  * so q.k / sqrt(d) follows the model. Keys are shared by a KV head's query heads (GQA); every knob lives
  * in the queries, so each query head has its own. Streams keyed by (seed, tensor, batch, head). */
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
