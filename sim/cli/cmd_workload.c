@@ -34,7 +34,8 @@ static void workload_usage(FILE *out)
           "  --row-budget M float64 multiply-adds per head for the statistics (default 2^27; rows subsampled beyond)\n"
           "  --no-lamp      statistics only (no engine run)\n"
           "  fit: after writing, the statistics and LAMP rates of the fitted workload against the traces' (stderr);\n"
-          "  --no-check     skip that;  --strict  exit 1 when a LAMP rate's mean error exceeds 0.05\n"
+          "  --no-check     skip that;  --strict  exit 1 when a LAMP rate's mean error exceeds 0.05 (at the fitted\n"
+          "                 seed or over the 5 seeds the check measures)\n"
           "  --no-calibrate the analytic fit only (no per-head calibration of local and sink mass)\n",
           out);
 }
@@ -194,8 +195,9 @@ static void spread_warning(const ls_wstats_head *t, const ls_wstats_head *f, int
 
 /* The fitted workload measured as the traces were: per statistic the means over heads, the mean error, the
  * worst head's and the range of the means at FIT_CHECK_SEEDS other seeds; a warning for each LAMP rate whose mean
- * error exceeds 0.05 (strict: exit 1), saying whether the other seeds put it within 0.05 on average (the trace
- * too short to pin the rate) or not (the fit cannot reproduce it). */
+ * error exceeds 0.05 at the fitted seed or over all seeds (strict: exit 1), saying whether the other seeds put it
+ * within 0.05 on average (the trace too short to pin the rate), whether stage 1 on exact logits is within it (e4m3's
+ * rounding of q.k), or neither (the fit cannot reproduce it). */
 static int fit_check(ls_config *cfg, const char *config_path, const char **sets, int nsets, const char *fitted,
                      const ls_wstats_opts *opts, const ls_wstats_head *t, int nt, bool strict)
 {
@@ -249,8 +251,15 @@ static int fit_check(ls_config *cfg, const char *config_path, const char **sets,
                 hi, all);
         if (!strcmp(cols[c].name, "stage1_exact")) exact_all = all;
         if (!strcmp(cols[c].name, "top_cos")) cos_t = st / n, cos_f = sf[0] / n;
-        if (!cols[c].rate || fabs(e) <= 0.05) continue;
-        if (fabs(all) <= 0.05)
+        if (!cols[c].rate || (fabs(e) <= 0.05 && fabs(all) <= 0.05)) continue;
+        if (fabs(e) <= 0.05)   /* within at the fitted seed, not over the 5: the calibration matched this seed's noise */
+            fprintf(stderr, "lampsim workload fit: warning: %s of the fitted workload is %+.3f off the traces' at the "
+                            "fitted seed but %+.3f on average over %d seeds (limit 0.05); %s\n", cols[c].name, e, all, NS,
+                    strcmp(cols[c].name, "disruptive_rate") && fabs(exact_all) <= 0.05
+                        ? "stage 1 on exact logits is within it (stage1_exact): the rest is e4m3's sequential rounding of "
+                          "q.k, which depends on how Q and K write each logit, and a fit of the logits does not carry that"
+                        : "the fit cannot reproduce it");
+        else if (fabs(all) <= 0.05)
             fprintf(stderr, "lampsim workload fit: warning: %s of the fitted workload is %+.3f off the traces' (limit 0.05); "
                             "at %d other seeds it is %.3f..%.3f, %+.3f off on average over all %d: the traces hold too few "
                             "tiles to pin it (trace more tokens or heads)\n", cols[c].name, e, FIT_CHECK_SEEDS, lo, hi, all, NS);
