@@ -190,7 +190,9 @@ static int setup_quantities(ls_sens *S, char *err, size_t errlen)
         snprintf(S->ratio_name[r], sizeof S->ratio_name[r], "%s/%s", a, b);
         for (int m = 0; m < S->nm; m++) {
             ls_sens_quantity *q = &S->q[S->nq++];
-            snprintf(q->name, sizeof q->name, "%s:%s", S->metrics[m], S->ratio_name[r]);
+            char name[sizeof q->name];   /* via a buffer of its own: GCC cannot tell q->name from S's strings */
+            snprintf(name, sizeof name, "%s:%s", S->metrics[m], S->ratio_name[r]);
+            memcpy(q->name, name, sizeof name);
             q->metric = m;
             q->ratio = r;
         }
