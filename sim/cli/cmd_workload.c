@@ -252,27 +252,21 @@ static int fit_check(ls_config *cfg, const char *config_path, const char **sets,
         if (!strcmp(cols[c].name, "stage1_exact")) exact_all = all;
         if (!strcmp(cols[c].name, "top_cos")) cos_t = st / n, cos_f = sf[0] / n;
         if (!cols[c].rate || (fabs(e) <= 0.05 && fabs(all) <= 0.05)) continue;
-        if (fabs(e) <= 0.05)   /* within at the fitted seed, not over the 5: the calibration matched this seed's noise */
-            fprintf(stderr, "lampsim workload fit: warning: %s of the fitted workload is %+.3f off the traces' at the "
-                            "fitted seed but %+.3f on average over %d seeds (limit 0.05); %s\n", cols[c].name, e, all, NS,
-                    strcmp(cols[c].name, "disruptive_rate") && fabs(exact_all) <= 0.05
-                        ? "stage 1 on exact logits is within it (stage1_exact): the rest is e4m3's sequential rounding of "
-                          "q.k, which depends on how Q and K write each logit, and a fit of the logits does not carry that"
-                        : "the fit cannot reproduce it");
-        else if (fabs(all) <= 0.05)
+        if (fabs(e) > 0.05 && fabs(all) <= 0.05)
             fprintf(stderr, "lampsim workload fit: warning: %s of the fitted workload is %+.3f off the traces' (limit 0.05); "
                             "at %d other seeds it is %.3f..%.3f, %+.3f off on average over all %d: the traces hold too few "
                             "tiles to pin it (trace more tokens or heads)\n", cols[c].name, e, FIT_CHECK_SEEDS, lo, hi, all, NS);
-        else if (strcmp(cols[c].name, "disruptive_rate") && fabs(exact_all) <= 0.05)
-            /* the logits are right where e4m3 is not involved: the rest is how Q and K write them */
-            fprintf(stderr, "lampsim workload fit: warning: %s of the fitted workload is %+.3f off the traces' (limit 0.05), "
-                            "%+.3f on average over %d seeds, but stage 1 on exact logits is %+.3f off (stage1_exact): the "
-                            "rest is e4m3's sequential rounding of q.k, which depends on how Q and K write each logit "
-                            "(the query's cosine with its top key, top_cos: traces %.2f, fitted %.2f), and a fit of the "
-                            "logits does not carry that\n", cols[c].name, e, all, NS, exact_all, cos_t, cos_f);
-        else
-            fprintf(stderr, "lampsim workload fit: warning: %s of the fitted workload is %+.3f off the traces' (limit 0.05), "
-                            "%+.3f on average over %d seeds; the fit cannot reproduce it\n", cols[c].name, e, all, NS);
+        else {   /* off over the 5 seeds: e4m3's where the logits are right without it (stage 1 exact), else the fit's */
+            char why[400] = "the fit cannot reproduce it";
+            if (strcmp(cols[c].name, "disruptive_rate") && fabs(exact_all) <= 0.05)
+                snprintf(why, sizeof why, "stage 1 on exact logits is %+.3f off (stage1_exact): the rest is e4m3's "
+                         "sequential rounding of q.k, which depends on how Q and K write each logit (the query's cosine "
+                         "with its top key, top_cos: traces %.2f, fitted %.2f), and a fit of the logits does not carry "
+                         "that", exact_all, cos_t, cos_f);
+            fprintf(stderr, "lampsim workload fit: warning: %s of the fitted workload is %+.3f off the traces' at the "
+                            "fitted seed and %+.3f on average over %d seeds (limit 0.05); %s\n", cols[c].name, e, all, NS,
+                    why);
+        }
         if (strict) rc = 1;
     }
     spread_warning(t, f, nt);

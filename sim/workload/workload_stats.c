@@ -24,13 +24,15 @@ typedef struct {
 } sums;
 
 /* One row's logits l[j] for its visible keys lo <= j < n (a sliding window starts at lo > 0; sink keys
- * outside it count as no mass, key tiles stay aligned to absolute key positions as the engine's). */
-static void measure_row(const double *l, int lo, int n, const ls_wstats_opts *o, int bc, int bk, double delta,
-                        sums *s)
+ * outside it count as no mass, key tiles stay aligned to absolute key positions as the engine's). Returns the
+ * key of the largest logit (the first of equals). */
+static int measure_row(const double *l, int lo, int n, const ls_wstats_opts *o, int bc, int bk, double delta,
+                       sums *s)
 {
     double mx = -INFINITY, mn = INFINITY, mean = 0;
+    int top = lo;
     for (int j = lo; j < n; ++j) {
-        mx = l[j] > mx ? l[j] : mx;
+        if (l[j] > mx) mx = l[j], top = j;
         mn = l[j] < mn ? l[j] : mn;
         mean += l[j];
         if (fabs(l[j]) > s->max_abs) s->max_abs = fabs(l[j]);
@@ -69,14 +71,13 @@ static void measure_row(const double *l, int lo, int n, const ls_wstats_opts *o,
             mu = m > mu ? m : mu;
         }
     }
+    return top;
 }
 
-/* The cosine between query q and the key of the row's largest logit l[j] = q . k_j / sqrt(d) (rows whose
- * query or top key is zero have none). */
-static void measure_top_cos(const double *l, int lo, int n, const float *q, const float *kb, int D, sums *s)
+/* The cosine between query q and key top, the row's largest logit l[top] = q . k_top / sqrt(d) (rows whose query
+ * or top key is zero have none). */
+static void measure_top_cos(const double *l, int top, const float *q, const float *kb, int D, sums *s)
 {
-    int top = lo;
-    for (int j = lo + 1; j < n; ++j) top = l[j] > l[top] ? j : top;
     double qq = 0, kk = 0;
     const float *k = kb + (size_t)top * D;
     for (int t = 0; t < D; ++t) qq += (double)q[t] * q[t], kk += (double)k[t] * k[t];
@@ -200,8 +201,7 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
                     const float *qi = in->q + (((size_t)b * HQ + h) * SQ + i) * D;
                     lsfp_dot_rows_f64(qi, kb + (size_t)lo * D, D, n - lo, D, l + lo);
                     for (int j = lo; j < n; ++j) l[j] *= inv;
-                    measure_row(l, lo, n, o, bc, bk, p->delta, &s);
-                    measure_top_cos(l, lo, n, qi, kb, D, &s);
+                    measure_top_cos(l, measure_row(l, lo, n, o, bc, bk, p->delta, &s), qi, kb, D, &s);
                 }
                 continue;
             }
@@ -215,8 +215,7 @@ int ls_wstats_measure(const ls_attn_inputs *in, int layer, const ls_engine_param
                     const float *qr = in->q + (((size_t)b * HQ + h) * SQ + w0 + r) * D;
                     lsfp_dot_rows_f64(qr, kb + (size_t)lo[r] * D, D, nv[r] - lo[r], D, lr + lo[r]);
                     for (int j = lo[r]; j < nv[r]; ++j) lr[j] *= inv;
-                    measure_row(lr, lo[r], nv[r], o, bc, bk, p->delta, &s);
-                    measure_top_cos(lr, lo[r], nv[r], qr, kb, D, &s);
+                    measure_top_cos(lr, measure_row(lr, lo[r], nv[r], o, bc, bk, p->delta, &s), qr, kb, D, &s);
                 }
                 stage1_warp(l, SK, lo, nv, nr, p, &st);
             }
