@@ -36,7 +36,8 @@ static void workload_usage(FILE *out)
           "  fit: after writing, the statistics and LAMP rates of the fitted workload against the traces' (stderr);\n"
           "  --no-check     skip that;  --strict  exit 1 when a LAMP rate's mean error exceeds 0.05 (at the fitted\n"
           "                 seed or over the 5 seeds the check measures)\n"
-          "  --no-calibrate the analytic fit only (no per-head calibration of local and sink mass)\n",
+          "  --no-calibrate the analytic fit only (no per-head calibration of local mass, entropy and sink mass,\n"
+          "                 nor of a layer's far spread for its stage-1 share)\n",
           out);
 }
 
@@ -193,6 +194,48 @@ static void spread_warning(const ls_wstats_head *t, const ls_wstats_head *f, int
                 n, FIT_SPREAD_LIMIT, list, n > 6 ? ", ..." : "");
 }
 
+/* With more than one fitted layer (a new one wherever the traced head index starts again at 0), the LAMP rates'
+ * mean errors per layer, at the fitted seed and over the ns seeds: the table's means over every head can hide a
+ * layer that is off one way behind another off the other way. */
+static void layer_rates(const ls_wstats_head *t, const ls_wstats_head *f, int nt, int ns)
+{
+    static const struct { const char *name; size_t off; } rates[] = {
+        {"stage1_rate", offsetof(ls_wstats_head, stage1_rate)},
+        {"subblock_rate", offsetof(ls_wstats_head, subblock_rate)},
+        {"disruptive_rate", offsetof(ls_wstats_head, disruptive_rate)},
+    };
+    enum { NR = sizeof rates / sizeof *rates };
+    int layers = 0;
+    for (int h = 0; h < nt; ++h) layers += !h || t[h].head == 0;
+    if (layers < 2) return;
+    fprintf(stderr, "  per fitted layer, the rates' mean error at the fitted seed / over all %d seeds:\n  %-5s %5s", ns,
+            "layer", "heads");
+    for (size_t c = 0; c < NR; ++c) fprintf(stderr, "  %-*s", c + 1 < NR ? 17 : 0, rates[c].name);
+    fputc('\n', stderr);
+    for (int h0 = 0, layer = 0; h0 < nt; ++layer) {
+        int h1 = h0 + 1;
+        while (h1 < nt && t[h1].head != 0) ++h1;
+        fprintf(stderr, "  %5d %5d", layer, h1 - h0);
+        for (size_t c = 0; c < NR; ++c) {
+            double e0 = 0, all = 0;
+            int n = 0;
+            for (int h = h0; h < h1; ++h) {
+                bool nan = isnan(stat_of(&t[h], rates[c].off));
+                for (int s = 0; s < ns; ++s) nan |= isnan(stat_of(&f[(size_t)s * nt + h], rates[c].off));
+                if (nan) continue;
+                ++n;
+                e0 += stat_of(&f[h], rates[c].off) - stat_of(&t[h], rates[c].off);
+                for (int s = 0; s < ns; ++s) all += (stat_of(&f[(size_t)s * nt + h], rates[c].off) - stat_of(&t[h], rates[c].off)) / ns;
+            }
+            char cell[40] = "-";
+            if (n) snprintf(cell, sizeof cell, "%+.3f / %+.3f", e0 / n, all / n);
+            fprintf(stderr, "  %-*s", c + 1 < NR ? 17 : 0, cell);
+        }
+        fputc('\n', stderr);
+        h0 = h1;
+    }
+}
+
 /* The fitted workload measured as the traces were: per statistic the means over heads, the mean error, the
  * worst head's and the range of the means at FIT_CHECK_SEEDS other seeds; a warning for each LAMP rate whose mean
  * error exceeds 0.05 at the fitted seed or over all seeds (strict: exit 1), saying whether the other seeds put it
@@ -269,6 +312,7 @@ static int fit_check(ls_config *cfg, const char *config_path, const char **sets,
         }
         if (strict) rc = 1;
     }
+    layer_rates(t, f, nt, NS);
     spread_warning(t, f, nt);
     free(f);
     ls_config_free(cfg);
@@ -426,6 +470,7 @@ int ls_cli_workload(int argc, char **argv)
             rc = 2;
         } else {
             ls_wfit_layout_notes(fs, stderr);
+            ls_wfit_print_spread_notes(fs, stderr);
             fprintf(stderr, "wrote %s\n", out_path);
             if (check) rc = fit_check(cfg, config_path, sets, nsets, out_path, &opts, traced, ntraced, strict);
         }

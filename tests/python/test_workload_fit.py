@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`lampsim workload stats` / `fit` against real and random attention: the Python statistics on
 constructed inputs (uniform -> entropy 1, one-hot sink -> sink mass 1); the tiny model's traces
-(scripts/eval_ppl.py --dump-traces) fitted again give the shipped preset workloads/tiny_kjv_fitted.yaml;
+(scripts/eval_ppl.py --dump-traces) fitted again give the shipped preset workloads/tiny_kjv_fitted.yaml, and the
+fit check's per-layer table agrees with the statistics layer by layer;
 the fitted workloads of the tiny model and of random layers with sinks and with local heads (also at d 16, 512
 tokens, where the layout is searched) give the traces' LAMP rates within 0.05 at tau 0.25 / 0.5 / 1, averaged over
 5 seeds (docs/workloads.md, "Fitting"); d 2, 4, 8 accepted.
@@ -111,6 +112,24 @@ def compare(lampsim_bin, what, inputs, fitted, tmp, shape=True):
                   % (what, tau, key, x.mean(), y.mean(), lim, np.abs(y - x).max()))
 
 
+def layer_table(lampsim_bin, inputs, fitted, err, tmp, what):
+    """The fit check's per-layer table (several layers fitted together) against the traces' and fitted workload's
+    statistics at the default tau, layer by layer: the mean errors at the fitted seed and over the 5 seeds."""
+    rows = re.findall(r"^ +(\d+) +(\d+) +([-+][.\d]+) / ([-+][.\d]+) +([-+][.\d]+) / ([-+][.\d]+) +([-+][.\d]+) / "
+                      r"([-+][.\d]+)$", err.split("per fitted layer")[-1], re.M)
+    t = stats(lampsim_bin, inputs, tmp, "traces")
+    fs = [stats(lampsim_bin, [fitted], tmp, "fitted", 0.5, seed) for seed in SEEDS]
+    layers = sorted({int(r["layer"]) for r in t})
+    ok = len(rows) == len(layers) >= 2
+    for row, layer in zip(rows, layers):
+        idx = [i for i, r in enumerate(t) if int(r["layer"]) == layer]
+        for c, key in enumerate(RATES):
+            e = [np.mean([float(f[i][key]) - float(t[i][key]) for i in idx]) for f in fs]
+            ok &= int(row[1]) == len(idx) and abs(float(row[2 + 2 * c]) - e[0]) < 0.0015 and \
+                abs(float(row[3 + 2 * c]) - np.mean(e)) < 0.0015
+    check(ok, "%s: the check's per-layer table gives each layer's rate errors (%s)" % (what, rows))
+
+
 def stats(lampsim_bin, what, tmp, name, tau=0.5, seed=None):
     out = os.path.join(tmp, name + ".csv")
     what = what if isinstance(what, list) else [what]
@@ -168,6 +187,7 @@ def main(lampsim_bin, tmp, long=False):
         check(sorted(a) == sorted(b) and all(np.allclose(a[x], b[x], rtol=2e-3, atol=2e-3) for x in a),
               "fitting the traces again gives the shipped preset's knobs")
     compare(lampsim_bin, "tiny model %d tokens" % n, [traces], fitted, tmp)
+    layer_table(lampsim_bin, [traces], fitted, err, tmp, "tiny model %d tokens" % n)
     if long:
         bos = load_pretrained(os.path.join(ROOT, "models", "tiny_kjv_bos.safetensors"))
         traces = os.path.join(tmp, "traces_bos")
