@@ -19,7 +19,6 @@ typedef struct {
     double alpha, sink;            /* the knobs being calibrated: a factor on the profile and noise amplitudes, the sink */
     double beta;                   /* the layer's factor on the far spread (scale) */
     bool sink_on;                  /* whether the sink bonus is calibrated */
-    int evals;
     bool failed;
     int64_t seed;
     int qh, kvh;                   /* the head's indices in the fitted workload: its very numbers */
@@ -40,7 +39,6 @@ static ls_wstats_head calib_eval(calib *c, bool lamp)
     char err[256];
     ls_wstats_opts o = ls_wstats_default_opts();
     o.lamp = lamp;
-    c->evals++;
     if (ls_wheads_rotary_one(&c->w, c->seed, c->qh, c->kvh, &c->layout, &k, c->fr, ac, as, nc, ns, &g, err, sizeof err)) {
         c->failed = true;
         return st;
@@ -203,60 +201,57 @@ static bool spread_keeps_shape(const ls_wfit_spread *r, const ls_wfit_spread *at
     return r->local <= fmax(FIT_TOL_LOCAL, at1->local) && r->entropy <= fmax(FIT_TOL_ENTROPY, at1->entropy);
 }
 
-static void note_spread(ls_wfit_sums *s, const ls_wfit_spread *before, const ls_wfit_spread *after)
+static void note_spread(ls_wfit_sums *s, const ls_wfit_spread *at1, const ls_wfit_spread *taken)
 {
-    ls_wfit_spread *n = realloc(s->spread, (size_t)(s->nspread + 1) * 2 * sizeof *n);
+    ls_wfit_spread_note *n = realloc(s->spread, (size_t)(s->nspread + 1) * sizeof *n);
     if (!n) return;   /* a note lost, the fit stands */
     s->spread = n;
-    n[2 * s->nspread] = *before, n[2 * s->nspread + 1] = *after;
-    n[2 * s->nspread].layer = n[2 * s->nspread + 1].layer = s->layers;
-    s->nspread++;
+    n[s->nspread++] = (ls_wfit_spread_note){.layer = s->layers, .at1 = *at1, .taken = *taken};
 }
 
 void ls_wfit_calibrate_layer(ls_wfit_sums *s, const ls_attn_inputs *in, int base, int kv_base, bool qk_norm,
-                            const ls_engine_params *p, const ls_wstats_head *t)
+                             const ls_engine_params *p, const ls_wstats_head *t)
 {
     const int n = in->heads_q, group = in->heads_q / in->heads_kv;
     calib *c = calloc((size_t)n, sizeof *c);
-    double *a0 = malloc((size_t)n * sizeof *a0), *s0 = malloc((size_t)n * sizeof *s0);
-    if (!c || !a0 || !s0) goto done;   /* the analytic fit stands */
+    /* each head's amplitude and sink at factor 1 (a0, s0) and at the best factor so far (ab, sb) */
+    double *a0 = malloc((size_t)n * 4 * sizeof *a0), *s0 = a0 + n, *ab = a0 + 2 * n, *sb = a0 + 3 * n;
+    if (!c || !a0) goto done;   /* the analytic fit stands */
     bool failed = false, spread = false, rates = true;
     for (int h = 0; h < n; ++h) {
         calib_init(&c[h], s, in, h, base, kv_base + h / group, qk_norm, p, &t[h]);
         calib_rounds(&c[h], 3, 8.0);
         spread |= c[h].k0.scale > 0;
         rates &= isfinite(t[h].stage1_rate);
-        a0[h] = c[h].alpha, s0[h] = c[h].sink;
+        ab[h] = a0[h] = c[h].alpha, sb[h] = s0[h] = c[h].sink;
     }
     /* The far spread (it needs a random part) moves the stage-1 share, and entropy and local mass with it: a
      * layer whose share is clearly off (beyond the seeds' noise) gets the factor on a log grid, 1 included, with
      * the least error of the three together (spread_cost) among those that bring stage 1 nearer and keep the
      * heads' shape within the check's limits. */
-    ls_wfit_spread at1 = {0};
+    ls_wfit_spread at1, best = {.factor = 1};
     if (spread && rates && (at1 = spread_eval(c, n, 1.0, a0, s0), fabs(at1.stage1) > FIT_SPREAD_TRIGGER)) {
-        ls_wfit_spread best = at1;
+        best = at1;
         for (int i = -FIT_SPREAD_STEPS; i <= FIT_SPREAD_STEPS; ++i) {
             if (!i) continue;   /* 1: at1 */
             ls_wfit_spread r = spread_eval(c, n, pow(FIT_SPREAD_MAX, (double)i / FIT_SPREAD_STEPS), a0, s0);
-            if (fabs(r.stage1) < fabs(at1.stage1) && spread_keeps_shape(&r, &at1) && spread_cost(&r) < spread_cost(&best))
+            if (fabs(r.stage1) < fabs(at1.stage1) && spread_keeps_shape(&r, &at1) && spread_cost(&r) < spread_cost(&best)) {
                 best = r;
+                for (int h = 0; h < n; ++h) ab[h] = c[h].alpha, sb[h] = c[h].sink;
+            }
         }
-        spread_eval(c, n, best.factor, a0, s0);   /* the heads' knobs at the chosen factor */
         note_spread(s, &at1, &best);
-    } else {
-        for (int h = 0; h < n; ++h) c[h].beta = 1, c[h].alpha = a0[h], c[h].sink = s0[h];
     }
     for (int h = 0; h < n; ++h) failed |= c[h].failed;
     for (int h = 0; h < n && !failed; ++h) {
         ls_wheads_knobs *k = &s->k[base + h];
-        if (c[h].sink_on) k->sink = c[h].sink;
-        k->scale *= c[h].beta;
+        if (c[h].sink_on) k->sink = sb[h];
+        k->scale *= best.factor;
         for (int f = 0; f < s->pairs; ++f) {
             size_t i = (size_t)(base + h) * s->pairs + f;
-            s->ac[i] *= c[h].alpha, s->as[i] *= c[h].alpha, s->nc[i] *= c[h].alpha, s->ns[i] *= c[h].alpha;
+            s->ac[i] *= ab[h], s->as[i] *= ab[h], s->nc[i] *= ab[h], s->ns[i] *= ab[h];
         }
     }
 done:
-    free(c), free(a0), free(s0);
+    free(c), free(a0);
 }
-

@@ -12,7 +12,6 @@
 #include "lsfp.h"
 #include "workload_stats.h"
 
-
 enum { FIT_ROWS = 512, FIT_GRID = 113 };
 
 ls_wfit_sums *ls_wfit_sums_new(void)
@@ -690,9 +689,9 @@ void ls_wfit_layout_notes(const ls_wfit_sums *s, FILE *out)
 void ls_wfit_print_spread_notes(const ls_wfit_sums *s, FILE *out)
 {
     for (int i = 0; i < s->nspread; ++i) {
-        const ls_wfit_spread *a = &s->spread[2 * i], *b = &s->spread[2 * i + 1];
+        const ls_wfit_spread *a = &s->spread[i].at1, *b = &s->spread[i].taken;
         fprintf(out, "lampsim workload fit: fitted layer %d: stage 1 %+.3f off the traces' (3 seeds) at the analytic "
-                     "far spread; ", a->layer, a->stage1);
+                     "far spread; ", s->spread[i].layer, a->stage1);
         if (b->factor == 1)
             fprintf(out, "kept (no factor on scale from %.2g to %.2g brings it nearer for less error in stage 1, local "
                          "mass and entropy together)\n", 1 / FIT_SPREAD_MAX, FIT_SPREAD_MAX);

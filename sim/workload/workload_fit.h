@@ -31,14 +31,8 @@ const ls_wheads_knobs *ls_wfit_knobs(const ls_wfit_sums *s, int *n);
 int ls_wfit_head(const ls_attn_inputs *in, int h, int sinks, ls_wheads_knobs *k, char *err, size_t errlen);
 /* Warnings on what the traces' head dimension leaves out (no bias or sink channel, few pairs, no random part). */
 void ls_wfit_layout_notes(const ls_wfit_sums *s, FILE *out);
-/* A layer whose stage-1 share the analytic far spread missed by more than 0.02: the factor on its heads' scale
- * (1: kept) and, there, the layer's stage-1 error (mean over heads and 3 seeds) and the heads' mean absolute
- * errors of local mass and entropy. */
-typedef struct {
-    int layer;                  /* the fitted layer (its query heads layer * heads_q ..) */
-    double factor, stage1, local, entropy;
-} ls_wfit_spread;
-/* One line per such layer: the errors at the analytic spread and what the factor taken changed. */
+/* One line per layer whose far spread was searched for its stage-1 share: the errors at the analytic spread and
+ * what the factor taken changed. */
 void ls_wfit_print_spread_notes(const ls_wfit_sums *s, FILE *out);
 /* Writes the fitted workload: geometry of the traces (heads stacked over layers), dtype and causal
  * of base, generator heads. name NULL: "fitted". Written whole or not at all. */

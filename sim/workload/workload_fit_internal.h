@@ -18,6 +18,19 @@ enum { FIT_SPREAD_STEPS = 6 };
 #define FIT_TOL_LOCAL 0.05
 #define FIT_TOL_ENTROPY 0.06
 
+/* A layer at a factor on its heads' scale: its stage-1 error (mean over heads and 3 seeds) and the heads' mean
+ * absolute errors of local mass and entropy. */
+typedef struct {
+    double factor, stage1, local, entropy;
+} ls_wfit_spread;
+
+/* A layer whose stage-1 share the analytic far spread missed by more than FIT_SPREAD_TRIGGER: there and at the
+ * factor taken (factor 1: kept). */
+typedef struct {
+    int layer;                  /* the fitted layer (its query heads layer * heads_q ..) */
+    ls_wfit_spread at1, taken;
+} ls_wfit_spread_note;
+
 struct ls_wfit_sums {
     ls_wheads_knobs *k;
     double *freq, *ac, *as;   /* rotary profile: freq per fitted KV head x pairs; amplitudes per query head x pairs */
@@ -32,7 +45,7 @@ struct ls_wfit_sums {
     int heads_q, heads_kv, layers, seq_q, seq_k, dim, sinks;
     bool causal;
     int qk_norm_votes;
-    ls_wfit_spread *spread;   /* per layer whose far spread was searched: the errors at 1, then at the choice */
+    ls_wfit_spread_note *spread;   /* the layers whose far spread was searched */
     int nspread;
 };
 
